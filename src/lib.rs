@@ -1,0 +1,7 @@
+//! Kumite: a rule-design studio for two-sided command games (patent JP6735482B2).
+//!
+//! The library is the product: rule text → syntax → expansion → compiled [`program::RuleProgram`],
+//! then the engine, analysis and search. The studio window and the command line are thin shells.
+
+pub mod diag;
+pub mod syntax;

@@ -1,0 +1,476 @@
+//! The syntax tree of one rule file. Every node keeps its byte span in the original text.
+
+use super::names::NameId;
+use std::ops::Range;
+
+/// Byte range in the original text.
+pub type Span = Range<usize>;
+
+/// A side as written: relative (`S.`, `O.`) or absolute (`h.`, `c.`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum SideRef {
+    /// `S.` — the acting side.
+    S,
+    /// `O.` — its opponent.
+    O,
+    /// `h.` — the human.
+    H,
+    /// `c.` — the CPU.
+    C,
+}
+
+impl SideRef {
+    /// The prefix as written canonically.
+    pub fn prefix(self) -> &'static str {
+        match self {
+            SideRef::S => "S",
+            SideRef::O => "O",
+            SideRef::H => "h",
+            SideRef::C => "c",
+        }
+    }
+}
+
+/// A state reference `S.名前`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct StateRef {
+    /// Whose state.
+    pub side: SideRef,
+    /// The state's name (aliases `win`/`lose` already folded to `勝利`/`敗北`).
+    pub name: NameId,
+    /// Span of the whole reference.
+    pub span: Span,
+}
+
+/// Binary arithmetic operators.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[allow(missing_docs)]
+pub enum BinOp {
+    Add,
+    Sub,
+    Mul,
+    Div,
+    Mod,
+}
+
+impl BinOp {
+    /// How it is written.
+    pub fn text(self) -> &'static str {
+        match self {
+            BinOp::Add => "+",
+            BinOp::Sub => "-",
+            BinOp::Mul => "*",
+            BinOp::Div => "/",
+            BinOp::Mod => "%",
+        }
+    }
+}
+
+/// Built-in functions.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[allow(missing_docs)]
+pub enum Func {
+    Min,
+    Max,
+    Abs,
+    Rand,
+}
+
+impl Func {
+    /// How it is written.
+    pub fn name(self) -> &'static str {
+        match self {
+            Func::Min => "min",
+            Func::Max => "max",
+            Func::Abs => "abs",
+            Func::Rand => "rand",
+        }
+    }
+    /// Number of arguments.
+    pub fn arity(self) -> usize {
+        if self == Func::Abs { 1 } else { 2 }
+    }
+}
+
+/// An integer expression.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Expr {
+    /// A literal.
+    Int(i64, Span),
+    /// A state value.
+    State(StateRef),
+    /// A bare name: a constant from a macro block.
+    Const(NameId, Span),
+    /// Negation.
+    Neg(Box<Expr>, Span),
+    /// `a op b`.
+    Bin(BinOp, Box<Expr>, Box<Expr>, Span),
+    /// `min(a,b)`, `max(a,b)`, `abs(a)`, `rand(a,b)`.
+    Call(Func, Vec<Expr>, Span),
+}
+
+impl Expr {
+    /// The expression's span.
+    pub fn span(&self) -> Span {
+        match self {
+            Expr::Int(_, s) | Expr::Const(_, s) | Expr::Neg(_, s) | Expr::Bin(_, _, _, s) | Expr::Call(_, _, s) => s.clone(),
+            Expr::State(r) => r.span.clone(),
+        }
+    }
+    /// Calls `f` on every state reference inside.
+    pub fn for_each_state(&self, f: &mut impl FnMut(&StateRef)) {
+        match self {
+            Expr::State(r) => f(r),
+            Expr::Int(..) | Expr::Const(..) => {}
+            Expr::Neg(a, _) => a.for_each_state(f),
+            Expr::Bin(_, a, b, _) => {
+                a.for_each_state(f);
+                b.for_each_state(f);
+            }
+            Expr::Call(_, args, _) => args.iter().for_each(|a| a.for_each_state(f)),
+        }
+    }
+    /// True if the expression contains `rand`.
+    pub fn has_rand(&self) -> bool {
+        match self {
+            Expr::Call(Func::Rand, _, _) => true,
+            Expr::Int(..) | Expr::Const(..) | Expr::State(_) => false,
+            Expr::Neg(a, _) => a.has_rand(),
+            Expr::Bin(_, a, b, _) => a.has_rand() || b.has_rand(),
+            Expr::Call(_, args, _) => args.iter().any(Expr::has_rand),
+        }
+    }
+}
+
+/// Comparison operators.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[allow(missing_docs)]
+pub enum CmpOp {
+    Eq,
+    Ne,
+    Lt,
+    Le,
+    Gt,
+    Ge,
+}
+
+impl CmpOp {
+    /// How it is written.
+    pub fn text(self) -> &'static str {
+        match self {
+            CmpOp::Eq => "==",
+            CmpOp::Ne => "!=",
+            CmpOp::Lt => "<",
+            CmpOp::Le => "<=",
+            CmpOp::Gt => ">",
+            CmpOp::Ge => ">=",
+        }
+    }
+    /// Applies the comparison.
+    pub fn holds(self, a: i64, b: i64) -> bool {
+        match self {
+            CmpOp::Eq => a == b,
+            CmpOp::Ne => a != b,
+            CmpOp::Lt => a < b,
+            CmpOp::Le => a <= b,
+            CmpOp::Gt => a > b,
+            CmpOp::Ge => a >= b,
+        }
+    }
+}
+
+/// A command reference `[X]`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct CmdRef {
+    /// The command (or macro) name.
+    pub name: NameId,
+    /// Span of `[X]` including brackets.
+    pub span: Span,
+}
+
+/// Whose command a command atom or enable effect names.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum CmdSide {
+    /// The acting side (`[X]` or `S.[X]`).
+    Own,
+    /// The opponent (`O.[X]`).
+    Opp,
+}
+
+/// A condition of a rule.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Cond {
+    /// `S.x` (non-zero) or `!S.x` (zero).
+    Truth {
+        /// True for `!S.x`.
+        neg: bool,
+        /// The state.
+        state: StateRef,
+        /// Whole condition.
+        span: Span,
+    },
+    /// `a OP b`.
+    Cmp {
+        /// Operator.
+        op: CmpOp,
+        /// Left side.
+        lhs: Expr,
+        /// Right side.
+        rhs: Expr,
+        /// Whole condition.
+        span: Span,
+    },
+    /// `[X]`, `![X]`, `O.[X]`, `!O.[X]`.
+    Cmd {
+        /// True for a negated atom.
+        neg: bool,
+        /// Whose command.
+        side: CmdSide,
+        /// Which command.
+        cmd: CmdRef,
+        /// Whole condition.
+        span: Span,
+    },
+}
+
+impl Cond {
+    /// The condition's span.
+    pub fn span(&self) -> Span {
+        match self {
+            Cond::Truth { span, .. } | Cond::Cmp { span, .. } | Cond::Cmd { span, .. } => span.clone(),
+        }
+    }
+}
+
+/// Update operators of effects.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[allow(missing_docs)]
+pub enum UpdOp {
+    Set,
+    Add,
+    Sub,
+    Mul,
+    Div,
+}
+
+impl UpdOp {
+    /// The assignment form (`=`, `+=` …).
+    pub fn assign_text(self) -> &'static str {
+        match self {
+            UpdOp::Set => "=",
+            UpdOp::Add => "+=",
+            UpdOp::Sub => "-=",
+            UpdOp::Mul => "*=",
+            UpdOp::Div => "/=",
+        }
+    }
+    /// The short form (`+`, `-` …); `None` for `=`.
+    pub fn short_text(self) -> Option<&'static str> {
+        match self {
+            UpdOp::Set => None,
+            UpdOp::Add => Some("+"),
+            UpdOp::Sub => Some("-"),
+            UpdOp::Mul => Some("*"),
+            UpdOp::Div => Some("/"),
+        }
+    }
+}
+
+/// An effect of a rule.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Effect {
+    /// `S.x` (set to 1) or `!S.x` (set to 0).
+    Bool {
+        /// The value set.
+        value: bool,
+        /// The state.
+        state: StateRef,
+        /// Whole effect.
+        span: Span,
+    },
+    /// `S.x=e`, `S.x+=e`, `S.x+t` …
+    Update {
+        /// Operator.
+        op: UpdOp,
+        /// Target state.
+        state: StateRef,
+        /// Operand.
+        expr: Expr,
+        /// Written in the short form (`S.x+1`).
+        short: bool,
+        /// Whole effect.
+        span: Span,
+    },
+    /// `[X]`, `![X]`, `O.[X]`, `!O.[X]`.
+    Enable {
+        /// True to enable.
+        on: bool,
+        /// Whose command.
+        side: CmdSide,
+        /// Which command.
+        cmd: CmdRef,
+        /// Whole effect.
+        span: Span,
+    },
+}
+
+impl Effect {
+    /// The effect's span.
+    pub fn span(&self) -> Span {
+        match self {
+            Effect::Bool { span, .. } | Effect::Update { span, .. } | Effect::Enable { span, .. } => span.clone(),
+        }
+    }
+}
+
+/// A rule: `@N/ conditions : effects`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Rule {
+    /// `@N/` period and its span (1 for a bare `@`).
+    pub period: Option<(u32, Span)>,
+    /// Conditions (all must hold).
+    pub conds: Vec<Cond>,
+    /// `::` (if and only if) rather than `:`.
+    pub iff: bool,
+    /// Span of `:` or `::`.
+    pub op_span: Span,
+    /// Effects in order.
+    pub effects: Vec<Effect>,
+    /// Span of the whole rule text.
+    pub span: Span,
+}
+
+/// One item of an initial line `!:`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum InitItem {
+    /// `h.x=N`, `c.x=N`, `x=N`.
+    Value {
+        /// `None` for both sides.
+        side: Option<SideRef>,
+        /// State name.
+        name: NameId,
+        /// Value (a literal, a negated literal or a constant).
+        value: Expr,
+        /// Span of the item.
+        span: Span,
+    },
+    /// `h.[X]`, `!h.[X]`, `[X]`, `![X]`.
+    Enabled {
+        /// `None` for both sides.
+        side: Option<SideRef>,
+        /// Enabled or disabled.
+        on: bool,
+        /// The command.
+        cmd: CmdRef,
+        /// Span of the item.
+        span: Span,
+    },
+}
+
+/// A key as bound in `':`.
+#[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct Key(pub String);
+
+/// `KEY=[X]`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct KeyBind {
+    /// The key.
+    pub key: Key,
+    /// Span of the key.
+    pub key_span: Span,
+    /// The command.
+    pub cmd: CmdRef,
+}
+
+/// One `~` setting.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Setting {
+    /// `P<ms>`.
+    Period(u32),
+    /// `S<n>`.
+    Depth(u32),
+    /// `D<x>`.
+    Thin(f64),
+    /// `E<n>`.
+    Mistakes(u32),
+    /// `同時` / `simultaneous`.
+    Simultaneous,
+    /// `先手c` / `first=c` (true) or `先手h` / `first=h` (false).
+    CpuFirst(bool),
+    /// `T<n>`.
+    TurnLimit(u32),
+}
+
+/// A definition inside `${ }`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum MacroDef {
+    /// `[攻撃]:[殴る];[蹴る]`.
+    Commands {
+        /// The macro.
+        name: CmdRef,
+        /// Its alternatives, in order.
+        alts: Vec<CmdRef>,
+        /// Whole line.
+        span: Span,
+    },
+    /// `費用:5`.
+    Const {
+        /// The constant.
+        name: NameId,
+        /// Span of the name.
+        name_span: Span,
+        /// Its value.
+        value: Expr,
+        /// Whole line.
+        span: Span,
+    },
+}
+
+/// A line inside `%w{ }`: `conditions:value`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct AdvLine {
+    /// Conditions (S = the side being evaluated).
+    pub conds: Vec<Cond>,
+    /// Value added to that side's advantage.
+    pub value: Expr,
+    /// Whole line.
+    pub span: Span,
+}
+
+/// A top-level statement.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Stmt {
+    /// `!:` line.
+    Init(Vec<InitItem>),
+    /// `':` line.
+    Keys(Vec<KeyBind>),
+    /// `~` line.
+    Settings(Vec<(Setting, Span)>),
+    /// A rule outside any block.
+    Rule(Rule),
+    /// `&{ }` (pairs `None` = the default 左/右, left/right).
+    Symmetric {
+        /// Explicit pairs, if written.
+        pairs: Option<Vec<(String, String)>>,
+        /// Span of the `{`.
+        open: Span,
+        /// Rules inside.
+        rules: Vec<Rule>,
+    },
+    /// `${ }`.
+    Macros {
+        /// Span of the `{`.
+        open: Span,
+        /// Definitions.
+        defs: Vec<MacroDef>,
+    },
+    /// `%w{ }`.
+    Advantage {
+        /// Weight (default 1).
+        weight: f64,
+        /// Span of the `{`.
+        open: Span,
+        /// Lines.
+        lines: Vec<AdvLine>,
+    },
+}

@@ -1,0 +1,9 @@
+//! Text to syntax tree: lexing (with full-width folding), line classification, block structure,
+//! and chumsky parsers for every statement kind.
+
+pub mod ast;
+pub mod lexer;
+pub mod names;
+pub mod parser;
+
+pub use parser::{ParsedFile, parse};

@@ -1,0 +1,35 @@
+//! A small string interner: names become `NameId`s so tokens and AST nodes stay `Copy`.
+
+use std::collections::HashMap;
+
+/// An interned name.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct NameId(pub u32);
+
+/// The interner.
+#[derive(Clone, Debug, Default)]
+pub struct Names {
+    map: HashMap<String, NameId>,
+    list: Vec<String>,
+}
+
+impl Names {
+    /// The id of `s`, adding it if new.
+    pub fn intern(&mut self, s: &str) -> NameId {
+        if let Some(id) = self.map.get(s) {
+            return *id;
+        }
+        let id = NameId(self.list.len() as u32);
+        self.list.push(s.to_string());
+        self.map.insert(s.to_string(), id);
+        id
+    }
+    /// The id of `s` if it was interned.
+    pub fn lookup(&self, s: &str) -> Option<NameId> {
+        self.map.get(s).copied()
+    }
+    /// The text of `id`.
+    pub fn get(&self, id: NameId) -> &str {
+        &self.list[id.0 as usize]
+    }
+}

@@ -1,0 +1,871 @@
+//! The parser: classifies each line by how it begins, tracks blocks, and parses each line's
+//! tokens with chumsky. Lines are parsed independently, so one broken line never hides another
+//! line's errors. A line with an error contributes nothing to the tree.
+
+use super::ast::*;
+use super::lexer::{self, Spanned, Sym, Tok, describe, norm};
+use super::names::{NameId, Names};
+use crate::diag::Diagnostic;
+use chumsky::input::MappedInput;
+use chumsky::prelude::*;
+use chumsky::span::SimpleSpan;
+
+/// Names interned first, in this order, so the parser can recognise them by id.
+const BUILTINS: [&str; 16] = ["S", "s", "O", "o", "H", "h", "C", "c", "min", "max", "abs", "rand", "勝利", "敗北", "win", "lose"];
+/// Id of `勝利`.
+pub const WIN: NameId = NameId(12);
+/// Id of `敗北`.
+pub const LOSE: NameId = NameId(13);
+
+/// A new interner holding the builtin names.
+pub fn new_names() -> Names {
+    let mut n = Names::default();
+    for b in BUILTINS {
+        n.intern(b);
+    }
+    n
+}
+
+fn side_of(n: NameId) -> SideRef {
+    match n.0 {
+        0 | 1 => SideRef::S,
+        2 | 3 => SideRef::O,
+        4 | 5 => SideRef::H,
+        _ => SideRef::C,
+    }
+}
+
+fn func_of(n: NameId) -> Func {
+    match n.0 {
+        8 => Func::Min,
+        9 => Func::Max,
+        10 => Func::Abs,
+        _ => Func::Rand,
+    }
+}
+
+/// Folds the aliases `win`/`lose` to the reserved states.
+fn state_name(n: NameId) -> NameId {
+    match n.0 {
+        14 => WIN,
+        15 => LOSE,
+        _ => n,
+    }
+}
+
+type Err<'t> = extra::Err<Rich<'t, Tok, SimpleSpan>>;
+type SplitFn<'t> = fn(&'t Spanned) -> (&'t Tok, &'t SimpleSpan);
+type In<'t> = MappedInput<'t, Tok, SimpleSpan, &'t [Spanned], SplitFn<'t>>;
+type P<'t, O> = Boxed<'t, 't, In<'t>, O, Err<'t>>;
+
+fn split(x: &Spanned) -> (&Tok, &SimpleSpan) {
+    (&x.0, &x.1)
+}
+
+fn sp(s: SimpleSpan) -> Span {
+    s.start..s.end
+}
+
+/// Custom errors carry their code and help inside the message, separated by U+0001.
+fn custom(code: &str, span: SimpleSpan, msg: &str, help: &str) -> Rich<'static, Tok, SimpleSpan> {
+    Rich::custom(span, format!("{code}\u{1}{msg}\u{1}{help}"))
+}
+
+fn sym<'t>(s: Sym) -> impl Parser<'t, In<'t>, Tok, Err<'t>> + Clone {
+    just(Tok::Sym(s))
+}
+
+/// All line parsers, built once per file.
+struct Parsers<'t> {
+    rule: P<'t, Rule>,
+    init: P<'t, Vec<InitItem>>,
+    macro_def: P<'t, MacroDef>,
+    adv_line: P<'t, AdvLine>,
+    pct_header: P<'t, Option<f64>>,
+    amp_header: P<'t, Option<Vec<(NameId, NameId)>>>,
+    dollar_header: P<'t, ()>,
+}
+
+fn parsers<'t>() -> Parsers<'t> {
+    let name = select! { Tok::Name(n) => n }.labelled("name");
+    let side = select! { Tok::Name(n) if n.0 < 8 => side_of(n) }.then_ignore(sym(Sym::Dot)).labelled("side prefix (S. O. h. c.)");
+    let state_ref = side
+        .clone()
+        .then(name)
+        .map_with(|(side, n), e| StateRef { side, name: state_name(n), span: sp(e.span()) })
+        .labelled("state")
+        .boxed();
+    let cmd = name
+        .delimited_by(sym(Sym::LBrack), sym(Sym::RBrack))
+        .map_with(|n, e| CmdRef { name: n, span: sp(e.span()) })
+        .labelled("command")
+        .boxed();
+    let int = select! { Tok::Int(v) => v }.labelled("number");
+
+    let expr = recursive(|expr| {
+        let lit = int.map_with(|v, e| Expr::Int(v, sp(e.span())));
+        let call = select! { Tok::Name(n) if (8..12).contains(&n.0) => func_of(n) }
+            .then(expr.clone().separated_by(sym(Sym::Comma)).collect::<Vec<_>>().delimited_by(sym(Sym::LParen), sym(Sym::RParen)))
+            .validate(|(f, args): (Func, Vec<Expr>), e, em| {
+                if args.len() != f.arity() {
+                    em.emit(custom(
+                        "E001",
+                        e.span(),
+                        &format!("{}() takes {} argument{}, not {}", f.name(), f.arity(), if f.arity() == 1 { "" } else { "s" }, args.len()),
+                        "",
+                    ));
+                }
+                Expr::Call(f, args, sp(e.span()))
+            });
+        let konst = name.map_with(|n, e| Expr::Const(n, sp(e.span())));
+        let atom = choice((
+            lit,
+            call,
+            state_ref.clone().map(Expr::State),
+            konst,
+            expr.clone().delimited_by(sym(Sym::LParen), sym(Sym::RParen)),
+        ))
+        .labelled("expression");
+        let unary = sym(Sym::Minus)
+            .map_with(|_, e| e.span())
+            .repeated()
+            .foldr(atom, |m: SimpleSpan, a: Expr| {
+                let s = m.start..a.span().end;
+                Expr::Neg(Box::new(a), s)
+            });
+        let mulop = choice((sym(Sym::Star).to(BinOp::Mul), sym(Sym::Slash).to(BinOp::Div), sym(Sym::Percent).to(BinOp::Mod)));
+        let product = unary.clone().foldl(mulop.then(unary).repeated(), |a: Expr, (op, b): (BinOp, Expr)| {
+            let s = a.span().start..b.span().end;
+            Expr::Bin(op, Box::new(a), Box::new(b), s)
+        });
+        let addop = choice((sym(Sym::Plus).to(BinOp::Add), sym(Sym::Minus).to(BinOp::Sub)));
+        product.clone().foldl(addop.then(product).repeated(), |a: Expr, (op, b): (BinOp, Expr)| {
+            let s = a.span().start..b.span().end;
+            Expr::Bin(op, Box::new(a), Box::new(b), s)
+        })
+    })
+    .boxed();
+
+    // A term for short-form effects: a product of factors.
+    let term = {
+        let mulop = choice((sym(Sym::Star).to(BinOp::Mul), sym(Sym::Slash).to(BinOp::Div), sym(Sym::Percent).to(BinOp::Mod)));
+        let lit = int.map_with(|v, e| Expr::Int(v, sp(e.span())));
+        let call = select! { Tok::Name(n) if (8..12).contains(&n.0) => func_of(n) }
+            .then(expr.clone().separated_by(sym(Sym::Comma)).collect::<Vec<_>>().delimited_by(sym(Sym::LParen), sym(Sym::RParen)))
+            .map_with(|(f, args), e| Expr::Call(f, args, sp(e.span())));
+        let konst = name.map_with(|n, e| Expr::Const(n, sp(e.span())));
+        let factor = choice((lit, call, state_ref.clone().map(Expr::State), konst, expr.clone().delimited_by(sym(Sym::LParen), sym(Sym::RParen))))
+            .labelled("term");
+        let unary = sym(Sym::Minus)
+            .map_with(|_, e| e.span())
+            .repeated()
+            .foldr(factor, |m: SimpleSpan, a: Expr| {
+                let s = m.start..a.span().end;
+                Expr::Neg(Box::new(a), s)
+            });
+        unary
+            .clone()
+            .foldl(mulop.then(unary).repeated(), |a: Expr, (op, b): (BinOp, Expr)| {
+                let s = a.span().start..b.span().end;
+                Expr::Bin(op, Box::new(a), Box::new(b), s)
+            })
+            .boxed()
+    };
+
+    let cmd_atom = side
+        .clone()
+        .map_with(|s, e| (s, e.span()))
+        .or_not()
+        .then(cmd.clone())
+        .validate(|(side, c): (Option<(SideRef, SimpleSpan)>, CmdRef), _e, em| match side {
+            None | Some((SideRef::S, _)) => (CmdSide::Own, c),
+            Some((SideRef::O, _)) => (CmdSide::Opp, c),
+            Some((s, span)) => {
+                em.emit(custom(
+                    "E060",
+                    span,
+                    &format!("a command in a rule belongs to S or O, not to '{}.'", s.prefix()),
+                    "write [X] for the acting side's command or O.[X] for the opponent's",
+                ));
+                (CmdSide::Own, c)
+            }
+        })
+        .boxed();
+
+    let cmp_op = choice((
+        sym(Sym::EqEq).to(CmpOp::Eq),
+        sym(Sym::Eq).to(CmpOp::Eq),
+        sym(Sym::Ne).to(CmpOp::Ne),
+        sym(Sym::Le).to(CmpOp::Le),
+        sym(Sym::Lt).to(CmpOp::Lt),
+        sym(Sym::Ge).to(CmpOp::Ge),
+        sym(Sym::Gt).to(CmpOp::Gt),
+    ))
+    .labelled("comparison operator");
+
+    let cond = choice((
+        sym(Sym::Bang)
+            .ignore_then(cmd_atom.clone())
+            .map_with(|(side, cmd), e| Cond::Cmd { neg: true, side, cmd, span: sp(e.span()) }),
+        sym(Sym::Bang)
+            .ignore_then(state_ref.clone())
+            .map_with(|state, e| Cond::Truth { neg: true, state, span: sp(e.span()) }),
+        cmd_atom.clone().map_with(|(side, cmd), e| Cond::Cmd { neg: false, side, cmd, span: sp(e.span()) }),
+        expr.clone().then(cmp_op.then(expr.clone()).or_not()).validate(|(lhs, rest): (Expr, Option<(CmpOp, Expr)>), e, em| {
+            match (lhs, rest) {
+                (lhs, Some((op, rhs))) => Cond::Cmp { op, lhs, rhs, span: sp(e.span()) },
+                (Expr::State(state), None) => Cond::Truth { neg: false, state, span: sp(e.span()) },
+                (lhs, None) => {
+                    em.emit(custom(
+                        "E001",
+                        e.span(),
+                        "this expression is not a condition",
+                        "compare it with something (==, !=, <, <=, >, >=), or test a state such as S.名前",
+                    ));
+                    Cond::Cmp { op: CmpOp::Ne, lhs, rhs: Expr::Int(0, 0..0), span: sp(e.span()) }
+                }
+            }
+        }),
+    ))
+    .labelled("condition")
+    .boxed();
+
+    let assign_op = choice((
+        sym(Sym::Eq).to(UpdOp::Set),
+        sym(Sym::PlusEq).to(UpdOp::Add),
+        sym(Sym::MinusEq).to(UpdOp::Sub),
+        sym(Sym::StarEq).to(UpdOp::Mul),
+        sym(Sym::SlashEq).to(UpdOp::Div),
+    ));
+    let short_op = choice((
+        sym(Sym::Plus).to(UpdOp::Add),
+        sym(Sym::Minus).to(UpdOp::Sub),
+        sym(Sym::Star).to(UpdOp::Mul),
+        sym(Sym::Slash).to(UpdOp::Div),
+    ));
+    let extra_terms = choice((sym(Sym::Plus), sym(Sym::Minus)))
+        .ignore_then(term.clone())
+        .map_with(|_, e| e.span())
+        .repeated()
+        .collect::<Vec<SimpleSpan>>();
+    enum Tail {
+        Assign(UpdOp, Expr),
+        Short(UpdOp, Expr),
+    }
+    let tail = choice((
+        assign_op.then(expr.clone()).map(|(op, x)| Tail::Assign(op, x)),
+        short_op.then(term.clone()).then(extra_terms).validate(|((op, x), extras): ((UpdOp, Expr), Vec<SimpleSpan>), e, em| {
+            if let Some(first) = extras.first() {
+                let last = extras.last().copied().unwrap_or(*first);
+                em.emit(custom(
+                    "E004",
+                    SimpleSpan::from(first.start..last.end),
+                    "the short form of an update takes exactly one term",
+                    &format!("write the whole change as one expression with '{}='", op.short_text().unwrap_or("+")),
+                ));
+            }
+            let _ = e;
+            Tail::Short(op, x)
+        }),
+    ));
+    let effect = choice((
+        sym(Sym::Bang)
+            .ignore_then(cmd_atom.clone())
+            .map_with(|(side, cmd), e| Effect::Enable { on: false, side, cmd, span: sp(e.span()) }),
+        sym(Sym::Bang)
+            .ignore_then(state_ref.clone())
+            .map_with(|state, e| Effect::Bool { value: false, state, span: sp(e.span()) }),
+        cmd_atom.clone().map_with(|(side, cmd), e| Effect::Enable { on: true, side, cmd, span: sp(e.span()) }),
+        state_ref.clone().then(tail.or_not()).map_with(|(state, tail), e| match tail {
+            None => Effect::Bool { value: true, state, span: sp(e.span()) },
+            Some(Tail::Assign(op, expr)) => Effect::Update { op, state, expr, short: false, span: sp(e.span()) },
+            Some(Tail::Short(op, expr)) => Effect::Update { op, state, expr, short: true, span: sp(e.span()) },
+        }),
+    ))
+    .labelled("effect")
+    .boxed();
+
+    let period = sym(Sym::At)
+        .ignore_then(int.map_with(|v, e| (v, e.span())).then_ignore(sym(Sym::Slash)).or_not())
+        .validate(|p: Option<(i64, SimpleSpan)>, e, em| match p {
+            None => (1u32, sp(e.span())),
+            Some((0, s)) => {
+                em.emit(custom("E031", s, "a period of 0 never comes", "write @1/ for every turn, @N/ for every N-th turn"));
+                (1, sp(e.span()))
+            }
+            Some((v, s)) if v > u32::MAX as i64 => {
+                em.emit(custom("E031", s, "this period is too large", ""));
+                (1, sp(e.span()))
+            }
+            Some((v, _)) => (v as u32, sp(e.span())),
+        });
+    let colon = choice((sym(Sym::DColon).to(true), sym(Sym::Colon).to(false))).map_with(|iff, e| (iff, sp(e.span()))).labelled("':' or '::'");
+    let rule = period
+        .or_not()
+        .then(cond.clone().separated_by(sym(Sym::Comma)).collect::<Vec<_>>())
+        .then(colon)
+        .then(effect.separated_by(sym(Sym::Comma)).at_least(1).collect::<Vec<_>>())
+        .then_ignore(end())
+        .map_with(|(((period, conds), (iff, op_span)), effects), e| Rule { period, conds, iff, op_span, effects, span: sp(e.span()) })
+        .boxed();
+
+    let init_value = sym(Sym::Minus)
+        .map_with(|_, e| e.span())
+        .or_not()
+        .then(choice((int.map_with(|v, e| Expr::Int(v, sp(e.span()))), name.map_with(|n, e| Expr::Const(n, sp(e.span()))))))
+        .map(|(m, v)| match m {
+            Some(m) => {
+                let s = m.start..v.span().end;
+                Expr::Neg(Box::new(v), s)
+            }
+            None => v,
+        })
+        .labelled("initial value");
+    let abs_side = side.map_with(|s, e| (s, e.span())).or_not().validate(|s: Option<(SideRef, SimpleSpan)>, _e, em| match s {
+        Some((SideRef::S | SideRef::O, span)) => {
+            em.emit(custom("E051", span, "an initial value belongs to h, c or both, not to S or O", "write h.名前=N, c.名前=N, or 名前=N for both sides"));
+            None
+        }
+        other => other.map(|x| x.0),
+    });
+    let init_item = choice((
+        sym(Sym::Bang)
+            .or_not()
+            .then(abs_side.clone())
+            .then(cmd.clone())
+            .map_with(|((bang, side), cmd), e| InitItem::Enabled { side, on: bang.is_none(), cmd, span: sp(e.span()) }),
+        abs_side
+            .then(name)
+            .then_ignore(sym(Sym::Eq))
+            .then(init_value)
+            .map_with(|((side, n), value), e| InitItem::Value { side, name: state_name(n), value, span: sp(e.span()) }),
+    ))
+    .labelled("initial item (名前=N or [X])");
+    let init = init_item.separated_by(sym(Sym::Comma)).at_least(1).collect::<Vec<_>>().then_ignore(end()).boxed();
+
+    let macro_def = choice((
+        cmd.clone()
+            .then_ignore(sym(Sym::Colon))
+            .then(cmd.clone().separated_by(sym(Sym::Semi)).at_least(1).collect::<Vec<_>>())
+            .map_with(|(name, alts), e| MacroDef::Commands { name, alts, span: sp(e.span()) }),
+        name.map_with(|n, e| (n, sp(e.span())))
+            .then_ignore(sym(Sym::Colon))
+            .then(expr.clone())
+            .map_with(|((name, name_span), value), e| MacroDef::Const { name, name_span, value, span: sp(e.span()) }),
+    ))
+    .labelled("macro definition ([名前]:[X];[Y] or 名前:N)")
+    .then_ignore(end())
+    .boxed();
+
+    let adv_line = cond
+        .separated_by(sym(Sym::Comma))
+        .collect::<Vec<_>>()
+        .then_ignore(sym(Sym::Colon))
+        .then(expr.clone())
+        .then_ignore(end())
+        .map_with(|(conds, value), e| AdvLine { conds, value, span: sp(e.span()) })
+        .boxed();
+
+    let weight = choice((select! { Tok::Int(v) => v as f64 }, select! { Tok::Dec(d) => d.value() })).labelled("weight");
+    let pct_header = sym(Sym::Percent).ignore_then(weight.or_not()).then_ignore(sym(Sym::LBrace)).then_ignore(end()).boxed();
+    let pair = name.then_ignore(sym(Sym::Slash)).then(name);
+    let amp_header = sym(Sym::Amp)
+        .ignore_then(pair.separated_by(sym(Sym::Comma)).at_least(1).collect::<Vec<_>>().or_not())
+        .then_ignore(sym(Sym::LBrace))
+        .then_ignore(end())
+        .boxed();
+    let dollar_header = sym(Sym::Dollar).ignore_then(sym(Sym::LBrace)).ignored().then_ignore(end()).boxed();
+
+    Parsers { rule, init, macro_def, adv_line, pct_header, amp_header, dollar_header }
+}
+
+/// Converts chumsky's errors to diagnostics.
+fn convert_errors<T>(errs: Vec<Rich<'_, T, SimpleSpan>>, found: impl Fn(&T) -> String, eoi: usize) -> Vec<Diagnostic> {
+    let mut out = Vec::new();
+    for e in errs {
+        let span = e.span();
+        let span = span.start..span.end;
+        match e.reason() {
+            chumsky::error::RichReason::Custom(msg) => {
+                let mut parts = msg.split('\u{1}');
+                let code = parts.next().unwrap_or("E001");
+                let m = parts.next().unwrap_or("");
+                let help = parts.next().unwrap_or("");
+                let code: &'static str = match code {
+                    "E004" => "E004",
+                    "E031" => "E031",
+                    "E051" => "E051",
+                    "E060" => "E060",
+                    _ => "E001",
+                };
+                let mut d = Diagnostic::error(code, span, m);
+                if !help.is_empty() {
+                    d = d.with_help(help);
+                }
+                out.push(d);
+            }
+            chumsky::error::RichReason::ExpectedFound { expected, found: f } => {
+                let mut exp: Vec<String> = expected
+                    .iter()
+                    .map(|p| match p {
+                        chumsky::error::RichPattern::Token(t) => found(t),
+                        chumsky::error::RichPattern::Label(l) => l.to_string(),
+                        chumsky::error::RichPattern::EndOfInput => "end of line".to_string(),
+                        chumsky::error::RichPattern::Identifier(i) => format!("'{i}'"),
+                        chumsky::error::RichPattern::Any => "anything".to_string(),
+                        _ => "something else".to_string(),
+                    })
+                    .collect();
+                exp.sort();
+                exp.dedup();
+                let found_s = match f {
+                    Some(t) => found(t),
+                    None => "end of line".to_string(),
+                };
+                let span = if f.is_none() { eoi..eoi } else { span };
+                let msg = if exp.is_empty() {
+                    format!("unexpected {found_s}")
+                } else {
+                    format!("unexpected {found_s}, expected {}", join_or(&exp))
+                };
+                out.push(Diagnostic::error("E001", span, msg));
+            }
+        }
+    }
+    out
+}
+
+fn join_or(items: &[String]) -> String {
+    match items.len() {
+        0 => String::new(),
+        1 => items[0].clone(),
+        n => format!("{} or {}", items[..n - 1].join(", "), items[n - 1]),
+    }
+}
+
+/// The result of parsing a file: statements in file order, the names, and all syntax diagnostics.
+#[derive(Clone, Debug)]
+pub struct ParsedFile {
+    /// Statements in file order.
+    pub stmts: Vec<Stmt>,
+    /// Interned names.
+    pub names: Names,
+    /// Syntax and block-structure diagnostics.
+    pub diags: Vec<Diagnostic>,
+}
+
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+enum Kind {
+    Blank,
+    Init,
+    Keys,
+    Settings,
+    Open(char),
+    Close,
+    Other,
+}
+
+/// The first two folded non-blank characters of a line decide its kind.
+fn classify(line: &str) -> (Kind, usize) {
+    let mut it = line.char_indices().map(|(i, c)| (i, norm(c))).skip_while(|(_, c)| c.is_whitespace());
+    let Some((i, c)) = it.next() else { return (Kind::Blank, 0) };
+    let next = it.next().map(|x| x.1);
+    let k = match (c, next) {
+        ('#', _) => Kind::Blank,
+        ('!', Some(':')) => Kind::Init,
+        ('\'', Some(':')) => Kind::Keys,
+        ('~', _) => Kind::Settings,
+        ('%' | '&' | '$', _) => Kind::Open(c),
+        ('}', _) => Kind::Close,
+        _ => Kind::Other,
+    };
+    (k, i)
+}
+
+struct OpenBlock {
+    kind: char,
+    open: Span,
+    weight: f64,
+    pairs: Option<Vec<(String, String)>>,
+    rules: Vec<Rule>,
+    defs: Vec<MacroDef>,
+    lines: Vec<AdvLine>,
+}
+
+impl OpenBlock {
+    fn finish(self) -> Stmt {
+        match self.kind {
+            '%' => Stmt::Advantage { weight: self.weight, open: self.open, lines: self.lines },
+            '&' => Stmt::Symmetric { pairs: self.pairs, open: self.open, rules: self.rules },
+            _ => Stmt::Macros { open: self.open, defs: self.defs },
+        }
+    }
+}
+
+/// Deepest nesting we accept on one line (keeps every later recursive walk shallow).
+const MAX_NESTING: usize = 64;
+
+fn nesting_ok(toks: &[Spanned], diags: &mut Vec<Diagnostic>) -> bool {
+    let mut depth = 0usize;
+    let mut run = 0usize;
+    for (t, s) in toks {
+        match t {
+            Tok::Sym(Sym::LParen) => depth += 1,
+            Tok::Sym(Sym::RParen) => depth = depth.saturating_sub(1),
+            _ => {}
+        }
+        if matches!(t, Tok::Sym(Sym::Minus)) {
+            run += 1;
+        } else {
+            run = 0;
+        }
+        if depth > MAX_NESTING || run > MAX_NESTING {
+            diags.push(Diagnostic::error("E005", s.start..s.end, format!("expression nested more than {MAX_NESTING} levels deep")));
+            return false;
+        }
+    }
+    true
+}
+
+/// Parses a whole rule file.
+pub fn parse(text: &str) -> ParsedFile {
+    let mut names = new_names();
+    let mut diags = Vec::new();
+    // Lex every line first, so one token vector (and one set of parsers) serves all lines.
+    struct LineInfo {
+        start: usize,
+        end: usize,
+        kind: Kind,
+        lead: usize,
+        toks: std::ops::Range<usize>,
+        lex_ok: bool,
+    }
+    let mut toks: Vec<Spanned> = Vec::new();
+    let mut lines = Vec::new();
+    let mut pos = 0;
+    for raw in text.split('\n') {
+        let start = pos;
+        pos += raw.len() + 1;
+        let end = start + raw.strip_suffix('\r').map_or(raw.len(), |s| s.len());
+        let (kind, lead) = classify(&text[start..end]);
+        let t0 = toks.len();
+        let mut lex_ok = true;
+        if !matches!(kind, Kind::Blank | Kind::Keys | Kind::Settings) {
+            let before = diags.len();
+            lexer::lex_line(text, start, end, &mut names, &mut toks, &mut diags);
+            lex_ok = !diags[before..].iter().any(|d| d.is_error()) && nesting_ok(&toks[t0..], &mut diags);
+        }
+        lines.push(LineInfo { start, end, kind, lead, toks: t0..toks.len(), lex_ok });
+    }
+    let parsers = parsers();
+    let mut stmts = Vec::new();
+    let mut open: Option<OpenBlock> = None;
+
+
+    for li in &lines {
+        let line_toks = &toks[li.toks.clone()];
+        let eoi = li.end;
+        // Block bookkeeping first.
+        if let Some(b) = open.as_ref() {
+            match li.kind {
+                Kind::Init | Kind::Keys | Kind::Settings => {
+                    diags.push(
+                        Diagnostic::error("E010", b.open.clone(), "this block is not closed")
+                            .with_label(li.start + li.lead..li.start + li.lead + 2, "a new statement begins here")
+                            .with_help("close the block with '}' on its own line before this statement"),
+                    );
+                    if let Some(b) = open.take() {
+                        stmts.push(b.finish());
+                    }
+                }
+                Kind::Open(_) => {
+                    let brace = line_toks.iter().find(|(t, _)| *t == Tok::Sym(Sym::LBrace)).map(|(_, s)| s.start..s.end);
+                    let here = brace.unwrap_or(li.start + li.lead..li.start + li.lead + 1);
+                    diags.push(
+                        Diagnostic::error("E012", here, "a block cannot be opened inside another block")
+                            .with_label(b.open.clone(), "the enclosing block opens here")
+                            .with_help("close the enclosing block with '}' first; blocks do not nest"),
+                    );
+                    if let Some(b) = open.take() {
+                        stmts.push(b.finish());
+                    }
+                }
+                _ => {}
+            }
+        }
+        if !li.lex_ok {
+            // The lexer already reported; keep block structure going on a best-effort basis.
+            if li.kind == Kind::Close {
+                if let Some(b) = open.take() {
+                    stmts.push(b.finish());
+                }
+            }
+            continue;
+        }
+        match li.kind {
+            Kind::Blank => {}
+            Kind::Init => {
+                // Skip the `!` `:` tokens.
+                if let Some(items) = run(&parsers.init, line_toks.get(2..).unwrap_or(&[]), eoi, &names, &mut diags) {
+                    stmts.push(Stmt::Init(items));
+                }
+            }
+            Kind::Keys => {
+                if let Some(binds) = parse_keys(text, li.start + li.lead, li.end, &mut names, &mut diags) {
+                    stmts.push(Stmt::Keys(binds));
+                }
+            }
+            Kind::Settings => {
+                if let Some(s) = parse_settings(text, li.start + li.lead, li.end, &mut diags) {
+                    stmts.push(Stmt::Settings(s));
+                }
+            }
+            Kind::Open(c) => {
+                let Some(bpos) = line_toks.iter().position(|(t, _)| *t == Tok::Sym(Sym::LBrace)) else {
+                    diags.push(Diagnostic::error("E001", li.start + li.lead..li.end, format!("expected '{{' to open the '{c}' block")).with_help(match c {
+                        '%' => "an advantage block starts with %{ or %0.6{",
+                        '&' => "a symmetric block starts with &{ or &左/右,上/下{",
+                        _ => "a macro block starts with ${",
+                    }));
+                    continue;
+                };
+                let head = &line_toks[..=bpos];
+                let open_span = line_toks[bpos].1.start..line_toks[bpos].1.end;
+                let mut block = OpenBlock { kind: c, open: open_span, weight: 1.0, pairs: None, rules: vec![], defs: vec![], lines: vec![] };
+                let ok = match c {
+                    '%' => run(&parsers.pct_header, head, line_toks[bpos].1.start, &names, &mut diags).map(|w| block.weight = w.unwrap_or(1.0)),
+                    '&' => run(&parsers.amp_header, head, line_toks[bpos].1.start, &names, &mut diags)
+                        .map(|p| block.pairs = p.map(|v| v.into_iter().map(|(a, b)| (names.get(a).to_string(), names.get(b).to_string())).collect())),
+                    _ => run(&parsers.dollar_header, head, line_toks[bpos].1.start, &names, &mut diags),
+                };
+                let _ = ok;
+                let rest = &line_toks[bpos + 1..];
+                let closes = matches!(rest.last(), Some((Tok::Sym(Sym::RBrace), _)));
+                let content = if closes { &rest[..rest.len() - 1] } else { rest };
+                if !content.is_empty() {
+                    let ceoi = if closes { rest[rest.len() - 1].1.start } else { eoi };
+                    block_content(&parsers, &mut block, content, ceoi, &names, &mut diags);
+                }
+                if closes {
+                    stmts.push(block.finish());
+                } else {
+                    open = Some(block);
+                }
+            }
+            Kind::Close => {
+                let close_span = line_toks[0].1.start..line_toks[0].1.end;
+                if line_toks.len() > 1 {
+                    let s = &line_toks[1].1;
+                    diags.push(Diagnostic::error("E001", s.start..s.end, format!("unexpected {} after '}}'", describe(&line_toks[1].0, &names))).with_help("put '}' on a line of its own"));
+                }
+                match open.take() {
+                    Some(b) => stmts.push(b.finish()),
+                    None => diags.push(Diagnostic::error("E011", close_span, "'}' closes no block").with_help("remove it, or open a block with %{, &{ or ${")),
+                }
+            }
+            Kind::Other => {
+                if let Some(mut b) = open.take() {
+                    let closes = matches!(line_toks.last(), Some((Tok::Sym(Sym::RBrace), _)));
+                    let content = if closes { &line_toks[..line_toks.len() - 1] } else { line_toks };
+                    let ceoi = if closes { line_toks[line_toks.len() - 1].1.start } else { eoi };
+                    if !content.is_empty() {
+                        block_content(&parsers, &mut b, content, ceoi, &names, &mut diags);
+                    }
+                    if closes {
+                        stmts.push(b.finish());
+                    } else {
+                        open = Some(b);
+                    }
+                } else if let Some(r) = run(&parsers.rule, line_toks, eoi, &names, &mut diags) {
+                    stmts.push(Stmt::Rule(r));
+                }
+            }
+        }
+    }
+    if let Some(b) = open.take() {
+        diags.push(Diagnostic::error("E010", b.open.clone(), "this block is not closed before the end of the file").with_help("add a line with '}' after the block's last line"));
+        stmts.push(b.finish());
+    }
+    ParsedFile { stmts, names, diags }
+}
+
+/// Runs one line parser over a line's tokens; on failure reports and returns `None`.
+fn run<'t, O>(p: &P<'t, O>, slice: &'t [Spanned], eoi: usize, names: &Names, diags: &mut Vec<Diagnostic>) -> Option<O> {
+    let split_fn: SplitFn<'t> = split;
+    let input = slice.map(SimpleSpan::from(eoi..eoi), split_fn);
+    let (out, errs) = p.parse(input).into_output_errors();
+    if errs.is_empty() {
+        out
+    } else {
+        diags.extend(convert_errors(errs, |t| describe(t, names), eoi));
+        None
+    }
+}
+
+fn block_content<'t>(p: &Parsers<'t>, b: &mut OpenBlock, content: &'t [Spanned], eoi: usize, names: &Names, diags: &mut Vec<Diagnostic>) {
+    match b.kind {
+        '&' => {
+            if let Some(r) = run(&p.rule, content, eoi, names, diags) {
+                b.rules.push(r);
+            }
+        }
+        '$' => {
+            if let Some(d) = run(&p.macro_def, content, eoi, names, diags) {
+                b.defs.push(d);
+            }
+        }
+        _ => {
+            if let Some(l) = run(&p.adv_line, content, eoi, names, diags) {
+                b.lines.push(l);
+            }
+        }
+    }
+}
+
+/// Folds `text[start..end]` (stopping at a `#` comment) and returns the folded text with a map
+/// from each folded byte offset (and the end) to the original byte offset.
+fn fold(text: &str, start: usize, end: usize) -> (String, Vec<usize>) {
+    let mut s = String::new();
+    let mut map = Vec::new();
+    let mut last = start;
+    for (i, c) in text[start..end].char_indices() {
+        let f = norm(c);
+        if f == '#' {
+            break;
+        }
+        for _ in 0..f.len_utf8() {
+            map.push(start + i);
+        }
+        s.push(f);
+        last = start + i + c.len_utf8();
+    }
+    map.push(last);
+    (s, map)
+}
+
+fn char_errors(errs: Vec<Rich<'_, char>>, map: &[usize]) -> Vec<Diagnostic> {
+    let eoi = *map.last().unwrap_or(&0);
+    let mut ds = convert_errors(errs, |c: &char| format!("'{c}'"), eoi);
+    for d in &mut ds {
+        let s = map.get(d.span.start).copied().unwrap_or(eoi);
+        let e = map.get(d.span.end).copied().unwrap_or(eoi).max(s);
+        // Extend a one-character span to cover the whole (possibly multi-byte) original char.
+        d.span = s..if e == s && s < eoi { s + 1 } else { e };
+    }
+    ds
+}
+
+/// Named keys accepted in `':` lines.
+pub const NAMED_KEYS: [&str; 7] = ["Space", "Enter", "Up", "Down", "Left", "Right", "Tab"];
+
+fn parse_keys(text: &str, start: usize, stop: usize, names: &mut Names, diags: &mut Vec<Diagnostic>) -> Option<Vec<KeyBind>> {
+    let (folded, map) = fold(text, start, stop);
+    let ws = one_of::<_, &str, extra::Err<Rich<char>>>(" \t").repeated();
+    let key = none_of(",= \t[]").repeated().at_least(1).to_slice().map_with(|s: &str, e| (s.to_string(), e.span())).labelled("key");
+    let cname = any().filter(|c: &char| lexer::is_name_char(*c)).repeated().at_least(1).to_slice().labelled("command name");
+    let cmd = just('[').ignore_then(cname).then_ignore(just(']')).map_with(|s: &str, e| (s.to_string(), e.span())).labelled("command [X]");
+    let bind = ws.ignore_then(key).then_ignore(ws).then_ignore(just('=')).then_ignore(ws).then(cmd).then_ignore(ws);
+    let line = just("':").ignore_then(bind.separated_by(just(',')).at_least(1).collect::<Vec<_>>()).then_ignore(end());
+    let (out, errs) = line.parse(folded.as_str()).into_output_errors();
+    if !errs.is_empty() {
+        diags.extend(char_errors(errs, &map));
+        return None;
+    }
+    let mut binds = Vec::new();
+    let mut ok = true;
+    for ((k, ks), (c, cs)) in out.unwrap_or_default() {
+        let kspan = map[ks.start]..map[ks.end];
+        let cspan = map[cs.start]..map[cs.end];
+        if k.chars().count() != 1 && !NAMED_KEYS.contains(&k.as_str()) {
+            diags.push(
+                Diagnostic::error("E043", kspan.clone(), format!("'{k}' is not a key"))
+                    .with_help(format!("a key is one character (upper case = Shift) or one of {}", NAMED_KEYS.join(" "))),
+            );
+            ok = false;
+            continue;
+        }
+        binds.push(KeyBind { key: Key(k), key_span: kspan, cmd: CmdRef { name: names.intern(&c), span: cspan } });
+    }
+    ok.then_some(binds)
+}
+
+fn parse_settings(text: &str, start: usize, stop: usize, diags: &mut Vec<Diagnostic>) -> Option<Vec<(Setting, Span)>> {
+    let (folded, map) = fold(text, start, stop);
+    let item = none_of::<_, &str, extra::Err<Rich<char>>>(",").repeated().to_slice().map_with(|s: &str, e| (s.to_string(), e.span()));
+    let line = just('~').ignore_then(item.separated_by(just(',')).collect::<Vec<_>>()).then_ignore(end());
+    let (out, errs) = line.parse(folded.as_str()).into_output_errors();
+    if !errs.is_empty() {
+        diags.extend(char_errors(errs, &map));
+        return None;
+    }
+    let mut res = Vec::new();
+    let mut ok = true;
+    for (raw, s) in out.unwrap_or_default() {
+        let lead = raw.len() - raw.trim_start().len();
+        let item = raw.trim();
+        let a = s.start + lead;
+        let span = map[a]..map[a + item.len()];
+        if item.is_empty() {
+            diags.push(Diagnostic::error("E032", map[s.start]..map[s.end].max(map[s.start] + 1), "empty setting").with_help("remove the extra ','"));
+            ok = false;
+            continue;
+        }
+        match parse_setting(item) {
+            Ok(st) => res.push((st, span)),
+            Err((code, msg, help)) => {
+                diags.push(Diagnostic::error(code, span, msg).with_help(help));
+                ok = false;
+            }
+        }
+    }
+    ok.then_some(res)
+}
+
+/// Valid ranges of numeric settings (documented in rules/README.md).
+pub const SETTING_RANGES: [(char, u32, u32); 5] = [('P', 1, 3_600_000), ('S', 1, 30), ('E', 0, 10), ('T', 1, 1_000_000), ('D', 1, 1000)];
+
+fn parse_setting(item: &str) -> Result<Setting, (&'static str, String, String)> {
+    let lower = item.to_ascii_lowercase();
+    match lower.as_str() {
+        "同時" | "simultaneous" => return Ok(Setting::Simultaneous),
+        "先手c" | "first=c" => return Ok(Setting::CpuFirst(true)),
+        "先手h" | "first=h" => return Ok(Setting::CpuFirst(false)),
+        _ => {}
+    }
+    let unknown = || {
+        (
+            "E032",
+            format!("unknown setting '{item}'"),
+            "settings are P<ms>, S<depth>, D<thinning>, E<mistakes>, T<turn limit>, 同時 (simultaneous), 先手c (first=c)".to_string(),
+        )
+    };
+    let mut chars = item.chars();
+    let letter = chars.next().map(|c| c.to_ascii_uppercase()).ok_or_else(unknown)?;
+    let num = chars.as_str();
+    let Some(&(_, lo, hi)) = SETTING_RANGES.iter().find(|r| r.0 == letter) else { return Err(unknown()) };
+    if num.is_empty() || !num.chars().all(|c| c.is_ascii_digit() || c == '.') {
+        return Err(unknown());
+    }
+    let range_err = |v: &str| ("E033", format!("{letter}{v} is out of range"), format!("{letter} must be between {lo} and {hi}"));
+    if letter == 'D' {
+        let v: f64 = num.parse().map_err(|_| unknown())?;
+        if !(lo as f64..=hi as f64).contains(&v) {
+            return Err(range_err(num));
+        }
+        return Ok(Setting::Thin(v));
+    }
+    if num.contains('.') {
+        return Err(("E033", format!("{letter} takes a whole number, not '{num}'"), format!("{letter} must be between {lo} and {hi}")));
+    }
+    let v: u64 = num.parse().map_err(|_| range_err(num))?;
+    if v < lo as u64 || v > hi as u64 {
+        return Err(range_err(num));
+    }
+    let v = v as u32;
+    Ok(match letter {
+        'P' => Setting::Period(v),
+        'S' => Setting::Depth(v),
+        'E' => Setting::Mistakes(v),
+        _ => Setting::TurnLimit(v),
+    })
+}
