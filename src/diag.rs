@@ -202,7 +202,7 @@ pub fn did_you_mean<'a>(name: &str, known: impl IntoIterator<Item = &'a str>) ->
         .into_iter()
         .filter(|k| *k != name)
         .map(|k| (edit_distance(name, k), k))
-        .filter(|(d, k)| *d <= 2 && *d < len.max(k.chars().count()))
+        .filter(|(d, k)| *d <= 2 && *d * 3 <= len.max(k.chars().count()) + 1)
         .min_by_key(|(d, k)| (*d, k.len()))
         .map(|(_, k)| k)
 }

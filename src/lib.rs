@@ -4,4 +4,8 @@
 //! then the engine, analysis and search. The studio window and the command line are thin shells.
 
 pub mod diag;
+pub mod expand;
+pub mod program;
 pub mod syntax;
+pub mod cli;
+pub mod fsutil;

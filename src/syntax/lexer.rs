@@ -11,7 +11,7 @@ use chumsky::span::SimpleSpan;
 pub fn norm(c: char) -> char {
     match c {
         '\u{FF01}'..='\u{FF5E}' => char::from_u32(c as u32 - 0xFEE0).unwrap_or(c),
-        '\u{3000}' => ' ',
+        '\u{3000}' | '\u{FEFF}' => ' ',
         '\u{2212}' => '-',
         '\u{2018}' | '\u{2019}' => '\'',
         '\u{201C}' | '\u{201D}' => '"',

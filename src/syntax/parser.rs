@@ -117,7 +117,7 @@ fn parsers<'t>() -> Parsers<'t> {
                 }
                 Expr::Call(f, args, sp(e.span()))
             });
-        let konst = name.map_with(|n, e| Expr::Const(n, sp(e.span())));
+        let konst = name.then_ignore(sym(Sym::Dot).not()).map_with(|n, e| Expr::Const(n, sp(e.span())));
         let atom = choice((
             lit,
             call,
@@ -153,7 +153,7 @@ fn parsers<'t>() -> Parsers<'t> {
         let call = select! { Tok::Name(n) if (8..12).contains(&n.0) => func_of(n) }
             .then(expr.clone().separated_by(sym(Sym::Comma)).collect::<Vec<_>>().delimited_by(sym(Sym::LParen), sym(Sym::RParen)))
             .map_with(|(f, args), e| Expr::Call(f, args, sp(e.span())));
-        let konst = name.map_with(|n, e| Expr::Const(n, sp(e.span())));
+        let konst = name.then_ignore(sym(Sym::Dot).not()).map_with(|n, e| Expr::Const(n, sp(e.span())));
         let factor = choice((lit, call, state_ref.clone().map(Expr::State), konst, expr.clone().delimited_by(sym(Sym::LParen), sym(Sym::RParen))))
             .labelled("term");
         let unary = sym(Sym::Minus)
@@ -581,6 +581,13 @@ pub fn parse(text: &str) -> ParsedFile {
                 Kind::Open(_) => {
                     let brace = line_toks.iter().find(|(t, _)| *t == Tok::Sym(Sym::LBrace)).map(|(_, s)| s.start..s.end);
                     let here = brace.unwrap_or(li.start + li.lead..li.start + li.lead + 1);
+                    // The spec reads this as the outer block left unclosed (E010 at its `{`);
+                    // the inner `{` gets its own error so the author sees both ends.
+                    diags.push(
+                        Diagnostic::error("E010", b.open.clone(), "this block is not closed")
+                            .with_label(here.clone(), "another block opens here")
+                            .with_help("close the block with '}' on its own line before the next block"),
+                    );
                     diags.push(
                         Diagnostic::error("E012", here, "a block cannot be opened inside another block")
                             .with_label(b.open.clone(), "the enclosing block opens here")
@@ -761,7 +768,7 @@ pub const NAMED_KEYS: [&str; 7] = ["Space", "Enter", "Up", "Down", "Left", "Righ
 fn parse_keys(text: &str, start: usize, stop: usize, names: &mut Names, diags: &mut Vec<Diagnostic>) -> Option<Vec<KeyBind>> {
     let (folded, map) = fold(text, start, stop);
     let ws = one_of::<_, &str, extra::Err<Rich<char>>>(" \t").repeated();
-    let key = none_of(",= \t[]").repeated().at_least(1).to_slice().map_with(|s: &str, e| (s.to_string(), e.span())).labelled("key");
+    let key = none_of(",= \t").repeated().at_least(1).to_slice().map_with(|s: &str, e| (s.to_string(), e.span())).labelled("key");
     let cname = any().filter(|c: &char| lexer::is_name_char(*c)).repeated().at_least(1).to_slice().labelled("command name");
     let cmd = just('[').ignore_then(cname).then_ignore(just(']')).map_with(|s: &str, e| (s.to_string(), e.span())).labelled("command [X]");
     let bind = ws.ignore_then(key).then_ignore(ws).then_ignore(just('=')).then_ignore(ws).then(cmd).then_ignore(ws);

@@ -1,0 +1,557 @@
+//! Expansion: macros (command alternatives and constants), symmetric blocks and advantage blocks
+//! become flat rules, each remembering where it came from.
+
+use crate::diag::{Diagnostic, LineIndex, did_you_mean};
+use crate::syntax::ast::*;
+use crate::syntax::names::{NameId, Names};
+use crate::syntax::parser::ParsedFile;
+use std::collections::{HashMap, HashSet};
+
+/// The most rules an expansion may produce.
+pub const MAX_RULES: usize = 100_000;
+
+/// Where an expanded rule came from.
+#[derive(Clone, Debug, PartialEq, Eq, Default)]
+pub struct Origin {
+    /// 1-based source line.
+    pub line: usize,
+    /// Span of the source rule.
+    pub span: Span,
+    /// True for the mirrored copy made by a symmetric block.
+    pub mirrored: bool,
+    /// Macro instances: (macro, chosen alternative), in order of first use.
+    pub macros: Vec<(String, String)>,
+}
+
+impl Origin {
+    /// Short description, e.g. `line 12 & $[攻撃]=[蹴る]`.
+    pub fn describe(&self) -> String {
+        let mut s = format!("line {}", self.line);
+        if self.mirrored {
+            s.push_str(" & mirror");
+        }
+        for (m, a) in &self.macros {
+            s.push_str(&format!(" ${m}={a}"));
+        }
+        s
+    }
+}
+
+/// A rule after expansion.
+#[derive(Clone, Debug)]
+pub struct ExpRule {
+    /// The rule, with macros replaced by alternatives and constants by numbers.
+    pub rule: Rule,
+    /// Where it came from.
+    pub origin: Origin,
+}
+
+/// An advantage line after expansion.
+#[derive(Clone, Debug)]
+pub struct ExpAdv {
+    /// The block's weight.
+    pub weight: f64,
+    /// The line.
+    pub line: AdvLine,
+    /// Where it came from.
+    pub origin: Origin,
+}
+
+/// The whole file after expansion.
+#[derive(Clone, Debug, Default)]
+pub struct Expanded {
+    /// Initial items in file order (macros expanded, constants resolved).
+    pub init: Vec<InitItem>,
+    /// Key bindings in file order.
+    pub keys: Vec<KeyBind>,
+    /// Settings in file order.
+    pub settings: Vec<(Setting, Span)>,
+    /// Flat rules in file order.
+    pub rules: Vec<ExpRule>,
+    /// Flat advantage lines.
+    pub adv: Vec<ExpAdv>,
+    /// Names of command macros (they are not commands).
+    pub macro_names: HashSet<NameId>,
+    /// Constants and their values.
+    pub constants: Vec<(NameId, i64)>,
+}
+
+struct Macros {
+    /// Flattened alternatives of each command macro (leaf commands, in order).
+    alts: HashMap<NameId, Vec<NameId>>,
+    consts: HashMap<NameId, i64>,
+    /// Constants that are defined (their value may have failed to compute, already reported).
+    defined: HashSet<NameId>,
+}
+
+/// Expands a parsed file. Diagnostics are appended to `diags`.
+pub fn expand(file: &mut ParsedFile, index: &LineIndex, diags: &mut Vec<Diagnostic>) -> Expanded {
+    let names = &mut file.names;
+    let macros = collect_macros(&file.stmts, names, diags);
+    let mut out = Expanded { macro_names: macros.alts.keys().copied().collect(), ..Default::default() };
+    out.constants = macros.consts.iter().map(|(k, v)| (*k, *v)).collect();
+    out.constants.sort();
+    let mut budget_hit = false;
+    let line_of = |s: &Span| index.line_of(s.start) + 1;
+
+    for stmt in &file.stmts {
+        match stmt {
+            Stmt::Init(items) => {
+                for it in items {
+                    match it {
+                        InitItem::Value { side, name, value, span } => {
+                            let mut v = value.clone();
+                            if resolve_consts(&mut v, &macros, names, diags) {
+                                out.init.push(InitItem::Value { side: *side, name: *name, value: v, span: span.clone() });
+                            }
+                        }
+                        InitItem::Enabled { side, on, cmd, span } => match macros.alts.get(&cmd.name) {
+                            Some(alts) => {
+                                for a in alts {
+                                    out.init.push(InitItem::Enabled { side: *side, on: *on, cmd: CmdRef { name: *a, span: cmd.span.clone() }, span: span.clone() });
+                                }
+                            }
+                            None => out.init.push(it.clone()),
+                        },
+                    }
+                }
+            }
+            Stmt::Keys(k) => out.keys.extend(k.iter().cloned()),
+            Stmt::Settings(s) => out.settings.extend(s.iter().cloned()),
+            Stmt::Rule(r) => {
+                let origin = Origin { line: line_of(&r.span), span: r.span.clone(), ..Default::default() };
+                expand_rule(r, origin, &macros, names, diags, &mut out.rules, &mut budget_hit);
+            }
+            Stmt::Symmetric { pairs, rules, .. } => {
+                let pairs: Vec<(String, String)> = match pairs {
+                    Some(p) => p.clone(),
+                    None => vec![("左".into(), "右".into()), ("left".into(), "right".into()), ("Left".into(), "Right".into())],
+                };
+                for r in rules {
+                    let origin = Origin { line: line_of(&r.span), span: r.span.clone(), ..Default::default() };
+                    let mut m = r.clone();
+                    let mut unknown_macro = false;
+                    map_rule_names(&mut m, &mut |id, is_cmd| {
+                        let new = mirror_name(names.get(id), &pairs);
+                        let nid = names.intern(&new);
+                        if is_cmd && macros.alts.contains_key(&id) && !macros.alts.contains_key(&nid) && !unknown_macro {
+                            unknown_macro = true;
+                            diags.push(
+                                Diagnostic::error("E021", r.span.clone(), format!("the mirrored copy uses macro [{new}], which is not defined"))
+                                    .with_help(format!("define [{new}] in a ${{ }} block, or move this line out of the symmetric block")),
+                            );
+                        }
+                        nid
+                    });
+                    expand_rule(r, origin.clone(), &macros, names, diags, &mut out.rules, &mut budget_hit);
+                    if m == *r {
+                        diags.push(
+                            Diagnostic::warning("W014", r.span.clone(), "nothing to exchange on this line of a symmetric block")
+                                .with_help("it gets no mirrored copy (a copy would fire twice); move it out of the block, or name the pairs with &左/右{"),
+                        );
+                    } else if !unknown_macro {
+                        expand_rule(&m, Origin { mirrored: true, ..origin }, &macros, names, diags, &mut out.rules, &mut budget_hit);
+                    }
+                }
+            }
+            Stmt::Macros { .. } => {}
+            Stmt::Advantage { weight, lines, .. } => {
+                for l in lines {
+                    let origin = Origin { line: line_of(&l.span), span: l.span.clone(), ..Default::default() };
+                    // Reuse rule expansion by wrapping the line as a rule with no effects.
+                    let mut tmp = Vec::new();
+                    let as_rule = Rule { period: None, conds: l.conds.clone(), iff: false, op_span: 0..0, effects: vec![], span: l.span.clone() };
+                    let mut value = l.value.clone();
+                    if !resolve_consts(&mut value, &macros, names, diags) {
+                        continue;
+                    }
+                    expand_rule(&as_rule, origin, &macros, names, diags, &mut tmp, &mut budget_hit);
+                    for e in tmp {
+                        out.adv.push(ExpAdv { weight: *weight, line: AdvLine { conds: e.rule.conds, value: value.clone(), span: l.span.clone() }, origin: e.origin });
+                    }
+                }
+            }
+        }
+    }
+    out
+}
+
+fn collect_macros(stmts: &[Stmt], names: &Names, diags: &mut Vec<Diagnostic>) -> Macros {
+    let mut cmd_defs: HashMap<NameId, (Vec<CmdRef>, Span)> = HashMap::new();
+    let mut const_defs: HashMap<NameId, (Expr, Span)> = HashMap::new();
+    let mut order = Vec::new();
+    for s in stmts {
+        if let Stmt::Macros { defs, .. } = s {
+            for d in defs {
+                match d {
+                    MacroDef::Commands { name, alts, span } => {
+                        if let Some((_, first)) = cmd_defs.get(&name.name) {
+                            diags.push(
+                                Diagnostic::error("E022", name.span.clone(), format!("macro [{}] is defined twice", names.get(name.name)))
+                                    .with_label(first.clone(), "first defined here"),
+                            );
+                        } else {
+                            cmd_defs.insert(name.name, (alts.clone(), span.clone()));
+                            order.push(name.name);
+                        }
+                    }
+                    MacroDef::Const { name, name_span, value, span } => {
+                        if let Some((_, first)) = const_defs.get(name) {
+                            diags.push(
+                                Diagnostic::error("E022", name_span.clone(), format!("constant {} is defined twice", names.get(*name)))
+                                    .with_label(first.clone(), "first defined here"),
+                            );
+                        } else {
+                            const_defs.insert(*name, (value.clone(), span.clone()));
+                        }
+                    }
+                }
+            }
+        }
+    }
+    // Flatten command macros, detecting cycles.
+    let mut alts: HashMap<NameId, Vec<NameId>> = HashMap::new();
+    let mut reported: HashSet<NameId> = HashSet::new();
+    fn flatten(
+        id: NameId,
+        defs: &HashMap<NameId, (Vec<CmdRef>, Span)>,
+        done: &mut HashMap<NameId, Vec<NameId>>,
+        stack: &mut Vec<NameId>,
+        names: &Names,
+        diags: &mut Vec<Diagnostic>,
+        reported: &mut HashSet<NameId>,
+    ) -> Vec<NameId> {
+        if let Some(v) = done.get(&id) {
+            return v.clone();
+        }
+        let Some((list, span)) = defs.get(&id) else { return vec![id] };
+        if stack.contains(&id) {
+            if reported.insert(id) {
+                let cycle: Vec<String> = stack.iter().skip_while(|x| **x != id).chain(std::iter::once(&id)).map(|x| format!("[{}]", names.get(*x))).collect();
+                diags.push(Diagnostic::error("E023", span.clone(), format!("macro cycle: {}", cycle.join(" → "))).with_help("a macro may not stand, directly or through others, for itself"));
+            }
+            return vec![];
+        }
+        stack.push(id);
+        let mut out = Vec::new();
+        for a in list {
+            for leaf in flatten(a.name, defs, done, stack, names, diags, reported) {
+                if !out.contains(&leaf) {
+                    out.push(leaf);
+                }
+            }
+        }
+        stack.pop();
+        done.insert(id, out.clone());
+        out
+    }
+    for id in &order {
+        let mut stack = Vec::new();
+        flatten(*id, &cmd_defs, &mut alts, &mut stack, names, diags, &mut reported);
+    }
+    // Evaluate constants, detecting cycles.
+    let mut consts: HashMap<NameId, i64> = HashMap::new();
+    let mut keys: Vec<NameId> = const_defs.keys().copied().collect();
+    keys.sort_by_key(|k| const_defs[k].1.start);
+    fn eval_const(
+        id: NameId,
+        defs: &HashMap<NameId, (Expr, Span)>,
+        done: &mut HashMap<NameId, i64>,
+        failed: &mut HashSet<NameId>,
+        stack: &mut Vec<NameId>,
+        names: &Names,
+        diags: &mut Vec<Diagnostic>,
+    ) -> Option<i64> {
+        if let Some(v) = done.get(&id) {
+            return Some(*v);
+        }
+        let (e, span) = defs.get(&id)?;
+        if stack.contains(&id) {
+            let members: Vec<NameId> = stack.iter().skip_while(|x| **x != id).copied().collect();
+            // Report each cycle once, at its first member.
+            if !members.iter().any(|m| done.contains_key(m)) {
+                let cycle: Vec<&str> = members.iter().chain(std::iter::once(&id)).map(|x| names.get(*x)).collect();
+                diags.push(Diagnostic::error("E023", span.clone(), format!("constant cycle: {}", cycle.join(" → "))));
+            }
+            return None;
+        }
+        if failed.contains(&id) {
+            return None;
+        }
+        stack.push(id);
+        let v = const_value(e, defs, done, failed, stack, names, diags);
+        stack.pop();
+        match v {
+            Some(v) => {
+                done.insert(id, v);
+            }
+            None => {
+                failed.insert(id);
+            }
+        }
+        v
+    }
+    fn const_value(
+        e: &Expr,
+        defs: &HashMap<NameId, (Expr, Span)>,
+        done: &mut HashMap<NameId, i64>,
+        failed: &mut HashSet<NameId>,
+        stack: &mut Vec<NameId>,
+        names: &Names,
+        diags: &mut Vec<Diagnostic>,
+    ) -> Option<i64> {
+        let bad = |diags: &mut Vec<Diagnostic>, s: Span, m: &str| {
+            diags.push(Diagnostic::error("E025", s, m.to_string()));
+            None
+        };
+        match e {
+            Expr::Int(v, _) => Some(*v),
+            Expr::Const(n, s) => {
+                if defs.contains_key(n) {
+                    eval_const(*n, defs, done, failed, stack, names, diags)
+                } else {
+                    diags.push(unknown_const(*n, s.clone(), names, defs.keys().map(|k| names.get(*k))));
+                    None
+                }
+            }
+            Expr::State(r) => bad(diags, r.span.clone(), "a constant cannot read a state"),
+            Expr::Neg(a, s) => {
+                let a = const_value(a, defs, done, failed, stack, names, diags)?;
+                a.checked_neg().or_else(|| bad(diags, s.clone(), "overflow in constant"))
+            }
+            Expr::Bin(op, a, b, s) => {
+                let a = const_value(a, defs, done, failed, stack, names, diags)?;
+                let b = const_value(b, defs, done, failed, stack, names, diags)?;
+                crate::program::apply_bin(*op, a, b).or_else(|| bad(diags, s.clone(), "overflow or division by zero in constant"))
+            }
+            Expr::Call(Func::Rand, _, s) => bad(diags, s.clone(), "a constant cannot be random"),
+            Expr::Call(f, args, s) => {
+                let vals: Option<Vec<i64>> = args.iter().map(|a| const_value(a, defs, done, failed, stack, names, diags)).collect();
+                let vals = vals?;
+                match f {
+                    Func::Min => Some(vals[0].min(vals[1])),
+                    Func::Max => Some(vals[0].max(vals[1])),
+                    _ => vals[0].checked_abs().or_else(|| bad(diags, s.clone(), "overflow in constant")),
+                }
+            }
+        }
+    }
+    let mut failed = HashSet::new();
+    for k in keys {
+        let mut stack = Vec::new();
+        eval_const(k, &const_defs, &mut consts, &mut failed, &mut stack, names, diags);
+    }
+    let defined = const_defs.keys().copied().collect();
+    Macros { alts, consts, defined }
+}
+
+fn unknown_const<'a>(n: NameId, span: Span, names: &Names, known: impl IntoIterator<Item = &'a str>) -> Diagnostic {
+    let name = names.get(n);
+    let known: Vec<&str> = known.into_iter().collect();
+    let mut help = String::new();
+    if let Some(s) = did_you_mean(name, known.iter().copied()) {
+        help.push_str(&format!("did you mean {s}? "));
+    }
+    help.push_str(&format!("a state needs its side: S.{name} or O.{name}; a constant is defined in a ${{ }} block as {name}:N"));
+    Diagnostic::error("E020", span, format!("unknown constant '{name}'")).with_help(help)
+}
+
+/// Replaces constants by their values; reports unknown ones. Returns false if any was unknown.
+fn resolve_consts(e: &mut Expr, m: &Macros, names: &Names, diags: &mut Vec<Diagnostic>) -> bool {
+    let mut ok = true;
+    visit_expr_mut(e, &mut |x| {
+        if let Expr::Const(n, s) = x {
+            match m.consts.get(n) {
+                Some(v) => *x = Expr::Int(*v, s.clone()),
+                None => {
+                    ok = false;
+                    if !m.defined.contains(n) {
+                        diags.push(unknown_const(*n, s.clone(), names, m.defined.iter().map(|k| names.get(*k))));
+                    }
+                }
+            }
+        }
+    });
+    ok
+}
+
+fn visit_expr_mut(e: &mut Expr, f: &mut impl FnMut(&mut Expr)) {
+    match e {
+        Expr::Neg(a, _) => visit_expr_mut(a, f),
+        Expr::Bin(_, a, b, _) => {
+            visit_expr_mut(a, f);
+            visit_expr_mut(b, f);
+        }
+        Expr::Call(_, args, _) => args.iter_mut().for_each(|a| visit_expr_mut(a, f)),
+        _ => {}
+    }
+    f(e);
+}
+
+fn rule_exprs_mut(r: &mut Rule, f: &mut impl FnMut(&mut Expr)) {
+    for c in &mut r.conds {
+        if let Cond::Cmp { lhs, rhs, .. } = c {
+            visit_expr_mut(lhs, f);
+            visit_expr_mut(rhs, f);
+        }
+    }
+    for e in &mut r.effects {
+        if let Effect::Update { expr, .. } = e {
+            visit_expr_mut(expr, f);
+        }
+    }
+}
+
+/// Calls `f(name, is_command)` on every name of the rule and stores what it returns.
+fn map_rule_names(r: &mut Rule, f: &mut impl FnMut(NameId, bool) -> NameId) {
+    for c in &mut r.conds {
+        match c {
+            Cond::Truth { state, .. } => state.name = f(state.name, false),
+            Cond::Cmd { cmd, .. } => cmd.name = f(cmd.name, true),
+            Cond::Cmp { .. } => {}
+        }
+    }
+    for e in &mut r.effects {
+        match e {
+            Effect::Bool { state, .. } => state.name = f(state.name, false),
+            Effect::Update { state, .. } => state.name = f(state.name, false),
+            Effect::Enable { cmd, .. } => cmd.name = f(cmd.name, true),
+        }
+    }
+    rule_exprs_mut(r, &mut |x| match x {
+        Expr::State(s) => s.name = f(s.name, false),
+        Expr::Const(n, _) => *n = f(*n, false),
+        _ => {}
+    });
+}
+
+fn rule_cmds(r: &Rule) -> Vec<NameId> {
+    let mut v = Vec::new();
+    for c in &r.conds {
+        if let Cond::Cmd { cmd, .. } = c {
+            v.push(cmd.name);
+        }
+    }
+    for e in &r.effects {
+        if let Effect::Enable { cmd, .. } = e {
+            v.push(cmd.name);
+        }
+    }
+    v
+}
+
+fn expand_rule(r: &Rule, origin: Origin, m: &Macros, names: &mut Names, diags: &mut Vec<Diagnostic>, out: &mut Vec<ExpRule>, budget_hit: &mut bool) {
+    if *budget_hit {
+        return;
+    }
+    let mut base = r.clone();
+    let mut ok = true;
+    rule_exprs_mut(&mut base, &mut |x| {
+        if let Expr::Const(n, s) = x {
+            match m.consts.get(n) {
+                Some(v) => *x = Expr::Int(*v, s.clone()),
+                None => {
+                    ok = false;
+                    if !m.defined.contains(n) {
+                        diags.push(unknown_const(*n, s.clone(), names, m.defined.iter().map(|k| names.get(*k))));
+                    }
+                }
+            }
+        }
+    });
+    if !ok {
+        return;
+    }
+    let mut used: Vec<NameId> = Vec::new();
+    for c in rule_cmds(&base) {
+        if m.alts.contains_key(&c) && !used.contains(&c) {
+            used.push(c);
+        }
+    }
+    if used.is_empty() {
+        if out.len() >= MAX_RULES {
+            *budget_hit = true;
+            diags.push(too_many(r));
+            return;
+        }
+        out.push(ExpRule { rule: base, origin });
+        return;
+    }
+    let lists: Vec<&Vec<NameId>> = used.iter().map(|u| &m.alts[u]).collect();
+    if lists.iter().any(|l| l.is_empty()) {
+        return; // a cyclic macro, already reported
+    }
+    let total = lists.iter().try_fold(1usize, |acc, l| acc.checked_mul(l.len()));
+    if total.is_none_or(|t| out.len().saturating_add(t) > MAX_RULES) {
+        *budget_hit = true;
+        diags.push(too_many(r));
+        return;
+    }
+    let mut idx = vec![0usize; lists.len()];
+    loop {
+        if out.len() >= MAX_RULES {
+            *budget_hit = true;
+            diags.push(too_many(r));
+            return;
+        }
+        let choice: HashMap<NameId, NameId> = used.iter().zip(&idx).map(|(u, i)| (*u, m.alts[u][*i])).collect();
+        let mut inst = base.clone();
+        map_rule_names(&mut inst, &mut |id, is_cmd| if is_cmd { choice.get(&id).copied().unwrap_or(id) } else { id });
+        let macros = used.iter().zip(&idx).map(|(u, i)| (format!("[{}]", names.get(*u)), format!("[{}]", names.get(m.alts[u][*i])))).collect();
+        out.push(ExpRule { rule: inst, origin: Origin { macros, ..origin.clone() } });
+        // Next combination (last macro varies fastest).
+        let mut k = lists.len();
+        loop {
+            if k == 0 {
+                return;
+            }
+            k -= 1;
+            idx[k] += 1;
+            if idx[k] < lists[k].len() {
+                break;
+            }
+            idx[k] = 0;
+        }
+    }
+}
+
+fn too_many(r: &Rule) -> Diagnostic {
+    Diagnostic::error("E024", r.span.clone(), format!("expansion produces more than {MAX_RULES} rules"))
+        .with_help("macros used together in one rule multiply; split the rule or use fewer alternatives")
+}
+
+/// Exchanges the pairs in `name` all at once (so `左右` becomes `右左`). An entry made only of
+/// ASCII letters and digits is exchanged only where no ASCII letter or digit touches it.
+pub fn mirror_name(name: &str, pairs: &[(String, String)]) -> String {
+    let mut entries: Vec<(&str, &str)> = Vec::new();
+    for (a, b) in pairs {
+        entries.push((a, b));
+        entries.push((b, a));
+    }
+    entries.sort_by_key(|(a, _)| std::cmp::Reverse(a.len()));
+    let bytes = name.as_bytes();
+    let mut out = String::with_capacity(name.len());
+    let mut i = 0;
+    'outer: while i < name.len() {
+        for (from, to) in &entries {
+            if from.is_empty() || !name[i..].starts_with(from) {
+                continue;
+            }
+            if from.bytes().all(|b| b.is_ascii_alphanumeric()) {
+                let before_ok = i == 0 || !bytes[i - 1].is_ascii_alphanumeric();
+                let j = i + from.len();
+                let after_ok = j >= bytes.len() || !bytes[j].is_ascii_alphanumeric();
+                if !(before_ok && after_ok) {
+                    continue;
+                }
+            }
+            out.push_str(to);
+            i += from.len();
+            continue 'outer;
+        }
+        let c = name[i..].chars().next().unwrap_or(' ');
+        out.push(c);
+        i += c.len_utf8();
+    }
+    out
+}

@@ -1,0 +1,982 @@
+//! The compiled rule program: states and commands interned to small ids, rules as flat tables
+//! (conditions, effects and expression bytecode in shared vectors, addressed by ranges), plus
+//! the names, spans and source text needed for display. Also the semantic checks, and printing
+//! the expanded program back as a `.kmt` file.
+
+use crate::diag::{Diagnostic, LineIndex, did_you_mean};
+use crate::expand::{self, ExpRule, Expanded, Origin};
+use crate::syntax::ast::*;
+use crate::syntax::names::{NameId, Names};
+use crate::syntax::parser::{self, LOSE, WIN};
+use std::collections::HashMap;
+use std::fmt::Write as _;
+
+/// Index of a state (shared by both sides).
+pub type StateId = u32;
+/// Index of a command.
+pub type CmdId = u32;
+
+/// State id of `勝利` (always 0).
+pub const WIN_STATE: StateId = 0;
+/// State id of `敗北` (always 1).
+pub const LOSE_STATE: StateId = 1;
+
+/// Match settings from the `~` lines, with defaults filled in.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Settings {
+    /// `P`: turn period in ms (real time) / CPU thinking budget per move.
+    pub period_ms: u32,
+    /// `S`: search depth in plies.
+    pub depth: u32,
+    /// `D`: thinning (below the root, each move examined with probability 1/D).
+    pub thin: f64,
+    /// `E`: mistakes per 10 moves.
+    pub mistakes: u32,
+    /// `同時`: simultaneous mode.
+    pub simultaneous: bool,
+    /// `先手c`: the CPU moves first.
+    pub cpu_first: bool,
+    /// `T`: turn limit.
+    pub turn_limit: u32,
+}
+
+impl Default for Settings {
+    fn default() -> Self {
+        Self { period_ms: 500, depth: 3, thin: 1.0, mistakes: 0, simultaneous: false, cpu_first: false, turn_limit: 1000 }
+    }
+}
+
+/// Expression bytecode (a stack machine).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Op {
+    /// Push a constant.
+    Push(i64),
+    /// Push a state of a side (relative or absolute).
+    Load(SideRef, StateId),
+    /// Negate the top.
+    Neg,
+    /// Pop b, pop a, push a op b.
+    Bin(BinOp),
+    /// Pop two, push the smaller.
+    Min,
+    /// Pop two, push the larger.
+    Max,
+    /// Absolute value of the top.
+    Abs,
+    /// Pop b, pop a, push a uniform integer in [a, b]; the slot is the draw's position in its rule.
+    Rand(u16),
+}
+
+/// A compiled condition.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum CCond {
+    /// Compare two expressions (code ranges).
+    Cmp {
+        /// Operator.
+        op: CmpOp,
+        /// Left operand code.
+        lhs: (u32, u32),
+        /// Right operand code.
+        rhs: (u32, u32),
+    },
+    /// A state is non-zero (or zero, if `neg`).
+    Truth {
+        /// Negated.
+        neg: bool,
+        /// Whose.
+        side: SideRef,
+        /// Which.
+        state: StateId,
+    },
+    /// A command of the acting side (or its opponent), `back` turns ago (0 = this turn).
+    Cmd {
+        /// Negated.
+        neg: bool,
+        /// The opponent's command rather than the acting side's.
+        opp: bool,
+        /// Position in the sequence: 0 = the latest.
+        back: u8,
+        /// Which command.
+        cmd: CmdId,
+    },
+}
+
+/// A compiled effect.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum CEffect {
+    /// Set a boolean state to 1 or 0.
+    Bool {
+        /// Whose.
+        side: SideRef,
+        /// Which.
+        state: StateId,
+        /// The value.
+        value: bool,
+    },
+    /// Update a state by an expression.
+    Update {
+        /// Whose.
+        side: SideRef,
+        /// Which.
+        state: StateId,
+        /// How.
+        op: UpdOp,
+        /// Operand code range.
+        expr: (u32, u32),
+    },
+    /// Enable or disable a command.
+    Enable {
+        /// The opponent's command rather than the acting side's.
+        opp: bool,
+        /// Which.
+        cmd: CmdId,
+        /// Enable (true) or disable.
+        on: bool,
+    },
+}
+
+/// A compiled rule: ranges into the program's condition and effect tables.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct CRule {
+    /// Runs on the acting side's turns n with n % period == 0.
+    pub period: u32,
+    /// Conditions.
+    pub conds: (u32, u32),
+    /// Effects.
+    pub effects: (u32, u32),
+    /// `::` — apply the inverse when the conditions fail.
+    pub iff: bool,
+    /// Has command atoms (`[X]`, `O.[X]`) among its conditions.
+    pub has_cmd_atoms: bool,
+    /// A victory rule (§8 step 4): no command atoms, only 勝利/敗北 effects.
+    pub victory: bool,
+    /// Has at least one enable/disable effect.
+    pub has_enable: bool,
+    /// Uses `rand`.
+    pub has_rand: bool,
+}
+
+/// A compiled advantage line.
+#[derive(Clone, Debug, PartialEq)]
+pub struct CAdv {
+    /// The block's weight.
+    pub weight: f64,
+    /// Conditions.
+    pub conds: (u32, u32),
+    /// Value code.
+    pub value: (u32, u32),
+}
+
+/// Display data of one compiled rule.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct RuleMeta {
+    /// Where it came from.
+    pub origin: Origin,
+    /// Conditions as text (`a,b`).
+    pub cond_text: String,
+    /// Effects as text.
+    pub effect_text: String,
+    /// The whole rule as text.
+    pub text: String,
+}
+
+/// A key binding.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct KeyBinding {
+    /// The key (`L`, `c`, `Space` …).
+    pub key: String,
+    /// The command.
+    pub cmd: CmdId,
+}
+
+/// The compiled program, ready for the engine.
+#[derive(Clone, Debug)]
+pub struct RuleProgram {
+    /// State names by id (0 = 勝利, 1 = 敗北).
+    pub states: Vec<String>,
+    /// Command names by id.
+    pub commands: Vec<String>,
+    /// Initial state values per side (0 = h, 1 = c).
+    pub init_values: [Vec<i64>; 2],
+    /// Initial enabled flags per side.
+    pub init_enabled: [Vec<bool>; 2],
+    /// Key bindings in file order.
+    pub keys: Vec<KeyBinding>,
+    /// Settings.
+    pub settings: Settings,
+    /// Rules in expanded file order.
+    pub rules: Vec<CRule>,
+    /// Condition table.
+    pub conds: Vec<CCond>,
+    /// Effect table.
+    pub effects: Vec<CEffect>,
+    /// Expression bytecode.
+    pub code: Vec<Op>,
+    /// Advantage lines.
+    pub adv: Vec<CAdv>,
+    /// Display data per rule.
+    pub meta: Vec<RuleMeta>,
+    /// Display text per advantage line.
+    pub adv_meta: Vec<RuleMeta>,
+    /// Longest command sequence any rule reads, per (own, opponent).
+    pub max_seq: [u8; 2],
+    /// Constants from macro blocks (for display).
+    pub constants: Vec<(String, i64)>,
+    /// Command macros and their alternatives (for display).
+    pub macros: Vec<(String, Vec<String>)>,
+}
+
+impl RuleProgram {
+    /// Id of a state by name.
+    pub fn state_id(&self, name: &str) -> Option<StateId> {
+        let name = match name {
+            "win" => "勝利",
+            "lose" => "敗北",
+            n => n,
+        };
+        self.states.iter().position(|s| s == name).map(|i| i as StateId)
+    }
+    /// Id of a command by name (with or without brackets).
+    pub fn command_id(&self, name: &str) -> Option<CmdId> {
+        let name = name.trim().trim_start_matches('[').trim_end_matches(']');
+        self.commands.iter().position(|s| s == name).map(|i| i as CmdId)
+    }
+    /// Command bound to a key.
+    pub fn command_for_key(&self, key: &str) -> Option<CmdId> {
+        self.keys.iter().find(|k| k.key == key).map(|k| k.cmd)
+    }
+    /// Key bound to a command.
+    pub fn key_for(&self, cmd: CmdId) -> Option<&str> {
+        self.keys.iter().find(|k| k.cmd == cmd).map(|k| k.key.as_str())
+    }
+    /// Conditions of rule `r`.
+    pub fn rule_conds(&self, r: &CRule) -> &[CCond] {
+        &self.conds[r.conds.0 as usize..r.conds.1 as usize]
+    }
+    /// Effects of rule `r`.
+    pub fn rule_effects(&self, r: &CRule) -> &[CEffect] {
+        &self.effects[r.effects.0 as usize..r.effects.1 as usize]
+    }
+    /// Code of a range.
+    pub fn code_of(&self, r: (u32, u32)) -> &[Op] {
+        &self.code[r.0 as usize..r.1 as usize]
+    }
+    /// Distinct periods in use (other than 1).
+    pub fn periods(&self) -> Vec<u32> {
+        let mut v: Vec<u32> = self.rules.iter().map(|r| r.period).filter(|p| *p > 1).collect();
+        v.sort();
+        v.dedup();
+        v
+    }
+    /// True if two programs behave the same (everything but display data).
+    pub fn same_behaviour(&self, o: &RuleProgram) -> bool {
+        self.states == o.states
+            && self.commands == o.commands
+            && self.init_values == o.init_values
+            && self.init_enabled == o.init_enabled
+            && self.keys == o.keys
+            && self.settings == o.settings
+            && self.rules == o.rules
+            && self.conds == o.conds
+            && self.effects == o.effects
+            && self.code == o.code
+            && self.adv == o.adv
+    }
+}
+
+/// Applies a binary operator with checked 64-bit arithmetic (`/` and `%` truncate toward zero).
+pub fn apply_bin(op: BinOp, a: i64, b: i64) -> Option<i64> {
+    match op {
+        BinOp::Add => a.checked_add(b),
+        BinOp::Sub => a.checked_sub(b),
+        BinOp::Mul => a.checked_mul(b),
+        BinOp::Div => a.checked_div(b),
+        BinOp::Mod => a.checked_rem(b),
+    }
+}
+
+/// Everything the pipeline knows about one text.
+#[derive(Clone, Debug)]
+pub struct Compiled {
+    /// The program, if the text has no errors.
+    pub program: Option<RuleProgram>,
+    /// All diagnostics, sorted by position.
+    pub diags: Vec<Diagnostic>,
+    /// The expansion (also available when there are errors elsewhere).
+    pub expanded: Expanded,
+    /// The names.
+    pub names: Names,
+}
+
+impl Compiled {
+    /// Number of errors.
+    pub fn error_count(&self) -> usize {
+        self.diags.iter().filter(|d| d.is_error()).count()
+    }
+}
+
+/// Runs the whole pipeline: parse, expand, compile, check.
+pub fn compile(text: &str) -> Compiled {
+    let index = LineIndex::new(text);
+    let mut parsed = parser::parse(text);
+    let mut diags = std::mem::take(&mut parsed.diags);
+    let expanded = expand::expand(&mut parsed, &index, &mut diags);
+    let names = parsed.names;
+    let program = build(&expanded, &names, &mut diags);
+    diags.sort_by_key(|d| (d.span.start, d.severity, d.code));
+    diags.dedup();
+    let ok = !diags.iter().any(|d| d.is_error());
+    Compiled { program: if ok { Some(program) } else { None }, diags, expanded, names }
+}
+
+struct Builder<'a> {
+    names: &'a Names,
+    states: Vec<String>,
+    state_ix: HashMap<NameId, StateId>,
+    commands: Vec<String>,
+    cmd_ix: HashMap<NameId, CmdId>,
+    code: Vec<Op>,
+}
+
+impl Builder<'_> {
+    fn state(&mut self, n: NameId) -> StateId {
+        if let Some(i) = self.state_ix.get(&n) {
+            return *i;
+        }
+        let i = self.states.len() as StateId;
+        self.states.push(self.names.get(n).to_string());
+        self.state_ix.insert(n, i);
+        i
+    }
+    fn cmd(&mut self, n: NameId) -> CmdId {
+        if let Some(i) = self.cmd_ix.get(&n) {
+            return *i;
+        }
+        let i = self.commands.len() as CmdId;
+        self.commands.push(self.names.get(n).to_string());
+        self.cmd_ix.insert(n, i);
+        i
+    }
+    fn expr(&mut self, e: &Expr, rand_slot: &mut u16) -> (u32, u32) {
+        let s = self.code.len() as u32;
+        self.emit(e, rand_slot);
+        (s, self.code.len() as u32)
+    }
+    fn emit(&mut self, e: &Expr, rand_slot: &mut u16) {
+        if let Some(v) = fold_const(e) {
+            self.code.push(Op::Push(v));
+            return;
+        }
+        match e {
+            Expr::Int(v, _) => self.code.push(Op::Push(*v)),
+            Expr::State(r) => {
+                let id = self.state(r.name);
+                self.code.push(Op::Load(r.side, id));
+            }
+            Expr::Const(..) => self.code.push(Op::Push(0)), // unreachable: constants are resolved
+            Expr::Neg(a, _) => {
+                self.emit(a, rand_slot);
+                self.code.push(Op::Neg);
+            }
+            Expr::Bin(op, a, b, _) => {
+                self.emit(a, rand_slot);
+                self.emit(b, rand_slot);
+                self.code.push(Op::Bin(*op));
+            }
+            Expr::Call(f, args, _) => {
+                for a in args {
+                    self.emit(a, rand_slot);
+                }
+                self.code.push(match f {
+                    Func::Min => Op::Min,
+                    Func::Max => Op::Max,
+                    Func::Abs => Op::Abs,
+                    Func::Rand => {
+                        let s = *rand_slot;
+                        *rand_slot = rand_slot.saturating_add(1);
+                        Op::Rand(s)
+                    }
+                });
+            }
+        }
+    }
+}
+
+/// The value of an expression that reads no state and draws nothing, if it computes.
+fn fold_const(e: &Expr) -> Option<i64> {
+    match e {
+        Expr::Int(v, _) => Some(*v),
+        Expr::State(_) | Expr::Const(..) => None,
+        Expr::Neg(a, _) => fold_const(a)?.checked_neg(),
+        Expr::Bin(op, a, b, _) => apply_bin(*op, fold_const(a)?, fold_const(b)?),
+        Expr::Call(Func::Rand, _, _) => None,
+        Expr::Call(f, args, _) => {
+            let v: Option<Vec<i64>> = args.iter().map(fold_const).collect();
+            let v = v?;
+            match f {
+                Func::Min => Some(v[0].min(v[1])),
+                Func::Max => Some(v[0].max(v[1])),
+                _ => v[0].checked_abs(),
+            }
+        }
+    }
+}
+
+fn side_index(s: Option<SideRef>) -> Vec<usize> {
+    match s {
+        Some(SideRef::H) => vec![0],
+        Some(SideRef::C) => vec![1],
+        _ => vec![0, 1],
+    }
+}
+
+fn build(x: &Expanded, names: &Names, diags: &mut Vec<Diagnostic>) -> RuleProgram {
+    let mut b = Builder { names, states: vec![], state_ix: HashMap::new(), commands: vec![], cmd_ix: HashMap::new(), code: vec![] };
+    b.state(parser::WIN);
+    b.state(parser::LOSE);
+
+    // Facts for the checks, keyed by name.
+    let mut state_set: HashMap<NameId, Span> = HashMap::new();
+    let mut state_read: Vec<(NameId, Span)> = Vec::new();
+    let mut cmd_enable: HashMap<NameId, Span> = HashMap::new();
+    let mut cmd_mention: Vec<(NameId, Span)> = Vec::new();
+    let mut cmd_used: HashMap<NameId, Span> = HashMap::new();
+
+    // 1. Initial items (interning order: initial line, keys, rules, advantage).
+    let mut init_vals: Vec<(usize, StateId, i64)> = vec![];
+    let mut init_flags: Vec<(usize, CmdId, bool)> = vec![];
+    let mut seen_val: HashMap<(usize, StateId), Span> = HashMap::new();
+    let mut seen_flag: HashMap<(usize, CmdId), Span> = HashMap::new();
+    for it in &x.init {
+        match it {
+            InitItem::Value { side, name, value, span } => {
+                let id = b.state(*name);
+                state_set.entry(*name).or_insert(span.clone());
+                let v = fold_const(value).unwrap_or(0);
+                for s in side_index(*side) {
+                    if let Some(first) = seen_val.get(&(s, id)) {
+                        diags.push(
+                            Diagnostic::error("E050", span.clone(), format!("the initial value of {}.{} is set twice", ["h", "c"][s], names.get(*name)))
+                                .with_label(first.clone(), "first set here"),
+                        );
+                        break;
+                    }
+                    seen_val.insert((s, id), span.clone());
+                    init_vals.push((s, id, v));
+                }
+            }
+            InitItem::Enabled { side, on, cmd, span } => {
+                let id = b.cmd(cmd.name);
+                cmd_mention.push((cmd.name, cmd.span.clone()));
+                if *on {
+                    cmd_enable.entry(cmd.name).or_insert(span.clone());
+                }
+                for s in side_index(*side) {
+                    if let Some(first) = seen_flag.get(&(s, id)) {
+                        diags.push(
+                            Diagnostic::error("E050", span.clone(), format!("the initial flag of {}.[{}] is set twice", ["h", "c"][s], names.get(cmd.name)))
+                                .with_label(first.clone(), "first set here"),
+                        );
+                        break;
+                    }
+                    seen_flag.insert((s, id), span.clone());
+                    init_flags.push((s, id, *on));
+                }
+            }
+        }
+    }
+
+    // 2. Keys.
+    let mut keys = Vec::new();
+    let mut seen_key: HashMap<&str, Span> = HashMap::new();
+    let key_cmds: Vec<&KeyBind> = x.keys.iter().collect();
+    for k in &key_cmds {
+        if let Some(first) = seen_key.get(k.key.0.as_str()) {
+            diags.push(
+                Diagnostic::error("E040", k.key_span.clone(), format!("key '{}' is bound twice", k.key.0))
+                    .with_label(first.clone(), "first bound here")
+                    .with_help("upper and lower case are different keys: 'C' is Shift+c"),
+            );
+            continue;
+        }
+        seen_key.insert(&k.key.0, k.key_span.clone());
+        if x.macro_names.contains(&k.cmd.name) {
+            diags.push(
+                Diagnostic::error("E041", k.cmd.span.clone(), format!("[{}] is a macro, not a command; it cannot be bound to a key", names.get(k.cmd.name)))
+                    .with_help("bind each of its alternatives to its own key"),
+            );
+            continue;
+        }
+        let id = b.cmd(k.cmd.name);
+        keys.push(KeyBinding { key: k.key.0.clone(), cmd: id });
+    }
+
+    // 3. Rules.
+    let mut rules = Vec::new();
+    let mut conds = Vec::new();
+    let mut effects = Vec::new();
+    let mut meta = Vec::new();
+    let mut max_seq = [0u8; 2];
+    let mut anyone_wins = false;
+    for ExpRule { rule, origin } in &x.rules {
+        let mut slot = 0u16;
+        let c0 = conds.len() as u32;
+        let n_own = rule.conds.iter().filter(|c| matches!(c, Cond::Cmd { side: CmdSide::Own, .. })).count();
+        let n_opp = rule.conds.iter().filter(|c| matches!(c, Cond::Cmd { side: CmdSide::Opp, .. })).count();
+        max_seq[0] = max_seq[0].max(n_own.min(255) as u8);
+        max_seq[1] = max_seq[1].max(n_opp.min(255) as u8);
+        let (mut i_own, mut i_opp) = (0usize, 0usize);
+        for c in &rule.conds {
+            conds.push(match c {
+                Cond::Truth { neg, state, .. } => {
+                    state_read.push((state.name, state.span.clone()));
+                    CCond::Truth { neg: *neg, side: state.side, state: b.state(state.name) }
+                }
+                Cond::Cmp { op, lhs, rhs, .. } => {
+                    for e in [lhs, rhs] {
+                        e.for_each_state(&mut |r| state_read.push((r.name, r.span.clone())));
+                    }
+                    let l = b.expr(lhs, &mut slot);
+                    let r = b.expr(rhs, &mut slot);
+                    CCond::Cmp { op: *op, lhs: l, rhs: r }
+                }
+                Cond::Cmd { neg, side, cmd, .. } => {
+                    cmd_mention.push((cmd.name, cmd.span.clone()));
+                    cmd_used.entry(cmd.name).or_insert(cmd.span.clone());
+                    let (opp, back) = match side {
+                        CmdSide::Own => {
+                            i_own += 1;
+                            (false, n_own - i_own)
+                        }
+                        CmdSide::Opp => {
+                            i_opp += 1;
+                            (true, n_opp - i_opp)
+                        }
+                    };
+                    CCond::Cmd { neg: *neg, opp, back: back.min(255) as u8, cmd: b.cmd(cmd.name) }
+                }
+            });
+        }
+        let e0 = effects.len() as u32;
+        let mut only_win = !rule.effects.is_empty();
+        let mut has_enable = false;
+        for e in &rule.effects {
+            effects.push(match e {
+                Effect::Bool { value, state, .. } => {
+                    state_set.entry(state.name).or_insert(state.span.clone());
+                    if *value && (state.name == WIN || state.name == LOSE) {
+                        anyone_wins = true;
+                    }
+                    if state.name != WIN && state.name != LOSE {
+                        only_win = false;
+                    }
+                    CEffect::Bool { side: state.side, state: b.state(state.name), value: *value }
+                }
+                Effect::Update { op, state, expr, span, .. } => {
+                    if rule.iff {
+                        diags.push(
+                            Diagnostic::error("E030", span.clone(), "this effect has no inverse, so it cannot be used with '::'")
+                                .with_label(rule.op_span.clone(), "'::' applies the inverse when the conditions fail")
+                                .with_help("use ':' for numeric updates; '::' takes only S.x, !S.x, [X] and ![X]"),
+                        );
+                    }
+                    state_set.entry(state.name).or_insert(state.span.clone());
+                    expr.for_each_state(&mut |r| state_read.push((r.name, r.span.clone())));
+                    if state.name == WIN || state.name == LOSE {
+                        // `S.勝利=0` or `S.勝利*=0` cannot make anyone win.
+                        if !(matches!(op, UpdOp::Set | UpdOp::Mul) && fold_const(expr) == Some(0)) {
+                            anyone_wins = true;
+                        }
+                    } else {
+                        only_win = false;
+                    }
+                    let id = b.state(state.name);
+                    let ex = b.expr(expr, &mut slot);
+                    CEffect::Update { side: state.side, state: id, op: *op, expr: ex }
+                }
+                Effect::Enable { on, side, cmd, span } => {
+                    only_win = false;
+                    has_enable = true;
+                    cmd_mention.push((cmd.name, cmd.span.clone()));
+                    if *on {
+                        cmd_enable.entry(cmd.name).or_insert(span.clone());
+                    }
+                    CEffect::Enable { opp: *side == CmdSide::Opp, cmd: b.cmd(cmd.name), on: *on }
+                }
+            });
+        }
+        let has_cmd_atoms = n_own + n_opp > 0;
+        let has_rand = slot > 0;
+        rules.push(CRule {
+            period: rule.period.as_ref().map_or(1, |p| p.0),
+            conds: (c0, conds.len() as u32),
+            effects: (e0, effects.len() as u32),
+            iff: rule.iff,
+            has_cmd_atoms,
+            victory: !has_cmd_atoms && only_win,
+            has_enable,
+            has_rand,
+        });
+        meta.push(RuleMeta {
+            origin: origin.clone(),
+            cond_text: conds_text(&rule.conds, names),
+            effect_text: effects_text(&rule.effects, names),
+            text: rule_text(rule, names),
+        });
+    }
+
+    // 4. Advantage lines.
+    let mut adv = Vec::new();
+    let mut adv_meta = Vec::new();
+    for a in &x.adv {
+        let mut slot = 0u16;
+        let c0 = conds.len() as u32;
+        let n_own = a.line.conds.iter().filter(|c| matches!(c, Cond::Cmd { side: CmdSide::Own, .. })).count();
+        let n_opp = a.line.conds.iter().filter(|c| matches!(c, Cond::Cmd { side: CmdSide::Opp, .. })).count();
+        let (mut i_own, mut i_opp) = (0usize, 0usize);
+        for c in &a.line.conds {
+            conds.push(match c {
+                Cond::Truth { neg, state, .. } => {
+                    state_read.push((state.name, state.span.clone()));
+                    CCond::Truth { neg: *neg, side: state.side, state: b.state(state.name) }
+                }
+                Cond::Cmp { op, lhs, rhs, .. } => {
+                    for e in [lhs, rhs] {
+                        e.for_each_state(&mut |r| state_read.push((r.name, r.span.clone())));
+                    }
+                    let l = b.expr(lhs, &mut slot);
+                    let r = b.expr(rhs, &mut slot);
+                    CCond::Cmp { op: *op, lhs: l, rhs: r }
+                }
+                Cond::Cmd { neg, side, cmd, .. } => {
+                    cmd_mention.push((cmd.name, cmd.span.clone()));
+                    cmd_used.entry(cmd.name).or_insert(cmd.span.clone());
+                    let (opp, back) = match side {
+                        CmdSide::Own => {
+                            i_own += 1;
+                            (false, n_own - i_own)
+                        }
+                        CmdSide::Opp => {
+                            i_opp += 1;
+                            (true, n_opp - i_opp)
+                        }
+                    };
+                    CCond::Cmd { neg: *neg, opp, back: back.min(255) as u8, cmd: b.cmd(cmd.name) }
+                }
+            });
+        }
+        a.line.value.for_each_state(&mut |r| state_read.push((r.name, r.span.clone())));
+        let v = b.expr(&a.line.value, &mut slot);
+        adv.push(CAdv { weight: a.weight, conds: (c0, conds.len() as u32), value: v });
+        let ct = conds_text(&a.line.conds, names);
+        let vt = expr_text(&a.line.value, names);
+        adv_meta.push(RuleMeta { origin: a.origin.clone(), text: format!("{ct}:{vt}"), cond_text: ct, effect_text: vt });
+    }
+
+    // 5. Settings.
+    let mut settings = Settings::default();
+    let mut seen_setting: HashMap<std::mem::Discriminant<Setting>, Span> = HashMap::new();
+    for (s, span) in &x.settings {
+        if let Some(first) = seen_setting.insert(std::mem::discriminant(s), span.clone()) {
+            diags.push(Diagnostic::warning("W015", span.clone(), "this setting is given twice; the later one is used").with_label(first, "first given here"));
+        }
+        match s {
+            Setting::Period(v) => settings.period_ms = *v,
+            Setting::Depth(v) => settings.depth = *v,
+            Setting::Thin(v) => settings.thin = *v,
+            Setting::Mistakes(v) => settings.mistakes = *v,
+            Setting::Simultaneous => settings.simultaneous = true,
+            Setting::CpuFirst(v) => settings.cpu_first = *v,
+            Setting::TurnLimit(v) => settings.turn_limit = *v,
+        }
+    }
+
+    // 6. Checks over the whole program.
+    // Keys bound to commands nothing else mentions.
+    for k in &key_cmds {
+        if x.macro_names.contains(&k.cmd.name) {
+            continue;
+        }
+        if !cmd_mention.iter().any(|(n, _)| *n == k.cmd.name) {
+            let name = names.get(k.cmd.name);
+            let known: Vec<&str> = cmd_mention.iter().map(|(n, _)| names.get(*n)).collect();
+            let help = did_you_mean(name, known.iter().copied()).map(|s| format!("did you mean [{s}]?"));
+            diags.push(
+                Diagnostic::error("E042", k.cmd.span.clone(), format!("key '{}' is bound to [{name}], which no rule or initial line mentions", k.key.0))
+                    .with_help(help.unwrap_or_else(|| "a bound command must appear in a rule or in the initial line".into())),
+            );
+        }
+    }
+    // States read but never set or initialised.
+    let mut warned = std::collections::HashSet::new();
+    let set_names: Vec<&str> = state_set.keys().map(|n| names.get(*n)).collect();
+    for (n, span) in &state_read {
+        if state_set.contains_key(n) || !warned.insert(*n) {
+            continue;
+        }
+        let name = names.get(*n);
+        let help = did_you_mean(name, set_names.iter().copied())
+            .map(|s| format!("did you mean {s}?"))
+            .unwrap_or_else(|| format!("it is always 0; give it a value in the initial line (!:{name}=N) or set it in a rule"));
+        diags.push(Diagnostic::warning("W010", span.clone(), format!("state {name} is read but never set or initialised")).with_help(help));
+    }
+    // Commands that can never become enabled.
+    let mut warned = std::collections::HashSet::new();
+    let enable_names: Vec<&str> = cmd_enable.keys().map(|n| names.get(*n)).collect();
+    for (n, span) in &cmd_mention {
+        if cmd_enable.contains_key(n) || !warned.insert(*n) {
+            continue;
+        }
+        let name = names.get(*n);
+        let help = did_you_mean(name, enable_names.iter().copied())
+            .map(|s| format!("did you mean [{s}]?"))
+            .unwrap_or_else(|| format!("enable it in the initial line (!:[{name}]) or with a rule effect [{name}]"));
+        diags.push(Diagnostic::warning("W011", span.clone(), format!("command [{name}] can never become enabled")).with_help(help));
+    }
+    // Commands enabled but used by no rule.
+    let mut enabled: Vec<(&NameId, &Span)> = cmd_enable.iter().collect();
+    enabled.sort_by_key(|(_, s)| s.start);
+    let used_names: Vec<&str> = cmd_used.keys().map(|n| names.get(*n)).collect();
+    for (n, span) in enabled {
+        if cmd_used.contains_key(n) {
+            continue;
+        }
+        let name = names.get(*n);
+        let help = did_you_mean(name, used_names.iter().copied())
+            .map(|s| format!("did you mean [{s}]?"))
+            .unwrap_or_else(|| format!("choosing it changes nothing by itself (fine for a pass or a guard); otherwise add a rule with the condition [{name}]"));
+        diags.push(Diagnostic::warning("W012", span.clone(), format!("command [{name}] can be enabled but no rule uses it")).with_help(help));
+    }
+    if !anyone_wins {
+        let span = x.rules.first().map_or(0..0, |r| r.origin.span.clone());
+        diags.push(
+            Diagnostic::warning("W013", span, "no rule lets anyone win")
+                .with_help("add a rule with the effect S.勝利 (or O.敗北), e.g. O.体力<=0:S.勝利; without one every match ends at the turn limit"),
+        );
+    }
+
+    let mut init_values = [vec![0; b.states.len()], vec![0; b.states.len()]];
+    for (s, id, v) in init_vals {
+        init_values[s][id as usize] = v;
+    }
+    let mut init_enabled = [vec![false; b.commands.len()], vec![false; b.commands.len()]];
+    for (s, id, on) in init_flags {
+        init_enabled[s][id as usize] = on;
+    }
+    let constants = x.constants.iter().map(|(n, v)| (names.get(*n).to_string(), *v)).collect();
+    RuleProgram {
+        states: b.states,
+        commands: b.commands,
+        init_values,
+        init_enabled,
+        keys,
+        settings,
+        rules,
+        conds,
+        effects,
+        code: b.code,
+        adv,
+        meta,
+        adv_meta,
+        max_seq,
+        constants,
+        macros: Vec::new(),
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Printing
+
+fn prec(e: &Expr) -> u8 {
+    match e {
+        Expr::Bin(BinOp::Add | BinOp::Sub, ..) => 1,
+        Expr::Bin(..) => 2,
+        Expr::Neg(..) => 3,
+        _ => 4,
+    }
+}
+
+/// An expression as rule text, with only the parentheses it needs.
+pub fn expr_text(e: &Expr, names: &Names) -> String {
+    let mut s = String::new();
+    write_expr(&mut s, e, names);
+    s
+}
+
+fn write_expr(s: &mut String, e: &Expr, names: &Names) {
+    match e {
+        Expr::Int(v, _) => {
+            let _ = write!(s, "{v}");
+        }
+        Expr::State(r) => {
+            let _ = write!(s, "{}.{}", r.side.prefix(), names.get(r.name));
+        }
+        Expr::Const(n, _) => s.push_str(names.get(*n)),
+        Expr::Neg(a, _) => {
+            s.push('-');
+            if prec(a) < 3 || matches!(**a, Expr::Int(v, _) if v < 0) {
+                s.push('(');
+                write_expr(s, a, names);
+                s.push(')');
+            } else {
+                write_expr(s, a, names);
+            }
+        }
+        Expr::Bin(op, a, b, _) => {
+            let p = prec(e);
+            let wrap_l = prec(a) < p;
+            let wrap_r = prec(b) <= p;
+            wrap(s, a, names, wrap_l);
+            s.push_str(op.text());
+            wrap(s, b, names, wrap_r);
+        }
+        Expr::Call(f, args, _) => {
+            s.push_str(f.name());
+            s.push('(');
+            for (i, a) in args.iter().enumerate() {
+                if i > 0 {
+                    s.push(',');
+                }
+                write_expr(s, a, names);
+            }
+            s.push(')');
+        }
+    }
+}
+
+fn wrap(s: &mut String, e: &Expr, names: &Names, yes: bool) {
+    // A negative literal (from a constant) needs parentheses after an operator.
+    let yes = yes || matches!(e, Expr::Int(v, _) if *v < 0);
+    if yes {
+        s.push('(');
+    }
+    write_expr(s, e, names);
+    if yes {
+        s.push(')');
+    }
+}
+
+fn cmd_text(neg: bool, side: CmdSide, cmd: &CmdRef, names: &Names) -> String {
+    format!("{}{}[{}]", if neg { "!" } else { "" }, if side == CmdSide::Opp { "O." } else { "" }, names.get(cmd.name))
+}
+
+/// Conditions as rule text.
+pub fn conds_text(conds: &[Cond], names: &Names) -> String {
+    let parts: Vec<String> = conds
+        .iter()
+        .map(|c| match c {
+            Cond::Truth { neg, state, .. } => format!("{}{}.{}", if *neg { "!" } else { "" }, state.side.prefix(), names.get(state.name)),
+            Cond::Cmp { op, lhs, rhs, .. } => {
+                format!("{}{}{}", expr_text(lhs, names), op.text(), expr_text(rhs, names))
+            }
+            Cond::Cmd { neg, side, cmd, .. } => cmd_text(*neg, *side, cmd, names),
+        })
+        .collect();
+    parts.join(",")
+}
+
+/// Effects as rule text.
+pub fn effects_text(effects: &[Effect], names: &Names) -> String {
+    let parts: Vec<String> = effects
+        .iter()
+        .map(|e| match e {
+            Effect::Bool { value, state, .. } => format!("{}{}.{}", if *value { "" } else { "!" }, state.side.prefix(), names.get(state.name)),
+            Effect::Update { op, state, expr, short, .. } => {
+                let target = format!("{}.{}", state.side.prefix(), names.get(state.name));
+                match (short, op.short_text()) {
+                    (true, Some(t)) => {
+                        let mut x = String::new();
+                        // A short-form term is a product; wrap anything looser.
+                        wrap(&mut x, expr, names, prec(expr) < 2);
+                        format!("{target}{t}{x}")
+                    }
+                    _ => format!("{target}{}{}", op.assign_text(), expr_text(expr, names)),
+                }
+            }
+            Effect::Enable { on, side, cmd, .. } => cmd_text(!on, *side, cmd, names),
+        })
+        .collect();
+    parts.join(",")
+}
+
+/// A whole rule as text.
+pub fn rule_text(r: &Rule, names: &Names) -> String {
+    let period = match &r.period {
+        Some((1, _)) | None => String::new(),
+        Some((p, _)) => format!("@{p}/"),
+    };
+    format!("{period}{}{}{}", conds_text(&r.conds, names), if r.iff { "::" } else { ":" }, effects_text(&r.effects, names))
+}
+
+fn settings_text(s: &Settings) -> String {
+    let mut v = vec![format!("P{}", s.period_ms), format!("S{}", s.depth), format!("D{}", s.thin), format!("E{}", s.mistakes), format!("T{}", s.turn_limit)];
+    if s.simultaneous {
+        v.push("同時".into());
+    }
+    if s.cpu_first {
+        v.push("先手c".into());
+    }
+    format!("~{}", v.join(","))
+}
+
+/// The expanded program as a `.kmt` file: one rule per line, each followed by a comment naming
+/// its origin. Checking the output gives the same program as the original.
+pub fn expanded_kmt(c: &Compiled, source_name: &str) -> String {
+    let names = &c.names;
+    let x = &c.expanded;
+    let mut out = String::new();
+    let _ = writeln!(out, "# Expanded from {source_name} by kumite expand: macros, constants and symmetric blocks are written out.");
+    if !x.init.is_empty() {
+        let items: Vec<String> = x
+            .init
+            .iter()
+            .map(|it| match it {
+                InitItem::Value { side, name, value, .. } => {
+                    let p = side.map(|s| format!("{}.", s.prefix())).unwrap_or_default();
+                    format!("{p}{}={}", names.get(*name), fold_const(value).unwrap_or(0))
+                }
+                InitItem::Enabled { side, on, cmd, .. } => {
+                    let p = side.map(|s| format!("{}.", s.prefix())).unwrap_or_default();
+                    format!("{}{p}[{}]", if *on { "" } else { "!" }, names.get(cmd.name))
+                }
+            })
+            .collect();
+        let _ = writeln!(out, "!:{}", items.join(","));
+    }
+    if !x.keys.is_empty() {
+        let items: Vec<String> = x.keys.iter().map(|k| format!("{}=[{}]", k.key.0, names.get(k.cmd.name))).collect();
+        let _ = writeln!(out, "':{}", items.join(","));
+    }
+    let settings = c.program.as_ref().map(|p| p.settings.clone()).unwrap_or_else(|| {
+        let mut s = Settings::default();
+        for (st, _) in &x.settings {
+            match st {
+                Setting::Period(v) => s.period_ms = *v,
+                Setting::Depth(v) => s.depth = *v,
+                Setting::Thin(v) => s.thin = *v,
+                Setting::Mistakes(v) => s.mistakes = *v,
+                Setting::Simultaneous => s.simultaneous = true,
+                Setting::CpuFirst(v) => s.cpu_first = *v,
+                Setting::TurnLimit(v) => s.turn_limit = *v,
+            }
+        }
+        s
+    });
+    let _ = writeln!(out, "{}", settings_text(&settings));
+    for r in &x.rules {
+        let _ = writeln!(out, "{}  # {}", rule_text(&r.rule, names), r.origin.describe());
+    }
+    let mut i = 0;
+    while i < x.adv.len() {
+        let w = x.adv[i].weight;
+        let _ = writeln!(out, "%{w}{{");
+        while i < x.adv.len() && x.adv[i].weight == w {
+            let a = &x.adv[i];
+            let _ = writeln!(out, "{}:{}  # {}", conds_text(&a.line.conds, names), expr_text(&a.line.value, names), a.origin.describe());
+            i += 1;
+        }
+        let _ = writeln!(out, "}}");
+    }
+    out
+}
+

@@ -1,0 +1,49 @@
+//! Runs every annotated broken file in `tests/diag/`: each carries its expected diagnostics as
+//! comment lines `#> CODE LINE:COL`, and the file must produce exactly those (errors and warnings).
+
+mod common;
+use kumite::diag::{JsonDiagnostic, LineIndex};
+use kumite::program::compile;
+
+fn expected(text: &str) -> Vec<(String, usize, usize)> {
+    let mut v = Vec::new();
+    for line in text.lines() {
+        let t = line.trim();
+        if let Some(rest) = t.strip_prefix("#>") {
+            let mut it = rest.split_whitespace();
+            let code = it.next().expect("code after #>").to_string();
+            let pos = it.next().expect("LINE:COL after the code");
+            let (l, c) = pos.split_once(':').expect("LINE:COL");
+            v.push((code, l.parse().expect("line number"), c.parse().expect("column number")));
+        }
+    }
+    v.sort();
+    v
+}
+
+#[test]
+fn annotated_files_produce_exactly_their_diagnostics() {
+    let files = common::kmt_files("tests/diag");
+    assert!(files.len() >= 10, "expected the annotated files in tests/diag");
+    let mut failures = Vec::new();
+    for f in &files {
+        let text = common::read(f);
+        let c = compile(&text);
+        let idx = LineIndex::new(&text);
+        let mut actual: Vec<(String, usize, usize)> = c
+            .diags
+            .iter()
+            .map(|d| {
+                let j = JsonDiagnostic::new(d, "", &text, &idx);
+                (j.code, j.line, j.column)
+            })
+            .collect();
+        actual.sort();
+        let exp = expected(&text);
+        if actual != exp {
+            let msgs: Vec<String> = c.diags.iter().map(|d| format!("{} {:?} {}", d.code, idx.line_col(&text, d.span.start), d.message)).collect();
+            failures.push(format!("{}:\n  expected {:?}\n  actual   {:?}\n  {}", f.display(), exp, actual, msgs.join("\n  ")));
+        }
+    }
+    assert!(failures.is_empty(), "{} of {} files differ:\n{}", failures.len(), files.len(), failures.join("\n"));
+}
