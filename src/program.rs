@@ -167,17 +167,12 @@ pub struct CAdv {
     pub value: (u32, u32),
 }
 
-/// Display data of one compiled rule.
+/// Display data of one compiled rule (its text is rebuilt on demand from the tables, see
+/// [`RuleProgram::rule_text`], so compiling stays cheap on every keystroke).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct RuleMeta {
     /// Where it came from.
     pub origin: Origin,
-    /// Conditions as text (`a,b`).
-    pub cond_text: String,
-    /// Effects as text.
-    pub effect_text: String,
-    /// The whole rule as text.
-    pub text: String,
 }
 
 /// A key binding.
@@ -267,6 +262,85 @@ impl RuleProgram {
         v.sort();
         v.dedup();
         v
+    }
+    /// Conditions of rule `i` as text.
+    pub fn cond_text(&self, i: usize) -> String {
+        self.conds_text(self.rules[i].conds)
+    }
+    /// Effects of rule `i` as text.
+    pub fn effect_text(&self, i: usize) -> String {
+        let r = &self.rules[i];
+        let parts: Vec<String> = self.effects[r.effects.0 as usize..r.effects.1 as usize]
+            .iter()
+            .map(|e| match *e {
+                CEffect::Bool { side, state, value } => format!("{}{}.{}", if value { "" } else { "!" }, side.prefix(), self.states[state as usize]),
+                CEffect::Update { side, state, op, expr } => {
+                    format!("{}.{}{}{}", side.prefix(), self.states[state as usize], op.assign_text(), self.code_text(expr))
+                }
+                CEffect::Enable { opp, cmd, on } => format!("{}{}[{}]", if on { "" } else { "!" }, if opp { "O." } else { "" }, self.commands[cmd as usize]),
+            })
+            .collect();
+        parts.join(",")
+    }
+    /// Rule `i` as rule text (rebuilt from the compiled tables; constants appear folded).
+    pub fn rule_text(&self, i: usize) -> String {
+        let r = &self.rules[i];
+        let period = if r.period > 1 { format!("@{}/", r.period) } else { String::new() };
+        format!("{period}{}{}{}", self.cond_text(i), if r.iff { "::" } else { ":" }, self.effect_text(i))
+    }
+    /// Advantage line `i` as text.
+    pub fn adv_text(&self, i: usize) -> String {
+        let a = &self.adv[i];
+        format!("{}:{}", self.conds_text(a.conds), self.code_text(a.value))
+    }
+    /// A condition range as text.
+    pub fn conds_text(&self, range: (u32, u32)) -> String {
+        let parts: Vec<String> = self.conds[range.0 as usize..range.1 as usize]
+            .iter()
+            .map(|c| match *c {
+                CCond::Truth { neg, side, state } => format!("{}{}.{}", if neg { "!" } else { "" }, side.prefix(), self.states[state as usize]),
+                CCond::Cmp { op, lhs, rhs } => format!("{}{}{}", self.code_text(lhs), op.text(), self.code_text(rhs)),
+                CCond::Cmd { neg, opp, cmd, .. } => format!("{}{}[{}]", if neg { "!" } else { "" }, if opp { "O." } else { "" }, self.commands[cmd as usize]),
+            })
+            .collect();
+        parts.join(",")
+    }
+    /// Bytecode back to infix text.
+    pub fn code_text(&self, range: (u32, u32)) -> String {
+        let mut st: Vec<(String, u8)> = Vec::new();
+        let wrap = |(s, p): (String, u8), min: u8| if p < min { format!("({s})") } else { s };
+        for op in self.code_of(range) {
+            let item = match *op {
+                Op::Push(v) => (v.to_string(), if v < 0 { 3 } else { 4 }),
+                Op::Load(side, id) => (format!("{}.{}", side.prefix(), self.states[id as usize]), 4),
+                Op::Neg => {
+                    let a = st.pop().unwrap_or_default();
+                    (format!("-{}", wrap(a, 4)), 3)
+                }
+                Op::Bin(b) => {
+                    let y = st.pop().unwrap_or_default();
+                    let x = st.pop().unwrap_or_default();
+                    let p = if matches!(b, BinOp::Add | BinOp::Sub) { 1 } else { 2 };
+                    (format!("{}{}{}", wrap(x, p), b.text(), wrap(y, p + 1)), p)
+                }
+                Op::Abs => {
+                    let a = st.pop().unwrap_or_default();
+                    (format!("abs({})", a.0), 4)
+                }
+                Op::Min | Op::Max | Op::Rand(_) => {
+                    let y = st.pop().unwrap_or_default();
+                    let x = st.pop().unwrap_or_default();
+                    let f = match op {
+                        Op::Min => "min",
+                        Op::Max => "max",
+                        _ => "rand",
+                    };
+                    (format!("{f}({},{})", x.0, y.0), 4)
+                }
+            };
+            st.push(item);
+        }
+        st.pop().map(|x| x.0).unwrap_or_default()
     }
     /// True if two programs behave the same (everything but display data).
     pub fn same_behaviour(&self, o: &RuleProgram) -> bool {
@@ -617,12 +691,7 @@ fn build(x: &Expanded, names: &Names, diags: &mut Vec<Diagnostic>) -> RuleProgra
             has_enable,
             has_rand,
         });
-        meta.push(RuleMeta {
-            origin: origin.clone(),
-            cond_text: conds_text(&rule.conds, names),
-            effect_text: effects_text(&rule.effects, names),
-            text: rule_text(rule, names),
-        });
+        meta.push(RuleMeta { origin: origin.clone() });
     }
 
     // 4. Advantage lines.
@@ -668,9 +737,7 @@ fn build(x: &Expanded, names: &Names, diags: &mut Vec<Diagnostic>) -> RuleProgra
         a.line.value.for_each_state(&mut |r| state_read.push((r.name, r.span.clone())));
         let v = b.expr(&a.line.value, &mut slot);
         adv.push(CAdv { weight: a.weight, conds: (c0, conds.len() as u32), value: v });
-        let ct = conds_text(&a.line.conds, names);
-        let vt = expr_text(&a.line.value, names);
-        adv_meta.push(RuleMeta { origin: a.origin.clone(), text: format!("{ct}:{vt}"), cond_text: ct, effect_text: vt });
+        adv_meta.push(RuleMeta { origin: a.origin.clone() });
     }
 
     // 5. Settings.

@@ -53,12 +53,13 @@ fn fullwidth_copies_expand_to_exactly_the_same() {
 #[test]
 fn patent_examples_expand_as_the_spec_says() {
     let c = compile(&common::read(&common::root().join("rules/ex5_macro.kmt")));
-    let texts: Vec<&str> = c.program.as_ref().expect("ok").meta.iter().map(|m| m.text.as_str()).collect();
+    let p = c.program.as_ref().expect("ok");
+    let texts: Vec<String> = (0..p.rules.len()).map(|i| p.rule_text(i)).collect();
     assert_eq!(texts, ["S.体力>0:[はたく],[殴る]", "S.体力>0:[はたく],[蹴る]"]);
     let c = compile(&common::read(&common::root().join("rules/ex4_grips_symmetric.kmt")));
     let p = c.program.as_ref().expect("ok");
-    let i = p.meta.iter().position(|m| m.text == "[左マワシ取る]:S.左マワシ取った,!O.右マワシ取った").expect("source rule");
-    assert_eq!(p.meta[i + 1].text, "[右マワシ取る]:S.右マワシ取った,!O.左マワシ取った");
+    let i = (0..p.rules.len()).position(|i| p.rule_text(i) == "[左マワシ取る]:S.左マワシ取った,!O.右マワシ取った").expect("source rule");
+    assert_eq!(p.rule_text(i + 1), "[右マワシ取る]:S.右マワシ取った,!O.左マワシ取った");
     assert!(p.meta[i + 1].origin.mirrored);
     assert_eq!(p.meta[i + 1].origin.line, p.meta[i].origin.line);
 }

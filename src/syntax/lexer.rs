@@ -25,7 +25,11 @@ pub const SYNTAX_CHARS: &str = "!\"#$%&'()*+,-./:;<=>?@[]{}~|";
 
 /// True if `c` (already folded) may appear in a name.
 pub fn is_name_char(c: char) -> bool {
-    !c.is_whitespace() && !SYNTAX_CHARS.contains(c)
+    !c.is_whitespace()
+        && !matches!(
+            c,
+            '!' | '"' | '#' | '$' | '%' | '&' | '\'' | '(' | ')' | '*' | '+' | ',' | '-' | '.' | '/' | ':' | ';' | '<' | '=' | '>' | '?' | '@' | '[' | ']' | '{' | '}' | '~' | '|'
+        )
 }
 
 /// A token. Names are interned; numbers keep their value.
@@ -156,12 +160,16 @@ pub fn describe(t: &Tok, names: &Names) -> String {
 /// Comments (`#` to the end) are dropped. Problems are appended to `diags`; a character that
 /// cannot start a token is reported and skipped.
 pub fn lex_line(text: &str, start: usize, end: usize, names: &mut Names, out: &mut Vec<Spanned>, diags: &mut Vec<Diagnostic>) {
+    lex_line_with(text, start, end, names, out, diags, &mut Vec::new());
+}
+
+/// [`lex_line`] with a reusable scratch buffer.
+pub fn lex_line_with(text: &str, start: usize, end: usize, names: &mut Names, out: &mut Vec<Spanned>, diags: &mut Vec<Diagnostic>, chars: &mut Vec<(usize, char, usize)>) {
     let line = &text[start..end];
     // Folded characters with their original byte offsets (relative to the file).
-    let chars: Vec<(usize, char, usize)> = line
-        .char_indices()
-        .map(|(i, c)| (start + i, norm(c), start + i + c.len_utf8()))
-        .collect();
+    chars.clear();
+    chars.extend(line.char_indices().map(|(i, c)| (start + i, norm(c), start + i + c.len_utf8())));
+    let chars = &chars[..];
     let n = chars.len();
     let mut i = 0;
     let mut buf = String::new();

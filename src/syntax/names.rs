@@ -1,6 +1,6 @@
 //! A small string interner: names become `NameId`s so tokens and AST nodes stay `Copy`.
 
-use std::collections::HashMap;
+use rustc_hash::FxHashMap as HashMap;
 
 /// An interned name.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]

@@ -527,21 +527,78 @@ fn nesting_ok(toks: &[Spanned], diags: &mut Vec<Diagnostic>) -> bool {
     true
 }
 
+/// What one line asks of the parser, decided by a first, sequential pass over line kinds.
+enum Action {
+    /// Parse slot `job` and add the result to the current block or the file.
+    Parse(usize),
+    /// Parse slot `job` as a block header and open a block.
+    Open { kind: char, open: Span, header: usize, content: Option<usize>, closes: bool },
+    /// Close the open block (`None`: reported as stray).
+    Close,
+    /// The `':` line.
+    Keys { start: usize, end: usize },
+    /// The `~` line.
+    Settings { start: usize, end: usize },
+}
+
+#[derive(Clone, Copy)]
+enum JobKind {
+    Rule,
+    Init,
+    Def,
+    Adv,
+    Pct,
+    Amp,
+    Dollar,
+}
+
+struct Job {
+    kind: JobKind,
+    toks: std::ops::Range<usize>,
+    eoi: usize,
+}
+
+enum Parsed {
+    Rule(Rule),
+    Init(Vec<InitItem>),
+    Def(MacroDef),
+    Adv(AdvLine),
+    Pct(Option<f64>),
+    Amp(Option<Vec<(NameId, NameId)>>),
+    Dollar,
+}
+
+fn run_job<'t>(p: &Parsers<'t>, job: &Job, toks: &'t [Spanned], names: &Names, diags: &mut Vec<Diagnostic>) -> Option<Parsed> {
+    let slice = &toks[job.toks.clone()];
+    match job.kind {
+        JobKind::Rule => run(&p.rule, slice, job.eoi, names, diags).map(Parsed::Rule),
+        JobKind::Init => run(&p.init, slice, job.eoi, names, diags).map(Parsed::Init),
+        JobKind::Def => run(&p.macro_def, slice, job.eoi, names, diags).map(Parsed::Def),
+        JobKind::Adv => run(&p.adv_line, slice, job.eoi, names, diags).map(Parsed::Adv),
+        JobKind::Pct => run(&p.pct_header, slice, job.eoi, names, diags).map(Parsed::Pct),
+        JobKind::Amp => run(&p.amp_header, slice, job.eoi, names, diags).map(Parsed::Amp),
+        JobKind::Dollar => run(&p.dollar_header, slice, job.eoi, names, diags).map(|_| Parsed::Dollar),
+    }
+}
+
+/// Files at least this long are parsed on several threads.
+const PARALLEL_LINES: usize = 800;
+
 /// Parses a whole rule file.
 pub fn parse(text: &str) -> ParsedFile {
     let mut names = new_names();
     let mut diags = Vec::new();
-    // Lex every line first, so one token vector (and one set of parsers) serves all lines.
-    struct LineInfo {
-        start: usize,
-        end: usize,
-        kind: Kind,
-        lead: usize,
-        toks: std::ops::Range<usize>,
-        lex_ok: bool,
-    }
     let mut toks: Vec<Spanned> = Vec::new();
-    let mut lines = Vec::new();
+    let mut actions: Vec<Action> = Vec::new();
+    let mut jobs: Vec<Job> = Vec::new();
+    // The kind of the open block and its `{`, while one is open.
+    let mut open: Option<(char, Span)> = None;
+    let content_kind = |c: char| match c {
+        '&' => JobKind::Rule,
+        '$' => JobKind::Def,
+        _ => JobKind::Adv,
+    };
+    let mut scratch = Vec::new();
     let mut pos = 0;
     for raw in text.split('\n') {
         let start = pos;
@@ -552,111 +609,86 @@ pub fn parse(text: &str) -> ParsedFile {
         let mut lex_ok = true;
         if !matches!(kind, Kind::Blank | Kind::Keys | Kind::Settings) {
             let before = diags.len();
-            lexer::lex_line(text, start, end, &mut names, &mut toks, &mut diags);
+            lexer::lex_line_with(text, start, end, &mut names, &mut toks, &mut diags, &mut scratch);
             lex_ok = !diags[before..].iter().any(|d| d.is_error()) && nesting_ok(&toks[t0..], &mut diags);
         }
-        lines.push(LineInfo { start, end, kind, lead, toks: t0..toks.len(), lex_ok });
-    }
-    let parsers = parsers();
-    let mut stmts = Vec::new();
-    let mut open: Option<OpenBlock> = None;
-
-
-    for li in &lines {
-        let line_toks = &toks[li.toks.clone()];
-        let eoi = li.end;
+        let line_toks = &toks[t0..];
         // Block bookkeeping first.
-        if let Some(b) = open.as_ref() {
-            match li.kind {
+        if let Some((_, bopen)) = open.clone() {
+            match kind {
                 Kind::Init | Kind::Keys | Kind::Settings => {
                     diags.push(
-                        Diagnostic::error("E010", b.open.clone(), "this block is not closed")
-                            .with_label(li.start + li.lead..li.start + li.lead + 2, "a new statement begins here")
+                        Diagnostic::error("E010", bopen, "this block is not closed")
+                            .with_label(start + lead..start + lead + 2, "a new statement begins here")
                             .with_help("close the block with '}' on its own line before this statement"),
                     );
-                    if let Some(b) = open.take() {
-                        stmts.push(b.finish());
-                    }
+                    actions.push(Action::Close);
+                    open = None;
                 }
                 Kind::Open(_) => {
                     let brace = line_toks.iter().find(|(t, _)| *t == Tok::Sym(Sym::LBrace)).map(|(_, s)| s.start..s.end);
-                    let here = brace.unwrap_or(li.start + li.lead..li.start + li.lead + 1);
+                    let here = brace.unwrap_or(start + lead..start + lead + 1);
                     // The spec reads this as the outer block left unclosed (E010 at its `{`);
                     // the inner `{` gets its own error so the author sees both ends.
                     diags.push(
-                        Diagnostic::error("E010", b.open.clone(), "this block is not closed")
+                        Diagnostic::error("E010", bopen.clone(), "this block is not closed")
                             .with_label(here.clone(), "another block opens here")
                             .with_help("close the block with '}' on its own line before the next block"),
                     );
                     diags.push(
                         Diagnostic::error("E012", here, "a block cannot be opened inside another block")
-                            .with_label(b.open.clone(), "the enclosing block opens here")
+                            .with_label(bopen, "the enclosing block opens here")
                             .with_help("close the enclosing block with '}' first; blocks do not nest"),
                     );
-                    if let Some(b) = open.take() {
-                        stmts.push(b.finish());
-                    }
+                    actions.push(Action::Close);
+                    open = None;
                 }
                 _ => {}
             }
         }
-        if !li.lex_ok {
-            // The lexer already reported; keep block structure going on a best-effort basis.
-            if li.kind == Kind::Close {
-                if let Some(b) = open.take() {
-                    stmts.push(b.finish());
-                }
+        if !lex_ok {
+            // The lexer already reported; keep the block structure going on a best-effort basis.
+            if kind == Kind::Close && open.take().is_some() {
+                actions.push(Action::Close);
             }
             continue;
         }
-        match li.kind {
+        let mut job = |kind: JobKind, range: std::ops::Range<usize>, eoi: usize| {
+            jobs.push(Job { kind, toks: range, eoi });
+            jobs.len() - 1
+        };
+        match kind {
             Kind::Blank => {}
             Kind::Init => {
                 // Skip the `!` `:` tokens.
-                if let Some(items) = run(&parsers.init, line_toks.get(2..).unwrap_or(&[]), eoi, &names, &mut diags) {
-                    stmts.push(Stmt::Init(items));
-                }
+                let j = job(JobKind::Init, (t0 + 2).min(toks.len())..toks.len(), end);
+                actions.push(Action::Parse(j));
             }
-            Kind::Keys => {
-                if let Some(binds) = parse_keys(text, li.start + li.lead, li.end, &mut names, &mut diags) {
-                    stmts.push(Stmt::Keys(binds));
-                }
-            }
-            Kind::Settings => {
-                if let Some(s) = parse_settings(text, li.start + li.lead, li.end, &mut diags) {
-                    stmts.push(Stmt::Settings(s));
-                }
-            }
+            Kind::Keys => actions.push(Action::Keys { start: start + lead, end }),
+            Kind::Settings => actions.push(Action::Settings { start: start + lead, end }),
             Kind::Open(c) => {
                 let Some(bpos) = line_toks.iter().position(|(t, _)| *t == Tok::Sym(Sym::LBrace)) else {
-                    diags.push(Diagnostic::error("E001", li.start + li.lead..li.end, format!("expected '{{' to open the '{c}' block")).with_help(match c {
+                    diags.push(Diagnostic::error("E001", start + lead..end, format!("expected '{{' to open the '{c}' block")).with_help(match c {
                         '%' => "an advantage block starts with %{ or %0.6{",
                         '&' => "a symmetric block starts with &{ or &左/右,上/下{",
                         _ => "a macro block starts with ${",
                     }));
                     continue;
                 };
-                let head = &line_toks[..=bpos];
-                let open_span = line_toks[bpos].1.start..line_toks[bpos].1.end;
-                let mut block = OpenBlock { kind: c, open: open_span, weight: 1.0, pairs: None, rules: vec![], defs: vec![], lines: vec![] };
-                let ok = match c {
-                    '%' => run(&parsers.pct_header, head, line_toks[bpos].1.start, &names, &mut diags).map(|w| block.weight = w.unwrap_or(1.0)),
-                    '&' => run(&parsers.amp_header, head, line_toks[bpos].1.start, &names, &mut diags)
-                        .map(|p| block.pairs = p.map(|v| v.into_iter().map(|(a, b)| (names.get(a).to_string(), names.get(b).to_string())).collect())),
-                    _ => run(&parsers.dollar_header, head, line_toks[bpos].1.start, &names, &mut diags),
+                let brace = line_toks[bpos].1;
+                let header_kind = match c {
+                    '%' => JobKind::Pct,
+                    '&' => JobKind::Amp,
+                    _ => JobKind::Dollar,
                 };
-                let _ = ok;
-                let rest = &line_toks[bpos + 1..];
-                let closes = matches!(rest.last(), Some((Tok::Sym(Sym::RBrace), _)));
-                let content = if closes { &rest[..rest.len() - 1] } else { rest };
-                if !content.is_empty() {
-                    let ceoi = if closes { rest[rest.len() - 1].1.start } else { eoi };
-                    block_content(&parsers, &mut block, content, ceoi, &names, &mut diags);
-                }
-                if closes {
-                    stmts.push(block.finish());
-                } else {
-                    open = Some(block);
+                let header = job(header_kind, t0..t0 + bpos + 1, brace.start);
+                let rest = t0 + bpos + 1..toks.len();
+                let closes = matches!(toks[rest.clone()].last(), Some((Tok::Sym(Sym::RBrace), _)));
+                let (content_end, ceoi) = if closes { (toks.len() - 1, toks[toks.len() - 1].1.start) } else { (toks.len(), end) };
+                let content = (rest.start < content_end).then(|| job(content_kind(c), rest.start..content_end, ceoi));
+                actions.push(Action::Open { kind: c, open: brace.start..brace.end, header, content, closes });
+                if !closes {
+                    open = Some((c, brace.start..brace.end));
                 }
             }
             Kind::Close => {
@@ -665,32 +697,120 @@ pub fn parse(text: &str) -> ParsedFile {
                     let s = &line_toks[1].1;
                     diags.push(Diagnostic::error("E001", s.start..s.end, format!("unexpected {} after '}}'", describe(&line_toks[1].0, &names))).with_help("put '}' on a line of its own"));
                 }
-                match open.take() {
-                    Some(b) => stmts.push(b.finish()),
-                    None => diags.push(Diagnostic::error("E011", close_span, "'}' closes no block").with_help("remove it, or open a block with %{, &{ or ${")),
+                if open.take().is_some() {
+                    actions.push(Action::Close);
+                } else {
+                    diags.push(Diagnostic::error("E011", close_span, "'}' closes no block").with_help("remove it, or open a block with %{, &{ or ${"));
                 }
             }
-            Kind::Other => {
-                if let Some(mut b) = open.take() {
+            Kind::Other => match open.clone() {
+                Some((c, _)) => {
                     let closes = matches!(line_toks.last(), Some((Tok::Sym(Sym::RBrace), _)));
-                    let content = if closes { &line_toks[..line_toks.len() - 1] } else { line_toks };
-                    let ceoi = if closes { line_toks[line_toks.len() - 1].1.start } else { eoi };
-                    if !content.is_empty() {
-                        block_content(&parsers, &mut b, content, ceoi, &names, &mut diags);
+                    let (cend, ceoi) = if closes { (toks.len() - 1, toks[toks.len() - 1].1.start) } else { (toks.len(), end) };
+                    if t0 < cend {
+                        let j = job(content_kind(c), t0..cend, ceoi);
+                        actions.push(Action::Parse(j));
                     }
                     if closes {
-                        stmts.push(b.finish());
-                    } else {
-                        open = Some(b);
+                        actions.push(Action::Close);
+                        open = None;
                     }
-                } else if let Some(r) = run(&parsers.rule, line_toks, eoi, &names, &mut diags) {
-                    stmts.push(Stmt::Rule(r));
+                }
+                None => {
+                    let j = job(JobKind::Rule, t0..toks.len(), end);
+                    actions.push(Action::Parse(j));
+                }
+            },
+        }
+    }
+    if let Some((_, b)) = open.take() {
+        diags.push(Diagnostic::error("E010", b, "this block is not closed before the end of the file").with_help("add a line with '}' after the block's last line"));
+        actions.push(Action::Close);
+    }
+
+    // Parse every line's tokens (in parallel for long files: each thread builds its own parsers).
+    let results: Vec<(Option<Parsed>, Vec<Diagnostic>)> = {
+        let names = &names;
+        let toks = &toks[..];
+        let work = |chunk: &[Job]| -> Vec<(Option<Parsed>, Vec<Diagnostic>)> {
+            let p = parsers();
+            chunk
+                .iter()
+                .map(|j| {
+                    let mut d = Vec::new();
+                    let r = run_job(&p, j, toks, names, &mut d);
+                    (r, d)
+                })
+                .collect()
+        };
+        if jobs.len() >= PARALLEL_LINES {
+            use rayon::prelude::*;
+            let size = jobs.len().div_ceil(rayon::current_num_threads().max(1) * 2).max(64);
+            jobs.par_chunks(size).map(work).collect::<Vec<_>>().into_iter().flatten().collect()
+        } else {
+            work(&jobs)
+        }
+    };
+    let mut results: Vec<Option<Parsed>> = results
+        .into_iter()
+        .map(|(r, d)| {
+            diags.extend(d);
+            r
+        })
+        .collect();
+
+    // Assemble statements in file order.
+    let mut stmts = Vec::new();
+    let mut block: Option<OpenBlock> = None;
+    for a in actions {
+        match a {
+            Action::Parse(j) => match (results[j].take(), block.as_mut()) {
+                (Some(Parsed::Rule(r)), Some(b)) => b.rules.push(r),
+                (Some(Parsed::Rule(r)), None) => stmts.push(Stmt::Rule(r)),
+                (Some(Parsed::Init(items)), _) => stmts.push(Stmt::Init(items)),
+                (Some(Parsed::Def(d)), Some(b)) => b.defs.push(d),
+                (Some(Parsed::Adv(l)), Some(b)) => b.lines.push(l),
+                _ => {}
+            },
+            Action::Open { kind, open, header, content, closes } => {
+                let mut b = OpenBlock { kind, open, weight: 1.0, pairs: None, rules: vec![], defs: vec![], lines: vec![] };
+                match results[header].take() {
+                    Some(Parsed::Pct(w)) => b.weight = w.unwrap_or(1.0),
+                    Some(Parsed::Amp(p)) => b.pairs = p.map(|v| v.into_iter().map(|(x, y)| (names.get(x).to_string(), names.get(y).to_string())).collect()),
+                    _ => {}
+                }
+                if let Some(c) = content {
+                    match results[c].take() {
+                        Some(Parsed::Rule(r)) => b.rules.push(r),
+                        Some(Parsed::Def(d)) => b.defs.push(d),
+                        Some(Parsed::Adv(l)) => b.lines.push(l),
+                        _ => {}
+                    }
+                }
+                if closes {
+                    stmts.push(b.finish());
+                } else {
+                    block = Some(b);
+                }
+            }
+            Action::Close => {
+                if let Some(b) = block.take() {
+                    stmts.push(b.finish());
+                }
+            }
+            Action::Keys { start, end } => {
+                if let Some(binds) = parse_keys(text, start, end, &mut names, &mut diags) {
+                    stmts.push(Stmt::Keys(binds));
+                }
+            }
+            Action::Settings { start, end } => {
+                if let Some(s) = parse_settings(text, start, end, &mut diags) {
+                    stmts.push(Stmt::Settings(s));
                 }
             }
         }
     }
-    if let Some(b) = open.take() {
-        diags.push(Diagnostic::error("E010", b.open.clone(), "this block is not closed before the end of the file").with_help("add a line with '}' after the block's last line"));
+    if let Some(b) = block.take() {
         stmts.push(b.finish());
     }
     ParsedFile { stmts, names, diags }
@@ -706,26 +826,6 @@ fn run<'t, O>(p: &P<'t, O>, slice: &'t [Spanned], eoi: usize, names: &Names, dia
     } else {
         diags.extend(convert_errors(errs, |t| describe(t, names), eoi));
         None
-    }
-}
-
-fn block_content<'t>(p: &Parsers<'t>, b: &mut OpenBlock, content: &'t [Spanned], eoi: usize, names: &Names, diags: &mut Vec<Diagnostic>) {
-    match b.kind {
-        '&' => {
-            if let Some(r) = run(&p.rule, content, eoi, names, diags) {
-                b.rules.push(r);
-            }
-        }
-        '$' => {
-            if let Some(d) = run(&p.macro_def, content, eoi, names, diags) {
-                b.defs.push(d);
-            }
-        }
-        _ => {
-            if let Some(l) = run(&p.adv_line, content, eoi, names, diags) {
-                b.lines.push(l);
-            }
-        }
     }
 }
 
