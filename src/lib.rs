@@ -4,6 +4,7 @@
 //! then the engine, analysis and search. The studio window and the command line are thin shells.
 
 pub mod diag;
+pub mod engine;
 pub mod expand;
 pub mod program;
 pub mod syntax;

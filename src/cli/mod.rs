@@ -1,5 +1,7 @@
 //! The command line: thin wrappers over the library.
 
+pub mod play;
+
 use crate::diag::{JsonDiagnostic, LineIndex, Severity, render_ariadne};
 use crate::program::{compile, expanded_kmt};
 use clap::{Parser, Subcommand, ValueEnum};
@@ -44,6 +46,84 @@ pub enum Command {
         #[arg(long, default_value = "auto")]
         color: String,
     },
+    /// Play one match (human, random) and print the result.
+    Match {
+        /// Rule file.
+        file: PathBuf,
+        /// Player for h: human or random.
+        #[arg(long = "h", default_value = "human")]
+        h: String,
+        /// Player for c: human or random.
+        #[arg(long = "c", default_value = "random")]
+        c: String,
+        /// Seed for rand() and random players.
+        #[arg(long, default_value_t = 0)]
+        seed: u64,
+        /// Override an initial value: h.NAME=V, c.NAME=V or NAME=V (both). Repeatable.
+        #[arg(long = "set")]
+        set: Vec<String>,
+        /// Who moves first (alternate mode); default from the file's ~ line.
+        #[arg(long, value_parser = ["h", "c"])]
+        first: Option<String>,
+        /// Stop after this many turns (a draw).
+        #[arg(long)]
+        max_turns: Option<u32>,
+        /// Seconds to wait after each turn, to watch.
+        #[arg(long, default_value_t = 0.0)]
+        delay: f64,
+        /// Show which rules fired and what changed each turn.
+        #[arg(long)]
+        trace: bool,
+        /// Output format.
+        #[arg(long, value_enum, default_value_t = Format::Text)]
+        format: Format,
+    },
+    /// Play many matches in parallel and report wins, draws and losses.
+    Arena {
+        /// Rule file.
+        file: PathBuf,
+        /// Player for h.
+        #[arg(long = "h", default_value = "random")]
+        h: String,
+        /// Player for c.
+        #[arg(long = "c", default_value = "random")]
+        c: String,
+        /// Number of games.
+        #[arg(long, default_value_t = 100)]
+        games: u64,
+        /// Base seed (game i uses a seed derived from it and i).
+        #[arg(long, default_value_t = 0)]
+        seed: u64,
+        /// Worker threads (results do not depend on it).
+        #[arg(long)]
+        jobs: Option<usize>,
+        /// Override an initial value (see match).
+        #[arg(long = "set")]
+        set: Vec<String>,
+        /// Who moves first.
+        #[arg(long, value_parser = ["h", "c"])]
+        first: Option<String>,
+        /// Output format.
+        #[arg(long, value_enum, default_value_t = Format::Text)]
+        format: Format,
+    },
+    /// Count move sequences to a depth (tests move generation).
+    Perft {
+        /// Rule file.
+        file: PathBuf,
+        /// Depth in turns.
+        #[arg(long, default_value_t = 3)]
+        depth: u32,
+        /// Seed for rand() draws along the way.
+        #[arg(long, default_value_t = 0)]
+        seed: u64,
+        /// Override an initial value (see match).
+        #[arg(long = "set")]
+        set: Vec<String>,
+        /// Who moves first.
+        #[arg(long, value_parser = ["h", "c"])]
+        first: Option<String>,
+    },
     /// Print the expanded program (macros and symmetric copies written out) as a .kmt file.
     Expand {
         /// Rule file.
@@ -65,7 +145,125 @@ pub fn run(cmd: Command) -> ExitCode {
     match cmd {
         Command::Check { files, format, deny_warnings, color } => check(&files, format, deny_warnings, &color),
         Command::Expand { file, output } => expand(&file, output.as_ref()),
+        Command::Match { file, h, c, seed, set, first, max_turns, delay, trace, format } => {
+            let prog = match load_program(&file, &set) {
+                Ok(p) => p,
+                Err(e) => return fail(&e),
+            };
+            let first = side_of(first.as_deref(), &prog);
+            let opts = crate::engine::players::MatchOptions { seed, first, trace, max_turns };
+            let r = match play::run_match(&prog, &h, &c, &opts, delay, trace && format == Format::Text) {
+                Ok(r) => r,
+                Err(e) => return fail(&e),
+            };
+            if format == Format::Json {
+                println!("{}", serde_json::to_string(&r).unwrap_or_default());
+            } else {
+                match &r.error {
+                    Some(e) => println!("error after {} turns: {e}", r.turns),
+                    None => println!("result: {} after {} turns (seed {})", match r.result { "h" => "h wins", "c" => "c wins", _ => "draw" }, r.turns, r.seed),
+                }
+            }
+            if r.error.is_some() { ExitCode::from(3) } else { ExitCode::SUCCESS }
+        }
+        Command::Arena { file, h, c, games, seed, jobs, set, first, format } => {
+            let prog = match load_program(&file, &set) {
+                Ok(p) => p,
+                Err(e) => return fail(&e),
+            };
+            arena(&prog, &h, &c, games, seed, jobs, side_of(first.as_deref(), &prog), format)
+        }
+        Command::Perft { file, depth, seed, set, first } => {
+            let prog = match load_program(&file, &set) {
+                Ok(p) => p,
+                Err(e) => return fail(&e),
+            };
+            let eng = crate::engine::Engine::new(&prog, seed);
+            let st = match eng.initial(side_of(first.as_deref(), &prog)) {
+                Ok(s) => s,
+                Err(e) => return fail(&format!("runtime error at {e}")),
+            };
+            let t0 = std::time::Instant::now();
+            for d in 1..=depth {
+                let mut decided = 0;
+                match play::perft(&eng, &st, d, &mut decided) {
+                    Ok(n) => println!("depth {d}: {n} sequences ({decided} decided earlier)"),
+                    Err(e) => return fail(&format!("runtime error at {e}")),
+                }
+            }
+            eprintln!("{:.3} s", t0.elapsed().as_secs_f64());
+            ExitCode::SUCCESS
+        }
     }
+}
+
+fn fail(msg: &str) -> ExitCode {
+    eprintln!("error: {msg}");
+    ExitCode::from(2)
+}
+
+fn side_of(first: Option<&str>, prog: &crate::program::RuleProgram) -> usize {
+    match first {
+        Some("c") => 1,
+        Some(_) => 0,
+        None => usize::from(prog.settings.cpu_first),
+    }
+}
+
+/// Reads, compiles (reporting errors) and applies `--set` overrides.
+pub fn load_program(file: &PathBuf, sets: &[String]) -> Result<crate::program::RuleProgram, String> {
+    let text = read_rules(file)?;
+    let c = compile(&text);
+    let name = file.display().to_string();
+    let Some(mut prog) = c.program else {
+        for d in c.diags.iter().filter(|d| d.is_error()) {
+            eprint!("{}", render_ariadne(d, &name, &text, std::io::stderr().is_terminal()));
+        }
+        return Err(format!("{name} has {} error(s)", c.diags.iter().filter(|d| d.is_error()).count()));
+    };
+    play::apply_sets(&mut prog, sets)?;
+    Ok(prog)
+}
+
+#[allow(clippy::too_many_arguments)]
+fn arena(prog: &crate::program::RuleProgram, h: &str, c: &str, games: u64, seed: u64, jobs: Option<usize>, first: usize, format: Format) -> ExitCode {
+    use rayon::prelude::*;
+    for spec in [h, c] {
+        if let Err(e) = play::make_player(spec, 0, 0) {
+            return fail(&e);
+        }
+    }
+    let pool = match rayon::ThreadPoolBuilder::new().num_threads(jobs.unwrap_or(0)).build() {
+        Ok(p) => p,
+        Err(e) => return fail(&format!("cannot start worker threads: {e}")),
+    };
+    let t0 = std::time::Instant::now();
+    let results: Vec<(String, u32)> = pool.install(|| {
+        (0..games)
+            .into_par_iter()
+            .map(|i| {
+                let s = crate::engine::rng::mix(seed.wrapping_add(i).wrapping_mul(0x2545_F491_4F6C_DD1D));
+                let opts = crate::engine::players::MatchOptions { seed: s, first, trace: false, max_turns: None };
+                match play::run_match(prog, h, c, &opts, 0.0, false) {
+                    Ok(r) => (r.result.to_string(), r.turns),
+                    Err(_) => ("error".to_string(), 0),
+                }
+            })
+            .collect()
+    });
+    let secs = t0.elapsed().as_secs_f64().max(1e-9);
+    let count = |k: &str| results.iter().filter(|r| r.0 == k).count() as u64;
+    let (hw, cw, dr, er) = (count("h"), count("c"), count("draw"), count("error"));
+    let mean_turns = if games > 0 { results.iter().map(|r| r.1 as f64).sum::<f64>() / games as f64 } else { 0.0 };
+    let gps = games as f64 / secs;
+    if format == Format::Json {
+        println!("{}", serde_json::json!({"games":games,"h_wins":hw,"c_wins":cw,"draws":dr,"errors":er,"mean_turns":mean_turns,"games_per_second":gps}));
+    } else {
+        let (lo, hi) = play::wilson(hw, games);
+        println!("{games} games: h {hw} wins, c {cw} wins, {dr} draws, {er} errors");
+        println!("h win rate {:.1}% (95% CI {:.1}–{:.1}%), mean {:.1} turns, {:.0} games/s", 100.0 * hw as f64 / games.max(1) as f64, lo * 100.0, hi * 100.0, mean_turns, gps);
+    }
+    if er > 0 { ExitCode::from(3) } else { ExitCode::SUCCESS }
 }
 
 fn check(files: &[PathBuf], format: Format, deny_warnings: bool, color: &str) -> ExitCode {

@@ -1,0 +1,543 @@
+//! The match engine: exact turn semantics (LANGUAGE.md §8) over a compiled [`RuleProgram`].
+//!
+//! A [`State`] is always *ready to choose*: the availability rules of the side(s) about to move
+//! have run. [`Engine::play`] resolves one turn (one side in alternate mode, both in simultaneous
+//! mode), runs the end check, and prepares the next turn. State is flat integers; the engine
+//! keeps its scratch buffers, so a turn allocates nothing.
+
+pub mod players;
+pub mod rng;
+
+use crate::program::{CCond, CEffect, CRule, CmdId, LOSE_STATE, Op, RuleProgram, WIN_STATE};
+use crate::syntax::ast::{SideRef, UpdOp};
+use std::cell::RefCell;
+
+/// No command (a pass) in the history.
+pub const NONE: u32 = u32::MAX;
+
+/// A side: 0 = h, 1 = c.
+pub type Side = usize;
+
+/// How a match ended.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, serde::Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Outcome {
+    /// h won.
+    H,
+    /// c won.
+    C,
+    /// Both won at the same check, or the turn limit was reached.
+    Draw,
+}
+
+impl Outcome {
+    /// "h", "c" or "draw".
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Outcome::H => "h",
+            Outcome::C => "c",
+            Outcome::Draw => "draw",
+        }
+    }
+}
+
+/// An arithmetic error during a match: it ends the match cleanly.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct RuntimeError {
+    /// Index of the expanded rule.
+    pub rule: usize,
+    /// 1-based source line of that rule.
+    pub line: usize,
+    /// What went wrong.
+    pub message: String,
+}
+
+impl std::fmt::Display for RuntimeError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "line {}: {}", self.line, self.message)
+    }
+}
+
+/// The position of a match: flat integers only.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct State {
+    /// State values: side * n_states + state.
+    pub vals: Vec<i64>,
+    /// Enabled flags: side * n_commands + command.
+    pub enabled: Vec<bool>,
+    /// Command history: side * hist_len + k, k = 0 the latest (NONE = no command).
+    pub hist: Vec<u32>,
+    /// Turns each side has taken.
+    pub own_turns: [u32; 2],
+    /// Turns played (alternate: single-side turns; simultaneous: joint turns).
+    pub turn: u32,
+    /// Side to move (alternate mode).
+    pub to_move: Side,
+    /// Set once the match is decided.
+    pub outcome: Option<Outcome>,
+}
+
+/// One state or flag change, for traces.
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize)]
+pub struct Change {
+    /// "h" or "c".
+    pub side: &'static str,
+    /// State name or `[command]`.
+    pub name: String,
+    /// Before.
+    pub from: i64,
+    /// After.
+    pub to: i64,
+}
+
+/// What happened in one turn.
+#[derive(Clone, Debug, Default, PartialEq, Eq, serde::Serialize)]
+pub struct TurnTrace {
+    /// Turn number (1-based).
+    pub turn: u32,
+    /// Commands chosen: (side, command or null for a pass).
+    pub moves: Vec<(&'static str, Option<String>)>,
+    /// Rules that fired: (acting side, rule index, source line, origin text).
+    pub fired: Vec<(&'static str, usize, usize, String)>,
+    /// Changes, including the availability run for the next turn.
+    pub changes: Vec<Change>,
+}
+
+#[derive(Clone, Copy, Debug)]
+enum Target {
+    Val(usize),
+    Flag(usize),
+}
+
+#[derive(Clone, Copy, Debug)]
+struct Write {
+    target: Target,
+    owner: Side,
+    writer: Side,
+    op: UpdOp,
+    value: i64,
+    rule: u32,
+}
+
+#[derive(Default)]
+struct Scratch {
+    writes: Vec<Write>,
+    stack: Vec<i64>,
+}
+
+/// The engine for one program and one seed.
+pub struct Engine<'p> {
+    /// The program.
+    pub prog: &'p RuleProgram,
+    /// Seed of `rand`.
+    pub seed: u64,
+    /// Number of states.
+    pub ns: usize,
+    /// Number of commands.
+    pub nc: usize,
+    /// History length kept per side.
+    pub hl: usize,
+    /// Simultaneous mode.
+    pub simultaneous: bool,
+    /// Rules without command atoms (availability candidates).
+    avail_rules: Vec<u32>,
+    victory_rules: Vec<u32>,
+    scratch: RefCell<Scratch>,
+    /// When set, `rand` draws are replaced: (turn, side, rule, slot, lo, hi) → value. Used by search.
+    pub chance: Option<Box<dyn Fn(u32, Side, u32, u16, i64, i64) -> i64 + 'p>>,
+}
+
+fn side_name(s: Side) -> &'static str {
+    if s == 0 { "h" } else { "c" }
+}
+
+impl<'p> Engine<'p> {
+    /// A new engine.
+    pub fn new(prog: &'p RuleProgram, seed: u64) -> Self {
+        let hl = (prog.max_seq[0].max(prog.max_seq[1]) as usize).max(1);
+        let avail_rules = (0..prog.rules.len() as u32).filter(|&i| !prog.rules[i as usize].has_cmd_atoms).collect();
+        let victory_rules = (0..prog.rules.len() as u32).filter(|&i| prog.rules[i as usize].victory).collect();
+        Self {
+            prog,
+            seed,
+            ns: prog.states.len(),
+            nc: prog.commands.len(),
+            hl,
+            simultaneous: prog.settings.simultaneous,
+            avail_rules,
+            victory_rules,
+            scratch: RefCell::new(Scratch::default()),
+            chance: None,
+        }
+    }
+
+    /// The starting position, with `first` to move (alternate mode), ready to choose.
+    pub fn initial(&self, first: Side) -> Result<State, RuntimeError> {
+        let p = self.prog;
+        let mut vals = Vec::with_capacity(2 * self.ns);
+        vals.extend_from_slice(&p.init_values[0]);
+        vals.extend_from_slice(&p.init_values[1]);
+        let mut enabled = Vec::with_capacity(2 * self.nc);
+        enabled.extend_from_slice(&p.init_enabled[0]);
+        enabled.extend_from_slice(&p.init_enabled[1]);
+        let mut st = State { vals, enabled, hist: vec![NONE; 2 * self.hl], own_turns: [0, 0], turn: 0, to_move: first, outcome: None };
+        self.prepare(&mut st, None)?;
+        Ok(st)
+    }
+
+    /// Value of a state of a side.
+    pub fn val(&self, st: &State, side: Side, state: u32) -> i64 {
+        st.vals[side * self.ns + state as usize]
+    }
+
+    /// True if `cmd` is enabled for `side`.
+    pub fn is_enabled(&self, st: &State, side: Side, cmd: CmdId) -> bool {
+        st.enabled[side * self.nc + cmd as usize]
+    }
+
+    /// The enabled commands of `side`, appended to `out` (in command order).
+    pub fn enabled_commands(&self, st: &State, side: Side, out: &mut Vec<CmdId>) {
+        out.clear();
+        let base = side * self.nc;
+        out.extend((0..self.nc as u32).filter(|&c| st.enabled[base + c as usize]));
+    }
+
+    /// The sides that choose now.
+    pub fn movers(&self, st: &State) -> &'static [Side] {
+        if self.simultaneous {
+            &[0, 1]
+        } else if st.to_move == 0 {
+            &[0]
+        } else {
+            &[1]
+        }
+    }
+
+    fn draw(&self, turn: u32, side: Side, rule: u32, slot: u16, lo: i64, hi: i64) -> i64 {
+        if let Some(f) = &self.chance {
+            return f(turn, side, rule, slot, lo, hi);
+        }
+        rng::draw(self.seed, turn, side, rule, slot, lo, hi)
+    }
+
+    fn err(&self, rule: u32, msg: impl Into<String>) -> RuntimeError {
+        let line = self.prog.meta.get(rule as usize).map_or(0, |m| m.origin.line);
+        RuntimeError { rule: rule as usize, line, message: msg.into() }
+    }
+
+    fn eval(&self, code: &[Op], vals: &[i64], side: Side, turn: u32, rule: u32, stack: &mut Vec<i64>) -> Result<i64, RuntimeError> {
+        stack.clear();
+        for op in code {
+            match *op {
+                Op::Push(v) => stack.push(v),
+                Op::Load(who, id) => {
+                    let s = match who {
+                        SideRef::S => side,
+                        SideRef::O => 1 - side,
+                        SideRef::H => 0,
+                        SideRef::C => 1,
+                    };
+                    stack.push(vals[s * self.ns + id as usize]);
+                }
+                Op::Neg => {
+                    let a = stack.pop().unwrap_or(0);
+                    stack.push(a.checked_neg().ok_or_else(|| self.err(rule, "overflow in negation"))?);
+                }
+                Op::Bin(b) => {
+                    let y = stack.pop().unwrap_or(0);
+                    let x = stack.pop().unwrap_or(0);
+                    let r = crate::program::apply_bin(b, x, y).ok_or_else(|| {
+                        if y == 0 && matches!(b, crate::syntax::ast::BinOp::Div | crate::syntax::ast::BinOp::Mod) {
+                            self.err(rule, format!("division by zero ({x} {} 0)", b.text()))
+                        } else {
+                            self.err(rule, format!("overflow in {x} {} {y}", b.text()))
+                        }
+                    })?;
+                    stack.push(r);
+                }
+                Op::Min | Op::Max => {
+                    let y = stack.pop().unwrap_or(0);
+                    let x = stack.pop().unwrap_or(0);
+                    stack.push(if matches!(op, Op::Min) { x.min(y) } else { x.max(y) });
+                }
+                Op::Abs => {
+                    let a = stack.pop().unwrap_or(0);
+                    stack.push(a.checked_abs().ok_or_else(|| self.err(rule, "overflow in abs"))?);
+                }
+                Op::Rand(slot) => {
+                    let hi = stack.pop().unwrap_or(0);
+                    let lo = stack.pop().unwrap_or(0);
+                    if lo > hi {
+                        return Err(self.err(rule, format!("rand({lo},{hi}): the lower bound is above the upper bound")));
+                    }
+                    stack.push(self.draw(turn, side, rule, slot, lo, hi));
+                }
+            }
+        }
+        Ok(stack.pop().unwrap_or(0))
+    }
+
+    /// Evaluates rule `ri`'s conditions for `side` on `st` (command atoms read the history).
+    fn holds(&self, ri: u32, r: &CRule, st: &State, side: Side, turn: u32, stack: &mut Vec<i64>) -> Result<bool, RuntimeError> {
+        for c in self.prog.rule_conds(r) {
+            let ok = match *c {
+                CCond::Truth { neg, side: who, state } => {
+                    let s = match who {
+                        SideRef::S => side,
+                        SideRef::O => 1 - side,
+                        SideRef::H => 0,
+                        SideRef::C => 1,
+                    };
+                    (st.vals[s * self.ns + state as usize] != 0) != neg
+                }
+                CCond::Cmp { op, lhs, rhs } => {
+                    let a = self.eval(self.prog.code_of(lhs), &st.vals, side, turn, ri, stack)?;
+                    let b = self.eval(self.prog.code_of(rhs), &st.vals, side, turn, ri, stack)?;
+                    op.holds(a, b)
+                }
+                CCond::Cmd { neg, opp, back, cmd } => {
+                    let s = if opp { 1 - side } else { side };
+                    let h = if (back as usize) < self.hl { st.hist[s * self.hl + back as usize] } else { NONE };
+                    (h == cmd) != neg
+                }
+            };
+            if !ok {
+                return Ok(false);
+            }
+        }
+        Ok(true)
+    }
+
+    fn period_ok(r: &CRule, n: u32) -> bool {
+        r.period <= 1 || n % r.period == 0
+    }
+
+    /// Availability for the side(s) about to move (`only`: one side), then records flag changes.
+    fn prepare(&self, st: &mut State, mut trace: Option<&mut TurnTrace>) -> Result<(), RuntimeError> {
+        let movers: &[Side] = if self.simultaneous { &[0, 1] } else if st.to_move == 0 { &[0] } else { &[1] };
+        let mut sc = self.scratch.borrow_mut();
+        let Scratch { stack, .. } = &mut *sc;
+        for &side in movers {
+            let n = st.own_turns[side] + 1;
+            let turn = st.turn + 1;
+            for &ri in &self.avail_rules {
+                let r = &self.prog.rules[ri as usize];
+                if !r.has_enable || !Self::period_ok(r, n) {
+                    continue;
+                }
+                let held = self.holds(ri, r, st, side, turn, stack)?;
+                if !held && !r.iff {
+                    continue;
+                }
+                for e in self.prog.rule_effects(r) {
+                    if let CEffect::Enable { opp, cmd, on } = *e {
+                        let s = if opp { 1 - side } else { side };
+                        let idx = s * self.nc + cmd as usize;
+                        let v = if held { on } else { !on };
+                        if st.enabled[idx] != v {
+                            if let Some(t) = trace.as_deref_mut() {
+                                t.changes.push(Change { side: side_name(s), name: format!("[{}]", self.prog.commands[cmd as usize]), from: st.enabled[idx] as i64, to: v as i64 });
+                            }
+                            st.enabled[idx] = v;
+                        }
+                    }
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// Collects the writes of `side`'s resolution on the snapshot `st`.
+    fn resolve(&self, st: &State, side: Side, sc: &mut Scratch, mut trace: Option<&mut TurnTrace>) -> Result<(), RuntimeError> {
+        let n = st.own_turns[side];
+        let turn = st.turn;
+        let Scratch { writes, stack, .. } = sc;
+        for (ri, r) in self.prog.rules.iter().enumerate() {
+            let ri = ri as u32;
+            if !Self::period_ok(r, n) {
+                continue;
+            }
+            let held = self.holds(ri, r, st, side, turn, stack)?;
+            if !held && !r.iff {
+                continue;
+            }
+            if held {
+                if let Some(t) = trace.as_deref_mut() {
+                    let m = &self.prog.meta[ri as usize];
+                    t.fired.push((side_name(side), ri as usize, m.origin.line, m.origin.describe()));
+                }
+            }
+            for e in self.prog.rule_effects(r) {
+                match *e {
+                    CEffect::Bool { side: who, state, value } => {
+                        let s = resolve_side(who, side);
+                        let v = if held { value } else { !value };
+                        writes.push(Write { target: Target::Val(s * self.ns + state as usize), owner: s, writer: side, op: UpdOp::Set, value: v as i64, rule: ri });
+                    }
+                    CEffect::Update { side: who, state, op, expr } => {
+                        if !held {
+                            continue;
+                        }
+                        let s = resolve_side(who, side);
+                        let v = self.eval(self.prog.code_of(expr), &st.vals, side, turn, ri, stack)?;
+                        writes.push(Write { target: Target::Val(s * self.ns + state as usize), owner: s, writer: side, op, value: v, rule: ri });
+                    }
+                    CEffect::Enable { opp, cmd, on } => {
+                        if !r.has_cmd_atoms {
+                            continue; // belongs to availability
+                        }
+                        let s = if opp { 1 - side } else { side };
+                        let v = if held { on } else { !on };
+                        writes.push(Write { target: Target::Flag(s * self.nc + cmd as usize), owner: s, writer: side, op: UpdOp::Set, value: v as i64, rule: ri });
+                    }
+                }
+            }
+        }
+        Ok(())
+    }
+
+    fn apply(&self, st: &mut State, w: &Write, trace: Option<&mut TurnTrace>) -> Result<(), RuntimeError> {
+        match w.target {
+            Target::Val(i) => {
+                let cur = st.vals[i];
+                let new = match w.op {
+                    UpdOp::Set => Some(w.value),
+                    UpdOp::Add => cur.checked_add(w.value),
+                    UpdOp::Sub => cur.checked_sub(w.value),
+                    UpdOp::Mul => cur.checked_mul(w.value),
+                    UpdOp::Div => {
+                        if w.value == 0 {
+                            return Err(self.err(w.rule, format!("division by zero ({cur} / 0)")));
+                        }
+                        cur.checked_div(w.value)
+                    }
+                }
+                .ok_or_else(|| self.err(w.rule, format!("overflow updating {} ({cur} and {})", self.prog.states[i % self.ns], w.value)))?;
+                if new != cur {
+                    if let Some(t) = trace {
+                        t.changes.push(Change { side: side_name(i / self.ns), name: self.prog.states[i % self.ns].clone(), from: cur, to: new });
+                    }
+                    st.vals[i] = new;
+                }
+            }
+            Target::Flag(i) => {
+                let v = w.value != 0;
+                if st.enabled[i] != v {
+                    if let Some(t) = trace {
+                        t.changes.push(Change { side: side_name(i / self.nc), name: format!("[{}]", self.prog.commands[i % self.nc]), from: st.enabled[i] as i64, to: v as i64 });
+                    }
+                    st.enabled[i] = v;
+                }
+            }
+        }
+        Ok(())
+    }
+
+    fn push_hist(&self, st: &mut State, side: Side, cmd: Option<CmdId>) {
+        let base = side * self.hl;
+        st.hist.copy_within(base..base + self.hl - 1, base + 1);
+        st.hist[base] = cmd.unwrap_or(NONE);
+    }
+
+    /// Plays one turn: `cmds[side]` for the side(s) to move (ignored for others). A command that
+    /// is not enabled is played as a pass. Resolves, checks the end, prepares the next turn.
+    pub fn play(&self, st: &mut State, cmds: [Option<CmdId>; 2], mut trace: Option<&mut TurnTrace>) -> Result<(), RuntimeError> {
+        if st.outcome.is_some() {
+            return Ok(());
+        }
+        let movers: &[Side] = self.movers(st);
+        st.turn += 1;
+        if let Some(t) = trace.as_deref_mut() {
+            t.turn = st.turn;
+        }
+        for &s in movers {
+            let c = cmds[s].filter(|&c| (c as usize) < self.nc && self.is_enabled(st, s, c));
+            if let Some(t) = trace.as_deref_mut() {
+                t.moves.push((side_name(s), c.map(|c| self.prog.commands[c as usize].clone())));
+            }
+            self.push_hist(st, s, c);
+            st.own_turns[s] += 1;
+        }
+        let mut sc = std::mem::take(&mut *self.scratch.borrow_mut());
+        sc.writes.clear();
+        let result = (|| {
+            for &s in movers {
+                self.resolve(st, s, &mut sc, trace.as_deref_mut())?;
+            }
+            if movers.len() == 1 {
+                for w in &sc.writes {
+                    self.apply(st, w, trace.as_deref_mut())?;
+                }
+            } else {
+                // Simultaneous: the other side's writes first, the owner's own last.
+                for pass in [false, true] {
+                    for w in sc.writes.iter().filter(|w| (w.owner == w.writer) == pass) {
+                        self.apply(st, w, trace.as_deref_mut())?;
+                    }
+                }
+            }
+            Ok(())
+        })();
+        *self.scratch.borrow_mut() = sc;
+        result?;
+        self.end_check(st, trace.as_deref_mut())?;
+        if st.outcome.is_none() {
+            if !self.simultaneous {
+                st.to_move = 1 - st.to_move;
+            }
+            self.prepare(st, trace)?;
+        }
+        Ok(())
+    }
+
+    fn end_check(&self, st: &mut State, mut trace: Option<&mut TurnTrace>) -> Result<(), RuntimeError> {
+        let mut stack = std::mem::take(&mut self.scratch.borrow_mut().stack);
+        for side in 0..2 {
+            let n = st.own_turns[side];
+            for &ri in &self.victory_rules {
+                let r = &self.prog.rules[ri as usize];
+                if !Self::period_ok(r, n) {
+                    continue;
+                }
+                let held = self.holds(ri, r, st, side, st.turn, &mut stack)?;
+                if !held && !r.iff {
+                    continue;
+                }
+                for e in self.prog.rule_effects(r) {
+                    let w = match *e {
+                        CEffect::Bool { side: who, state, value } => {
+                            let s = resolve_side(who, side);
+                            Write { target: Target::Val(s * self.ns + state as usize), owner: s, writer: side, op: UpdOp::Set, value: (if held { value } else { !value }) as i64, rule: ri }
+                        }
+                        CEffect::Update { side: who, state, op, expr } if held => {
+                            let s = resolve_side(who, side);
+                            let v = self.eval(self.prog.code_of(expr), &st.vals, side, st.turn, ri, &mut stack)?;
+                            Write { target: Target::Val(s * self.ns + state as usize), owner: s, writer: side, op, value: v, rule: ri }
+                        }
+                        _ => continue,
+                    };
+                    self.apply(st, &w, trace.as_deref_mut())?;
+                }
+            }
+        }
+        self.scratch.borrow_mut().stack = stack;
+        let won = |s: Side| st.vals[s * self.ns + WIN_STATE as usize] != 0 || st.vals[(1 - s) * self.ns + LOSE_STATE as usize] != 0;
+        st.outcome = match (won(0), won(1)) {
+            (true, true) => Some(Outcome::Draw),
+            (true, false) => Some(Outcome::H),
+            (false, true) => Some(Outcome::C),
+            _ if st.turn >= self.prog.settings.turn_limit => Some(Outcome::Draw),
+            _ => None,
+        };
+        Ok(())
+    }
+}
+
+fn resolve_side(who: SideRef, side: Side) -> Side {
+    match who {
+        SideRef::S => side,
+        SideRef::O => 1 - side,
+        SideRef::H => 0,
+        SideRef::C => 1,
+    }
+}

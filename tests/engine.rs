@@ -1,0 +1,227 @@
+//! Hand-checked match traces for the example rule files and the turn semantics of §8.
+
+mod common;
+use kumite::engine::{Engine, Outcome, State};
+use kumite::program::{RuleProgram, compile};
+
+fn prog(text: &str) -> RuleProgram {
+    let c = compile(text);
+    c.program.unwrap_or_else(|| panic!("errors: {:?}", c.diags))
+}
+
+fn file(name: &str) -> RuleProgram {
+    prog(&common::read(&common::root().join("rules").join(name)))
+}
+
+fn cmd(p: &RuleProgram, name: &str) -> Option<u32> {
+    Some(p.command_id(name).unwrap_or_else(|| panic!("no command {name}")))
+}
+
+fn val(e: &Engine, st: &State, side: usize, name: &str) -> i64 {
+    e.val(st, side, e.prog.state_id(name).unwrap_or_else(|| panic!("no state {name}")))
+}
+
+#[test]
+fn example1_first_mover_wins_on_turn_21() {
+    let p = file("ex1_push.kmt");
+    for first in [0, 1] {
+        let e = Engine::new(&p, 0);
+        let mut st = e.initial(first).expect("start");
+        let push = cmd(&p, "押す");
+        while st.outcome.is_none() {
+            e.play(&mut st, [push, push], None).expect("no runtime error");
+        }
+        assert_eq!(st.turn, 21);
+        assert_eq!(st.outcome, Some(if first == 0 { Outcome::H } else { Outcome::C }));
+        // The winner's 11th push sees 0 on the snapshot and pushes once more; the loser pushed 10 times.
+        assert_eq!(val(&e, &st, 1 - first, "後ろ余裕度"), -1);
+        assert_eq!(val(&e, &st, first, "後ろ余裕度"), 0);
+    }
+}
+
+#[test]
+fn example2_periods_count_each_sides_own_turns() {
+    let p = file("ex2_spirit.kmt");
+    let e = Engine::new(&p, 0);
+    let mut st = e.initial(0).expect("start");
+    // Spirit starts at 0, so nobody can push at first: both pass.
+    assert!(!e.is_enabled(&st, 0, cmd(&p, "押す").unwrap_or(0)));
+    for _ in 0..19 {
+        e.play(&mut st, [None, None], None).expect("ok");
+    }
+    // h has taken 10 turns, c 9: +2 per turn, +1 more on each side's 10th turn.
+    assert_eq!(val(&e, &st, 0, "精神力"), 21);
+    assert_eq!(val(&e, &st, 1, "精神力"), 18);
+    e.play(&mut st, [None, None], None).expect("ok");
+    assert_eq!(val(&e, &st, 1, "精神力"), 21);
+}
+
+#[test]
+fn example3_throw_on_turn_5_with_shift_c() {
+    let p = file("ex3_grips.kmt");
+    assert_eq!(p.command_for_key("C"), p.command_id("投げる"));
+    assert_eq!(p.command_for_key("c"), None);
+    let e = Engine::new(&p, 0);
+    let mut st = e.initial(0).expect("start");
+    let (l, r, t) = (cmd(&p, "左マワシ取る"), cmd(&p, "右マワシ取る"), cmd(&p, "投げる"));
+    e.play(&mut st, [l, None], None).expect("ok");
+    assert!(e.is_enabled(&st, 0, l.unwrap_or(0)), "availability runs only right before h's next choice");
+    e.play(&mut st, [None, l], None).expect("ok");
+    assert!(!e.is_enabled(&st, 0, l.unwrap_or(0)), "a held grip cannot be taken again (:: disables it)");
+    e.play(&mut st, [r, None], None).expect("ok");
+    e.play(&mut st, [None, r], None).expect("ok");
+    assert!(e.is_enabled(&st, 0, t.unwrap_or(0)), "both grips held: the throw is enabled before h chooses");
+    e.play(&mut st, [t, None], None).expect("ok");
+    assert_eq!((st.turn, st.outcome), (5, Some(Outcome::H)));
+}
+
+/// CC Lemon: every cell of the article's win table, with both sides able to afford anything.
+#[test]
+fn cc_lemon_all_sixteen_cells() {
+    let mut p = file("cc_lemon.kmt");
+    let ch = p.state_id("チャージ").expect("state") as usize;
+    p.init_values[0][ch] = 5;
+    p.init_values[1][ch] = 5;
+    let names = ["ガード", "チャージ", "ビーム", "スペシウム光線"];
+    // Rows: h's command; columns: c's command. '.' = the game goes on.
+    let table = ["...c", "..cc", ".h.c", "hhh."];
+    let cost = |n: &str| match n {
+        "チャージ" => -1,
+        "ビーム" => 1,
+        "スペシウム光線" => 5,
+        _ => 0,
+    };
+    for (i, hn) in names.iter().enumerate() {
+        for (j, cn) in names.iter().enumerate() {
+            let e = Engine::new(&p, 0);
+            let mut st = e.initial(0).expect("start");
+            for n in names {
+                assert!(e.is_enabled(&st, 0, cmd(&p, n).unwrap_or(0)), "{n} enabled with 5 charges");
+            }
+            e.play(&mut st, [cmd(&p, hn), cmd(&p, cn)], None).expect("ok");
+            let want = match table[i].as_bytes()[j] {
+                b'h' => Some(Outcome::H),
+                b'c' => Some(Outcome::C),
+                _ => None,
+            };
+            assert_eq!(st.outcome, want, "h {hn} vs c {cn}");
+            assert_eq!(val(&e, &st, 0, "チャージ"), 5 - cost(hn), "h pays for {hn}");
+            assert_eq!(val(&e, &st, 1, "チャージ"), 5 - cost(cn), "c pays for {cn}");
+        }
+    }
+}
+
+#[test]
+fn simultaneous_resolution_reads_one_snapshot_and_owner_assignment_prevails() {
+    let p = prog("~同時\n!:[a],x=10\n[a]:O.x=1,S.y=O.x\n[a]:S.x=S.x+5\nO.x<0:S.勝利\n");
+    let e = Engine::new(&p, 0);
+    let mut st = e.initial(0).expect("start");
+    let a = cmd(&p, "a");
+    e.play(&mut st, [a, a], None).expect("ok");
+    // Both read the snapshot (x = 10); the owner's own assignment (x = 15) is applied last.
+    assert_eq!(val(&e, &st, 0, "x"), 15);
+    assert_eq!(val(&e, &st, 1, "x"), 15);
+    assert_eq!(val(&e, &st, 0, "y"), 10);
+}
+
+#[test]
+fn updates_add_up_and_both_winning_is_a_draw() {
+    let p = prog("~同時\n!:[a]\n[a]:S.n+1\n[a]:S.n+1\nS.n>=2:S.勝利\n");
+    let e = Engine::new(&p, 0);
+    let mut st = e.initial(0).expect("start");
+    e.play(&mut st, [cmd(&p, "a"), cmd(&p, "a")], None).expect("ok");
+    assert_eq!(val(&e, &st, 0, "n"), 2);
+    assert_eq!(st.outcome, Some(Outcome::Draw));
+}
+
+#[test]
+fn combos_need_consecutive_turns_of_the_same_side() {
+    let p = prog("!:[左],[右],[待つ]\n[左],[右]:S.連打+1\n[待つ]:S.待った+1\nS.連打>=2:S.勝利\n");
+    let e = Engine::new(&p, 0);
+    let mut st = e.initial(0).expect("start");
+    let (l, r, w) = (cmd(&p, "左"), cmd(&p, "右"), cmd(&p, "待つ"));
+    // h: 左 then 右 (c's turn in between does not break h's own sequence).
+    for (h, c) in [(l, w), (r, w), (w, w), (r, w), (l, w), (r, None)] {
+        e.play(&mut st, [h, None], None).expect("ok");
+        if st.outcome.is_some() {
+            break;
+        }
+        e.play(&mut st, [None, c], None).expect("ok");
+    }
+    assert_eq!(val(&e, &st, 0, "連打"), 2, "左,右 twice; 待つ,右 does not count");
+    assert_eq!(st.outcome, Some(Outcome::H));
+}
+
+#[test]
+fn opponent_command_and_iff_work_both_ways() {
+    let p = prog("!:[受け],[打つ]\nO.[打つ]::S.警戒\n[打つ],!O.[受け]:O.体力-1\n!:体力=2\nO.体力<=0:S.勝利\n");
+    let e = Engine::new(&p, 0);
+    let mut st = e.initial(0).expect("start");
+    let (g, hit) = (cmd(&p, "受け"), cmd(&p, "打つ"));
+    e.play(&mut st, [hit, None], None).expect("ok");
+    assert_eq!(val(&e, &st, 1, "体力"), 1);
+    e.play(&mut st, [None, g], None).expect("ok");
+    assert_eq!(val(&e, &st, 1, "警戒"), 1, "c saw h's 打つ");
+    e.play(&mut st, [hit, None], None).expect("ok");
+    assert_eq!(val(&e, &st, 1, "体力"), 1, "guarded");
+    e.play(&mut st, [None, g], None).expect("ok");
+    e.play(&mut st, [g, None], None).expect("ok");
+    e.play(&mut st, [None, g], None).expect("ok");
+    assert_eq!(val(&e, &st, 1, "警戒"), 0, ":: clears it when h did not hit");
+}
+
+#[test]
+fn turn_limit_ends_in_a_draw() {
+    let p = prog("~T7\n!:[a]\n[a]:S.n+1\nS.n>100:S.勝利\n");
+    let e = Engine::new(&p, 0);
+    let mut st = e.initial(0).expect("start");
+    while st.outcome.is_none() {
+        e.play(&mut st, [cmd(&p, "a"), cmd(&p, "a")], None).expect("ok");
+    }
+    assert_eq!((st.turn, st.outcome), (7, Some(Outcome::Draw)));
+}
+
+#[test]
+fn runtime_errors_name_the_line_and_never_panic() {
+    let p = prog("!:[a],x=5\n[a]:S.y=S.x/S.z\nS.y>0:S.勝利\n");
+    let e = Engine::new(&p, 0);
+    let mut st = e.initial(0).expect("start");
+    let err = e.play(&mut st, [cmd(&p, "a"), None], None).expect_err("division by zero");
+    assert_eq!(err.line, 2);
+    assert!(err.message.contains("division by zero"), "{}", err.message);
+    let p = prog("!:[a],x=9223372036854775807\n[a]:S.x+1\nS.x<0:S.勝利\n");
+    let e = Engine::new(&p, 0);
+    let mut st = e.initial(0).expect("start");
+    assert_eq!(e.play(&mut st, [cmd(&p, "a"), None], None).expect_err("overflow").line, 2);
+}
+
+#[test]
+fn a_seed_reproduces_a_whole_match() {
+    use kumite::engine::players::{MatchOptions, Player, RandomPlayer, play_match};
+    let p = file("karate.kmt");
+    let run = |seed| {
+        let (mut a, mut b) = (RandomPlayer::new(seed), RandomPlayer::new(seed + 1));
+        let mut players: [&mut dyn Player; 2] = [&mut a, &mut b];
+        let r = play_match(&p, &mut players, &MatchOptions { seed, trace: true, ..Default::default() }, |_, _, _| {});
+        (r.result, r.moves, serde_json::to_string(&r.trace).unwrap_or_default())
+    };
+    assert_eq!(run(7), run(7));
+    let differ = (1..6).any(|s| run(s).2 != run(7).2);
+    assert!(differ, "different seeds give different matches");
+}
+
+#[test]
+fn perft_of_the_grip_game_by_hand() {
+    // h: 2 grips; c: 2 grips; h: its other grip; c: its other grip; h: only the throw — game over.
+    let p = file("ex3_grips.kmt");
+    let e = Engine::new(&p, 0);
+    let st = e.initial(0).expect("start");
+    let counts: Vec<(u64, u64)> = (1..=6)
+        .map(|d| {
+            let mut decided = 0;
+            let n = kumite::cli::play::perft(&e, &st, d, &mut decided).expect("ok");
+            (n, decided)
+        })
+        .collect();
+    assert_eq!(counts, [(2, 0), (4, 0), (4, 0), (4, 0), (4, 0), (0, 4)]);
+}
