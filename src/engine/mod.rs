@@ -142,6 +142,10 @@ pub struct Engine<'p> {
     /// Rules without command atoms (availability candidates).
     avail_rules: Vec<u32>,
     victory_rules: Vec<u32>,
+    /// Per rule: the acting side's command it needs this turn (NONE if none), checked first.
+    need_cmd: Vec<u32>,
+    /// Per condition: a pre-decoded fast form.
+    fast: Vec<Fast>,
     scratch: RefCell<Scratch>,
     /// When set, `rand` draws are replaced: (turn, side, rule, slot, lo, hi) → value. Used by search.
     pub chance: Option<Box<dyn Fn(u32, Side, u32, u16, i64, i64) -> i64 + 'p>>,
@@ -157,7 +161,33 @@ impl<'p> Engine<'p> {
         let hl = (prog.max_seq[0].max(prog.max_seq[1]) as usize).max(1);
         let avail_rules = (0..prog.rules.len() as u32).filter(|&i| !prog.rules[i as usize].has_cmd_atoms).collect();
         let victory_rules = (0..prog.rules.len() as u32).filter(|&i| prog.rules[i as usize].victory).collect();
+        let need_cmd = prog
+            .rules
+            .iter()
+            .map(|r| {
+                prog.rule_conds(r)
+                    .iter()
+                    .find_map(|c| match *c {
+                        CCond::Cmd { neg: false, opp: false, back: 0, cmd } => Some(cmd),
+                        _ => None,
+                    })
+                    .unwrap_or(NONE)
+            })
+            .collect();
+        let fast = prog
+            .conds
+            .iter()
+            .map(|c| match *c {
+                CCond::Cmp { op, lhs, rhs } => match (prog.code_of(lhs), prog.code_of(rhs)) {
+                    ([Op::Load(who, id)], [Op::Push(k)]) => Fast::LoadConst(*who, *id, op, *k),
+                    _ => Fast::General,
+                },
+                _ => Fast::General,
+            })
+            .collect();
         Self {
+            need_cmd,
+            fast,
             prog,
             seed,
             ns: prog.states.len(),
@@ -279,7 +309,23 @@ impl<'p> Engine<'p> {
 
     /// Evaluates rule `ri`'s conditions for `side` on `st` (command atoms read the history).
     fn holds(&self, ri: u32, r: &CRule, st: &State, side: Side, turn: u32, stack: &mut Vec<i64>) -> Result<bool, RuntimeError> {
-        for c in self.prog.rule_conds(r) {
+        let need = self.need_cmd[ri as usize];
+        if need != NONE && st.hist[side * self.hl] != need {
+            return Ok(false);
+        }
+        for (k, c) in self.prog.rule_conds(r).iter().enumerate() {
+            if let Fast::LoadConst(who, id, op, kv) = self.fast[r.conds.0 as usize + k] {
+                let s = match who {
+                    SideRef::S => side,
+                    SideRef::O => 1 - side,
+                    SideRef::H => 0,
+                    SideRef::C => 1,
+                };
+                if !op.holds(st.vals[s * self.ns + id as usize], kv) {
+                    return Ok(false);
+                }
+                continue;
+            }
             let ok = match *c {
                 CCond::Truth { neg, side: who, state } => {
                     let s = match who {
@@ -531,6 +577,15 @@ impl<'p> Engine<'p> {
         };
         Ok(())
     }
+}
+
+/// A condition decoded for speed.
+#[derive(Clone, Copy, Debug)]
+enum Fast {
+    /// `X.state OP constant`.
+    LoadConst(SideRef, u32, crate::syntax::ast::CmpOp, i64),
+    /// Anything else: evaluate the general way.
+    General,
 }
 
 fn resolve_side(who: SideRef, side: Side) -> Side {

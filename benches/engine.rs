@@ -1,0 +1,53 @@
+//! Random-versus-random play, single-threaded: turn resolutions per second.
+
+use criterion::{Criterion, Throughput, criterion_group, criterion_main};
+use kumite::engine::Engine;
+use kumite::engine::rng::SplitMix;
+use rand::RngExt;
+
+fn load(name: &str) -> kumite::program::RuleProgram {
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("rules").join(name);
+    kumite::program::compile(&std::fs::read_to_string(path).expect("read")).program.expect("compiles")
+}
+
+/// Plays random games until `turns` turns have been resolved.
+fn play_turns(e: &Engine, turns: u64, rng: &mut SplitMix) -> u64 {
+    let mut done = 0;
+    let mut buf = Vec::new();
+    let mut games = 0;
+    let mut st = e.initial(0).expect("start");
+    while done < turns {
+        if st.outcome.is_some() {
+            st = e.initial(0).expect("start");
+            games += 1;
+        }
+        let mut cmds = [None, None];
+        for &s in e.movers(&st) {
+            e.enabled_commands(&st, s, &mut buf);
+            if !buf.is_empty() {
+                cmds[s] = Some(buf[rng.random_range(0..buf.len())]);
+            }
+        }
+        if e.play(&mut st, cmds, None).is_err() {
+            st = e.initial(0).expect("start");
+        }
+        done += 1;
+    }
+    games
+}
+
+fn bench(c: &mut Criterion) {
+    let mut g = c.benchmark_group("random play");
+    const TURNS: u64 = 100_000;
+    g.throughput(Throughput::Elements(TURNS));
+    for f in ["sumo.kmt", "cc_lemon.kmt", "karate.kmt", "ex1_push.kmt"] {
+        let p = load(f);
+        let e = Engine::new(&p, 1);
+        let mut rng = SplitMix(7);
+        g.bench_function(f, |b| b.iter(|| play_turns(&e, TURNS, &mut rng)));
+    }
+    g.finish();
+}
+
+criterion_group!(benches, bench);
+criterion_main!(benches);
