@@ -6,8 +6,12 @@ use kumite::engine::rng::SplitMix;
 use rand::RngExt;
 
 fn load(name: &str) -> kumite::program::RuleProgram {
-    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("rules").join(name);
-    kumite::program::compile(&std::fs::read_to_string(path).expect("read")).program.expect("compiles")
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("rules")
+        .join(name);
+    kumite::program::compile(&std::fs::read_to_string(path).expect("read"))
+        .program
+        .expect("compiles")
 }
 
 /// Plays random games until `turns` turns have been resolved.

@@ -37,11 +37,25 @@ pub struct Diagnostic {
 impl Diagnostic {
     /// A new error with the given code, span and message.
     pub fn error(code: &'static str, span: Range<usize>, message: impl Into<String>) -> Self {
-        Self { severity: Severity::Error, code, message: message.into(), span, labels: Vec::new(), help: None }
+        Self {
+            severity: Severity::Error,
+            code,
+            message: message.into(),
+            span,
+            labels: Vec::new(),
+            help: None,
+        }
     }
     /// A new warning with the given code, span and message.
     pub fn warning(code: &'static str, span: Range<usize>, message: impl Into<String>) -> Self {
-        Self { severity: Severity::Warning, code, message: message.into(), span, labels: Vec::new(), help: None }
+        Self {
+            severity: Severity::Warning,
+            code,
+            message: message.into(),
+            span,
+            labels: Vec::new(),
+            help: None,
+        }
     }
     /// Adds a secondary label.
     pub fn with_label(mut self, span: Range<usize>, message: impl Into<String>) -> Self {
@@ -103,7 +117,10 @@ impl LineIndex {
         let offset = offset.min(text.len());
         let line = self.line_of(offset);
         let start = self.starts[line];
-        let col = text.get(start..offset).map(|s| s.chars().count()).unwrap_or(0);
+        let col = text
+            .get(start..offset)
+            .map(|s| s.chars().count())
+            .unwrap_or(0);
         (line + 1, col + 1)
     }
 }
@@ -157,19 +174,35 @@ pub fn render_ariadne(d: &Diagnostic, file: &str, text: &str, color: bool) -> St
         Severity::Error => ReportKind::Error,
         Severity::Warning => ReportKind::Warning,
     };
-    let main_color = if d.severity == Severity::Error { Color::Red } else { Color::Yellow };
+    let main_color = if d.severity == Severity::Error {
+        Color::Red
+    } else {
+        Color::Yellow
+    };
     let clamp = |r: &Range<usize>| {
         let s = r.start.min(text.len());
         let e = r.end.min(text.len()).max(s);
         s..e
     };
     let mut b = Report::build(kind, (file, clamp(&d.span)))
-        .with_config(Config::default().with_index_type(IndexType::Byte).with_color(color))
+        .with_config(
+            Config::default()
+                .with_index_type(IndexType::Byte)
+                .with_color(color),
+        )
         .with_code(d.code)
         .with_message(&d.message)
-        .with_label(Label::new((file, clamp(&d.span))).with_message(&d.message).with_color(main_color));
+        .with_label(
+            Label::new((file, clamp(&d.span)))
+                .with_message(&d.message)
+                .with_color(main_color),
+        );
     for (span, msg) in &d.labels {
-        b = b.with_label(Label::new((file, clamp(span))).with_message(msg).with_color(Color::Blue));
+        b = b.with_label(
+            Label::new((file, clamp(span)))
+                .with_message(msg)
+                .with_color(Color::Blue),
+        );
     }
     if let Some(h) = &d.help {
         b = b.with_help(h);

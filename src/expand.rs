@@ -88,7 +88,10 @@ struct Macros {
 pub fn expand(file: &mut ParsedFile, index: &LineIndex, diags: &mut Vec<Diagnostic>) -> Expanded {
     let names = &mut file.names;
     let macros = collect_macros(&file.stmts, names, diags);
-    let mut out = Expanded { macro_names: macros.alts.keys().copied().collect(), ..Default::default() };
+    let mut out = Expanded {
+        macro_names: macros.alts.keys().copied().collect(),
+        ..Default::default()
+    };
     out.constants = macros.consts.iter().map(|(k, v)| (*k, *v)).collect();
     out.constants.sort();
     let mut budget_hit = false;
@@ -99,16 +102,39 @@ pub fn expand(file: &mut ParsedFile, index: &LineIndex, diags: &mut Vec<Diagnost
             Stmt::Init(items) => {
                 for it in items {
                     match it {
-                        InitItem::Value { side, name, value, span } => {
+                        InitItem::Value {
+                            side,
+                            name,
+                            value,
+                            span,
+                        } => {
                             let mut v = value.clone();
                             if resolve_consts(&mut v, &macros, names, diags) {
-                                out.init.push(InitItem::Value { side: *side, name: *name, value: v, span: span.clone() });
+                                out.init.push(InitItem::Value {
+                                    side: *side,
+                                    name: *name,
+                                    value: v,
+                                    span: span.clone(),
+                                });
                             }
                         }
-                        InitItem::Enabled { side, on, cmd, span } => match macros.alts.get(&cmd.name) {
+                        InitItem::Enabled {
+                            side,
+                            on,
+                            cmd,
+                            span,
+                        } => match macros.alts.get(&cmd.name) {
                             Some(alts) => {
                                 for a in alts {
-                                    out.init.push(InitItem::Enabled { side: *side, on: *on, cmd: CmdRef { name: *a, span: cmd.span.clone() }, span: span.clone() });
+                                    out.init.push(InitItem::Enabled {
+                                        side: *side,
+                                        on: *on,
+                                        cmd: CmdRef {
+                                            name: *a,
+                                            span: cmd.span.clone(),
+                                        },
+                                        span: span.clone(),
+                                    });
                                 }
                             }
                             None => out.init.push(it.clone()),
@@ -119,22 +145,46 @@ pub fn expand(file: &mut ParsedFile, index: &LineIndex, diags: &mut Vec<Diagnost
             Stmt::Keys(k) => out.keys.extend(k.iter().cloned()),
             Stmt::Settings(s) => out.settings.extend(s.iter().cloned()),
             Stmt::Rule(r) => {
-                let origin = Origin { line: line_of(&r.span), span: r.span.clone(), ..Default::default() };
-                expand_rule(r, origin, &macros, names, diags, &mut out.rules, &mut budget_hit);
+                let origin = Origin {
+                    line: line_of(&r.span),
+                    span: r.span.clone(),
+                    ..Default::default()
+                };
+                expand_rule(
+                    r,
+                    origin,
+                    &macros,
+                    names,
+                    diags,
+                    &mut out.rules,
+                    &mut budget_hit,
+                );
             }
             Stmt::Symmetric { pairs, rules, .. } => {
                 let pairs: Vec<(String, String)> = match pairs {
                     Some(p) => p.clone(),
-                    None => vec![("左".into(), "右".into()), ("left".into(), "right".into()), ("Left".into(), "Right".into())],
+                    None => vec![
+                        ("左".into(), "右".into()),
+                        ("left".into(), "right".into()),
+                        ("Left".into(), "Right".into()),
+                    ],
                 };
                 for r in rules {
-                    let origin = Origin { line: line_of(&r.span), span: r.span.clone(), ..Default::default() };
+                    let origin = Origin {
+                        line: line_of(&r.span),
+                        span: r.span.clone(),
+                        ..Default::default()
+                    };
                     let mut m = r.clone();
                     let mut unknown_macro = false;
                     map_rule_names(&mut m, &mut |id, is_cmd| {
                         let new = mirror_name(names.get(id), &pairs);
                         let nid = names.intern(&new);
-                        if is_cmd && macros.alts.contains_key(&id) && !macros.alts.contains_key(&nid) && !unknown_macro {
+                        if is_cmd
+                            && macros.alts.contains_key(&id)
+                            && !macros.alts.contains_key(&nid)
+                            && !unknown_macro
+                        {
                             unknown_macro = true;
                             diags.push(
                                 Diagnostic::error("E021", r.span.clone(), format!("the mirrored copy uses macro [{new}], which is not defined"))
@@ -143,31 +193,77 @@ pub fn expand(file: &mut ParsedFile, index: &LineIndex, diags: &mut Vec<Diagnost
                         }
                         nid
                     });
-                    expand_rule(r, origin.clone(), &macros, names, diags, &mut out.rules, &mut budget_hit);
+                    expand_rule(
+                        r,
+                        origin.clone(),
+                        &macros,
+                        names,
+                        diags,
+                        &mut out.rules,
+                        &mut budget_hit,
+                    );
                     if m == *r {
                         diags.push(
                             Diagnostic::warning("W014", r.span.clone(), "nothing to exchange on this line of a symmetric block")
                                 .with_help("it gets no mirrored copy (a copy would fire twice); move it out of the block, or name the pairs with &左/右{"),
                         );
                     } else if !unknown_macro {
-                        expand_rule(&m, Origin { mirrored: true, ..origin }, &macros, names, diags, &mut out.rules, &mut budget_hit);
+                        expand_rule(
+                            &m,
+                            Origin {
+                                mirrored: true,
+                                ..origin
+                            },
+                            &macros,
+                            names,
+                            diags,
+                            &mut out.rules,
+                            &mut budget_hit,
+                        );
                     }
                 }
             }
             Stmt::Macros { .. } => {}
             Stmt::Advantage { weight, lines, .. } => {
                 for l in lines {
-                    let origin = Origin { line: line_of(&l.span), span: l.span.clone(), ..Default::default() };
+                    let origin = Origin {
+                        line: line_of(&l.span),
+                        span: l.span.clone(),
+                        ..Default::default()
+                    };
                     // Reuse rule expansion by wrapping the line as a rule with no effects.
                     let mut tmp = Vec::new();
-                    let as_rule = Rule { period: None, conds: l.conds.clone(), iff: false, op_span: 0..0, effects: vec![], span: l.span.clone() };
+                    let as_rule = Rule {
+                        period: None,
+                        conds: l.conds.clone(),
+                        iff: false,
+                        op_span: 0..0,
+                        effects: vec![],
+                        span: l.span.clone(),
+                    };
                     let mut value = l.value.clone();
                     if !resolve_consts(&mut value, &macros, names, diags) {
                         continue;
                     }
-                    expand_rule(&as_rule, origin, &macros, names, diags, &mut tmp, &mut budget_hit);
+                    expand_rule(
+                        &as_rule,
+                        origin,
+                        &macros,
+                        names,
+                        diags,
+                        &mut tmp,
+                        &mut budget_hit,
+                    );
                     for e in tmp {
-                        out.adv.push(ExpAdv { weight: *weight, line: AdvLine { conds: e.rule.conds, value: value.clone(), span: l.span.clone() }, origin: e.origin });
+                        out.adv.push(ExpAdv {
+                            weight: *weight,
+                            line: AdvLine {
+                                conds: e.rule.conds,
+                                value: value.clone(),
+                                span: l.span.clone(),
+                            },
+                            origin: e.origin,
+                        });
                     }
                 }
             }
@@ -187,19 +283,32 @@ fn collect_macros(stmts: &[Stmt], names: &Names, diags: &mut Vec<Diagnostic>) ->
                     MacroDef::Commands { name, alts, span } => {
                         if let Some((_, first)) = cmd_defs.get(&name.name) {
                             diags.push(
-                                Diagnostic::error("E022", name.span.clone(), format!("macro [{}] is defined twice", names.get(name.name)))
-                                    .with_label(first.clone(), "first defined here"),
+                                Diagnostic::error(
+                                    "E022",
+                                    name.span.clone(),
+                                    format!("macro [{}] is defined twice", names.get(name.name)),
+                                )
+                                .with_label(first.clone(), "first defined here"),
                             );
                         } else {
                             cmd_defs.insert(name.name, (alts.clone(), span.clone()));
                             order.push(name.name);
                         }
                     }
-                    MacroDef::Const { name, name_span, value, span } => {
+                    MacroDef::Const {
+                        name,
+                        name_span,
+                        value,
+                        span,
+                    } => {
                         if let Some((_, first)) = const_defs.get(name) {
                             diags.push(
-                                Diagnostic::error("E022", name_span.clone(), format!("constant {} is defined twice", names.get(*name)))
-                                    .with_label(first.clone(), "first defined here"),
+                                Diagnostic::error(
+                                    "E022",
+                                    name_span.clone(),
+                                    format!("constant {} is defined twice", names.get(*name)),
+                                )
+                                .with_label(first.clone(), "first defined here"),
                             );
                         } else {
                             const_defs.insert(*name, (value.clone(), span.clone()));
@@ -224,11 +333,25 @@ fn collect_macros(stmts: &[Stmt], names: &Names, diags: &mut Vec<Diagnostic>) ->
         if let Some(v) = done.get(&id) {
             return v.clone();
         }
-        let Some((list, span)) = defs.get(&id) else { return vec![id] };
+        let Some((list, span)) = defs.get(&id) else {
+            return vec![id];
+        };
         if stack.contains(&id) {
             if reported.insert(id) {
-                let cycle: Vec<String> = stack.iter().skip_while(|x| **x != id).chain(std::iter::once(&id)).map(|x| format!("[{}]", names.get(*x))).collect();
-                diags.push(Diagnostic::error("E023", span.clone(), format!("macro cycle: {}", cycle.join(" → "))).with_help("a macro may not stand, directly or through others, for itself"));
+                let cycle: Vec<String> = stack
+                    .iter()
+                    .skip_while(|x| **x != id)
+                    .chain(std::iter::once(&id))
+                    .map(|x| format!("[{}]", names.get(*x)))
+                    .collect();
+                diags.push(
+                    Diagnostic::error(
+                        "E023",
+                        span.clone(),
+                        format!("macro cycle: {}", cycle.join(" → ")),
+                    )
+                    .with_help("a macro may not stand, directly or through others, for itself"),
+                );
             }
             return vec![];
         }
@@ -247,7 +370,15 @@ fn collect_macros(stmts: &[Stmt], names: &Names, diags: &mut Vec<Diagnostic>) ->
     }
     for id in &order {
         let mut stack = Vec::new();
-        flatten(*id, &cmd_defs, &mut alts, &mut stack, names, diags, &mut reported);
+        flatten(
+            *id,
+            &cmd_defs,
+            &mut alts,
+            &mut stack,
+            names,
+            diags,
+            &mut reported,
+        );
     }
     // Evaluate constants, detecting cycles.
     let mut consts: HashMap<NameId, i64> = HashMap::new();
@@ -270,8 +401,16 @@ fn collect_macros(stmts: &[Stmt], names: &Names, diags: &mut Vec<Diagnostic>) ->
             let members: Vec<NameId> = stack.iter().skip_while(|x| **x != id).copied().collect();
             // Report each cycle once, at its first member.
             if !members.iter().any(|m| done.contains_key(m)) {
-                let cycle: Vec<&str> = members.iter().chain(std::iter::once(&id)).map(|x| names.get(*x)).collect();
-                diags.push(Diagnostic::error("E023", span.clone(), format!("constant cycle: {}", cycle.join(" → "))));
+                let cycle: Vec<&str> = members
+                    .iter()
+                    .chain(std::iter::once(&id))
+                    .map(|x| names.get(*x))
+                    .collect();
+                diags.push(Diagnostic::error(
+                    "E023",
+                    span.clone(),
+                    format!("constant cycle: {}", cycle.join(" → ")),
+                ));
             }
             return None;
         }
@@ -310,28 +449,40 @@ fn collect_macros(stmts: &[Stmt], names: &Names, diags: &mut Vec<Diagnostic>) ->
                 if defs.contains_key(n) {
                     eval_const(*n, defs, done, failed, stack, names, diags)
                 } else {
-                    diags.push(unknown_const(*n, s.clone(), names, defs.keys().map(|k| names.get(*k))));
+                    diags.push(unknown_const(
+                        *n,
+                        s.clone(),
+                        names,
+                        defs.keys().map(|k| names.get(*k)),
+                    ));
                     None
                 }
             }
             Expr::State(r) => bad(diags, r.span.clone(), "a constant cannot read a state"),
             Expr::Neg(a, s) => {
                 let a = const_value(a, defs, done, failed, stack, names, diags)?;
-                a.checked_neg().or_else(|| bad(diags, s.clone(), "overflow in constant"))
+                a.checked_neg()
+                    .or_else(|| bad(diags, s.clone(), "overflow in constant"))
             }
             Expr::Bin(op, a, b, s) => {
                 let a = const_value(a, defs, done, failed, stack, names, diags)?;
                 let b = const_value(b, defs, done, failed, stack, names, diags)?;
-                crate::program::apply_bin(*op, a, b).or_else(|| bad(diags, s.clone(), "overflow or division by zero in constant"))
+                crate::program::apply_bin(*op, a, b)
+                    .or_else(|| bad(diags, s.clone(), "overflow or division by zero in constant"))
             }
             Expr::Call(Func::Rand, _, s) => bad(diags, s.clone(), "a constant cannot be random"),
             Expr::Call(f, args, s) => {
-                let vals: Option<Vec<i64>> = args.iter().map(|a| const_value(a, defs, done, failed, stack, names, diags)).collect();
+                let vals: Option<Vec<i64>> = args
+                    .iter()
+                    .map(|a| const_value(a, defs, done, failed, stack, names, diags))
+                    .collect();
                 let vals = vals?;
                 match f {
                     Func::Min => Some(vals[0].min(vals[1])),
                     Func::Max => Some(vals[0].max(vals[1])),
-                    _ => vals[0].checked_abs().or_else(|| bad(diags, s.clone(), "overflow in constant")),
+                    _ => vals[0]
+                        .checked_abs()
+                        .or_else(|| bad(diags, s.clone(), "overflow in constant")),
                 }
             }
         }
@@ -339,13 +490,30 @@ fn collect_macros(stmts: &[Stmt], names: &Names, diags: &mut Vec<Diagnostic>) ->
     let mut failed = HashSet::new();
     for k in keys {
         let mut stack = Vec::new();
-        eval_const(k, &const_defs, &mut consts, &mut failed, &mut stack, names, diags);
+        eval_const(
+            k,
+            &const_defs,
+            &mut consts,
+            &mut failed,
+            &mut stack,
+            names,
+            diags,
+        );
     }
     let defined = const_defs.keys().copied().collect();
-    Macros { alts, consts, defined }
+    Macros {
+        alts,
+        consts,
+        defined,
+    }
 }
 
-fn unknown_const<'a>(n: NameId, span: Span, names: &Names, known: impl IntoIterator<Item = &'a str>) -> Diagnostic {
+fn unknown_const<'a>(
+    n: NameId,
+    span: Span,
+    names: &Names,
+    known: impl IntoIterator<Item = &'a str>,
+) -> Diagnostic {
     let name = names.get(n);
     let known: Vec<&str> = known.into_iter().collect();
     let mut help = String::new();
@@ -366,7 +534,12 @@ fn resolve_consts(e: &mut Expr, m: &Macros, names: &Names, diags: &mut Vec<Diagn
                 None => {
                     ok = false;
                     if !m.defined.contains(n) {
-                        diags.push(unknown_const(*n, s.clone(), names, m.defined.iter().map(|k| names.get(*k))));
+                        diags.push(unknown_const(
+                            *n,
+                            s.clone(),
+                            names,
+                            m.defined.iter().map(|k| names.get(*k)),
+                        ));
                     }
                 }
             }
@@ -440,7 +613,15 @@ fn rule_cmds(r: &Rule) -> Vec<NameId> {
     v
 }
 
-fn expand_rule(r: &Rule, origin: Origin, m: &Macros, names: &mut Names, diags: &mut Vec<Diagnostic>, out: &mut Vec<ExpRule>, budget_hit: &mut bool) {
+fn expand_rule(
+    r: &Rule,
+    origin: Origin,
+    m: &Macros,
+    names: &mut Names,
+    diags: &mut Vec<Diagnostic>,
+    out: &mut Vec<ExpRule>,
+    budget_hit: &mut bool,
+) {
     if *budget_hit {
         return;
     }
@@ -453,7 +634,12 @@ fn expand_rule(r: &Rule, origin: Origin, m: &Macros, names: &mut Names, diags: &
                 None => {
                     ok = false;
                     if !m.defined.contains(n) {
-                        diags.push(unknown_const(*n, s.clone(), names, m.defined.iter().map(|k| names.get(*k))));
+                        diags.push(unknown_const(
+                            *n,
+                            s.clone(),
+                            names,
+                            m.defined.iter().map(|k| names.get(*k)),
+                        ));
                     }
                 }
             }
@@ -481,7 +667,9 @@ fn expand_rule(r: &Rule, origin: Origin, m: &Macros, names: &mut Names, diags: &
     if lists.iter().any(|l| l.is_empty()) {
         return; // a cyclic macro, already reported
     }
-    let total = lists.iter().try_fold(1usize, |acc, l| acc.checked_mul(l.len()));
+    let total = lists
+        .iter()
+        .try_fold(1usize, |acc, l| acc.checked_mul(l.len()));
     if total.is_none_or(|t| out.len().saturating_add(t) > MAX_RULES) {
         *budget_hit = true;
         diags.push(too_many(r));
@@ -494,11 +682,36 @@ fn expand_rule(r: &Rule, origin: Origin, m: &Macros, names: &mut Names, diags: &
             diags.push(too_many(r));
             return;
         }
-        let choice: HashMap<NameId, NameId> = used.iter().zip(&idx).map(|(u, i)| (*u, m.alts[u][*i])).collect();
+        let choice: HashMap<NameId, NameId> = used
+            .iter()
+            .zip(&idx)
+            .map(|(u, i)| (*u, m.alts[u][*i]))
+            .collect();
         let mut inst = base.clone();
-        map_rule_names(&mut inst, &mut |id, is_cmd| if is_cmd { choice.get(&id).copied().unwrap_or(id) } else { id });
-        let macros = used.iter().zip(&idx).map(|(u, i)| (format!("[{}]", names.get(*u)), format!("[{}]", names.get(m.alts[u][*i])))).collect();
-        out.push(ExpRule { rule: inst, origin: Origin { macros, ..origin.clone() } });
+        map_rule_names(&mut inst, &mut |id, is_cmd| {
+            if is_cmd {
+                choice.get(&id).copied().unwrap_or(id)
+            } else {
+                id
+            }
+        });
+        let macros = used
+            .iter()
+            .zip(&idx)
+            .map(|(u, i)| {
+                (
+                    format!("[{}]", names.get(*u)),
+                    format!("[{}]", names.get(m.alts[u][*i])),
+                )
+            })
+            .collect();
+        out.push(ExpRule {
+            rule: inst,
+            origin: Origin {
+                macros,
+                ..origin.clone()
+            },
+        });
         // Next combination (last macro varies fastest).
         let mut k = lists.len();
         loop {
@@ -516,8 +729,14 @@ fn expand_rule(r: &Rule, origin: Origin, m: &Macros, names: &mut Names, diags: &
 }
 
 fn too_many(r: &Rule) -> Diagnostic {
-    Diagnostic::error("E024", r.span.clone(), format!("expansion produces more than {MAX_RULES} rules"))
-        .with_help("macros used together in one rule multiply; split the rule or use fewer alternatives")
+    Diagnostic::error(
+        "E024",
+        r.span.clone(),
+        format!("expansion produces more than {MAX_RULES} rules"),
+    )
+    .with_help(
+        "macros used together in one rule multiply; split the rule or use fewer alternatives",
+    )
 }
 
 /// Exchanges the pairs in `name` all at once (so `左右` becomes `右左`). An entry made only of

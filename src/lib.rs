@@ -3,10 +3,10 @@
 //! The library is the product: rule text → syntax → expansion → compiled [`program::RuleProgram`],
 //! then the engine, analysis and search. The studio window and the command line are thin shells.
 
+pub mod cli;
 pub mod diag;
 pub mod engine;
 pub mod expand;
+pub mod fsutil;
 pub mod program;
 pub mod syntax;
-pub mod cli;
-pub mod fsutil;

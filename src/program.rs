@@ -42,7 +42,15 @@ pub struct Settings {
 
 impl Default for Settings {
     fn default() -> Self {
-        Self { period_ms: 500, depth: 3, thin: 1.0, mistakes: 0, simultaneous: false, cpu_first: false, turn_limit: 1000 }
+        Self {
+            period_ms: 500,
+            depth: 3,
+            thin: 1.0,
+            mistakes: 0,
+            simultaneous: false,
+            cpu_first: false,
+            turn_limit: 1000,
+        }
     }
 }
 
@@ -229,12 +237,18 @@ impl RuleProgram {
             "lose" => "敗北",
             n => n,
         };
-        self.states.iter().position(|s| s == name).map(|i| i as StateId)
+        self.states
+            .iter()
+            .position(|s| s == name)
+            .map(|i| i as StateId)
     }
     /// Id of a command by name (with or without brackets).
     pub fn command_id(&self, name: &str) -> Option<CmdId> {
         let name = name.trim().trim_start_matches('[').trim_end_matches(']');
-        self.commands.iter().position(|s| s == name).map(|i| i as CmdId)
+        self.commands
+            .iter()
+            .position(|s| s == name)
+            .map(|i| i as CmdId)
     }
     /// Command bound to a key.
     pub fn command_for_key(&self, key: &str) -> Option<CmdId> {
@@ -242,7 +256,10 @@ impl RuleProgram {
     }
     /// Key bound to a command.
     pub fn key_for(&self, cmd: CmdId) -> Option<&str> {
-        self.keys.iter().find(|k| k.cmd == cmd).map(|k| k.key.as_str())
+        self.keys
+            .iter()
+            .find(|k| k.cmd == cmd)
+            .map(|k| k.key.as_str())
     }
     /// Conditions of rule `r`.
     pub fn rule_conds(&self, r: &CRule) -> &[CCond] {
@@ -258,7 +275,12 @@ impl RuleProgram {
     }
     /// Distinct periods in use (other than 1).
     pub fn periods(&self) -> Vec<u32> {
-        let mut v: Vec<u32> = self.rules.iter().map(|r| r.period).filter(|p| *p > 1).collect();
+        let mut v: Vec<u32> = self
+            .rules
+            .iter()
+            .map(|r| r.period)
+            .filter(|p| *p > 1)
+            .collect();
         v.sort();
         v.dedup();
         v
@@ -273,11 +295,32 @@ impl RuleProgram {
         let parts: Vec<String> = self.effects[r.effects.0 as usize..r.effects.1 as usize]
             .iter()
             .map(|e| match *e {
-                CEffect::Bool { side, state, value } => format!("{}{}.{}", if value { "" } else { "!" }, side.prefix(), self.states[state as usize]),
-                CEffect::Update { side, state, op, expr } => {
-                    format!("{}.{}{}{}", side.prefix(), self.states[state as usize], op.assign_text(), self.code_text(expr))
+                CEffect::Bool { side, state, value } => format!(
+                    "{}{}.{}",
+                    if value { "" } else { "!" },
+                    side.prefix(),
+                    self.states[state as usize]
+                ),
+                CEffect::Update {
+                    side,
+                    state,
+                    op,
+                    expr,
+                } => {
+                    format!(
+                        "{}.{}{}{}",
+                        side.prefix(),
+                        self.states[state as usize],
+                        op.assign_text(),
+                        self.code_text(expr)
+                    )
                 }
-                CEffect::Enable { opp, cmd, on } => format!("{}{}[{}]", if on { "" } else { "!" }, if opp { "O." } else { "" }, self.commands[cmd as usize]),
+                CEffect::Enable { opp, cmd, on } => format!(
+                    "{}{}[{}]",
+                    if on { "" } else { "!" },
+                    if opp { "O." } else { "" },
+                    self.commands[cmd as usize]
+                ),
             })
             .collect();
         parts.join(",")
@@ -285,8 +328,17 @@ impl RuleProgram {
     /// Rule `i` as rule text (rebuilt from the compiled tables; constants appear folded).
     pub fn rule_text(&self, i: usize) -> String {
         let r = &self.rules[i];
-        let period = if r.period > 1 { format!("@{}/", r.period) } else { String::new() };
-        format!("{period}{}{}{}", self.cond_text(i), if r.iff { "::" } else { ":" }, self.effect_text(i))
+        let period = if r.period > 1 {
+            format!("@{}/", r.period)
+        } else {
+            String::new()
+        };
+        format!(
+            "{period}{}{}{}",
+            self.cond_text(i),
+            if r.iff { "::" } else { ":" },
+            self.effect_text(i)
+        )
     }
     /// Advantage line `i` as text.
     pub fn adv_text(&self, i: usize) -> String {
@@ -298,9 +350,24 @@ impl RuleProgram {
         let parts: Vec<String> = self.conds[range.0 as usize..range.1 as usize]
             .iter()
             .map(|c| match *c {
-                CCond::Truth { neg, side, state } => format!("{}{}.{}", if neg { "!" } else { "" }, side.prefix(), self.states[state as usize]),
-                CCond::Cmp { op, lhs, rhs } => format!("{}{}{}", self.code_text(lhs), op.text(), self.code_text(rhs)),
-                CCond::Cmd { neg, opp, cmd, .. } => format!("{}{}[{}]", if neg { "!" } else { "" }, if opp { "O." } else { "" }, self.commands[cmd as usize]),
+                CCond::Truth { neg, side, state } => format!(
+                    "{}{}.{}",
+                    if neg { "!" } else { "" },
+                    side.prefix(),
+                    self.states[state as usize]
+                ),
+                CCond::Cmp { op, lhs, rhs } => format!(
+                    "{}{}{}",
+                    self.code_text(lhs),
+                    op.text(),
+                    self.code_text(rhs)
+                ),
+                CCond::Cmd { neg, opp, cmd, .. } => format!(
+                    "{}{}[{}]",
+                    if neg { "!" } else { "" },
+                    if opp { "O." } else { "" },
+                    self.commands[cmd as usize]
+                ),
             })
             .collect();
         parts.join(",")
@@ -312,7 +379,9 @@ impl RuleProgram {
         for op in self.code_of(range) {
             let item = match *op {
                 Op::Push(v) => (v.to_string(), if v < 0 { 3 } else { 4 }),
-                Op::Load(side, id) => (format!("{}.{}", side.prefix(), self.states[id as usize]), 4),
+                Op::Load(side, id) => {
+                    (format!("{}.{}", side.prefix(), self.states[id as usize]), 4)
+                }
                 Op::Neg => {
                     let a = st.pop().unwrap_or_default();
                     (format!("-{}", wrap(a, 4)), 3)
@@ -320,7 +389,11 @@ impl RuleProgram {
                 Op::Bin(b) => {
                     let y = st.pop().unwrap_or_default();
                     let x = st.pop().unwrap_or_default();
-                    let p = if matches!(b, BinOp::Add | BinOp::Sub) { 1 } else { 2 };
+                    let p = if matches!(b, BinOp::Add | BinOp::Sub) {
+                        1
+                    } else {
+                        2
+                    };
                     (format!("{}{}{}", wrap(x, p), b.text(), wrap(y, p + 1)), p)
                 }
                 Op::Abs => {
@@ -400,7 +473,12 @@ pub fn compile(text: &str) -> Compiled {
     diags.sort_by_key(|d| (d.span.start, d.severity, d.code));
     diags.dedup();
     let ok = !diags.iter().any(|d| d.is_error());
-    Compiled { program: if ok { Some(program) } else { None }, diags, expanded, names }
+    Compiled {
+        program: if ok { Some(program) } else { None },
+        diags,
+        expanded,
+        names,
+    }
 }
 
 struct Builder<'a> {
@@ -505,7 +583,14 @@ fn side_index(s: Option<SideRef>) -> Vec<usize> {
 }
 
 fn build(x: &Expanded, names: &Names, diags: &mut Vec<Diagnostic>) -> RuleProgram {
-    let mut b = Builder { names, states: vec![], state_ix: HashMap::new(), commands: vec![], cmd_ix: HashMap::new(), code: vec![] };
+    let mut b = Builder {
+        names,
+        states: vec![],
+        state_ix: HashMap::new(),
+        commands: vec![],
+        cmd_ix: HashMap::new(),
+        code: vec![],
+    };
     b.state(parser::WIN);
     b.state(parser::LOSE);
 
@@ -523,15 +608,28 @@ fn build(x: &Expanded, names: &Names, diags: &mut Vec<Diagnostic>) -> RuleProgra
     let mut seen_flag: HashMap<(usize, CmdId), Span> = HashMap::new();
     for it in &x.init {
         match it {
-            InitItem::Value { side, name, value, span } => {
+            InitItem::Value {
+                side,
+                name,
+                value,
+                span,
+            } => {
                 let id = b.state(*name);
                 state_set.entry(*name).or_insert(span.clone());
                 let v = fold_const(value).unwrap_or(0);
                 for s in side_index(*side) {
                     if let Some(first) = seen_val.get(&(s, id)) {
                         diags.push(
-                            Diagnostic::error("E050", span.clone(), format!("the initial value of {}.{} is set twice", ["h", "c"][s], names.get(*name)))
-                                .with_label(first.clone(), "first set here"),
+                            Diagnostic::error(
+                                "E050",
+                                span.clone(),
+                                format!(
+                                    "the initial value of {}.{} is set twice",
+                                    ["h", "c"][s],
+                                    names.get(*name)
+                                ),
+                            )
+                            .with_label(first.clone(), "first set here"),
                         );
                         break;
                     }
@@ -539,7 +637,12 @@ fn build(x: &Expanded, names: &Names, diags: &mut Vec<Diagnostic>) -> RuleProgra
                     init_vals.push((s, id, v));
                 }
             }
-            InitItem::Enabled { side, on, cmd, span } => {
+            InitItem::Enabled {
+                side,
+                on,
+                cmd,
+                span,
+            } => {
                 let id = b.cmd(cmd.name);
                 cmd_mention.push((cmd.name, cmd.span.clone()));
                 if *on {
@@ -548,8 +651,16 @@ fn build(x: &Expanded, names: &Names, diags: &mut Vec<Diagnostic>) -> RuleProgra
                 for s in side_index(*side) {
                     if let Some(first) = seen_flag.get(&(s, id)) {
                         diags.push(
-                            Diagnostic::error("E050", span.clone(), format!("the initial flag of {}.[{}] is set twice", ["h", "c"][s], names.get(cmd.name)))
-                                .with_label(first.clone(), "first set here"),
+                            Diagnostic::error(
+                                "E050",
+                                span.clone(),
+                                format!(
+                                    "the initial flag of {}.[{}] is set twice",
+                                    ["h", "c"][s],
+                                    names.get(cmd.name)
+                                ),
+                            )
+                            .with_label(first.clone(), "first set here"),
                         );
                         break;
                     }
@@ -567,22 +678,36 @@ fn build(x: &Expanded, names: &Names, diags: &mut Vec<Diagnostic>) -> RuleProgra
     for k in &key_cmds {
         if let Some(first) = seen_key.get(k.key.0.as_str()) {
             diags.push(
-                Diagnostic::error("E040", k.key_span.clone(), format!("key '{}' is bound twice", k.key.0))
-                    .with_label(first.clone(), "first bound here")
-                    .with_help("upper and lower case are different keys: 'C' is Shift+c"),
+                Diagnostic::error(
+                    "E040",
+                    k.key_span.clone(),
+                    format!("key '{}' is bound twice", k.key.0),
+                )
+                .with_label(first.clone(), "first bound here")
+                .with_help("upper and lower case are different keys: 'C' is Shift+c"),
             );
             continue;
         }
         seen_key.insert(&k.key.0, k.key_span.clone());
         if x.macro_names.contains(&k.cmd.name) {
             diags.push(
-                Diagnostic::error("E041", k.cmd.span.clone(), format!("[{}] is a macro, not a command; it cannot be bound to a key", names.get(k.cmd.name)))
-                    .with_help("bind each of its alternatives to its own key"),
+                Diagnostic::error(
+                    "E041",
+                    k.cmd.span.clone(),
+                    format!(
+                        "[{}] is a macro, not a command; it cannot be bound to a key",
+                        names.get(k.cmd.name)
+                    ),
+                )
+                .with_help("bind each of its alternatives to its own key"),
             );
             continue;
         }
         let id = b.cmd(k.cmd.name);
-        keys.push(KeyBinding { key: k.key.0.clone(), cmd: id });
+        keys.push(KeyBinding {
+            key: k.key.0.clone(),
+            cmd: id,
+        });
     }
 
     // 3. Rules.
@@ -595,8 +720,32 @@ fn build(x: &Expanded, names: &Names, diags: &mut Vec<Diagnostic>) -> RuleProgra
     for ExpRule { rule, origin } in &x.rules {
         let mut slot = 0u16;
         let c0 = conds.len() as u32;
-        let n_own = rule.conds.iter().filter(|c| matches!(c, Cond::Cmd { side: CmdSide::Own, .. })).count();
-        let n_opp = rule.conds.iter().filter(|c| matches!(c, Cond::Cmd { side: CmdSide::Opp, .. })).count();
+        let n_own = rule
+            .conds
+            .iter()
+            .filter(|c| {
+                matches!(
+                    c,
+                    Cond::Cmd {
+                        side: CmdSide::Own,
+                        ..
+                    }
+                )
+            })
+            .count();
+        let n_opp = rule
+            .conds
+            .iter()
+            .filter(|c| {
+                matches!(
+                    c,
+                    Cond::Cmd {
+                        side: CmdSide::Opp,
+                        ..
+                    }
+                )
+            })
+            .count();
         max_seq[0] = max_seq[0].max(n_own.min(255) as u8);
         max_seq[1] = max_seq[1].max(n_opp.min(255) as u8);
         let (mut i_own, mut i_opp) = (0usize, 0usize);
@@ -604,7 +753,11 @@ fn build(x: &Expanded, names: &Names, diags: &mut Vec<Diagnostic>) -> RuleProgra
             conds.push(match c {
                 Cond::Truth { neg, state, .. } => {
                     state_read.push((state.name, state.span.clone()));
-                    CCond::Truth { neg: *neg, side: state.side, state: b.state(state.name) }
+                    CCond::Truth {
+                        neg: *neg,
+                        side: state.side,
+                        state: b.state(state.name),
+                    }
                 }
                 Cond::Cmp { op, lhs, rhs, .. } => {
                     for e in [lhs, rhs] {
@@ -612,7 +765,11 @@ fn build(x: &Expanded, names: &Names, diags: &mut Vec<Diagnostic>) -> RuleProgra
                     }
                     let l = b.expr(lhs, &mut slot);
                     let r = b.expr(rhs, &mut slot);
-                    CCond::Cmp { op: *op, lhs: l, rhs: r }
+                    CCond::Cmp {
+                        op: *op,
+                        lhs: l,
+                        rhs: r,
+                    }
                 }
                 Cond::Cmd { neg, side, cmd, .. } => {
                     cmd_mention.push((cmd.name, cmd.span.clone()));
@@ -627,7 +784,12 @@ fn build(x: &Expanded, names: &Names, diags: &mut Vec<Diagnostic>) -> RuleProgra
                             (true, n_opp - i_opp)
                         }
                     };
-                    CCond::Cmd { neg: *neg, opp, back: back.min(255) as u8, cmd: b.cmd(cmd.name) }
+                    CCond::Cmd {
+                        neg: *neg,
+                        opp,
+                        back: back.min(255) as u8,
+                        cmd: b.cmd(cmd.name),
+                    }
                 }
             });
         }
@@ -691,7 +853,9 @@ fn build(x: &Expanded, names: &Names, diags: &mut Vec<Diagnostic>) -> RuleProgra
             has_enable,
             has_rand,
         });
-        meta.push(RuleMeta { origin: origin.clone() });
+        meta.push(RuleMeta {
+            origin: origin.clone(),
+        });
     }
 
     // 4. Advantage lines.
@@ -700,14 +864,44 @@ fn build(x: &Expanded, names: &Names, diags: &mut Vec<Diagnostic>) -> RuleProgra
     for a in &x.adv {
         let mut slot = 0u16;
         let c0 = conds.len() as u32;
-        let n_own = a.line.conds.iter().filter(|c| matches!(c, Cond::Cmd { side: CmdSide::Own, .. })).count();
-        let n_opp = a.line.conds.iter().filter(|c| matches!(c, Cond::Cmd { side: CmdSide::Opp, .. })).count();
+        let n_own = a
+            .line
+            .conds
+            .iter()
+            .filter(|c| {
+                matches!(
+                    c,
+                    Cond::Cmd {
+                        side: CmdSide::Own,
+                        ..
+                    }
+                )
+            })
+            .count();
+        let n_opp = a
+            .line
+            .conds
+            .iter()
+            .filter(|c| {
+                matches!(
+                    c,
+                    Cond::Cmd {
+                        side: CmdSide::Opp,
+                        ..
+                    }
+                )
+            })
+            .count();
         let (mut i_own, mut i_opp) = (0usize, 0usize);
         for c in &a.line.conds {
             conds.push(match c {
                 Cond::Truth { neg, state, .. } => {
                     state_read.push((state.name, state.span.clone()));
-                    CCond::Truth { neg: *neg, side: state.side, state: b.state(state.name) }
+                    CCond::Truth {
+                        neg: *neg,
+                        side: state.side,
+                        state: b.state(state.name),
+                    }
                 }
                 Cond::Cmp { op, lhs, rhs, .. } => {
                     for e in [lhs, rhs] {
@@ -715,7 +909,11 @@ fn build(x: &Expanded, names: &Names, diags: &mut Vec<Diagnostic>) -> RuleProgra
                     }
                     let l = b.expr(lhs, &mut slot);
                     let r = b.expr(rhs, &mut slot);
-                    CCond::Cmp { op: *op, lhs: l, rhs: r }
+                    CCond::Cmp {
+                        op: *op,
+                        lhs: l,
+                        rhs: r,
+                    }
                 }
                 Cond::Cmd { neg, side, cmd, .. } => {
                     cmd_mention.push((cmd.name, cmd.span.clone()));
@@ -730,14 +928,27 @@ fn build(x: &Expanded, names: &Names, diags: &mut Vec<Diagnostic>) -> RuleProgra
                             (true, n_opp - i_opp)
                         }
                     };
-                    CCond::Cmd { neg: *neg, opp, back: back.min(255) as u8, cmd: b.cmd(cmd.name) }
+                    CCond::Cmd {
+                        neg: *neg,
+                        opp,
+                        back: back.min(255) as u8,
+                        cmd: b.cmd(cmd.name),
+                    }
                 }
             });
         }
-        a.line.value.for_each_state(&mut |r| state_read.push((r.name, r.span.clone())));
+        a.line
+            .value
+            .for_each_state(&mut |r| state_read.push((r.name, r.span.clone())));
         let v = b.expr(&a.line.value, &mut slot);
-        adv.push(CAdv { weight: a.weight, conds: (c0, conds.len() as u32), value: v });
-        adv_meta.push(RuleMeta { origin: a.origin.clone() });
+        adv.push(CAdv {
+            weight: a.weight,
+            conds: (c0, conds.len() as u32),
+            value: v,
+        });
+        adv_meta.push(RuleMeta {
+            origin: a.origin.clone(),
+        });
     }
 
     // 5. Settings.
@@ -745,7 +956,14 @@ fn build(x: &Expanded, names: &Names, diags: &mut Vec<Diagnostic>) -> RuleProgra
     let mut seen_setting: HashMap<std::mem::Discriminant<Setting>, Span> = HashMap::new();
     for (s, span) in &x.settings {
         if let Some(first) = seen_setting.insert(std::mem::discriminant(s), span.clone()) {
-            diags.push(Diagnostic::warning("W015", span.clone(), "this setting is given twice; the later one is used").with_label(first, "first given here"));
+            diags.push(
+                Diagnostic::warning(
+                    "W015",
+                    span.clone(),
+                    "this setting is given twice; the later one is used",
+                )
+                .with_label(first, "first given here"),
+            );
         }
         match s {
             Setting::Period(v) => settings.period_ms = *v,
@@ -767,10 +985,20 @@ fn build(x: &Expanded, names: &Names, diags: &mut Vec<Diagnostic>) -> RuleProgra
         if !cmd_mention.iter().any(|(n, _)| *n == k.cmd.name) {
             let name = names.get(k.cmd.name);
             let known: Vec<&str> = cmd_mention.iter().map(|(n, _)| names.get(*n)).collect();
-            let help = did_you_mean(name, known.iter().copied()).map(|s| format!("did you mean [{s}]?"));
+            let help =
+                did_you_mean(name, known.iter().copied()).map(|s| format!("did you mean [{s}]?"));
             diags.push(
-                Diagnostic::error("E042", k.cmd.span.clone(), format!("key '{}' is bound to [{name}], which no rule or initial line mentions", k.key.0))
-                    .with_help(help.unwrap_or_else(|| "a bound command must appear in a rule or in the initial line".into())),
+                Diagnostic::error(
+                    "E042",
+                    k.cmd.span.clone(),
+                    format!(
+                        "key '{}' is bound to [{name}], which no rule or initial line mentions",
+                        k.key.0
+                    ),
+                )
+                .with_help(help.unwrap_or_else(|| {
+                    "a bound command must appear in a rule or in the initial line".into()
+                })),
             );
         }
     }
@@ -785,7 +1013,14 @@ fn build(x: &Expanded, names: &Names, diags: &mut Vec<Diagnostic>) -> RuleProgra
         let help = did_you_mean(name, set_names.iter().copied())
             .map(|s| format!("did you mean {s}?"))
             .unwrap_or_else(|| format!("it is always 0; give it a value in the initial line (!:{name}=N) or set it in a rule"));
-        diags.push(Diagnostic::warning("W010", span.clone(), format!("state {name} is read but never set or initialised")).with_help(help));
+        diags.push(
+            Diagnostic::warning(
+                "W010",
+                span.clone(),
+                format!("state {name} is read but never set or initialised"),
+            )
+            .with_help(help),
+        );
     }
     // Commands that can never become enabled.
     let mut warned = std::collections::HashSet::new();
@@ -797,8 +1032,17 @@ fn build(x: &Expanded, names: &Names, diags: &mut Vec<Diagnostic>) -> RuleProgra
         let name = names.get(*n);
         let help = did_you_mean(name, enable_names.iter().copied())
             .map(|s| format!("did you mean [{s}]?"))
-            .unwrap_or_else(|| format!("enable it in the initial line (!:[{name}]) or with a rule effect [{name}]"));
-        diags.push(Diagnostic::warning("W011", span.clone(), format!("command [{name}] can never become enabled")).with_help(help));
+            .unwrap_or_else(|| {
+                format!("enable it in the initial line (!:[{name}]) or with a rule effect [{name}]")
+            });
+        diags.push(
+            Diagnostic::warning(
+                "W011",
+                span.clone(),
+                format!("command [{name}] can never become enabled"),
+            )
+            .with_help(help),
+        );
     }
     // Commands enabled but used by no rule.
     let mut enabled: Vec<(&NameId, &Span)> = cmd_enable.iter().collect();
@@ -812,7 +1056,14 @@ fn build(x: &Expanded, names: &Names, diags: &mut Vec<Diagnostic>) -> RuleProgra
         let help = did_you_mean(name, used_names.iter().copied())
             .map(|s| format!("did you mean [{s}]?"))
             .unwrap_or_else(|| format!("choosing it changes nothing by itself (fine for a pass or a guard); otherwise add a rule with the condition [{name}]"));
-        diags.push(Diagnostic::warning("W012", span.clone(), format!("command [{name}] can be enabled but no rule uses it")).with_help(help));
+        diags.push(
+            Diagnostic::warning(
+                "W012",
+                span.clone(),
+                format!("command [{name}] can be enabled but no rule uses it"),
+            )
+            .with_help(help),
+        );
     }
     if !anyone_wins {
         let span = x.rules.first().map_or(0..0, |r| r.origin.span.clone());
@@ -830,7 +1081,11 @@ fn build(x: &Expanded, names: &Names, diags: &mut Vec<Diagnostic>) -> RuleProgra
     for (s, id, on) in init_flags {
         init_enabled[s][id as usize] = on;
     }
-    let constants = x.constants.iter().map(|(n, v)| (names.get(*n).to_string(), *v)).collect();
+    let constants = x
+        .constants
+        .iter()
+        .map(|(n, v)| (names.get(*n).to_string(), *v))
+        .collect();
     RuleProgram {
         states: b.states,
         commands: b.commands,
@@ -924,7 +1179,12 @@ fn wrap(s: &mut String, e: &Expr, names: &Names, yes: bool) {
 }
 
 fn cmd_text(neg: bool, side: CmdSide, cmd: &CmdRef, names: &Names) -> String {
-    format!("{}{}[{}]", if neg { "!" } else { "" }, if side == CmdSide::Opp { "O." } else { "" }, names.get(cmd.name))
+    format!(
+        "{}{}[{}]",
+        if neg { "!" } else { "" },
+        if side == CmdSide::Opp { "O." } else { "" },
+        names.get(cmd.name)
+    )
 }
 
 /// Conditions as rule text.
@@ -932,9 +1192,19 @@ pub fn conds_text(conds: &[Cond], names: &Names) -> String {
     let parts: Vec<String> = conds
         .iter()
         .map(|c| match c {
-            Cond::Truth { neg, state, .. } => format!("{}{}.{}", if *neg { "!" } else { "" }, state.side.prefix(), names.get(state.name)),
+            Cond::Truth { neg, state, .. } => format!(
+                "{}{}.{}",
+                if *neg { "!" } else { "" },
+                state.side.prefix(),
+                names.get(state.name)
+            ),
             Cond::Cmp { op, lhs, rhs, .. } => {
-                format!("{}{}{}", expr_text(lhs, names), op.text(), expr_text(rhs, names))
+                format!(
+                    "{}{}{}",
+                    expr_text(lhs, names),
+                    op.text(),
+                    expr_text(rhs, names)
+                )
             }
             Cond::Cmd { neg, side, cmd, .. } => cmd_text(*neg, *side, cmd, names),
         })
@@ -947,8 +1217,19 @@ pub fn effects_text(effects: &[Effect], names: &Names) -> String {
     let parts: Vec<String> = effects
         .iter()
         .map(|e| match e {
-            Effect::Bool { value, state, .. } => format!("{}{}.{}", if *value { "" } else { "!" }, state.side.prefix(), names.get(state.name)),
-            Effect::Update { op, state, expr, short, .. } => {
+            Effect::Bool { value, state, .. } => format!(
+                "{}{}.{}",
+                if *value { "" } else { "!" },
+                state.side.prefix(),
+                names.get(state.name)
+            ),
+            Effect::Update {
+                op,
+                state,
+                expr,
+                short,
+                ..
+            } => {
                 let target = format!("{}.{}", state.side.prefix(), names.get(state.name));
                 match (short, op.short_text()) {
                     (true, Some(t)) => {
@@ -972,11 +1253,22 @@ pub fn rule_text(r: &Rule, names: &Names) -> String {
         Some((1, _)) | None => String::new(),
         Some((p, _)) => format!("@{p}/"),
     };
-    format!("{period}{}{}{}", conds_text(&r.conds, names), if r.iff { "::" } else { ":" }, effects_text(&r.effects, names))
+    format!(
+        "{period}{}{}{}",
+        conds_text(&r.conds, names),
+        if r.iff { "::" } else { ":" },
+        effects_text(&r.effects, names)
+    )
 }
 
 fn settings_text(s: &Settings) -> String {
-    let mut v = vec![format!("P{}", s.period_ms), format!("S{}", s.depth), format!("D{}", s.thin), format!("E{}", s.mistakes), format!("T{}", s.turn_limit)];
+    let mut v = vec![
+        format!("P{}", s.period_ms),
+        format!("S{}", s.depth),
+        format!("D{}", s.thin),
+        format!("E{}", s.mistakes),
+        format!("T{}", s.turn_limit),
+    ];
     if s.simultaneous {
         v.push("同時".into());
     }
@@ -992,13 +1284,18 @@ pub fn expanded_kmt(c: &Compiled, source_name: &str) -> String {
     let names = &c.names;
     let x = &c.expanded;
     let mut out = String::new();
-    let _ = writeln!(out, "# Expanded from {source_name} by kumite expand: macros, constants and symmetric blocks are written out.");
+    let _ = writeln!(
+        out,
+        "# Expanded from {source_name} by kumite expand: macros, constants and symmetric blocks are written out."
+    );
     if !x.init.is_empty() {
         let items: Vec<String> = x
             .init
             .iter()
             .map(|it| match it {
-                InitItem::Value { side, name, value, .. } => {
+                InitItem::Value {
+                    side, name, value, ..
+                } => {
                     let p = side.map(|s| format!("{}.", s.prefix())).unwrap_or_default();
                     format!("{p}{}={}", names.get(*name), fold_const(value).unwrap_or(0))
                 }
@@ -1011,27 +1308,40 @@ pub fn expanded_kmt(c: &Compiled, source_name: &str) -> String {
         let _ = writeln!(out, "!:{}", items.join(","));
     }
     if !x.keys.is_empty() {
-        let items: Vec<String> = x.keys.iter().map(|k| format!("{}=[{}]", k.key.0, names.get(k.cmd.name))).collect();
+        let items: Vec<String> = x
+            .keys
+            .iter()
+            .map(|k| format!("{}=[{}]", k.key.0, names.get(k.cmd.name)))
+            .collect();
         let _ = writeln!(out, "':{}", items.join(","));
     }
-    let settings = c.program.as_ref().map(|p| p.settings.clone()).unwrap_or_else(|| {
-        let mut s = Settings::default();
-        for (st, _) in &x.settings {
-            match st {
-                Setting::Period(v) => s.period_ms = *v,
-                Setting::Depth(v) => s.depth = *v,
-                Setting::Thin(v) => s.thin = *v,
-                Setting::Mistakes(v) => s.mistakes = *v,
-                Setting::Simultaneous => s.simultaneous = true,
-                Setting::CpuFirst(v) => s.cpu_first = *v,
-                Setting::TurnLimit(v) => s.turn_limit = *v,
+    let settings = c
+        .program
+        .as_ref()
+        .map(|p| p.settings.clone())
+        .unwrap_or_else(|| {
+            let mut s = Settings::default();
+            for (st, _) in &x.settings {
+                match st {
+                    Setting::Period(v) => s.period_ms = *v,
+                    Setting::Depth(v) => s.depth = *v,
+                    Setting::Thin(v) => s.thin = *v,
+                    Setting::Mistakes(v) => s.mistakes = *v,
+                    Setting::Simultaneous => s.simultaneous = true,
+                    Setting::CpuFirst(v) => s.cpu_first = *v,
+                    Setting::TurnLimit(v) => s.turn_limit = *v,
+                }
             }
-        }
-        s
-    });
+            s
+        });
     let _ = writeln!(out, "{}", settings_text(&settings));
     for r in &x.rules {
-        let _ = writeln!(out, "{}  # {}", rule_text(&r.rule, names), r.origin.describe());
+        let _ = writeln!(
+            out,
+            "{}  # {}",
+            rule_text(&r.rule, names),
+            r.origin.describe()
+        );
     }
     let mut i = 0;
     while i < x.adv.len() {
@@ -1039,11 +1349,16 @@ pub fn expanded_kmt(c: &Compiled, source_name: &str) -> String {
         let _ = writeln!(out, "%{w}{{");
         while i < x.adv.len() && x.adv[i].weight == w {
             let a = &x.adv[i];
-            let _ = writeln!(out, "{}:{}  # {}", conds_text(&a.line.conds, names), expr_text(&a.line.value, names), a.origin.describe());
+            let _ = writeln!(
+                out,
+                "{}:{}  # {}",
+                conds_text(&a.line.conds, names),
+                expr_text(&a.line.value, names),
+                a.origin.describe()
+            );
             i += 1;
         }
         let _ = writeln!(out, "}}");
     }
     out
 }
-

@@ -4,8 +4,16 @@ mod common;
 use std::process::Command;
 
 fn kumite(args: &[&str]) -> (i32, String, String) {
-    let out = Command::new(env!("CARGO_BIN_EXE_kumite")).args(args).current_dir(common::root()).output().expect("run kumite");
-    (out.status.code().unwrap_or(-1), String::from_utf8_lossy(&out.stdout).into_owned(), String::from_utf8_lossy(&out.stderr).into_owned())
+    let out = Command::new(env!("CARGO_BIN_EXE_kumite"))
+        .args(args)
+        .current_dir(common::root())
+        .output()
+        .expect("run kumite");
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
 }
 
 #[test]
@@ -13,21 +21,56 @@ fn check_reports_json_with_lines_and_character_columns() {
     let dir = std::env::temp_dir().join(format!("kumite-cli-{}", std::process::id()));
     std::fs::create_dir_all(&dir).expect("tmp");
     let f = dir.join("broken.kmt");
-    std::fs::write(&f, "!:体力=3\n[押す]:O.体力-1\nＳ．体力＜＝０：［押す］\nO.体力<=0,[投げ]:S.勝利\n&{\n").expect("write");
+    std::fs::write(
+        &f,
+        "!:体力=3\n[押す]:O.体力-1\nＳ．体力＜＝０：［押す］\nO.体力<=0,[投げ]:S.勝利\n&{\n",
+    )
+    .expect("write");
     let (code, out, _) = kumite(&["check", "--format", "json", f.to_str().expect("path")]);
     assert_eq!(code, 1);
     let v: serde_json::Value = serde_json::from_str(&out).expect("one JSON array");
     let items = v.as_array().expect("array");
-    let find = |code: &str| items.iter().find(|d| d["code"] == code).unwrap_or_else(|| panic!("{code} in {out}"));
+    let find = |code: &str| {
+        items
+            .iter()
+            .find(|d| d["code"] == code)
+            .unwrap_or_else(|| panic!("{code} in {out}"))
+    };
     let e = find("E010");
-    assert_eq!((e["line"].as_u64(), e["column"].as_u64()), (Some(5), Some(2)));
+    assert_eq!(
+        (e["line"].as_u64(), e["column"].as_u64()),
+        (Some(5), Some(2))
+    );
     let w = find("W011");
-    assert_eq!((w["line"].as_u64(), w["column"].as_u64()), (Some(4), Some(9)));
-    assert!(w["help"].as_str().unwrap_or("").contains("[投げる]") || w["help"].as_str().unwrap_or("").contains("[押す]") || !w["help"].is_null());
-    for k in ["severity", "code", "message", "file", "line", "column", "end_line", "end_column", "help"] {
+    assert_eq!(
+        (w["line"].as_u64(), w["column"].as_u64()),
+        (Some(4), Some(9))
+    );
+    assert!(
+        w["help"].as_str().unwrap_or("").contains("[投げる]")
+            || w["help"].as_str().unwrap_or("").contains("[押す]")
+            || !w["help"].is_null()
+    );
+    for k in [
+        "severity",
+        "code",
+        "message",
+        "file",
+        "line",
+        "column",
+        "end_line",
+        "end_column",
+        "help",
+    ] {
         assert!(e.get(k).is_some(), "{k} missing");
     }
-    let (code, _, err) = kumite(&["check", "--color", "never", "rules/sumo.kmt", "rules/karate.kmt"]);
+    let (code, _, err) = kumite(&[
+        "check",
+        "--color",
+        "never",
+        "rules/sumo.kmt",
+        "rules/karate.kmt",
+    ]);
     assert_eq!(code, 0, "{err}");
     let (code, _, _) = kumite(&["check", "--deny-warnings", "rules/ex5_macro.kmt"]);
     assert_eq!(code, 1, "ex5 has warnings");
@@ -39,10 +82,18 @@ fn check_reports_json_with_lines_and_character_columns() {
 #[test]
 fn expand_writes_a_file_that_checks_clean() {
     let out = std::env::temp_dir().join(format!("kumite-exp-{}.kmt", std::process::id()));
-    let (code, _, err) = kumite(&["expand", "rules/karate.kmt", "-o", out.to_str().expect("path")]);
+    let (code, _, err) = kumite(&[
+        "expand",
+        "rules/karate.kmt",
+        "-o",
+        out.to_str().expect("path"),
+    ]);
     assert_eq!(code, 0, "{err}");
     let text = std::fs::read_to_string(&out).expect("written");
-    assert!(text.lines().any(|l| l.contains("# line") && l.contains("& mirror")));
+    assert!(
+        text.lines()
+            .any(|l| l.contains("# line") && l.contains("& mirror"))
+    );
     assert!(text.lines().any(|l| l.contains("$[")));
     let (code, _, err) = kumite(&["check", out.to_str().expect("path")]);
     assert_eq!(code, 0, "{err}");
@@ -50,7 +101,18 @@ fn expand_writes_a_file_that_checks_clean() {
 
 #[test]
 fn match_json_is_reproducible_and_set_overrides_values() {
-    let args = ["match", "rules/sumo.kmt", "--h", "random", "--c", "random", "--seed", "42", "--format", "json"];
+    let args = [
+        "match",
+        "rules/sumo.kmt",
+        "--h",
+        "random",
+        "--c",
+        "random",
+        "--seed",
+        "42",
+        "--format",
+        "json",
+    ];
     let (code, a, _) = kumite(&args);
     assert_eq!(code, 0);
     let (_, b, _) = kumite(&args);
@@ -58,11 +120,30 @@ fn match_json_is_reproducible_and_set_overrides_values() {
     let v: serde_json::Value = serde_json::from_str(&a).expect("json");
     assert!(["h", "c", "draw"].contains(&v["result"].as_str().unwrap_or("")));
     assert_eq!(v["seed"], 42);
-    assert_eq!(v["moves"].as_array().map(Vec::len), v["turns"].as_u64().map(|t| t as usize));
+    assert_eq!(
+        v["moves"].as_array().map(Vec::len),
+        v["turns"].as_u64().map(|t| t as usize)
+    );
     // h starts at the edge: c wins with its first push.
-    let (_, out, _) = kumite(&["match", "rules/ex1_push.kmt", "--h", "random", "--c", "random", "--set", "h.後ろ余裕度=0", "--first", "c", "--format", "json"]);
+    let (_, out, _) = kumite(&[
+        "match",
+        "rules/ex1_push.kmt",
+        "--h",
+        "random",
+        "--c",
+        "random",
+        "--set",
+        "h.後ろ余裕度=0",
+        "--first",
+        "c",
+        "--format",
+        "json",
+    ]);
     let v: serde_json::Value = serde_json::from_str(&out).expect("json");
-    assert_eq!((v["result"].as_str(), v["turns"].as_u64()), (Some("c"), Some(1)));
+    assert_eq!(
+        (v["result"].as_str(), v["turns"].as_u64()),
+        (Some("c"), Some(1))
+    );
     let (code, _, err) = kumite(&["match", "rules/ex1_push.kmt", "--set", "体力=1"]);
     assert_eq!(code, 2);
     assert!(err.contains("no state"), "{err}");
@@ -71,12 +152,31 @@ fn match_json_is_reproducible_and_set_overrides_values() {
 #[test]
 fn arena_counts_add_up_and_do_not_depend_on_jobs() {
     let run = |jobs: &str| {
-        let (code, out, err) = kumite(&["arena", "rules/cc_lemon.kmt", "--games", "300", "--seed", "5", "--jobs", jobs, "--format", "json"]);
+        let (code, out, err) = kumite(&[
+            "arena",
+            "rules/cc_lemon.kmt",
+            "--games",
+            "300",
+            "--seed",
+            "5",
+            "--jobs",
+            jobs,
+            "--format",
+            "json",
+        ]);
         assert_eq!(code, 0, "{err}");
         let v: serde_json::Value = serde_json::from_str(&out).expect("json");
-        let sum = v["h_wins"].as_u64().unwrap_or(0) + v["c_wins"].as_u64().unwrap_or(0) + v["draws"].as_u64().unwrap_or(0) + v["errors"].as_u64().unwrap_or(0);
+        let sum = v["h_wins"].as_u64().unwrap_or(0)
+            + v["c_wins"].as_u64().unwrap_or(0)
+            + v["draws"].as_u64().unwrap_or(0)
+            + v["errors"].as_u64().unwrap_or(0);
         assert_eq!(sum, 300);
-        (v["h_wins"].clone(), v["c_wins"].clone(), v["draws"].clone(), v["mean_turns"].clone())
+        (
+            v["h_wins"].clone(),
+            v["c_wins"].clone(),
+            v["draws"].clone(),
+            v["mean_turns"].clone(),
+        )
     };
     assert_eq!(run("1"), run("2"));
 }

@@ -14,7 +14,11 @@ fn expected(text: &str) -> Vec<(String, usize, usize)> {
             let code = it.next().expect("code after #>").to_string();
             let pos = it.next().expect("LINE:COL after the code");
             let (l, c) = pos.split_once(':').expect("LINE:COL");
-            v.push((code, l.parse().expect("line number"), c.parse().expect("column number")));
+            v.push((
+                code,
+                l.parse().expect("line number"),
+                c.parse().expect("column number"),
+            ));
         }
     }
     v.sort();
@@ -24,7 +28,10 @@ fn expected(text: &str) -> Vec<(String, usize, usize)> {
 #[test]
 fn annotated_files_produce_exactly_their_diagnostics() {
     let files = common::kmt_files("tests/diag");
-    assert!(files.len() >= 10, "expected the annotated files in tests/diag");
+    assert!(
+        files.len() >= 10,
+        "expected the annotated files in tests/diag"
+    );
     let mut failures = Vec::new();
     for f in &files {
         let text = common::read(f);
@@ -41,9 +48,32 @@ fn annotated_files_produce_exactly_their_diagnostics() {
         actual.sort();
         let exp = expected(&text);
         if actual != exp {
-            let msgs: Vec<String> = c.diags.iter().map(|d| format!("{} {:?} {}", d.code, idx.line_col(&text, d.span.start), d.message)).collect();
-            failures.push(format!("{}:\n  expected {:?}\n  actual   {:?}\n  {}", f.display(), exp, actual, msgs.join("\n  ")));
+            let msgs: Vec<String> = c
+                .diags
+                .iter()
+                .map(|d| {
+                    format!(
+                        "{} {:?} {}",
+                        d.code,
+                        idx.line_col(&text, d.span.start),
+                        d.message
+                    )
+                })
+                .collect();
+            failures.push(format!(
+                "{}:\n  expected {:?}\n  actual   {:?}\n  {}",
+                f.display(),
+                exp,
+                actual,
+                msgs.join("\n  ")
+            ));
         }
     }
-    assert!(failures.is_empty(), "{} of {} files differ:\n{}", failures.len(), files.len(), failures.join("\n"));
+    assert!(
+        failures.is_empty(),
+        "{} of {} files differ:\n{}",
+        failures.len(),
+        files.len(),
+        failures.join("\n")
+    );
 }

@@ -14,11 +14,20 @@ fn file(name: &str) -> RuleProgram {
 }
 
 fn cmd(p: &RuleProgram, name: &str) -> Option<u32> {
-    Some(p.command_id(name).unwrap_or_else(|| panic!("no command {name}")))
+    Some(
+        p.command_id(name)
+            .unwrap_or_else(|| panic!("no command {name}")),
+    )
 }
 
 fn val(e: &Engine, st: &State, side: usize, name: &str) -> i64 {
-    e.val(st, side, e.prog.state_id(name).unwrap_or_else(|| panic!("no state {name}")))
+    e.val(
+        st,
+        side,
+        e.prog
+            .state_id(name)
+            .unwrap_or_else(|| panic!("no state {name}")),
+    )
 }
 
 #[test]
@@ -29,10 +38,14 @@ fn example1_first_mover_wins_on_turn_21() {
         let mut st = e.initial(first).expect("start");
         let push = cmd(&p, "押す");
         while st.outcome.is_none() {
-            e.play(&mut st, [push, push], None).expect("no runtime error");
+            e.play(&mut st, [push, push], None)
+                .expect("no runtime error");
         }
         assert_eq!(st.turn, 21);
-        assert_eq!(st.outcome, Some(if first == 0 { Outcome::H } else { Outcome::C }));
+        assert_eq!(
+            st.outcome,
+            Some(if first == 0 { Outcome::H } else { Outcome::C })
+        );
         // The winner's 11th push sees 0 on the snapshot and pushes once more; the loser pushed 10 times.
         assert_eq!(val(&e, &st, 1 - first, "後ろ余裕度"), -1);
         assert_eq!(val(&e, &st, first, "後ろ余裕度"), 0);
@@ -63,14 +76,27 @@ fn example3_throw_on_turn_5_with_shift_c() {
     assert_eq!(p.command_for_key("c"), None);
     let e = Engine::new(&p, 0);
     let mut st = e.initial(0).expect("start");
-    let (l, r, t) = (cmd(&p, "左マワシ取る"), cmd(&p, "右マワシ取る"), cmd(&p, "投げる"));
+    let (l, r, t) = (
+        cmd(&p, "左マワシ取る"),
+        cmd(&p, "右マワシ取る"),
+        cmd(&p, "投げる"),
+    );
     e.play(&mut st, [l, None], None).expect("ok");
-    assert!(e.is_enabled(&st, 0, l.unwrap_or(0)), "availability runs only right before h's next choice");
+    assert!(
+        e.is_enabled(&st, 0, l.unwrap_or(0)),
+        "availability runs only right before h's next choice"
+    );
     e.play(&mut st, [None, l], None).expect("ok");
-    assert!(!e.is_enabled(&st, 0, l.unwrap_or(0)), "a held grip cannot be taken again (:: disables it)");
+    assert!(
+        !e.is_enabled(&st, 0, l.unwrap_or(0)),
+        "a held grip cannot be taken again (:: disables it)"
+    );
     e.play(&mut st, [r, None], None).expect("ok");
     e.play(&mut st, [None, r], None).expect("ok");
-    assert!(e.is_enabled(&st, 0, t.unwrap_or(0)), "both grips held: the throw is enabled before h chooses");
+    assert!(
+        e.is_enabled(&st, 0, t.unwrap_or(0)),
+        "both grips held: the throw is enabled before h chooses"
+    );
     e.play(&mut st, [t, None], None).expect("ok");
     assert_eq!((st.turn, st.outcome), (5, Some(Outcome::H)));
 }
@@ -96,9 +122,13 @@ fn cc_lemon_all_sixteen_cells() {
             let e = Engine::new(&p, 0);
             let mut st = e.initial(0).expect("start");
             for n in names {
-                assert!(e.is_enabled(&st, 0, cmd(&p, n).unwrap_or(0)), "{n} enabled with 5 charges");
+                assert!(
+                    e.is_enabled(&st, 0, cmd(&p, n).unwrap_or(0)),
+                    "{n} enabled with 5 charges"
+                );
             }
-            e.play(&mut st, [cmd(&p, hn), cmd(&p, cn)], None).expect("ok");
+            e.play(&mut st, [cmd(&p, hn), cmd(&p, cn)], None)
+                .expect("ok");
             let want = match table[i].as_bytes()[j] {
                 b'h' => Some(Outcome::H),
                 b'c' => Some(Outcome::C),
@@ -129,7 +159,8 @@ fn updates_add_up_and_both_winning_is_a_draw() {
     let p = prog("~同時\n!:[a]\n[a]:S.n+1\n[a]:S.n+1\nS.n>=2:S.勝利\n");
     let e = Engine::new(&p, 0);
     let mut st = e.initial(0).expect("start");
-    e.play(&mut st, [cmd(&p, "a"), cmd(&p, "a")], None).expect("ok");
+    e.play(&mut st, [cmd(&p, "a"), cmd(&p, "a")], None)
+        .expect("ok");
     assert_eq!(val(&e, &st, 0, "n"), 2);
     assert_eq!(st.outcome, Some(Outcome::Draw));
 }
@@ -148,13 +179,19 @@ fn combos_need_consecutive_turns_of_the_same_side() {
         }
         e.play(&mut st, [None, c], None).expect("ok");
     }
-    assert_eq!(val(&e, &st, 0, "連打"), 2, "左,右 twice; 待つ,右 does not count");
+    assert_eq!(
+        val(&e, &st, 0, "連打"),
+        2,
+        "左,右 twice; 待つ,右 does not count"
+    );
     assert_eq!(st.outcome, Some(Outcome::H));
 }
 
 #[test]
 fn opponent_command_and_iff_work_both_ways() {
-    let p = prog("!:[受け],[打つ]\nO.[打つ]::S.警戒\n[打つ],!O.[受け]:O.体力-1\n!:体力=2\nO.体力<=0:S.勝利\n");
+    let p = prog(
+        "!:[受け],[打つ]\nO.[打つ]::S.警戒\n[打つ],!O.[受け]:O.体力-1\n!:体力=2\nO.体力<=0:S.勝利\n",
+    );
     let e = Engine::new(&p, 0);
     let mut st = e.initial(0).expect("start");
     let (g, hit) = (cmd(&p, "受け"), cmd(&p, "打つ"));
@@ -167,7 +204,11 @@ fn opponent_command_and_iff_work_both_ways() {
     e.play(&mut st, [None, g], None).expect("ok");
     e.play(&mut st, [g, None], None).expect("ok");
     e.play(&mut st, [None, g], None).expect("ok");
-    assert_eq!(val(&e, &st, 1, "警戒"), 0, ":: clears it when h did not hit");
+    assert_eq!(
+        val(&e, &st, 1, "警戒"),
+        0,
+        ":: clears it when h did not hit"
+    );
 }
 
 #[test]
@@ -176,7 +217,8 @@ fn turn_limit_ends_in_a_draw() {
     let e = Engine::new(&p, 0);
     let mut st = e.initial(0).expect("start");
     while st.outcome.is_none() {
-        e.play(&mut st, [cmd(&p, "a"), cmd(&p, "a")], None).expect("ok");
+        e.play(&mut st, [cmd(&p, "a"), cmd(&p, "a")], None)
+            .expect("ok");
     }
     assert_eq!((st.turn, st.outcome), (7, Some(Outcome::Draw)));
 }
@@ -186,13 +228,20 @@ fn runtime_errors_name_the_line_and_never_panic() {
     let p = prog("!:[a],x=5\n[a]:S.y=S.x/S.z\nS.y>0:S.勝利\n");
     let e = Engine::new(&p, 0);
     let mut st = e.initial(0).expect("start");
-    let err = e.play(&mut st, [cmd(&p, "a"), None], None).expect_err("division by zero");
+    let err = e
+        .play(&mut st, [cmd(&p, "a"), None], None)
+        .expect_err("division by zero");
     assert_eq!(err.line, 2);
     assert!(err.message.contains("division by zero"), "{}", err.message);
     let p = prog("!:[a],x=9223372036854775807\n[a]:S.x+1\nS.x<0:S.勝利\n");
     let e = Engine::new(&p, 0);
     let mut st = e.initial(0).expect("start");
-    assert_eq!(e.play(&mut st, [cmd(&p, "a"), None], None).expect_err("overflow").line, 2);
+    assert_eq!(
+        e.play(&mut st, [cmd(&p, "a"), None], None)
+            .expect_err("overflow")
+            .line,
+        2
+    );
 }
 
 #[test]
@@ -202,8 +251,21 @@ fn a_seed_reproduces_a_whole_match() {
     let run = |seed| {
         let (mut a, mut b) = (RandomPlayer::new(seed), RandomPlayer::new(seed + 1));
         let mut players: [&mut dyn Player; 2] = [&mut a, &mut b];
-        let r = play_match(&p, &mut players, &MatchOptions { seed, trace: true, ..Default::default() }, |_, _, _| {});
-        (r.result, r.moves, serde_json::to_string(&r.trace).unwrap_or_default())
+        let r = play_match(
+            &p,
+            &mut players,
+            &MatchOptions {
+                seed,
+                trace: true,
+                ..Default::default()
+            },
+            |_, _, _| {},
+        );
+        (
+            r.result,
+            r.moves,
+            serde_json::to_string(&r.trace).unwrap_or_default(),
+        )
     };
     assert_eq!(run(7), run(7));
     let differ = (1..6).any(|s| run(s).2 != run(7).2);

@@ -8,9 +8,11 @@ use proptest::prelude::*;
 fn alphabet() -> impl Strategy<Value = char> {
     prop_oneof![
         prop::sample::select(vec![
-            '!', ':', '\'', '~', '@', '%', '&', '$', '#', '{', '}', '[', ']', '(', ')', ',', '.', '=', '<', '>', '+', '-', '*', '/', ';', '"', '|',
-            '?', ' ', '\t', '\n', '\r', 'S', 'O', 'h', 'c', 'x', '0', '1', '9', '_', 'ー', '左', '右', '押', 'す', '勝', '利', '\u{3000}',
-            'Ｓ', '．', '＜', '＝', '０', '：', '［', '］', '｛', '｝', '！', '〜', '−', '‘', '’', '“', '”', '・',
+            '!', ':', '\'', '~', '@', '%', '&', '$', '#', '{', '}', '[', ']', '(', ')', ',', '.',
+            '=', '<', '>', '+', '-', '*', '/', ';', '"', '|', '?', ' ', '\t', '\n', '\r', 'S', 'O',
+            'h', 'c', 'x', '0', '1', '9', '_', 'ー', '左', '右', '押', 'す', '勝', '利',
+            '\u{3000}', 'Ｓ', '．', '＜', '＝', '０', '：', '［', '］', '｛', '｝', '！', '〜',
+            '−', '‘', '’', '“', '”', '・',
         ]),
         any::<char>(),
     ]
@@ -19,16 +21,31 @@ fn alphabet() -> impl Strategy<Value = char> {
 fn check_spans(text: &str) {
     let c = compile(text);
     for d in &c.diags {
-        assert!(d.span.start <= d.span.end && d.span.end <= text.len(), "{d:?} outside text of {} bytes", text.len());
-        assert!(text.is_char_boundary(d.span.start) && text.is_char_boundary(d.span.end), "{d:?} splits a character");
+        assert!(
+            d.span.start <= d.span.end && d.span.end <= text.len(),
+            "{d:?} outside text of {} bytes",
+            text.len()
+        );
+        assert!(
+            text.is_char_boundary(d.span.start) && text.is_char_boundary(d.span.end),
+            "{d:?} splits a character"
+        );
         assert!(!text[d.span.clone()].contains('\n'), "{d:?} crosses a line");
         for (s, _) in &d.labels {
-            assert!(s.end <= text.len() && text.is_char_boundary(s.start) && text.is_char_boundary(s.end));
+            assert!(
+                s.end <= text.len()
+                    && text.is_char_boundary(s.start)
+                    && text.is_char_boundary(s.end)
+            );
         }
     }
     if c.program.is_some() {
         let out = expanded_kmt(&c, "p");
-        assert_eq!(compile(&out).error_count(), 0, "expanded output of {text:?} has errors:\n{out}");
+        assert_eq!(
+            compile(&out).error_count(),
+            0,
+            "expanded output of {text:?} has errors:\n{out}"
+        );
     }
 }
 
@@ -71,7 +88,9 @@ proptest! {
 /// A generated valid rule file: random rules over a few states and commands, macros, constants,
 /// symmetric and advantage blocks.
 fn generated_file() -> impl Strategy<Value = String> {
-    let state = prop::sample::select(vec!["S.左手", "O.左手", "S.右手", "O.体力", "S.体力", "h.気", "c.気"]);
+    let state = prop::sample::select(vec![
+        "S.左手", "O.左手", "S.右手", "O.体力", "S.体力", "h.気", "c.気",
+    ]);
     let cmd = prop::sample::select(vec!["[左打]", "[右打]", "[待つ]", "[技]"]);
     let cond = prop_oneof![
         state.clone().prop_map(|s| s.to_string()),
@@ -87,8 +106,23 @@ fn generated_file() -> impl Strategy<Value = String> {
         cmd.clone().prop_map(|c| format!("!{c}")),
         Just("O.[技]".to_string()),
     ];
-    let rule = (prop::collection::vec(cond, 0..3), prop::collection::vec(effect, 1..3), 0u32..3)
-        .prop_map(|(c, e, p)| format!("{}{}:{}", if p > 0 { format!("@{}/", p + 1) } else { String::new() }, c.join(","), e.join(",")));
+    let rule = (
+        prop::collection::vec(cond, 0..3),
+        prop::collection::vec(effect, 1..3),
+        0u32..3,
+    )
+        .prop_map(|(c, e, p)| {
+            format!(
+                "{}{}:{}",
+                if p > 0 {
+                    format!("@{}/", p + 1)
+                } else {
+                    String::new()
+                },
+                c.join(","),
+                e.join(",")
+            )
+        });
     (prop::collection::vec(rule.clone(), 1..8), prop::collection::vec(rule, 0..4), any::<bool>()).prop_map(|(rs, sym, sim)| {
         let mut s = String::from("${\n[技]:[左打];[右打]\n費用:2\n}\n!:体力=5,[待つ],[左打],!h.[右打]\n':a=[左打],b=[右打]\n");
         if sim { s.push_str("~同時,S2\n"); }

@@ -137,43 +137,110 @@ pub enum Command {
 /// Reads a rule file, with a clear message on failure.
 pub fn read_rules(path: &PathBuf) -> Result<String, String> {
     let bytes = std::fs::read(path).map_err(|e| format!("cannot read {}: {e}", path.display()))?;
-    String::from_utf8(bytes).map_err(|e| format!("{} is not UTF-8 text (invalid byte at offset {})", path.display(), e.utf8_error().valid_up_to()))
+    String::from_utf8(bytes).map_err(|e| {
+        format!(
+            "{} is not UTF-8 text (invalid byte at offset {})",
+            path.display(),
+            e.utf8_error().valid_up_to()
+        )
+    })
 }
 
 /// Runs a subcommand and returns the process exit code.
 pub fn run(cmd: Command) -> ExitCode {
     match cmd {
-        Command::Check { files, format, deny_warnings, color } => check(&files, format, deny_warnings, &color),
+        Command::Check {
+            files,
+            format,
+            deny_warnings,
+            color,
+        } => check(&files, format, deny_warnings, &color),
         Command::Expand { file, output } => expand(&file, output.as_ref()),
-        Command::Match { file, h, c, seed, set, first, max_turns, delay, trace, format } => {
+        Command::Match {
+            file,
+            h,
+            c,
+            seed,
+            set,
+            first,
+            max_turns,
+            delay,
+            trace,
+            format,
+        } => {
             let prog = match load_program(&file, &set) {
                 Ok(p) => p,
                 Err(e) => return fail(&e),
             };
             let first = side_of(first.as_deref(), &prog);
-            let opts = crate::engine::players::MatchOptions { seed, first, trace, max_turns };
-            let r = match play::run_match(&prog, &h, &c, &opts, delay, trace && format == Format::Text) {
-                Ok(r) => r,
-                Err(e) => return fail(&e),
+            let opts = crate::engine::players::MatchOptions {
+                seed,
+                first,
+                trace,
+                max_turns,
             };
+            let r =
+                match play::run_match(&prog, &h, &c, &opts, delay, trace && format == Format::Text)
+                {
+                    Ok(r) => r,
+                    Err(e) => return fail(&e),
+                };
             if format == Format::Json {
                 println!("{}", serde_json::to_string(&r).unwrap_or_default());
             } else {
                 match &r.error {
                     Some(e) => println!("error after {} turns: {e}", r.turns),
-                    None => println!("result: {} after {} turns (seed {})", match r.result { "h" => "h wins", "c" => "c wins", _ => "draw" }, r.turns, r.seed),
+                    None => println!(
+                        "result: {} after {} turns (seed {})",
+                        match r.result {
+                            "h" => "h wins",
+                            "c" => "c wins",
+                            _ => "draw",
+                        },
+                        r.turns,
+                        r.seed
+                    ),
                 }
             }
-            if r.error.is_some() { ExitCode::from(3) } else { ExitCode::SUCCESS }
+            if r.error.is_some() {
+                ExitCode::from(3)
+            } else {
+                ExitCode::SUCCESS
+            }
         }
-        Command::Arena { file, h, c, games, seed, jobs, set, first, format } => {
+        Command::Arena {
+            file,
+            h,
+            c,
+            games,
+            seed,
+            jobs,
+            set,
+            first,
+            format,
+        } => {
             let prog = match load_program(&file, &set) {
                 Ok(p) => p,
                 Err(e) => return fail(&e),
             };
-            arena(&prog, &h, &c, games, seed, jobs, side_of(first.as_deref(), &prog), format)
+            arena(
+                &prog,
+                &h,
+                &c,
+                games,
+                seed,
+                jobs,
+                side_of(first.as_deref(), &prog),
+                format,
+            )
         }
-        Command::Perft { file, depth, seed, set, first } => {
+        Command::Perft {
+            file,
+            depth,
+            seed,
+            set,
+            first,
+        } => {
             let prog = match load_program(&file, &set) {
                 Ok(p) => p,
                 Err(e) => return fail(&e),
@@ -211,29 +278,50 @@ fn side_of(first: Option<&str>, prog: &crate::program::RuleProgram) -> usize {
 }
 
 /// Reads, compiles (reporting errors) and applies `--set` overrides.
-pub fn load_program(file: &PathBuf, sets: &[String]) -> Result<crate::program::RuleProgram, String> {
+pub fn load_program(
+    file: &PathBuf,
+    sets: &[String],
+) -> Result<crate::program::RuleProgram, String> {
     let text = read_rules(file)?;
     let c = compile(&text);
     let name = file.display().to_string();
     let Some(mut prog) = c.program else {
         for d in c.diags.iter().filter(|d| d.is_error()) {
-            eprint!("{}", render_ariadne(d, &name, &text, std::io::stderr().is_terminal()));
+            eprint!(
+                "{}",
+                render_ariadne(d, &name, &text, std::io::stderr().is_terminal())
+            );
         }
-        return Err(format!("{name} has {} error(s)", c.diags.iter().filter(|d| d.is_error()).count()));
+        return Err(format!(
+            "{name} has {} error(s)",
+            c.diags.iter().filter(|d| d.is_error()).count()
+        ));
     };
     play::apply_sets(&mut prog, sets)?;
     Ok(prog)
 }
 
 #[allow(clippy::too_many_arguments)]
-fn arena(prog: &crate::program::RuleProgram, h: &str, c: &str, games: u64, seed: u64, jobs: Option<usize>, first: usize, format: Format) -> ExitCode {
+fn arena(
+    prog: &crate::program::RuleProgram,
+    h: &str,
+    c: &str,
+    games: u64,
+    seed: u64,
+    jobs: Option<usize>,
+    first: usize,
+    format: Format,
+) -> ExitCode {
     use rayon::prelude::*;
     for spec in [h, c] {
         if let Err(e) = play::make_player(spec, 0, 0) {
             return fail(&e);
         }
     }
-    let pool = match rayon::ThreadPoolBuilder::new().num_threads(jobs.unwrap_or(0)).build() {
+    let pool = match rayon::ThreadPoolBuilder::new()
+        .num_threads(jobs.unwrap_or(0))
+        .build()
+    {
         Ok(p) => p,
         Err(e) => return fail(&format!("cannot start worker threads: {e}")),
     };
@@ -242,8 +330,15 @@ fn arena(prog: &crate::program::RuleProgram, h: &str, c: &str, games: u64, seed:
         (0..games)
             .into_par_iter()
             .map(|i| {
-                let s = crate::engine::rng::mix(seed.wrapping_add(i).wrapping_mul(0x2545_F491_4F6C_DD1D));
-                let opts = crate::engine::players::MatchOptions { seed: s, first, trace: false, max_turns: None };
+                let s = crate::engine::rng::mix(
+                    seed.wrapping_add(i).wrapping_mul(0x2545_F491_4F6C_DD1D),
+                );
+                let opts = crate::engine::players::MatchOptions {
+                    seed: s,
+                    first,
+                    trace: false,
+                    max_turns: None,
+                };
                 match play::run_match(prog, h, c, &opts, 0.0, false) {
                     Ok(r) => (r.result.to_string(), r.turns),
                     Err(_) => ("error".to_string(), 0),
@@ -254,16 +349,34 @@ fn arena(prog: &crate::program::RuleProgram, h: &str, c: &str, games: u64, seed:
     let secs = t0.elapsed().as_secs_f64().max(1e-9);
     let count = |k: &str| results.iter().filter(|r| r.0 == k).count() as u64;
     let (hw, cw, dr, er) = (count("h"), count("c"), count("draw"), count("error"));
-    let mean_turns = if games > 0 { results.iter().map(|r| r.1 as f64).sum::<f64>() / games as f64 } else { 0.0 };
+    let mean_turns = if games > 0 {
+        results.iter().map(|r| r.1 as f64).sum::<f64>() / games as f64
+    } else {
+        0.0
+    };
     let gps = games as f64 / secs;
     if format == Format::Json {
-        println!("{}", serde_json::json!({"games":games,"h_wins":hw,"c_wins":cw,"draws":dr,"errors":er,"mean_turns":mean_turns,"games_per_second":gps}));
+        println!(
+            "{}",
+            serde_json::json!({"games":games,"h_wins":hw,"c_wins":cw,"draws":dr,"errors":er,"mean_turns":mean_turns,"games_per_second":gps})
+        );
     } else {
         let (lo, hi) = play::wilson(hw, games);
         println!("{games} games: h {hw} wins, c {cw} wins, {dr} draws, {er} errors");
-        println!("h win rate {:.1}% (95% CI {:.1}–{:.1}%), mean {:.1} turns, {:.0} games/s", 100.0 * hw as f64 / games.max(1) as f64, lo * 100.0, hi * 100.0, mean_turns, gps);
+        println!(
+            "h win rate {:.1}% (95% CI {:.1}–{:.1}%), mean {:.1} turns, {:.0} games/s",
+            100.0 * hw as f64 / games.max(1) as f64,
+            lo * 100.0,
+            hi * 100.0,
+            mean_turns,
+            gps
+        );
     }
-    if er > 0 { ExitCode::from(3) } else { ExitCode::SUCCESS }
+    if er > 0 {
+        ExitCode::from(3)
+    } else {
+        ExitCode::SUCCESS
+    }
 }
 
 fn check(files: &[PathBuf], format: Format, deny_warnings: bool, color: &str) -> ExitCode {
@@ -296,7 +409,10 @@ fn check(files: &[PathBuf], format: Format, deny_warnings: bool, color: &str) ->
                 failed = true;
             }
             match format {
-                Format::Json => json.push(serde_json::to_value(JsonDiagnostic::new(d, &name, &text, &idx)).unwrap_or_default()),
+                Format::Json => json.push(
+                    serde_json::to_value(JsonDiagnostic::new(d, &name, &text, &idx))
+                        .unwrap_or_default(),
+                ),
                 Format::Text => {
                     let _ = write!(stderr, "{}", render_ariadne(d, &name, &text, color));
                 }
@@ -312,14 +428,26 @@ fn check(files: &[PathBuf], format: Format, deny_warnings: bool, color: &str) ->
                 if errors == 1 { "" } else { "s" },
                 warnings,
                 if warnings == 1 { "" } else { "s" },
-                c.program.as_ref().map(|p| format!(" — {} rules, {} states, {} commands", p.rules.len(), p.states.len(), p.commands.len())).unwrap_or_default()
+                c.program
+                    .as_ref()
+                    .map(|p| format!(
+                        " — {} rules, {} states, {} commands",
+                        p.rules.len(),
+                        p.states.len(),
+                        p.commands.len()
+                    ))
+                    .unwrap_or_default()
             );
         }
     }
     if format == Format::Json {
         println!("{}", serde_json::Value::Array(json));
     }
-    if failed { ExitCode::from(1) } else { ExitCode::SUCCESS }
+    if failed {
+        ExitCode::from(1)
+    } else {
+        ExitCode::SUCCESS
+    }
 }
 
 fn expand(file: &PathBuf, output: Option<&PathBuf>) -> ExitCode {
@@ -334,7 +462,10 @@ fn expand(file: &PathBuf, output: Option<&PathBuf>) -> ExitCode {
     let name = file.display().to_string();
     if c.program.is_none() {
         for d in c.diags.iter().filter(|d| d.is_error()) {
-            eprint!("{}", render_ariadne(d, &name, &text, std::io::stderr().is_terminal()));
+            eprint!(
+                "{}",
+                render_ariadne(d, &name, &text, std::io::stderr().is_terminal())
+            );
         }
         eprintln!("{name}: cannot expand a file with errors");
         return ExitCode::from(1);

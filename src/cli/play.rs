@@ -8,8 +8,13 @@ use std::io::{BufRead, Write};
 /// Parses `--set h.NAME=V` / `NAME=V` overrides into the program's initial values.
 pub fn apply_sets(prog: &mut RuleProgram, sets: &[String]) -> Result<(), String> {
     for s in sets {
-        let (lhs, v) = s.split_once('=').ok_or_else(|| format!("--set {s}: expected NAME=VALUE, h.NAME=VALUE or c.NAME=VALUE"))?;
-        let v: i64 = v.trim().parse().map_err(|_| format!("--set {s}: '{}' is not a whole number", v.trim()))?;
+        let (lhs, v) = s.split_once('=').ok_or_else(|| {
+            format!("--set {s}: expected NAME=VALUE, h.NAME=VALUE or c.NAME=VALUE")
+        })?;
+        let v: i64 = v
+            .trim()
+            .parse()
+            .map_err(|_| format!("--set {s}: '{}' is not a whole number", v.trim()))?;
         let (sides, name): (&[usize], &str) = match lhs.split_once('.') {
             Some(("h" | "H", n)) => (&[0], n),
             Some(("c" | "C", n)) => (&[1], n),
@@ -18,8 +23,14 @@ pub fn apply_sets(prog: &mut RuleProgram, sets: &[String]) -> Result<(), String>
         };
         let id = prog.state_id(name.trim()).ok_or_else(|| {
             let known: Vec<&str> = prog.states.iter().map(String::as_str).collect();
-            let hint = crate::diag::did_you_mean(name.trim(), known.iter().copied()).map(|k| format!(" (did you mean {k}?)")).unwrap_or_default();
-            format!("--set {s}: the rules have no state '{}'{hint}; states: {}", name.trim(), known.join(", "))
+            let hint = crate::diag::did_you_mean(name.trim(), known.iter().copied())
+                .map(|k| format!(" (did you mean {k}?)"))
+                .unwrap_or_default();
+            format!(
+                "--set {s}: the rules have no state '{}'{hint}; states: {}",
+                name.trim(),
+                known.join(", ")
+            )
         })?;
         for &side in sides {
             prog.init_values[side][id as usize] = v;
@@ -31,7 +42,9 @@ pub fn apply_sets(prog: &mut RuleProgram, sets: &[String]) -> Result<(), String>
 /// A player chosen on the command line.
 pub fn make_player(spec: &str, seed: u64, side: Side) -> Result<Box<dyn Player + Send>, String> {
     match spec {
-        "random" => Ok(Box::new(RandomPlayer::new(seed.wrapping_add(side as u64 * 0x9E37_79B9)))),
+        "random" => Ok(Box::new(RandomPlayer::new(
+            seed.wrapping_add(side as u64 * 0x9E37_79B9),
+        ))),
         "human" => Ok(Box::new(HumanPlayer)),
         other => Err(format!("unknown player '{other}': use human or random")),
     }
@@ -41,29 +54,56 @@ pub fn make_player(spec: &str, seed: u64, side: Side) -> Result<Box<dyn Player +
 pub struct HumanPlayer;
 
 impl Player for HumanPlayer {
-    fn choose(&mut self, eng: &Engine, st: &State, side: Side, enabled: &[CmdId]) -> Result<Option<CmdId>, String> {
+    fn choose(
+        &mut self,
+        eng: &Engine,
+        st: &State,
+        side: Side,
+        enabled: &[CmdId],
+    ) -> Result<Option<CmdId>, String> {
         let p = eng.prog;
         let mut out = std::io::stderr().lock();
-        let _ = writeln!(out, "\n── turn {} · {} to move ──", st.turn + 1, if side == 0 { "h (you)" } else { "c" });
+        let _ = writeln!(
+            out,
+            "\n── turn {} · {} to move ──",
+            st.turn + 1,
+            if side == 0 { "h (you)" } else { "c" }
+        );
         for s in 0..2 {
-            let vals: Vec<String> = (2..p.states.len()).map(|i| format!("{}={}", p.states[i], eng.val(st, s, i as u32))).collect();
-            let _ = writeln!(out, "  {}: {}", if s == 0 { "h" } else { "c" }, vals.join("  "));
+            let vals: Vec<String> = (2..p.states.len())
+                .map(|i| format!("{}={}", p.states[i], eng.val(st, s, i as u32)))
+                .collect();
+            let _ = writeln!(
+                out,
+                "  {}: {}",
+                if s == 0 { "h" } else { "c" },
+                vals.join("  ")
+            );
         }
-        let list: Vec<String> = enabled.iter().map(|&c| match p.key_for(c) {
-            Some(k) => format!("{k}=[{}]", p.commands[c as usize]),
-            None => format!("[{}]", p.commands[c as usize]),
-        }).collect();
+        let list: Vec<String> = enabled
+            .iter()
+            .map(|&c| match p.key_for(c) {
+                Some(k) => format!("{k}=[{}]", p.commands[c as usize]),
+                None => format!("[{}]", p.commands[c as usize]),
+            })
+            .collect();
         loop {
             let _ = write!(out, "  commands: {}\n  > ", list.join("  "));
             let _ = out.flush();
             let mut line = String::new();
-            let n = std::io::stdin().lock().read_line(&mut line).map_err(|e| format!("cannot read the terminal: {e}"))?;
+            let n = std::io::stdin()
+                .lock()
+                .read_line(&mut line)
+                .map_err(|e| format!("cannot read the terminal: {e}"))?;
             if n == 0 {
                 return Err("end of input".into());
             }
             let t = line.trim_end_matches(['\n', '\r']);
             let t = if t.trim().is_empty() { t } else { t.trim() };
-            let found = p.command_for_key(t).or_else(|| p.command_for_key(if t == " " { "Space" } else { "" })).or_else(|| p.command_id(t));
+            let found = p
+                .command_for_key(t)
+                .or_else(|| p.command_for_key(if t == " " { "Space" } else { "" }))
+                .or_else(|| p.command_id(t));
             match found {
                 Some(c) if enabled.contains(&c) => return Ok(Some(c)),
                 Some(c) => {
@@ -78,7 +118,13 @@ impl Player for HumanPlayer {
 }
 
 impl Player for Box<dyn Player + Send> {
-    fn choose(&mut self, eng: &Engine, st: &State, side: Side, enabled: &[CmdId]) -> Result<Option<CmdId>, String> {
+    fn choose(
+        &mut self,
+        eng: &Engine,
+        st: &State,
+        side: Side,
+        enabled: &[CmdId],
+    ) -> Result<Option<CmdId>, String> {
         (**self).choose(eng, st, side, enabled)
     }
     fn finish(&mut self, eng: &Engine, st: &State, o: Option<crate::engine::Outcome>) {
@@ -87,15 +133,20 @@ impl Player for Box<dyn Player + Send> {
 }
 
 /// Runs one match.
-pub fn run_match(prog: &RuleProgram, h: &str, c: &str, opts: &MatchOptions, delay: f64, text_trace: bool) -> Result<MatchResult, String> {
+pub fn run_match(
+    prog: &RuleProgram,
+    h: &str,
+    c: &str,
+    opts: &MatchOptions,
+    delay: f64,
+    text_trace: bool,
+) -> Result<MatchResult, String> {
     let mut hp = make_player(h, opts.seed, 0)?;
     let mut cp = make_player(c, opts.seed, 1)?;
     let mut players: [&mut dyn Player; 2] = [&mut hp, &mut cp];
     Ok(play_match(prog, &mut players, opts, |eng, _st, t| {
-        if text_trace {
-            if let Some(t) = t {
-                eprintln!("{}", trace_text(eng, t));
-            }
+        if text_trace && let Some(t) = t {
+            eprintln!("{}", trace_text(eng, t));
         }
         if delay > 0.0 {
             std::thread::sleep(std::time::Duration::from_secs_f64(delay));
@@ -105,14 +156,27 @@ pub fn run_match(prog: &RuleProgram, h: &str, c: &str, opts: &MatchOptions, dela
 
 /// One turn's trace as text.
 pub fn trace_text(_eng: &Engine, t: &crate::engine::TurnTrace) -> String {
-    let moves: Vec<String> = t.moves.iter().map(|(s, c)| format!("{s}:{}", c.as_ref().map_or("(pass)".to_string(), |c| format!("[{c}]")))).collect();
+    let moves: Vec<String> = t
+        .moves
+        .iter()
+        .map(|(s, c)| {
+            format!(
+                "{s}:{}",
+                c.as_ref()
+                    .map_or("(pass)".to_string(), |c| format!("[{c}]"))
+            )
+        })
+        .collect();
     let mut s = format!("turn {:>3}  {}", t.turn, moves.join("  "));
     for (side, _, line, origin) in &t.fired {
         s.push_str(&format!("\n    fired ({side}) {origin}"));
         let _ = line;
     }
     for ch in &t.changes {
-        s.push_str(&format!("\n    {}.{}: {} → {}", ch.side, ch.name, ch.from, ch.to));
+        s.push_str(&format!(
+            "\n    {}.{}: {} → {}",
+            ch.side, ch.name, ch.from, ch.to
+        ));
     }
     s
 }
@@ -120,7 +184,12 @@ pub fn trace_text(_eng: &Engine, t: &crate::engine::TurnTrace) -> String {
 /// Counts move sequences of exactly `depth` turns (alternate: one side's choice per turn;
 /// simultaneous: one joint choice per turn). A side with nothing enabled has one move, the pass.
 /// Sequences that end the game earlier are counted separately in `decided`.
-pub fn perft(eng: &Engine, st: &State, depth: u32, decided: &mut u64) -> Result<u64, crate::engine::RuntimeError> {
+pub fn perft(
+    eng: &Engine,
+    st: &State,
+    depth: u32,
+    decided: &mut u64,
+) -> Result<u64, crate::engine::RuntimeError> {
     if depth == 0 {
         return Ok(1);
     }
@@ -160,4 +229,3 @@ pub fn wilson(k: u64, n: u64) -> (f64, f64) {
     let r = z * ((p * (1.0 - p) + z * z / (4.0 * n)) / n).sqrt();
     ((c - r) / d, (c + r) / d)
 }
-

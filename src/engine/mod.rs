@@ -125,6 +125,9 @@ struct Scratch {
     stack: Vec<i64>,
 }
 
+/// Replaces `rand` draws: (turn, side, rule, slot, lo, hi) → value.
+pub type ChanceFn<'p> = Box<dyn Fn(u32, Side, u32, u16, i64, i64) -> i64 + 'p>;
+
 /// The engine for one program and one seed.
 pub struct Engine<'p> {
     /// The program.
@@ -148,7 +151,7 @@ pub struct Engine<'p> {
     fast: Vec<Fast>,
     scratch: RefCell<Scratch>,
     /// When set, `rand` draws are replaced: (turn, side, rule, slot, lo, hi) → value. Used by search.
-    pub chance: Option<Box<dyn Fn(u32, Side, u32, u16, i64, i64) -> i64 + 'p>>,
+    pub chance: Option<ChanceFn<'p>>,
 }
 
 fn side_name(s: Side) -> &'static str {
@@ -159,8 +162,12 @@ impl<'p> Engine<'p> {
     /// A new engine.
     pub fn new(prog: &'p RuleProgram, seed: u64) -> Self {
         let hl = (prog.max_seq[0].max(prog.max_seq[1]) as usize).max(1);
-        let avail_rules = (0..prog.rules.len() as u32).filter(|&i| !prog.rules[i as usize].has_cmd_atoms).collect();
-        let victory_rules = (0..prog.rules.len() as u32).filter(|&i| prog.rules[i as usize].victory).collect();
+        let avail_rules = (0..prog.rules.len() as u32)
+            .filter(|&i| !prog.rules[i as usize].has_cmd_atoms)
+            .collect();
+        let victory_rules = (0..prog.rules.len() as u32)
+            .filter(|&i| prog.rules[i as usize].victory)
+            .collect();
         let need_cmd = prog
             .rules
             .iter()
@@ -168,7 +175,12 @@ impl<'p> Engine<'p> {
                 prog.rule_conds(r)
                     .iter()
                     .find_map(|c| match *c {
-                        CCond::Cmd { neg: false, opp: false, back: 0, cmd } => Some(cmd),
+                        CCond::Cmd {
+                            neg: false,
+                            opp: false,
+                            back: 0,
+                            cmd,
+                        } => Some(cmd),
                         _ => None,
                     })
                     .unwrap_or(NONE)
@@ -210,7 +222,15 @@ impl<'p> Engine<'p> {
         let mut enabled = Vec::with_capacity(2 * self.nc);
         enabled.extend_from_slice(&p.init_enabled[0]);
         enabled.extend_from_slice(&p.init_enabled[1]);
-        let mut st = State { vals, enabled, hist: vec![NONE; 2 * self.hl], own_turns: [0, 0], turn: 0, to_move: first, outcome: None };
+        let mut st = State {
+            vals,
+            enabled,
+            hist: vec![NONE; 2 * self.hl],
+            own_turns: [0, 0],
+            turn: 0,
+            to_move: first,
+            outcome: None,
+        };
         self.prepare(&mut st, None)?;
         Ok(st)
     }
@@ -251,11 +271,27 @@ impl<'p> Engine<'p> {
     }
 
     fn err(&self, rule: u32, msg: impl Into<String>) -> RuntimeError {
-        let line = self.prog.meta.get(rule as usize).map_or(0, |m| m.origin.line);
-        RuntimeError { rule: rule as usize, line, message: msg.into() }
+        let line = self
+            .prog
+            .meta
+            .get(rule as usize)
+            .map_or(0, |m| m.origin.line);
+        RuntimeError {
+            rule: rule as usize,
+            line,
+            message: msg.into(),
+        }
     }
 
-    fn eval(&self, code: &[Op], vals: &[i64], side: Side, turn: u32, rule: u32, stack: &mut Vec<i64>) -> Result<i64, RuntimeError> {
+    fn eval(
+        &self,
+        code: &[Op],
+        vals: &[i64],
+        side: Side,
+        turn: u32,
+        rule: u32,
+        stack: &mut Vec<i64>,
+    ) -> Result<i64, RuntimeError> {
         stack.clear();
         for op in code {
             match *op {
@@ -271,13 +307,21 @@ impl<'p> Engine<'p> {
                 }
                 Op::Neg => {
                     let a = stack.pop().unwrap_or(0);
-                    stack.push(a.checked_neg().ok_or_else(|| self.err(rule, "overflow in negation"))?);
+                    stack.push(
+                        a.checked_neg()
+                            .ok_or_else(|| self.err(rule, "overflow in negation"))?,
+                    );
                 }
                 Op::Bin(b) => {
                     let y = stack.pop().unwrap_or(0);
                     let x = stack.pop().unwrap_or(0);
                     let r = crate::program::apply_bin(b, x, y).ok_or_else(|| {
-                        if y == 0 && matches!(b, crate::syntax::ast::BinOp::Div | crate::syntax::ast::BinOp::Mod) {
+                        if y == 0
+                            && matches!(
+                                b,
+                                crate::syntax::ast::BinOp::Div | crate::syntax::ast::BinOp::Mod
+                            )
+                        {
                             self.err(rule, format!("division by zero ({x} {} 0)", b.text()))
                         } else {
                             self.err(rule, format!("overflow in {x} {} {y}", b.text()))
@@ -288,17 +332,27 @@ impl<'p> Engine<'p> {
                 Op::Min | Op::Max => {
                     let y = stack.pop().unwrap_or(0);
                     let x = stack.pop().unwrap_or(0);
-                    stack.push(if matches!(op, Op::Min) { x.min(y) } else { x.max(y) });
+                    stack.push(if matches!(op, Op::Min) {
+                        x.min(y)
+                    } else {
+                        x.max(y)
+                    });
                 }
                 Op::Abs => {
                     let a = stack.pop().unwrap_or(0);
-                    stack.push(a.checked_abs().ok_or_else(|| self.err(rule, "overflow in abs"))?);
+                    stack.push(
+                        a.checked_abs()
+                            .ok_or_else(|| self.err(rule, "overflow in abs"))?,
+                    );
                 }
                 Op::Rand(slot) => {
                     let hi = stack.pop().unwrap_or(0);
                     let lo = stack.pop().unwrap_or(0);
                     if lo > hi {
-                        return Err(self.err(rule, format!("rand({lo},{hi}): the lower bound is above the upper bound")));
+                        return Err(self.err(
+                            rule,
+                            format!("rand({lo},{hi}): the lower bound is above the upper bound"),
+                        ));
                     }
                     stack.push(self.draw(turn, side, rule, slot, lo, hi));
                 }
@@ -308,7 +362,15 @@ impl<'p> Engine<'p> {
     }
 
     /// Evaluates rule `ri`'s conditions for `side` on `st` (command atoms read the history).
-    fn holds(&self, ri: u32, r: &CRule, st: &State, side: Side, turn: u32, stack: &mut Vec<i64>) -> Result<bool, RuntimeError> {
+    fn holds(
+        &self,
+        ri: u32,
+        r: &CRule,
+        st: &State,
+        side: Side,
+        turn: u32,
+        stack: &mut Vec<i64>,
+    ) -> Result<bool, RuntimeError> {
         let need = self.need_cmd[ri as usize];
         if need != NONE && st.hist[side * self.hl] != need {
             return Ok(false);
@@ -327,7 +389,11 @@ impl<'p> Engine<'p> {
                 continue;
             }
             let ok = match *c {
-                CCond::Truth { neg, side: who, state } => {
+                CCond::Truth {
+                    neg,
+                    side: who,
+                    state,
+                } => {
                     let s = match who {
                         SideRef::S => side,
                         SideRef::O => 1 - side,
@@ -341,9 +407,18 @@ impl<'p> Engine<'p> {
                     let b = self.eval(self.prog.code_of(rhs), &st.vals, side, turn, ri, stack)?;
                     op.holds(a, b)
                 }
-                CCond::Cmd { neg, opp, back, cmd } => {
+                CCond::Cmd {
+                    neg,
+                    opp,
+                    back,
+                    cmd,
+                } => {
                     let s = if opp { 1 - side } else { side };
-                    let h = if (back as usize) < self.hl { st.hist[s * self.hl + back as usize] } else { NONE };
+                    let h = if (back as usize) < self.hl {
+                        st.hist[s * self.hl + back as usize]
+                    } else {
+                        NONE
+                    };
                     (h == cmd) != neg
                 }
             };
@@ -355,12 +430,22 @@ impl<'p> Engine<'p> {
     }
 
     fn period_ok(r: &CRule, n: u32) -> bool {
-        r.period <= 1 || n % r.period == 0
+        r.period <= 1 || n.is_multiple_of(r.period)
     }
 
     /// Availability for the side(s) about to move (`only`: one side), then records flag changes.
-    fn prepare(&self, st: &mut State, mut trace: Option<&mut TurnTrace>) -> Result<(), RuntimeError> {
-        let movers: &[Side] = if self.simultaneous { &[0, 1] } else if st.to_move == 0 { &[0] } else { &[1] };
+    fn prepare(
+        &self,
+        st: &mut State,
+        mut trace: Option<&mut TurnTrace>,
+    ) -> Result<(), RuntimeError> {
+        let movers: &[Side] = if self.simultaneous {
+            &[0, 1]
+        } else if st.to_move == 0 {
+            &[0]
+        } else {
+            &[1]
+        };
         let mut sc = self.scratch.borrow_mut();
         let Scratch { stack, .. } = &mut *sc;
         for &side in movers {
@@ -382,7 +467,12 @@ impl<'p> Engine<'p> {
                         let v = if held { on } else { !on };
                         if st.enabled[idx] != v {
                             if let Some(t) = trace.as_deref_mut() {
-                                t.changes.push(Change { side: side_name(s), name: format!("[{}]", self.prog.commands[cmd as usize]), from: st.enabled[idx] as i64, to: v as i64 });
+                                t.changes.push(Change {
+                                    side: side_name(s),
+                                    name: format!("[{}]", self.prog.commands[cmd as usize]),
+                                    from: st.enabled[idx] as i64,
+                                    to: v as i64,
+                                });
                             }
                             st.enabled[idx] = v;
                         }
@@ -394,7 +484,13 @@ impl<'p> Engine<'p> {
     }
 
     /// Collects the writes of `side`'s resolution on the snapshot `st`.
-    fn resolve(&self, st: &State, side: Side, sc: &mut Scratch, mut trace: Option<&mut TurnTrace>) -> Result<(), RuntimeError> {
+    fn resolve(
+        &self,
+        st: &State,
+        side: Side,
+        sc: &mut Scratch,
+        mut trace: Option<&mut TurnTrace>,
+    ) -> Result<(), RuntimeError> {
         let n = st.own_turns[side];
         let turn = st.turn;
         let Scratch { writes, stack, .. } = sc;
@@ -407,26 +503,53 @@ impl<'p> Engine<'p> {
             if !held && !r.iff {
                 continue;
             }
-            if held {
-                if let Some(t) = trace.as_deref_mut() {
-                    let m = &self.prog.meta[ri as usize];
-                    t.fired.push((side_name(side), ri as usize, m.origin.line, m.origin.describe()));
-                }
+            if held && let Some(t) = trace.as_deref_mut() {
+                let m = &self.prog.meta[ri as usize];
+                t.fired.push((
+                    side_name(side),
+                    ri as usize,
+                    m.origin.line,
+                    m.origin.describe(),
+                ));
             }
             for e in self.prog.rule_effects(r) {
                 match *e {
-                    CEffect::Bool { side: who, state, value } => {
+                    CEffect::Bool {
+                        side: who,
+                        state,
+                        value,
+                    } => {
                         let s = resolve_side(who, side);
                         let v = if held { value } else { !value };
-                        writes.push(Write { target: Target::Val(s * self.ns + state as usize), owner: s, writer: side, op: UpdOp::Set, value: v as i64, rule: ri });
+                        writes.push(Write {
+                            target: Target::Val(s * self.ns + state as usize),
+                            owner: s,
+                            writer: side,
+                            op: UpdOp::Set,
+                            value: v as i64,
+                            rule: ri,
+                        });
                     }
-                    CEffect::Update { side: who, state, op, expr } => {
+                    CEffect::Update {
+                        side: who,
+                        state,
+                        op,
+                        expr,
+                    } => {
                         if !held {
                             continue;
                         }
                         let s = resolve_side(who, side);
-                        let v = self.eval(self.prog.code_of(expr), &st.vals, side, turn, ri, stack)?;
-                        writes.push(Write { target: Target::Val(s * self.ns + state as usize), owner: s, writer: side, op, value: v, rule: ri });
+                        let v =
+                            self.eval(self.prog.code_of(expr), &st.vals, side, turn, ri, stack)?;
+                        writes.push(Write {
+                            target: Target::Val(s * self.ns + state as usize),
+                            owner: s,
+                            writer: side,
+                            op,
+                            value: v,
+                            rule: ri,
+                        });
                     }
                     CEffect::Enable { opp, cmd, on } => {
                         if !r.has_cmd_atoms {
@@ -434,7 +557,14 @@ impl<'p> Engine<'p> {
                         }
                         let s = if opp { 1 - side } else { side };
                         let v = if held { on } else { !on };
-                        writes.push(Write { target: Target::Flag(s * self.nc + cmd as usize), owner: s, writer: side, op: UpdOp::Set, value: v as i64, rule: ri });
+                        writes.push(Write {
+                            target: Target::Flag(s * self.nc + cmd as usize),
+                            owner: s,
+                            writer: side,
+                            op: UpdOp::Set,
+                            value: v as i64,
+                            rule: ri,
+                        });
                     }
                 }
             }
@@ -442,7 +572,12 @@ impl<'p> Engine<'p> {
         Ok(())
     }
 
-    fn apply(&self, st: &mut State, w: &Write, trace: Option<&mut TurnTrace>) -> Result<(), RuntimeError> {
+    fn apply(
+        &self,
+        st: &mut State,
+        w: &Write,
+        trace: Option<&mut TurnTrace>,
+    ) -> Result<(), RuntimeError> {
         match w.target {
             Target::Val(i) => {
                 let cur = st.vals[i];
@@ -458,10 +593,24 @@ impl<'p> Engine<'p> {
                         cur.checked_div(w.value)
                     }
                 }
-                .ok_or_else(|| self.err(w.rule, format!("overflow updating {} ({cur} and {})", self.prog.states[i % self.ns], w.value)))?;
+                .ok_or_else(|| {
+                    self.err(
+                        w.rule,
+                        format!(
+                            "overflow updating {} ({cur} and {})",
+                            self.prog.states[i % self.ns],
+                            w.value
+                        ),
+                    )
+                })?;
                 if new != cur {
                     if let Some(t) = trace {
-                        t.changes.push(Change { side: side_name(i / self.ns), name: self.prog.states[i % self.ns].clone(), from: cur, to: new });
+                        t.changes.push(Change {
+                            side: side_name(i / self.ns),
+                            name: self.prog.states[i % self.ns].clone(),
+                            from: cur,
+                            to: new,
+                        });
                     }
                     st.vals[i] = new;
                 }
@@ -470,7 +619,12 @@ impl<'p> Engine<'p> {
                 let v = w.value != 0;
                 if st.enabled[i] != v {
                     if let Some(t) = trace {
-                        t.changes.push(Change { side: side_name(i / self.nc), name: format!("[{}]", self.prog.commands[i % self.nc]), from: st.enabled[i] as i64, to: v as i64 });
+                        t.changes.push(Change {
+                            side: side_name(i / self.nc),
+                            name: format!("[{}]", self.prog.commands[i % self.nc]),
+                            from: st.enabled[i] as i64,
+                            to: v as i64,
+                        });
                     }
                     st.enabled[i] = v;
                 }
@@ -487,7 +641,12 @@ impl<'p> Engine<'p> {
 
     /// Plays one turn: `cmds[side]` for the side(s) to move (ignored for others). A command that
     /// is not enabled is played as a pass. Resolves, checks the end, prepares the next turn.
-    pub fn play(&self, st: &mut State, cmds: [Option<CmdId>; 2], mut trace: Option<&mut TurnTrace>) -> Result<(), RuntimeError> {
+    pub fn play(
+        &self,
+        st: &mut State,
+        cmds: [Option<CmdId>; 2],
+        mut trace: Option<&mut TurnTrace>,
+    ) -> Result<(), RuntimeError> {
         if st.outcome.is_some() {
             return Ok(());
         }
@@ -499,7 +658,10 @@ impl<'p> Engine<'p> {
         for &s in movers {
             let c = cmds[s].filter(|&c| (c as usize) < self.nc && self.is_enabled(st, s, c));
             if let Some(t) = trace.as_deref_mut() {
-                t.moves.push((side_name(s), c.map(|c| self.prog.commands[c as usize].clone())));
+                t.moves.push((
+                    side_name(s),
+                    c.map(|c| self.prog.commands[c as usize].clone()),
+                ));
             }
             self.push_hist(st, s, c);
             st.own_turns[s] += 1;
@@ -536,7 +698,11 @@ impl<'p> Engine<'p> {
         Ok(())
     }
 
-    fn end_check(&self, st: &mut State, mut trace: Option<&mut TurnTrace>) -> Result<(), RuntimeError> {
+    fn end_check(
+        &self,
+        st: &mut State,
+        mut trace: Option<&mut TurnTrace>,
+    ) -> Result<(), RuntimeError> {
         let mut stack = std::mem::take(&mut self.scratch.borrow_mut().stack);
         for side in 0..2 {
             let n = st.own_turns[side];
@@ -551,14 +717,44 @@ impl<'p> Engine<'p> {
                 }
                 for e in self.prog.rule_effects(r) {
                     let w = match *e {
-                        CEffect::Bool { side: who, state, value } => {
+                        CEffect::Bool {
+                            side: who,
+                            state,
+                            value,
+                        } => {
                             let s = resolve_side(who, side);
-                            Write { target: Target::Val(s * self.ns + state as usize), owner: s, writer: side, op: UpdOp::Set, value: (if held { value } else { !value }) as i64, rule: ri }
+                            Write {
+                                target: Target::Val(s * self.ns + state as usize),
+                                owner: s,
+                                writer: side,
+                                op: UpdOp::Set,
+                                value: (if held { value } else { !value }) as i64,
+                                rule: ri,
+                            }
                         }
-                        CEffect::Update { side: who, state, op, expr } if held => {
+                        CEffect::Update {
+                            side: who,
+                            state,
+                            op,
+                            expr,
+                        } if held => {
                             let s = resolve_side(who, side);
-                            let v = self.eval(self.prog.code_of(expr), &st.vals, side, st.turn, ri, &mut stack)?;
-                            Write { target: Target::Val(s * self.ns + state as usize), owner: s, writer: side, op, value: v, rule: ri }
+                            let v = self.eval(
+                                self.prog.code_of(expr),
+                                &st.vals,
+                                side,
+                                st.turn,
+                                ri,
+                                &mut stack,
+                            )?;
+                            Write {
+                                target: Target::Val(s * self.ns + state as usize),
+                                owner: s,
+                                writer: side,
+                                op,
+                                value: v,
+                                rule: ri,
+                            }
                         }
                         _ => continue,
                     };
@@ -567,7 +763,10 @@ impl<'p> Engine<'p> {
             }
         }
         self.scratch.borrow_mut().stack = stack;
-        let won = |s: Side| st.vals[s * self.ns + WIN_STATE as usize] != 0 || st.vals[(1 - s) * self.ns + LOSE_STATE as usize] != 0;
+        let won = |s: Side| {
+            st.vals[s * self.ns + WIN_STATE as usize] != 0
+                || st.vals[(1 - s) * self.ns + LOSE_STATE as usize] != 0
+        };
         st.outcome = match (won(0), won(1)) {
             (true, true) => Some(Outcome::Draw),
             (true, false) => Some(Outcome::H),

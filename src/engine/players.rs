@@ -6,7 +6,13 @@ use crate::program::{CmdId, RuleProgram};
 /// Something that picks a command for a side.
 pub trait Player {
     /// Chooses one of `enabled` (never empty) for `side`; `None` passes.
-    fn choose(&mut self, eng: &Engine, st: &State, side: Side, enabled: &[CmdId]) -> Result<Option<CmdId>, String>;
+    fn choose(
+        &mut self,
+        eng: &Engine,
+        st: &State,
+        side: Side,
+        enabled: &[CmdId],
+    ) -> Result<Option<CmdId>, String>;
     /// Told the outcome at the end of a match.
     fn finish(&mut self, _eng: &Engine, _st: &State, _outcome: Option<Outcome>) {}
 }
@@ -19,12 +25,20 @@ pub struct RandomPlayer {
 impl RandomPlayer {
     /// A random player with its own seed.
     pub fn new(seed: u64) -> Self {
-        Self { rng: super::rng::SplitMix(super::rng::mix(seed ^ 0x5EED_0F_4A4D)) }
+        Self {
+            rng: super::rng::SplitMix(super::rng::mix(seed ^ 0x005E_ED0F_4A4D)),
+        }
     }
 }
 
 impl Player for RandomPlayer {
-    fn choose(&mut self, _eng: &Engine, _st: &State, _side: Side, enabled: &[CmdId]) -> Result<Option<CmdId>, String> {
+    fn choose(
+        &mut self,
+        _eng: &Engine,
+        _st: &State,
+        _side: Side,
+        enabled: &[CmdId],
+    ) -> Result<Option<CmdId>, String> {
         use rand::RngExt;
         Ok(Some(enabled[self.rng.random_range(0..enabled.len())]))
     }
@@ -75,18 +89,30 @@ pub struct MatchOptions {
 }
 
 /// Plays a match between two players.
-pub fn play_match(prog: &RuleProgram, players: &mut [&mut dyn Player; 2], opts: &MatchOptions, mut on_turn: impl FnMut(&Engine, &State, Option<&TurnTrace>)) -> MatchResult {
+pub fn play_match(
+    prog: &RuleProgram,
+    players: &mut [&mut dyn Player; 2],
+    opts: &MatchOptions,
+    mut on_turn: impl FnMut(&Engine, &State, Option<&TurnTrace>),
+) -> MatchResult {
     let eng = Engine::new(prog, opts.seed);
     let mut moves = Vec::new();
     let mut traces = Vec::new();
-    let finish = |eng: &Engine, st: Option<&State>, result: &'static str, error: Option<String>, moves: Vec<MoveRecord>, trace: Vec<TurnTrace>| MatchResult {
+    let finish = |eng: &Engine,
+                  st: Option<&State>,
+                  result: &'static str,
+                  error: Option<String>,
+                  moves: Vec<MoveRecord>,
+                  trace: Vec<TurnTrace>| MatchResult {
         result,
         turns: st.map_or(0, |s| s.turn),
         seed: opts.seed,
         moves,
         error,
         trace,
-        final_states: st.map(|s| final_states(eng, s)).unwrap_or(serde_json::Value::Null),
+        final_states: st
+            .map(|s| final_states(eng, s))
+            .unwrap_or(serde_json::Value::Null),
     };
     let mut st = match eng.initial(opts.first) {
         Ok(s) => s,
@@ -118,22 +144,41 @@ pub fn play_match(prog: &RuleProgram, players: &mut [&mut dyn Player; 2], opts: 
                     for p in players.iter_mut() {
                         p.finish(&eng, &st, None);
                     }
-                    return finish(&eng, Some(&st), "error", Some(format!("{} player: {e}", if s == 0 { "h" } else { "c" })), moves, traces);
+                    return finish(
+                        &eng,
+                        Some(&st),
+                        "error",
+                        Some(format!("{} player: {e}", if s == 0 { "h" } else { "c" })),
+                        moves,
+                        traces,
+                    );
                 }
             }
         }
         let mut t = TurnTrace::default();
         let movers = eng.movers(&st);
-        let res: Result<(), RuntimeError> = eng.play(&mut st, cmds, if opts.trace { Some(&mut t) } else { None });
+        let res: Result<(), RuntimeError> =
+            eng.play(&mut st, cmds, if opts.trace { Some(&mut t) } else { None });
         for &s in movers {
-            moves.push(MoveRecord { turn: st.turn, side: if s == 0 { "h" } else { "c" }, command: cmds[s].map(|c| prog.commands[c as usize].clone()) });
+            moves.push(MoveRecord {
+                turn: st.turn,
+                side: if s == 0 { "h" } else { "c" },
+                command: cmds[s].map(|c| prog.commands[c as usize].clone()),
+            });
         }
         on_turn(&eng, &st, opts.trace.then_some(&t));
         if opts.trace {
             traces.push(t);
         }
         if let Err(e) = res {
-            return finish(&eng, Some(&st), "error", Some(format!("runtime error at {e}")), moves, traces);
+            return finish(
+                &eng,
+                Some(&st),
+                "error",
+                Some(format!("runtime error at {e}")),
+                moves,
+                traces,
+            );
         }
     }
 }
@@ -146,7 +191,10 @@ pub fn final_states(eng: &Engine, st: &State) -> serde_json::Value {
         for (i, n) in eng.prog.states.iter().enumerate() {
             m.insert(n.clone(), serde_json::json!(eng.val(st, side, i as u32)));
         }
-        out.insert(if side == 0 { "h" } else { "c" }.into(), serde_json::Value::Object(m));
+        out.insert(
+            if side == 0 { "h" } else { "c" }.into(),
+            serde_json::Value::Object(m),
+        );
     }
     serde_json::Value::Object(out)
 }

@@ -42,7 +42,8 @@ pub fn mix(mut z: u64) -> u64 {
 
 /// A uniform integer in [lo, hi] (lo <= hi) for one draw position.
 pub fn draw(seed: u64, turn: u32, side: usize, rule: u32, slot: u16, lo: i64, hi: i64) -> i64 {
-    let key = mix(seed ^ mix(((turn as u64) << 32) | ((side as u64) << 31) | ((slot as u64) << 20) ^ rule as u64));
+    let key = mix(seed
+        ^ mix(((turn as u64) << 32) | ((side as u64) << 31) | ((slot as u64) << 20) ^ rule as u64));
     let mut r = SplitMix(key);
     r.random_range(lo..=hi)
 }

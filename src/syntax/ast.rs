@@ -113,7 +113,11 @@ impl Expr {
     /// The expression's span.
     pub fn span(&self) -> Span {
         match self {
-            Expr::Int(_, s) | Expr::Const(_, s) | Expr::Neg(_, s) | Expr::Bin(_, _, _, s) | Expr::Call(_, _, s) => s.clone(),
+            Expr::Int(_, s)
+            | Expr::Const(_, s)
+            | Expr::Neg(_, s)
+            | Expr::Bin(_, _, _, s)
+            | Expr::Call(_, _, s) => s.clone(),
             Expr::State(r) => r.span.clone(),
         }
     }
@@ -237,7 +241,9 @@ impl Cond {
     /// The condition's span.
     pub fn span(&self) -> Span {
         match self {
-            Cond::Truth { span, .. } | Cond::Cmp { span, .. } | Cond::Cmd { span, .. } => span.clone(),
+            Cond::Truth { span, .. } | Cond::Cmp { span, .. } | Cond::Cmd { span, .. } => {
+                span.clone()
+            }
         }
     }
 }
@@ -318,7 +324,9 @@ impl Effect {
     /// The effect's span.
     pub fn span(&self) -> Span {
         match self {
-            Effect::Bool { span, .. } | Effect::Update { span, .. } | Effect::Enable { span, .. } => span.clone(),
+            Effect::Bool { span, .. }
+            | Effect::Update { span, .. }
+            | Effect::Enable { span, .. } => span.clone(),
         }
     }
 }

@@ -28,7 +28,33 @@ pub fn is_name_char(c: char) -> bool {
     !c.is_whitespace()
         && !matches!(
             c,
-            '!' | '"' | '#' | '$' | '%' | '&' | '\'' | '(' | ')' | '*' | '+' | ',' | '-' | '.' | '/' | ':' | ';' | '<' | '=' | '>' | '?' | '@' | '[' | ']' | '{' | '}' | '~' | '|'
+            '!' | '"'
+                | '#'
+                | '$'
+                | '%'
+                | '&'
+                | '\''
+                | '('
+                | ')'
+                | '*'
+                | '+'
+                | ','
+                | '-'
+                | '.'
+                | '/'
+                | ':'
+                | ';'
+                | '<'
+                | '='
+                | '>'
+                | '?'
+                | '@'
+                | '['
+                | ']'
+                | '{'
+                | '}'
+                | '~'
+                | '|'
         )
 }
 
@@ -159,16 +185,34 @@ pub fn describe(t: &Tok, names: &Names) -> String {
 /// Lexes `text[start..end]` (one line, without its newline), appending tokens to `out`.
 /// Comments (`#` to the end) are dropped. Problems are appended to `diags`; a character that
 /// cannot start a token is reported and skipped.
-pub fn lex_line(text: &str, start: usize, end: usize, names: &mut Names, out: &mut Vec<Spanned>, diags: &mut Vec<Diagnostic>) {
+pub fn lex_line(
+    text: &str,
+    start: usize,
+    end: usize,
+    names: &mut Names,
+    out: &mut Vec<Spanned>,
+    diags: &mut Vec<Diagnostic>,
+) {
     lex_line_with(text, start, end, names, out, diags, &mut Vec::new());
 }
 
 /// [`lex_line`] with a reusable scratch buffer.
-pub fn lex_line_with(text: &str, start: usize, end: usize, names: &mut Names, out: &mut Vec<Spanned>, diags: &mut Vec<Diagnostic>, chars: &mut Vec<(usize, char, usize)>) {
+pub fn lex_line_with(
+    text: &str,
+    start: usize,
+    end: usize,
+    names: &mut Names,
+    out: &mut Vec<Spanned>,
+    diags: &mut Vec<Diagnostic>,
+    chars: &mut Vec<(usize, char, usize)>,
+) {
     let line = &text[start..end];
     // Folded characters with their original byte offsets (relative to the file).
     chars.clear();
-    chars.extend(line.char_indices().map(|(i, c)| (start + i, norm(c), start + i + c.len_utf8())));
+    chars.extend(
+        line.char_indices()
+            .map(|(i, c)| (start + i, norm(c), start + i + c.len_utf8())),
+    );
     let chars = &chars[..];
     let n = chars.len();
     let mut i = 0;
@@ -186,8 +230,14 @@ pub fn lex_line_with(text: &str, start: usize, end: usize, names: &mut Names, ou
         // `ー` directly before a digit is a minus typed in kana mode.
         if c == 'ー' && is_digit(i + 1) {
             diags.push(
-                Diagnostic::warning("W001", off..cend, "'ー' before a digit is read as a minus sign")
-                    .with_help("type '-' (or full-width '－') for a minus; 'ー' is a name character elsewhere"),
+                Diagnostic::warning(
+                    "W001",
+                    off..cend,
+                    "'ー' before a digit is read as a minus sign",
+                )
+                .with_help(
+                    "type '-' (or full-width '－') for a minus; 'ー' is a name character elsewhere",
+                ),
             );
             out.push((Tok::Sym(Sym::Minus), SimpleSpan::from(off..cend)));
             i += 1;
@@ -206,7 +256,10 @@ pub fn lex_line_with(text: &str, start: usize, end: usize, names: &mut Names, ou
                 }
                 let txt: String = chars[s..i].iter().map(|x| x.1).collect();
                 let v: f64 = txt.parse().unwrap_or(0.0);
-                out.push((Tok::Dec(DecBits(v.to_bits())), SimpleSpan::from(chars[s].0..chars[i - 1].2)));
+                out.push((
+                    Tok::Dec(DecBits(v.to_bits())),
+                    SimpleSpan::from(chars[s].0..chars[i - 1].2),
+                ));
                 continue;
             }
             if i < n && is_name_char(chars[i].1) && !(chars[i].1 == 'ー' && is_digit(i + 1)) {
@@ -215,8 +268,14 @@ pub fn lex_line_with(text: &str, start: usize, end: usize, names: &mut Names, ou
                     i += 1;
                 }
                 diags.push(
-                    Diagnostic::error("E002", chars[s].0..chars[i - 1].2, "a name cannot start with a digit")
-                        .with_help("start the name with a letter or kana, e.g. 'HP2' rather than '2HP'"),
+                    Diagnostic::error(
+                        "E002",
+                        chars[s].0..chars[i - 1].2,
+                        "a name cannot start with a digit",
+                    )
+                    .with_help(
+                        "start the name with a letter or kana, e.g. 'HP2' rather than '2HP'",
+                    ),
                 );
                 continue;
             }
@@ -225,7 +284,11 @@ pub fn lex_line_with(text: &str, start: usize, end: usize, names: &mut Names, ou
             match txt.parse::<i64>() {
                 Ok(v) => out.push((Tok::Int(v), SimpleSpan::from(span))),
                 Err(_) => {
-                    diags.push(Diagnostic::error("E003", span.clone(), format!("number {txt} is too large (the limit is {})", i64::MAX)));
+                    diags.push(Diagnostic::error(
+                        "E003",
+                        span.clone(),
+                        format!("number {txt} is too large (the limit is {})", i64::MAX),
+                    ));
                     out.push((Tok::Int(0), SimpleSpan::from(span)));
                 }
             }
@@ -234,7 +297,10 @@ pub fn lex_line_with(text: &str, start: usize, end: usize, names: &mut Names, ou
         if is_name_char(c) {
             let s = i;
             buf.clear();
-            while i < n && is_name_char(chars[i].1) && !(chars[i].1 == 'ー' && is_digit(i + 1) && i > s) {
+            while i < n
+                && is_name_char(chars[i].1)
+                && !(chars[i].1 == 'ー' && is_digit(i + 1) && i > s)
+            {
                 buf.push(chars[i].1);
                 i += 1;
             }
@@ -289,7 +355,11 @@ pub fn lex_line_with(text: &str, start: usize, end: usize, names: &mut Names, ou
             '|' => Sym::Pipe,
             '?' => Sym::Question,
             _ => {
-                diags.push(Diagnostic::error("E002", off..cend, format!("unexpected character '{c}'")));
+                diags.push(Diagnostic::error(
+                    "E002",
+                    off..cend,
+                    format!("unexpected character '{c}'"),
+                ));
                 i += 1;
                 continue;
             }

@@ -11,7 +11,10 @@ use chumsky::prelude::*;
 use chumsky::span::SimpleSpan;
 
 /// Names interned first, in this order, so the parser can recognise them by id.
-const BUILTINS: [&str; 16] = ["S", "s", "O", "o", "H", "h", "C", "c", "min", "max", "abs", "rand", "勝利", "敗北", "win", "lose"];
+const BUILTINS: [&str; 16] = [
+    "S", "s", "O", "o", "H", "h", "C", "c", "min", "max", "abs", "rand", "勝利", "敗北", "win",
+    "lose",
+];
 /// Id of `勝利`.
 pub const WIN: NameId = NameId(12);
 /// Id of `敗北`.
@@ -88,16 +91,25 @@ struct Parsers<'t> {
 
 fn parsers<'t>() -> Parsers<'t> {
     let name = select! { Tok::Name(n) => n }.labelled("name");
-    let side = select! { Tok::Name(n) if n.0 < 8 => side_of(n) }.then_ignore(sym(Sym::Dot)).labelled("side prefix (S. O. h. c.)");
+    let side = select! { Tok::Name(n) if n.0 < 8 => side_of(n) }
+        .then_ignore(sym(Sym::Dot))
+        .labelled("side prefix (S. O. h. c.)");
     let state_ref = side
         .clone()
         .then(name)
-        .map_with(|(side, n), e| StateRef { side, name: state_name(n), span: sp(e.span()) })
+        .map_with(|(side, n), e| StateRef {
+            side,
+            name: state_name(n),
+            span: sp(e.span()),
+        })
         .labelled("state")
         .boxed();
     let cmd = name
         .delimited_by(sym(Sym::LBrack), sym(Sym::RBrack))
-        .map_with(|n, e| CmdRef { name: n, span: sp(e.span()) })
+        .map_with(|n, e| CmdRef {
+            name: n,
+            span: sp(e.span()),
+        })
         .labelled("command")
         .boxed();
     let int = select! { Tok::Int(v) => v }.labelled("number");
@@ -105,70 +117,118 @@ fn parsers<'t>() -> Parsers<'t> {
     let expr = recursive(|expr| {
         let lit = int.map_with(|v, e| Expr::Int(v, sp(e.span())));
         let call = select! { Tok::Name(n) if (8..12).contains(&n.0) => func_of(n) }
-            .then(expr.clone().separated_by(sym(Sym::Comma)).collect::<Vec<_>>().delimited_by(sym(Sym::LParen), sym(Sym::RParen)))
+            .then(
+                expr.clone()
+                    .separated_by(sym(Sym::Comma))
+                    .collect::<Vec<_>>()
+                    .delimited_by(sym(Sym::LParen), sym(Sym::RParen)),
+            )
             .validate(|(f, args): (Func, Vec<Expr>), e, em| {
                 if args.len() != f.arity() {
                     em.emit(custom(
                         "E001",
                         e.span(),
-                        &format!("{}() takes {} argument{}, not {}", f.name(), f.arity(), if f.arity() == 1 { "" } else { "s" }, args.len()),
+                        &format!(
+                            "{}() takes {} argument{}, not {}",
+                            f.name(),
+                            f.arity(),
+                            if f.arity() == 1 { "" } else { "s" },
+                            args.len()
+                        ),
                         "",
                     ));
                 }
                 Expr::Call(f, args, sp(e.span()))
             });
-        let konst = name.then_ignore(sym(Sym::Dot).not()).map_with(|n, e| Expr::Const(n, sp(e.span())));
+        let konst = name
+            .then_ignore(sym(Sym::Dot).not())
+            .map_with(|n, e| Expr::Const(n, sp(e.span())));
         let atom = choice((
             lit,
             call,
             state_ref.clone().map(Expr::State),
             konst,
-            expr.clone().delimited_by(sym(Sym::LParen), sym(Sym::RParen)),
+            expr.clone()
+                .delimited_by(sym(Sym::LParen), sym(Sym::RParen)),
         ))
         .labelled("expression");
-        let unary = sym(Sym::Minus)
-            .map_with(|_, e| e.span())
-            .repeated()
-            .foldr(atom, |m: SimpleSpan, a: Expr| {
+        let unary = sym(Sym::Minus).map_with(|_, e| e.span()).repeated().foldr(
+            atom,
+            |m: SimpleSpan, a: Expr| {
                 let s = m.start..a.span().end;
                 Expr::Neg(Box::new(a), s)
-            });
-        let mulop = choice((sym(Sym::Star).to(BinOp::Mul), sym(Sym::Slash).to(BinOp::Div), sym(Sym::Percent).to(BinOp::Mod)));
-        let product = unary.clone().foldl(mulop.then(unary).repeated(), |a: Expr, (op, b): (BinOp, Expr)| {
-            let s = a.span().start..b.span().end;
-            Expr::Bin(op, Box::new(a), Box::new(b), s)
-        });
-        let addop = choice((sym(Sym::Plus).to(BinOp::Add), sym(Sym::Minus).to(BinOp::Sub)));
-        product.clone().foldl(addop.then(product).repeated(), |a: Expr, (op, b): (BinOp, Expr)| {
-            let s = a.span().start..b.span().end;
-            Expr::Bin(op, Box::new(a), Box::new(b), s)
-        })
+            },
+        );
+        let mulop = choice((
+            sym(Sym::Star).to(BinOp::Mul),
+            sym(Sym::Slash).to(BinOp::Div),
+            sym(Sym::Percent).to(BinOp::Mod),
+        ));
+        let product = unary.clone().foldl(
+            mulop.then(unary).repeated(),
+            |a: Expr, (op, b): (BinOp, Expr)| {
+                let s = a.span().start..b.span().end;
+                Expr::Bin(op, Box::new(a), Box::new(b), s)
+            },
+        );
+        let addop = choice((
+            sym(Sym::Plus).to(BinOp::Add),
+            sym(Sym::Minus).to(BinOp::Sub),
+        ));
+        product.clone().foldl(
+            addop.then(product).repeated(),
+            |a: Expr, (op, b): (BinOp, Expr)| {
+                let s = a.span().start..b.span().end;
+                Expr::Bin(op, Box::new(a), Box::new(b), s)
+            },
+        )
     })
     .boxed();
 
     // A term for short-form effects: a product of factors.
     let term = {
-        let mulop = choice((sym(Sym::Star).to(BinOp::Mul), sym(Sym::Slash).to(BinOp::Div), sym(Sym::Percent).to(BinOp::Mod)));
+        let mulop = choice((
+            sym(Sym::Star).to(BinOp::Mul),
+            sym(Sym::Slash).to(BinOp::Div),
+            sym(Sym::Percent).to(BinOp::Mod),
+        ));
         let lit = int.map_with(|v, e| Expr::Int(v, sp(e.span())));
         let call = select! { Tok::Name(n) if (8..12).contains(&n.0) => func_of(n) }
-            .then(expr.clone().separated_by(sym(Sym::Comma)).collect::<Vec<_>>().delimited_by(sym(Sym::LParen), sym(Sym::RParen)))
+            .then(
+                expr.clone()
+                    .separated_by(sym(Sym::Comma))
+                    .collect::<Vec<_>>()
+                    .delimited_by(sym(Sym::LParen), sym(Sym::RParen)),
+            )
             .map_with(|(f, args), e| Expr::Call(f, args, sp(e.span())));
-        let konst = name.then_ignore(sym(Sym::Dot).not()).map_with(|n, e| Expr::Const(n, sp(e.span())));
-        let factor = choice((lit, call, state_ref.clone().map(Expr::State), konst, expr.clone().delimited_by(sym(Sym::LParen), sym(Sym::RParen))))
-            .labelled("term");
-        let unary = sym(Sym::Minus)
-            .map_with(|_, e| e.span())
-            .repeated()
-            .foldr(factor, |m: SimpleSpan, a: Expr| {
+        let konst = name
+            .then_ignore(sym(Sym::Dot).not())
+            .map_with(|n, e| Expr::Const(n, sp(e.span())));
+        let factor = choice((
+            lit,
+            call,
+            state_ref.clone().map(Expr::State),
+            konst,
+            expr.clone()
+                .delimited_by(sym(Sym::LParen), sym(Sym::RParen)),
+        ))
+        .labelled("term");
+        let unary = sym(Sym::Minus).map_with(|_, e| e.span()).repeated().foldr(
+            factor,
+            |m: SimpleSpan, a: Expr| {
                 let s = m.start..a.span().end;
                 Expr::Neg(Box::new(a), s)
-            });
+            },
+        );
         unary
             .clone()
-            .foldl(mulop.then(unary).repeated(), |a: Expr, (op, b): (BinOp, Expr)| {
-                let s = a.span().start..b.span().end;
-                Expr::Bin(op, Box::new(a), Box::new(b), s)
-            })
+            .foldl(
+                mulop.then(unary).repeated(),
+                |a: Expr, (op, b): (BinOp, Expr)| {
+                    let s = a.span().start..b.span().end;
+                    Expr::Bin(op, Box::new(a), Box::new(b), s)
+                },
+            )
             .boxed()
     };
 
@@ -177,19 +237,24 @@ fn parsers<'t>() -> Parsers<'t> {
         .map_with(|s, e| (s, e.span()))
         .or_not()
         .then(cmd.clone())
-        .validate(|(side, c): (Option<(SideRef, SimpleSpan)>, CmdRef), _e, em| match side {
-            None | Some((SideRef::S, _)) => (CmdSide::Own, c),
-            Some((SideRef::O, _)) => (CmdSide::Opp, c),
-            Some((s, span)) => {
-                em.emit(custom(
-                    "E060",
-                    span,
-                    &format!("a command in a rule belongs to S or O, not to '{}.'", s.prefix()),
-                    "write [X] for the acting side's command or O.[X] for the opponent's",
-                ));
-                (CmdSide::Own, c)
-            }
-        })
+        .validate(
+            |(side, c): (Option<(SideRef, SimpleSpan)>, CmdRef), _e, em| match side {
+                None | Some((SideRef::S, _)) => (CmdSide::Own, c),
+                Some((SideRef::O, _)) => (CmdSide::Opp, c),
+                Some((s, span)) => {
+                    em.emit(custom(
+                        "E060",
+                        span,
+                        &format!(
+                            "a command in a rule belongs to S or O, not to '{}.'",
+                            s.prefix()
+                        ),
+                        "write [X] for the acting side's command or O.[X] for the opponent's",
+                    ));
+                    (CmdSide::Own, c)
+                }
+            },
+        )
         .boxed();
 
     let cmp_op = choice((
@@ -253,44 +318,93 @@ fn parsers<'t>() -> Parsers<'t> {
         Short(UpdOp, Expr),
     }
     let tail = choice((
-        assign_op.then(expr.clone()).map(|(op, x)| Tail::Assign(op, x)),
-        short_op.then(term.clone()).then(extra_terms).validate(|((op, x), extras): ((UpdOp, Expr), Vec<SimpleSpan>), e, em| {
-            if let Some(first) = extras.first() {
-                let last = extras.last().copied().unwrap_or(*first);
-                em.emit(custom(
-                    "E004",
-                    SimpleSpan::from(first.start..last.end),
-                    "the short form of an update takes exactly one term",
-                    &format!("write the whole change as one expression with '{}='", op.short_text().unwrap_or("+")),
-                ));
-            }
-            let _ = e;
-            Tail::Short(op, x)
-        }),
+        assign_op
+            .then(expr.clone())
+            .map(|(op, x)| Tail::Assign(op, x)),
+        short_op.then(term.clone()).then(extra_terms).validate(
+            |((op, x), extras): ((UpdOp, Expr), Vec<SimpleSpan>), e, em| {
+                if let Some(first) = extras.first() {
+                    let last = extras.last().copied().unwrap_or(*first);
+                    em.emit(custom(
+                        "E004",
+                        SimpleSpan::from(first.start..last.end),
+                        "the short form of an update takes exactly one term",
+                        &format!(
+                            "write the whole change as one expression with '{}='",
+                            op.short_text().unwrap_or("+")
+                        ),
+                    ));
+                }
+                let _ = e;
+                Tail::Short(op, x)
+            },
+        ),
     ));
     let effect = choice((
         sym(Sym::Bang)
             .ignore_then(cmd_atom.clone())
-            .map_with(|(side, cmd), e| Effect::Enable { on: false, side, cmd, span: sp(e.span()) }),
+            .map_with(|(side, cmd), e| Effect::Enable {
+                on: false,
+                side,
+                cmd,
+                span: sp(e.span()),
+            }),
         sym(Sym::Bang)
             .ignore_then(state_ref.clone())
-            .map_with(|state, e| Effect::Bool { value: false, state, span: sp(e.span()) }),
-        cmd_atom.clone().map_with(|(side, cmd), e| Effect::Enable { on: true, side, cmd, span: sp(e.span()) }),
-        state_ref.clone().then(tail.or_not()).map_with(|(state, tail), e| match tail {
-            None => Effect::Bool { value: true, state, span: sp(e.span()) },
-            Some(Tail::Assign(op, expr)) => Effect::Update { op, state, expr, short: false, span: sp(e.span()) },
-            Some(Tail::Short(op, expr)) => Effect::Update { op, state, expr, short: true, span: sp(e.span()) },
+            .map_with(|state, e| Effect::Bool {
+                value: false,
+                state,
+                span: sp(e.span()),
+            }),
+        cmd_atom.clone().map_with(|(side, cmd), e| Effect::Enable {
+            on: true,
+            side,
+            cmd,
+            span: sp(e.span()),
         }),
+        state_ref
+            .clone()
+            .then(tail.or_not())
+            .map_with(|(state, tail), e| match tail {
+                None => Effect::Bool {
+                    value: true,
+                    state,
+                    span: sp(e.span()),
+                },
+                Some(Tail::Assign(op, expr)) => Effect::Update {
+                    op,
+                    state,
+                    expr,
+                    short: false,
+                    span: sp(e.span()),
+                },
+                Some(Tail::Short(op, expr)) => Effect::Update {
+                    op,
+                    state,
+                    expr,
+                    short: true,
+                    span: sp(e.span()),
+                },
+            }),
     ))
     .labelled("effect")
     .boxed();
 
     let period = sym(Sym::At)
-        .ignore_then(int.map_with(|v, e| (v, e.span())).then_ignore(sym(Sym::Slash)).or_not())
+        .ignore_then(
+            int.map_with(|v, e| (v, e.span()))
+                .then_ignore(sym(Sym::Slash))
+                .or_not(),
+        )
         .validate(|p: Option<(i64, SimpleSpan)>, e, em| match p {
             None => (1u32, sp(e.span())),
             Some((0, s)) => {
-                em.emit(custom("E031", s, "a period of 0 never comes", "write @1/ for every turn, @N/ for every N-th turn"));
+                em.emit(custom(
+                    "E031",
+                    s,
+                    "a period of 0 never comes",
+                    "write @1/ for every turn, @N/ for every N-th turn",
+                ));
                 (1, sp(e.span()))
             }
             Some((v, s)) if v > u32::MAX as i64 => {
@@ -299,20 +413,41 @@ fn parsers<'t>() -> Parsers<'t> {
             }
             Some((v, _)) => (v as u32, sp(e.span())),
         });
-    let colon = choice((sym(Sym::DColon).to(true), sym(Sym::Colon).to(false))).map_with(|iff, e| (iff, sp(e.span()))).labelled("':' or '::'");
+    let colon = choice((sym(Sym::DColon).to(true), sym(Sym::Colon).to(false)))
+        .map_with(|iff, e| (iff, sp(e.span())))
+        .labelled("':' or '::'");
     let rule = period
         .or_not()
-        .then(cond.clone().separated_by(sym(Sym::Comma)).collect::<Vec<_>>())
+        .then(
+            cond.clone()
+                .separated_by(sym(Sym::Comma))
+                .collect::<Vec<_>>(),
+        )
         .then(colon)
-        .then(effect.separated_by(sym(Sym::Comma)).at_least(1).collect::<Vec<_>>())
+        .then(
+            effect
+                .separated_by(sym(Sym::Comma))
+                .at_least(1)
+                .collect::<Vec<_>>(),
+        )
         .then_ignore(end())
-        .map_with(|(((period, conds), (iff, op_span)), effects), e| Rule { period, conds, iff, op_span, effects, span: sp(e.span()) })
+        .map_with(|(((period, conds), (iff, op_span)), effects), e| Rule {
+            period,
+            conds,
+            iff,
+            op_span,
+            effects,
+            span: sp(e.span()),
+        })
         .boxed();
 
     let init_value = sym(Sym::Minus)
         .map_with(|_, e| e.span())
         .or_not()
-        .then(choice((int.map_with(|v, e| Expr::Int(v, sp(e.span()))), name.map_with(|n, e| Expr::Const(n, sp(e.span()))))))
+        .then(choice((
+            int.map_with(|v, e| Expr::Int(v, sp(e.span()))),
+            name.map_with(|n, e| Expr::Const(n, sp(e.span()))),
+        )))
         .map(|(m, v)| match m {
             Some(m) => {
                 let s = m.start..v.span().end;
@@ -321,37 +456,73 @@ fn parsers<'t>() -> Parsers<'t> {
             None => v,
         })
         .labelled("initial value");
-    let abs_side = side.map_with(|s, e| (s, e.span())).or_not().validate(|s: Option<(SideRef, SimpleSpan)>, _e, em| match s {
-        Some((SideRef::S | SideRef::O, span)) => {
-            em.emit(custom("E051", span, "an initial value belongs to h, c or both, not to S or O", "write h.名前=N, c.名前=N, or 名前=N for both sides"));
-            None
-        }
-        other => other.map(|x| x.0),
-    });
+    let abs_side = side.map_with(|s, e| (s, e.span())).or_not().validate(
+        |s: Option<(SideRef, SimpleSpan)>, _e, em| match s {
+            Some((SideRef::S | SideRef::O, span)) => {
+                em.emit(custom(
+                    "E051",
+                    span,
+                    "an initial value belongs to h, c or both, not to S or O",
+                    "write h.名前=N, c.名前=N, or 名前=N for both sides",
+                ));
+                None
+            }
+            other => other.map(|x| x.0),
+        },
+    );
     let init_item = choice((
         sym(Sym::Bang)
             .or_not()
             .then(abs_side.clone())
             .then(cmd.clone())
-            .map_with(|((bang, side), cmd), e| InitItem::Enabled { side, on: bang.is_none(), cmd, span: sp(e.span()) }),
+            .map_with(|((bang, side), cmd), e| InitItem::Enabled {
+                side,
+                on: bang.is_none(),
+                cmd,
+                span: sp(e.span()),
+            }),
         abs_side
             .then(name)
             .then_ignore(sym(Sym::Eq))
             .then(init_value)
-            .map_with(|((side, n), value), e| InitItem::Value { side, name: state_name(n), value, span: sp(e.span()) }),
+            .map_with(|((side, n), value), e| InitItem::Value {
+                side,
+                name: state_name(n),
+                value,
+                span: sp(e.span()),
+            }),
     ))
     .labelled("initial item (名前=N or [X])");
-    let init = init_item.separated_by(sym(Sym::Comma)).at_least(1).collect::<Vec<_>>().then_ignore(end()).boxed();
+    let init = init_item
+        .separated_by(sym(Sym::Comma))
+        .at_least(1)
+        .collect::<Vec<_>>()
+        .then_ignore(end())
+        .boxed();
 
     let macro_def = choice((
         cmd.clone()
             .then_ignore(sym(Sym::Colon))
-            .then(cmd.clone().separated_by(sym(Sym::Semi)).at_least(1).collect::<Vec<_>>())
-            .map_with(|(name, alts), e| MacroDef::Commands { name, alts, span: sp(e.span()) }),
+            .then(
+                cmd.clone()
+                    .separated_by(sym(Sym::Semi))
+                    .at_least(1)
+                    .collect::<Vec<_>>(),
+            )
+            .map_with(|(name, alts), e| MacroDef::Commands {
+                name,
+                alts,
+                span: sp(e.span()),
+            }),
         name.map_with(|n, e| (n, sp(e.span())))
             .then_ignore(sym(Sym::Colon))
             .then(expr.clone())
-            .map_with(|((name, name_span), value), e| MacroDef::Const { name, name_span, value, span: sp(e.span()) }),
+            .map_with(|((name, name_span), value), e| MacroDef::Const {
+                name,
+                name_span,
+                value,
+                span: sp(e.span()),
+            }),
     ))
     .labelled("macro definition ([名前]:[X];[Y] or 名前:N)")
     .then_ignore(end())
@@ -363,24 +534,57 @@ fn parsers<'t>() -> Parsers<'t> {
         .then_ignore(sym(Sym::Colon))
         .then(expr.clone())
         .then_ignore(end())
-        .map_with(|(conds, value), e| AdvLine { conds, value, span: sp(e.span()) })
+        .map_with(|(conds, value), e| AdvLine {
+            conds,
+            value,
+            span: sp(e.span()),
+        })
         .boxed();
 
-    let weight = choice((select! { Tok::Int(v) => v as f64 }, select! { Tok::Dec(d) => d.value() })).labelled("weight");
-    let pct_header = sym(Sym::Percent).ignore_then(weight.or_not()).then_ignore(sym(Sym::LBrace)).then_ignore(end()).boxed();
-    let pair = name.then_ignore(sym(Sym::Slash)).then(name);
-    let amp_header = sym(Sym::Amp)
-        .ignore_then(pair.separated_by(sym(Sym::Comma)).at_least(1).collect::<Vec<_>>().or_not())
+    let weight = choice((
+        select! { Tok::Int(v) => v as f64 },
+        select! { Tok::Dec(d) => d.value() },
+    ))
+    .labelled("weight");
+    let pct_header = sym(Sym::Percent)
+        .ignore_then(weight.or_not())
         .then_ignore(sym(Sym::LBrace))
         .then_ignore(end())
         .boxed();
-    let dollar_header = sym(Sym::Dollar).ignore_then(sym(Sym::LBrace)).ignored().then_ignore(end()).boxed();
+    let pair = name.then_ignore(sym(Sym::Slash)).then(name);
+    let amp_header = sym(Sym::Amp)
+        .ignore_then(
+            pair.separated_by(sym(Sym::Comma))
+                .at_least(1)
+                .collect::<Vec<_>>()
+                .or_not(),
+        )
+        .then_ignore(sym(Sym::LBrace))
+        .then_ignore(end())
+        .boxed();
+    let dollar_header = sym(Sym::Dollar)
+        .ignore_then(sym(Sym::LBrace))
+        .ignored()
+        .then_ignore(end())
+        .boxed();
 
-    Parsers { rule, init, macro_def, adv_line, pct_header, amp_header, dollar_header }
+    Parsers {
+        rule,
+        init,
+        macro_def,
+        adv_line,
+        pct_header,
+        amp_header,
+        dollar_header,
+    }
 }
 
 /// Converts chumsky's errors to diagnostics.
-fn convert_errors<T>(errs: Vec<Rich<'_, T, SimpleSpan>>, found: impl Fn(&T) -> String, eoi: usize) -> Vec<Diagnostic> {
+fn convert_errors<T>(
+    errs: Vec<Rich<'_, T, SimpleSpan>>,
+    found: impl Fn(&T) -> String,
+    eoi: usize,
+) -> Vec<Diagnostic> {
     let mut out = Vec::new();
     for e in errs {
         let span = e.span();
@@ -467,8 +671,13 @@ enum Kind {
 
 /// The first two folded non-blank characters of a line decide its kind.
 fn classify(line: &str) -> (Kind, usize) {
-    let mut it = line.char_indices().map(|(i, c)| (i, norm(c))).skip_while(|(_, c)| c.is_whitespace());
-    let Some((i, c)) = it.next() else { return (Kind::Blank, 0) };
+    let mut it = line
+        .char_indices()
+        .map(|(i, c)| (i, norm(c)))
+        .skip_while(|(_, c)| c.is_whitespace());
+    let Some((i, c)) = it.next() else {
+        return (Kind::Blank, 0);
+    };
     let next = it.next().map(|x| x.1);
     let k = match (c, next) {
         ('#', _) => Kind::Blank,
@@ -495,9 +704,20 @@ struct OpenBlock {
 impl OpenBlock {
     fn finish(self) -> Stmt {
         match self.kind {
-            '%' => Stmt::Advantage { weight: self.weight, open: self.open, lines: self.lines },
-            '&' => Stmt::Symmetric { pairs: self.pairs, open: self.open, rules: self.rules },
-            _ => Stmt::Macros { open: self.open, defs: self.defs },
+            '%' => Stmt::Advantage {
+                weight: self.weight,
+                open: self.open,
+                lines: self.lines,
+            },
+            '&' => Stmt::Symmetric {
+                pairs: self.pairs,
+                open: self.open,
+                rules: self.rules,
+            },
+            _ => Stmt::Macros {
+                open: self.open,
+                defs: self.defs,
+            },
         }
     }
 }
@@ -520,7 +740,11 @@ fn nesting_ok(toks: &[Spanned], diags: &mut Vec<Diagnostic>) -> bool {
             run = 0;
         }
         if depth > MAX_NESTING || run > MAX_NESTING {
-            diags.push(Diagnostic::error("E005", s.start..s.end, format!("expression nested more than {MAX_NESTING} levels deep")));
+            diags.push(Diagnostic::error(
+                "E005",
+                s.start..s.end,
+                format!("expression nested more than {MAX_NESTING} levels deep"),
+            ));
             return false;
         }
     }
@@ -532,7 +756,13 @@ enum Action {
     /// Parse slot `job` and add the result to the current block or the file.
     Parse(usize),
     /// Parse slot `job` as a block header and open a block.
-    Open { kind: char, open: Span, header: usize, content: Option<usize>, closes: bool },
+    Open {
+        kind: char,
+        open: Span,
+        header: usize,
+        content: Option<usize>,
+        closes: bool,
+    },
     /// Close the open block (`None`: reported as stray).
     Close,
     /// The `':` line.
@@ -568,7 +798,13 @@ enum Parsed {
     Dollar,
 }
 
-fn run_job<'t>(p: &Parsers<'t>, job: &Job, toks: &'t [Spanned], names: &Names, diags: &mut Vec<Diagnostic>) -> Option<Parsed> {
+fn run_job<'t>(
+    p: &Parsers<'t>,
+    job: &Job,
+    toks: &'t [Spanned],
+    names: &Names,
+    diags: &mut Vec<Diagnostic>,
+) -> Option<Parsed> {
     let slice = &toks[job.toks.clone()];
     match job.kind {
         JobKind::Rule => run(&p.rule, slice, job.eoi, names, diags).map(Parsed::Rule),
@@ -577,7 +813,9 @@ fn run_job<'t>(p: &Parsers<'t>, job: &Job, toks: &'t [Spanned], names: &Names, d
         JobKind::Adv => run(&p.adv_line, slice, job.eoi, names, diags).map(Parsed::Adv),
         JobKind::Pct => run(&p.pct_header, slice, job.eoi, names, diags).map(Parsed::Pct),
         JobKind::Amp => run(&p.amp_header, slice, job.eoi, names, diags).map(Parsed::Amp),
-        JobKind::Dollar => run(&p.dollar_header, slice, job.eoi, names, diags).map(|_| Parsed::Dollar),
+        JobKind::Dollar => {
+            run(&p.dollar_header, slice, job.eoi, names, diags).map(|_| Parsed::Dollar)
+        }
     }
 }
 
@@ -609,8 +847,17 @@ pub fn parse(text: &str) -> ParsedFile {
         let mut lex_ok = true;
         if !matches!(kind, Kind::Blank | Kind::Keys | Kind::Settings) {
             let before = diags.len();
-            lexer::lex_line_with(text, start, end, &mut names, &mut toks, &mut diags, &mut scratch);
-            lex_ok = !diags[before..].iter().any(|d| d.is_error()) && nesting_ok(&toks[t0..], &mut diags);
+            lexer::lex_line_with(
+                text,
+                start,
+                end,
+                &mut names,
+                &mut toks,
+                &mut diags,
+                &mut scratch,
+            );
+            lex_ok = !diags[before..].iter().any(|d| d.is_error())
+                && nesting_ok(&toks[t0..], &mut diags);
         }
         let line_toks = &toks[t0..];
         // Block bookkeeping first.
@@ -619,26 +866,40 @@ pub fn parse(text: &str) -> ParsedFile {
                 Kind::Init | Kind::Keys | Kind::Settings => {
                     diags.push(
                         Diagnostic::error("E010", bopen, "this block is not closed")
-                            .with_label(start + lead..start + lead + 2, "a new statement begins here")
-                            .with_help("close the block with '}' on its own line before this statement"),
+                            .with_label(
+                                start + lead..start + lead + 2,
+                                "a new statement begins here",
+                            )
+                            .with_help(
+                                "close the block with '}' on its own line before this statement",
+                            ),
                     );
                     actions.push(Action::Close);
                     open = None;
                 }
                 Kind::Open(_) => {
-                    let brace = line_toks.iter().find(|(t, _)| *t == Tok::Sym(Sym::LBrace)).map(|(_, s)| s.start..s.end);
+                    let brace = line_toks
+                        .iter()
+                        .find(|(t, _)| *t == Tok::Sym(Sym::LBrace))
+                        .map(|(_, s)| s.start..s.end);
                     let here = brace.unwrap_or(start + lead..start + lead + 1);
                     // The spec reads this as the outer block left unclosed (E010 at its `{`);
                     // the inner `{` gets its own error so the author sees both ends.
                     diags.push(
                         Diagnostic::error("E010", bopen.clone(), "this block is not closed")
                             .with_label(here.clone(), "another block opens here")
-                            .with_help("close the block with '}' on its own line before the next block"),
+                            .with_help(
+                                "close the block with '}' on its own line before the next block",
+                            ),
                     );
                     diags.push(
-                        Diagnostic::error("E012", here, "a block cannot be opened inside another block")
-                            .with_label(bopen, "the enclosing block opens here")
-                            .with_help("close the enclosing block with '}' first; blocks do not nest"),
+                        Diagnostic::error(
+                            "E012",
+                            here,
+                            "a block cannot be opened inside another block",
+                        )
+                        .with_label(bopen, "the enclosing block opens here")
+                        .with_help("close the enclosing block with '}' first; blocks do not nest"),
                     );
                     actions.push(Action::Close);
                     open = None;
@@ -654,7 +915,11 @@ pub fn parse(text: &str) -> ParsedFile {
             continue;
         }
         let mut job = |kind: JobKind, range: std::ops::Range<usize>, eoi: usize| {
-            jobs.push(Job { kind, toks: range, eoi });
+            jobs.push(Job {
+                kind,
+                toks: range,
+                eoi,
+            });
             jobs.len() - 1
         };
         match kind {
@@ -664,15 +929,31 @@ pub fn parse(text: &str) -> ParsedFile {
                 let j = job(JobKind::Init, (t0 + 2).min(toks.len())..toks.len(), end);
                 actions.push(Action::Parse(j));
             }
-            Kind::Keys => actions.push(Action::Keys { start: start + lead, end }),
-            Kind::Settings => actions.push(Action::Settings { start: start + lead, end }),
+            Kind::Keys => actions.push(Action::Keys {
+                start: start + lead,
+                end,
+            }),
+            Kind::Settings => actions.push(Action::Settings {
+                start: start + lead,
+                end,
+            }),
             Kind::Open(c) => {
-                let Some(bpos) = line_toks.iter().position(|(t, _)| *t == Tok::Sym(Sym::LBrace)) else {
-                    diags.push(Diagnostic::error("E001", start + lead..end, format!("expected '{{' to open the '{c}' block")).with_help(match c {
-                        '%' => "an advantage block starts with %{ or %0.6{",
-                        '&' => "a symmetric block starts with &{ or &左/右,上/下{",
-                        _ => "a macro block starts with ${",
-                    }));
+                let Some(bpos) = line_toks
+                    .iter()
+                    .position(|(t, _)| *t == Tok::Sym(Sym::LBrace))
+                else {
+                    diags.push(
+                        Diagnostic::error(
+                            "E001",
+                            start + lead..end,
+                            format!("expected '{{' to open the '{c}' block"),
+                        )
+                        .with_help(match c {
+                            '%' => "an advantage block starts with %{ or %0.6{",
+                            '&' => "a symmetric block starts with &{ or &左/右,上/下{",
+                            _ => "a macro block starts with ${",
+                        }),
+                    );
                     continue;
                 };
                 let brace = line_toks[bpos].1;
@@ -684,9 +965,20 @@ pub fn parse(text: &str) -> ParsedFile {
                 let header = job(header_kind, t0..t0 + bpos + 1, brace.start);
                 let rest = t0 + bpos + 1..toks.len();
                 let closes = matches!(toks[rest.clone()].last(), Some((Tok::Sym(Sym::RBrace), _)));
-                let (content_end, ceoi) = if closes { (toks.len() - 1, toks[toks.len() - 1].1.start) } else { (toks.len(), end) };
-                let content = (rest.start < content_end).then(|| job(content_kind(c), rest.start..content_end, ceoi));
-                actions.push(Action::Open { kind: c, open: brace.start..brace.end, header, content, closes });
+                let (content_end, ceoi) = if closes {
+                    (toks.len() - 1, toks[toks.len() - 1].1.start)
+                } else {
+                    (toks.len(), end)
+                };
+                let content = (rest.start < content_end)
+                    .then(|| job(content_kind(c), rest.start..content_end, ceoi));
+                actions.push(Action::Open {
+                    kind: c,
+                    open: brace.start..brace.end,
+                    header,
+                    content,
+                    closes,
+                });
                 if !closes {
                     open = Some((c, brace.start..brace.end));
                 }
@@ -695,18 +987,35 @@ pub fn parse(text: &str) -> ParsedFile {
                 let close_span = line_toks[0].1.start..line_toks[0].1.end;
                 if line_toks.len() > 1 {
                     let s = &line_toks[1].1;
-                    diags.push(Diagnostic::error("E001", s.start..s.end, format!("unexpected {} after '}}'", describe(&line_toks[1].0, &names))).with_help("put '}' on a line of its own"));
+                    diags.push(
+                        Diagnostic::error(
+                            "E001",
+                            s.start..s.end,
+                            format!(
+                                "unexpected {} after '}}'",
+                                describe(&line_toks[1].0, &names)
+                            ),
+                        )
+                        .with_help("put '}' on a line of its own"),
+                    );
                 }
                 if open.take().is_some() {
                     actions.push(Action::Close);
                 } else {
-                    diags.push(Diagnostic::error("E011", close_span, "'}' closes no block").with_help("remove it, or open a block with %{, &{ or ${"));
+                    diags.push(
+                        Diagnostic::error("E011", close_span, "'}' closes no block")
+                            .with_help("remove it, or open a block with %{, &{ or ${"),
+                    );
                 }
             }
             Kind::Other => match open.clone() {
                 Some((c, _)) => {
                     let closes = matches!(line_toks.last(), Some((Tok::Sym(Sym::RBrace), _)));
-                    let (cend, ceoi) = if closes { (toks.len() - 1, toks[toks.len() - 1].1.start) } else { (toks.len(), end) };
+                    let (cend, ceoi) = if closes {
+                        (toks.len() - 1, toks[toks.len() - 1].1.start)
+                    } else {
+                        (toks.len(), end)
+                    };
                     if t0 < cend {
                         let j = job(content_kind(c), t0..cend, ceoi);
                         actions.push(Action::Parse(j));
@@ -724,7 +1033,14 @@ pub fn parse(text: &str) -> ParsedFile {
         }
     }
     if let Some((_, b)) = open.take() {
-        diags.push(Diagnostic::error("E010", b, "this block is not closed before the end of the file").with_help("add a line with '}' after the block's last line"));
+        diags.push(
+            Diagnostic::error(
+                "E010",
+                b,
+                "this block is not closed before the end of the file",
+            )
+            .with_help("add a line with '}' after the block's last line"),
+        );
         actions.push(Action::Close);
     }
 
@@ -745,8 +1061,16 @@ pub fn parse(text: &str) -> ParsedFile {
         };
         if jobs.len() >= PARALLEL_LINES {
             use rayon::prelude::*;
-            let size = jobs.len().div_ceil(rayon::current_num_threads().max(1) * 2).max(64);
-            jobs.par_chunks(size).map(work).collect::<Vec<_>>().into_iter().flatten().collect()
+            let size = jobs
+                .len()
+                .div_ceil(rayon::current_num_threads().max(1) * 2)
+                .max(64);
+            jobs.par_chunks(size)
+                .map(work)
+                .collect::<Vec<_>>()
+                .into_iter()
+                .flatten()
+                .collect()
         } else {
             work(&jobs)
         }
@@ -772,11 +1096,31 @@ pub fn parse(text: &str) -> ParsedFile {
                 (Some(Parsed::Adv(l)), Some(b)) => b.lines.push(l),
                 _ => {}
             },
-            Action::Open { kind, open, header, content, closes } => {
-                let mut b = OpenBlock { kind, open, weight: 1.0, pairs: None, rules: vec![], defs: vec![], lines: vec![] };
+            Action::Open {
+                kind,
+                open,
+                header,
+                content,
+                closes,
+            } => {
+                let mut b = OpenBlock {
+                    kind,
+                    open,
+                    weight: 1.0,
+                    pairs: None,
+                    rules: vec![],
+                    defs: vec![],
+                    lines: vec![],
+                };
                 match results[header].take() {
                     Some(Parsed::Pct(w)) => b.weight = w.unwrap_or(1.0),
-                    Some(Parsed::Amp(p)) => b.pairs = p.map(|v| v.into_iter().map(|(x, y)| (names.get(x).to_string(), names.get(y).to_string())).collect()),
+                    Some(Parsed::Amp(p)) => {
+                        b.pairs = p.map(|v| {
+                            v.into_iter()
+                                .map(|(x, y)| (names.get(x).to_string(), names.get(y).to_string()))
+                                .collect()
+                        })
+                    }
                     _ => {}
                 }
                 if let Some(c) = content {
@@ -813,11 +1157,21 @@ pub fn parse(text: &str) -> ParsedFile {
     if let Some(b) = block.take() {
         stmts.push(b.finish());
     }
-    ParsedFile { stmts, names, diags }
+    ParsedFile {
+        stmts,
+        names,
+        diags,
+    }
 }
 
 /// Runs one line parser over a line's tokens; on failure reports and returns `None`.
-fn run<'t, O>(p: &P<'t, O>, slice: &'t [Spanned], eoi: usize, names: &Names, diags: &mut Vec<Diagnostic>) -> Option<O> {
+fn run<'t, O>(
+    p: &P<'t, O>,
+    slice: &'t [Spanned],
+    eoi: usize,
+    names: &Names,
+    diags: &mut Vec<Diagnostic>,
+) -> Option<O> {
     let split_fn: SplitFn<'t> = split;
     let input = slice.map(SimpleSpan::from(eoi..eoi), split_fn);
     let (out, errs) = p.parse(input).into_output_errors();
@@ -865,14 +1219,42 @@ fn char_errors(errs: Vec<Rich<'_, char>>, map: &[usize]) -> Vec<Diagnostic> {
 /// Named keys accepted in `':` lines.
 pub const NAMED_KEYS: [&str; 7] = ["Space", "Enter", "Up", "Down", "Left", "Right", "Tab"];
 
-fn parse_keys(text: &str, start: usize, stop: usize, names: &mut Names, diags: &mut Vec<Diagnostic>) -> Option<Vec<KeyBind>> {
+fn parse_keys(
+    text: &str,
+    start: usize,
+    stop: usize,
+    names: &mut Names,
+    diags: &mut Vec<Diagnostic>,
+) -> Option<Vec<KeyBind>> {
     let (folded, map) = fold(text, start, stop);
     let ws = one_of::<_, &str, extra::Err<Rich<char>>>(" \t").repeated();
-    let key = none_of(",= \t").repeated().at_least(1).to_slice().map_with(|s: &str, e| (s.to_string(), e.span())).labelled("key");
-    let cname = any().filter(|c: &char| lexer::is_name_char(*c)).repeated().at_least(1).to_slice().labelled("command name");
-    let cmd = just('[').ignore_then(cname).then_ignore(just(']')).map_with(|s: &str, e| (s.to_string(), e.span())).labelled("command [X]");
-    let bind = ws.ignore_then(key).then_ignore(ws).then_ignore(just('=')).then_ignore(ws).then(cmd).then_ignore(ws);
-    let line = just("':").ignore_then(bind.separated_by(just(',')).at_least(1).collect::<Vec<_>>()).then_ignore(end());
+    let key = none_of(",= \t")
+        .repeated()
+        .at_least(1)
+        .to_slice()
+        .map_with(|s: &str, e| (s.to_string(), e.span()))
+        .labelled("key");
+    let cname = any()
+        .filter(|c: &char| lexer::is_name_char(*c))
+        .repeated()
+        .at_least(1)
+        .to_slice()
+        .labelled("command name");
+    let cmd = just('[')
+        .ignore_then(cname)
+        .then_ignore(just(']'))
+        .map_with(|s: &str, e| (s.to_string(), e.span()))
+        .labelled("command [X]");
+    let bind = ws
+        .ignore_then(key)
+        .then_ignore(ws)
+        .then_ignore(just('='))
+        .then_ignore(ws)
+        .then(cmd)
+        .then_ignore(ws);
+    let line = just("':")
+        .ignore_then(bind.separated_by(just(',')).at_least(1).collect::<Vec<_>>())
+        .then_ignore(end());
     let (out, errs) = line.parse(folded.as_str()).into_output_errors();
     if !errs.is_empty() {
         diags.extend(char_errors(errs, &map));
@@ -885,21 +1267,42 @@ fn parse_keys(text: &str, start: usize, stop: usize, names: &mut Names, diags: &
         let cspan = map[cs.start]..map[cs.end];
         if k.chars().count() != 1 && !NAMED_KEYS.contains(&k.as_str()) {
             diags.push(
-                Diagnostic::error("E043", kspan.clone(), format!("'{k}' is not a key"))
-                    .with_help(format!("a key is one character (upper case = Shift) or one of {}", NAMED_KEYS.join(" "))),
+                Diagnostic::error("E043", kspan.clone(), format!("'{k}' is not a key")).with_help(
+                    format!(
+                        "a key is one character (upper case = Shift) or one of {}",
+                        NAMED_KEYS.join(" ")
+                    ),
+                ),
             );
             ok = false;
             continue;
         }
-        binds.push(KeyBind { key: Key(k), key_span: kspan, cmd: CmdRef { name: names.intern(&c), span: cspan } });
+        binds.push(KeyBind {
+            key: Key(k),
+            key_span: kspan,
+            cmd: CmdRef {
+                name: names.intern(&c),
+                span: cspan,
+            },
+        });
     }
     ok.then_some(binds)
 }
 
-fn parse_settings(text: &str, start: usize, stop: usize, diags: &mut Vec<Diagnostic>) -> Option<Vec<(Setting, Span)>> {
+fn parse_settings(
+    text: &str,
+    start: usize,
+    stop: usize,
+    diags: &mut Vec<Diagnostic>,
+) -> Option<Vec<(Setting, Span)>> {
     let (folded, map) = fold(text, start, stop);
-    let item = none_of::<_, &str, extra::Err<Rich<char>>>(",").repeated().to_slice().map_with(|s: &str, e| (s.to_string(), e.span()));
-    let line = just('~').ignore_then(item.separated_by(just(',')).collect::<Vec<_>>()).then_ignore(end());
+    let item = none_of::<_, &str, extra::Err<Rich<char>>>(",")
+        .repeated()
+        .to_slice()
+        .map_with(|s: &str, e| (s.to_string(), e.span()));
+    let line = just('~')
+        .ignore_then(item.separated_by(just(',')).collect::<Vec<_>>())
+        .then_ignore(end());
     let (out, errs) = line.parse(folded.as_str()).into_output_errors();
     if !errs.is_empty() {
         diags.extend(char_errors(errs, &map));
@@ -913,7 +1316,14 @@ fn parse_settings(text: &str, start: usize, stop: usize, diags: &mut Vec<Diagnos
         let a = s.start + lead;
         let span = map[a]..map[a + item.len()];
         if item.is_empty() {
-            diags.push(Diagnostic::error("E032", map[s.start]..map[s.end].max(map[s.start] + 1), "empty setting").with_help("remove the extra ','"));
+            diags.push(
+                Diagnostic::error(
+                    "E032",
+                    map[s.start]..map[s.end].max(map[s.start] + 1),
+                    "empty setting",
+                )
+                .with_help("remove the extra ','"),
+            );
             ok = false;
             continue;
         }
@@ -929,7 +1339,13 @@ fn parse_settings(text: &str, start: usize, stop: usize, diags: &mut Vec<Diagnos
 }
 
 /// Valid ranges of numeric settings (documented in rules/README.md).
-pub const SETTING_RANGES: [(char, u32, u32); 5] = [('P', 1, 3_600_000), ('S', 1, 30), ('E', 0, 10), ('T', 1, 1_000_000), ('D', 1, 1000)];
+pub const SETTING_RANGES: [(char, u32, u32); 5] = [
+    ('P', 1, 3_600_000),
+    ('S', 1, 30),
+    ('E', 0, 10),
+    ('T', 1, 1_000_000),
+    ('D', 1, 1000),
+];
 
 fn parse_setting(item: &str) -> Result<Setting, (&'static str, String, String)> {
     let lower = item.to_ascii_lowercase();
@@ -947,13 +1363,24 @@ fn parse_setting(item: &str) -> Result<Setting, (&'static str, String, String)> 
         )
     };
     let mut chars = item.chars();
-    let letter = chars.next().map(|c| c.to_ascii_uppercase()).ok_or_else(unknown)?;
+    let letter = chars
+        .next()
+        .map(|c| c.to_ascii_uppercase())
+        .ok_or_else(unknown)?;
     let num = chars.as_str();
-    let Some(&(_, lo, hi)) = SETTING_RANGES.iter().find(|r| r.0 == letter) else { return Err(unknown()) };
+    let Some(&(_, lo, hi)) = SETTING_RANGES.iter().find(|r| r.0 == letter) else {
+        return Err(unknown());
+    };
     if num.is_empty() || !num.chars().all(|c| c.is_ascii_digit() || c == '.') {
         return Err(unknown());
     }
-    let range_err = |v: &str| ("E033", format!("{letter}{v} is out of range"), format!("{letter} must be between {lo} and {hi}"));
+    let range_err = |v: &str| {
+        (
+            "E033",
+            format!("{letter}{v} is out of range"),
+            format!("{letter} must be between {lo} and {hi}"),
+        )
+    };
     if letter == 'D' {
         let v: f64 = num.parse().map_err(|_| unknown())?;
         if !(lo as f64..=hi as f64).contains(&v) {
@@ -962,7 +1389,11 @@ fn parse_setting(item: &str) -> Result<Setting, (&'static str, String, String)> 
         return Ok(Setting::Thin(v));
     }
     if num.contains('.') {
-        return Err(("E033", format!("{letter} takes a whole number, not '{num}'"), format!("{letter} must be between {lo} and {hi}")));
+        return Err((
+            "E033",
+            format!("{letter} takes a whole number, not '{num}'"),
+            format!("{letter} must be between {lo} and {hi}"),
+        ));
     }
     let v: u64 = num.parse().map_err(|_| range_err(num))?;
     if v < lo as u64 || v > hi as u64 {
