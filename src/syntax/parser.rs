@@ -867,7 +867,7 @@ pub fn parse(text: &str) -> ParsedFile {
                     diags.push(
                         Diagnostic::error("E010", bopen, "this block is not closed")
                             .with_label(
-                                start + lead..start + lead + 2,
+                                start + lead..char_end(text, start + lead, 2, end),
                                 "a new statement begins here",
                             )
                             .with_help(
@@ -882,7 +882,7 @@ pub fn parse(text: &str) -> ParsedFile {
                         .iter()
                         .find(|(t, _)| *t == Tok::Sym(Sym::LBrace))
                         .map(|(_, s)| s.start..s.end);
-                    let here = brace.unwrap_or(start + lead..start + lead + 1);
+                    let here = brace.unwrap_or(start + lead..char_end(text, start + lead, 1, end));
                     // The spec reads this as the outer block left unclosed (E010 at its `{`);
                     // the inner `{` gets its own error so the author sees both ends.
                     diags.push(
@@ -1164,6 +1164,11 @@ pub fn parse(text: &str) -> ParsedFile {
     }
 }
 
+/// The byte offset `n` characters after `pos` (not past `limit`).
+fn char_end(text: &str, pos: usize, n: usize, limit: usize) -> usize {
+    text.get(pos..limit).map_or(pos, |t| pos + t.chars().take(n).map(char::len_utf8).sum::<usize>())
+}
+
 /// Runs one line parser over a line's tokens; on failure reports and returns `None`.
 fn run<'t, O>(
     p: &P<'t, O>,
@@ -1204,14 +1209,15 @@ fn fold(text: &str, start: usize, end: usize) -> (String, Vec<usize>) {
     (s, map)
 }
 
-fn char_errors(errs: Vec<Rich<'_, char>>, map: &[usize]) -> Vec<Diagnostic> {
+fn char_errors(errs: Vec<Rich<'_, char>>, map: &[usize], text: &str) -> Vec<Diagnostic> {
     let eoi = *map.last().unwrap_or(&0);
     let mut ds = convert_errors(errs, |c: &char| format!("'{c}'"), eoi);
     for d in &mut ds {
         let s = map.get(d.span.start).copied().unwrap_or(eoi);
         let e = map.get(d.span.end).copied().unwrap_or(eoi).max(s);
         // Extend a one-character span to cover the whole (possibly multi-byte) original char.
-        d.span = s..if e == s && s < eoi { s + 1 } else { e };
+        let one_char = text.get(s..).and_then(|t| t.chars().next()).map_or(s, |c| s + c.len_utf8());
+        d.span = s..if e == s && s < eoi { one_char.min(eoi) } else { e };
     }
     ds
 }
@@ -1257,7 +1263,7 @@ fn parse_keys(
         .then_ignore(end());
     let (out, errs) = line.parse(folded.as_str()).into_output_errors();
     if !errs.is_empty() {
-        diags.extend(char_errors(errs, &map));
+        diags.extend(char_errors(errs, &map, text));
         return None;
     }
     let mut binds = Vec::new();
@@ -1305,7 +1311,7 @@ fn parse_settings(
         .then_ignore(end());
     let (out, errs) = line.parse(folded.as_str()).into_output_errors();
     if !errs.is_empty() {
-        diags.extend(char_errors(errs, &map));
+        diags.extend(char_errors(errs, &map, text));
         return None;
     }
     let mut res = Vec::new();
@@ -1319,7 +1325,7 @@ fn parse_settings(
             diags.push(
                 Diagnostic::error(
                     "E032",
-                    map[s.start]..map[s.end].max(map[s.start] + 1),
+                    map[s.start]..map[s.end],
                     "empty setting",
                 )
                 .with_help("remove the extra ','"),
