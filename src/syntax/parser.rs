@@ -1166,7 +1166,9 @@ pub fn parse(text: &str) -> ParsedFile {
 
 /// The byte offset `n` characters after `pos` (not past `limit`).
 fn char_end(text: &str, pos: usize, n: usize, limit: usize) -> usize {
-    text.get(pos..limit).map_or(pos, |t| pos + t.chars().take(n).map(char::len_utf8).sum::<usize>())
+    text.get(pos..limit).map_or(pos, |t| {
+        pos + t.chars().take(n).map(char::len_utf8).sum::<usize>()
+    })
 }
 
 /// Runs one line parser over a line's tokens; on failure reports and returns `None`.
@@ -1216,8 +1218,15 @@ fn char_errors(errs: Vec<Rich<'_, char>>, map: &[usize], text: &str) -> Vec<Diag
         let s = map.get(d.span.start).copied().unwrap_or(eoi);
         let e = map.get(d.span.end).copied().unwrap_or(eoi).max(s);
         // Extend a one-character span to cover the whole (possibly multi-byte) original char.
-        let one_char = text.get(s..).and_then(|t| t.chars().next()).map_or(s, |c| s + c.len_utf8());
-        d.span = s..if e == s && s < eoi { one_char.min(eoi) } else { e };
+        let one_char = text
+            .get(s..)
+            .and_then(|t| t.chars().next())
+            .map_or(s, |c| s + c.len_utf8());
+        d.span = s..if e == s && s < eoi {
+            one_char.min(eoi)
+        } else {
+            e
+        };
     }
     ds
 }
@@ -1323,12 +1332,8 @@ fn parse_settings(
         let span = map[a]..map[a + item.len()];
         if item.is_empty() {
             diags.push(
-                Diagnostic::error(
-                    "E032",
-                    map[s.start]..map[s.end],
-                    "empty setting",
-                )
-                .with_help("remove the extra ','"),
+                Diagnostic::error("E032", map[s.start]..map[s.end], "empty setting")
+                    .with_help("remove the extra ','"),
             );
             ok = false;
             continue;
