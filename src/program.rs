@@ -574,6 +574,97 @@ fn fold_const(e: &Expr) -> Option<i64> {
     }
 }
 
+/// What the checks need to know about names, gathered while compiling.
+#[derive(Default)]
+struct Facts {
+    state_set: HashMap<NameId, Span>,
+    state_read: Vec<(NameId, Span)>,
+    cmd_enable: HashMap<NameId, Span>,
+    cmd_mention: Vec<(NameId, Span)>,
+    cmd_used: HashMap<NameId, Span>,
+}
+
+/// Compiles a condition list (of a rule or an advantage line); returns the number of the acting
+/// side's and the opponent's command atoms (the lengths of the two sequences).
+fn compile_conds(
+    b: &mut Builder,
+    conds_in: &[Cond],
+    out: &mut Vec<CCond>,
+    facts: &mut Facts,
+    slot: &mut u16,
+) -> (usize, usize) {
+    let n_own = conds_in
+        .iter()
+        .filter(|c| {
+            matches!(
+                c,
+                Cond::Cmd {
+                    side: CmdSide::Own,
+                    ..
+                }
+            )
+        })
+        .count();
+    let n_opp = conds_in
+        .iter()
+        .filter(|c| {
+            matches!(
+                c,
+                Cond::Cmd {
+                    side: CmdSide::Opp,
+                    ..
+                }
+            )
+        })
+        .count();
+    let (mut i_own, mut i_opp) = (0usize, 0usize);
+    for c in conds_in {
+        out.push(match c {
+            Cond::Truth { neg, state, .. } => {
+                facts.state_read.push((state.name, state.span.clone()));
+                CCond::Truth {
+                    neg: *neg,
+                    side: state.side,
+                    state: b.state(state.name),
+                }
+            }
+            Cond::Cmp { op, lhs, rhs, .. } => {
+                for e in [lhs, rhs] {
+                    e.for_each_state(&mut |r| facts.state_read.push((r.name, r.span.clone())));
+                }
+                let l = b.expr(lhs, slot);
+                let r = b.expr(rhs, slot);
+                CCond::Cmp {
+                    op: *op,
+                    lhs: l,
+                    rhs: r,
+                }
+            }
+            Cond::Cmd { neg, side, cmd, .. } => {
+                facts.cmd_mention.push((cmd.name, cmd.span.clone()));
+                facts.cmd_used.entry(cmd.name).or_insert(cmd.span.clone());
+                let (opp, back) = match side {
+                    CmdSide::Own => {
+                        i_own += 1;
+                        (false, n_own - i_own)
+                    }
+                    CmdSide::Opp => {
+                        i_opp += 1;
+                        (true, n_opp - i_opp)
+                    }
+                };
+                CCond::Cmd {
+                    neg: *neg,
+                    opp,
+                    back: back.min(255) as u8,
+                    cmd: b.cmd(cmd.name),
+                }
+            }
+        });
+    }
+    (n_own, n_opp)
+}
+
 fn side_index(s: Option<SideRef>) -> Vec<usize> {
     match s {
         Some(SideRef::H) => vec![0],
@@ -595,11 +686,7 @@ fn build(x: &Expanded, names: &Names, diags: &mut Vec<Diagnostic>) -> RuleProgra
     b.state(parser::LOSE);
 
     // Facts for the checks, keyed by name.
-    let mut state_set: HashMap<NameId, Span> = HashMap::new();
-    let mut state_read: Vec<(NameId, Span)> = Vec::new();
-    let mut cmd_enable: HashMap<NameId, Span> = HashMap::new();
-    let mut cmd_mention: Vec<(NameId, Span)> = Vec::new();
-    let mut cmd_used: HashMap<NameId, Span> = HashMap::new();
+    let mut facts = Facts::default();
 
     // 1. Initial items (interning order: initial line, keys, rules, advantage).
     let mut init_vals: Vec<(usize, StateId, i64)> = vec![];
@@ -615,7 +702,7 @@ fn build(x: &Expanded, names: &Names, diags: &mut Vec<Diagnostic>) -> RuleProgra
                 span,
             } => {
                 let id = b.state(*name);
-                state_set.entry(*name).or_insert(span.clone());
+                facts.state_set.entry(*name).or_insert(span.clone());
                 let v = fold_const(value).unwrap_or(0);
                 for s in side_index(*side) {
                     if let Some(first) = seen_val.get(&(s, id)) {
@@ -644,9 +731,9 @@ fn build(x: &Expanded, names: &Names, diags: &mut Vec<Diagnostic>) -> RuleProgra
                 span,
             } => {
                 let id = b.cmd(cmd.name);
-                cmd_mention.push((cmd.name, cmd.span.clone()));
+                facts.cmd_mention.push((cmd.name, cmd.span.clone()));
                 if *on {
-                    cmd_enable.entry(cmd.name).or_insert(span.clone());
+                    facts.cmd_enable.entry(cmd.name).or_insert(span.clone());
                 }
                 for s in side_index(*side) {
                     if let Some(first) = seen_flag.get(&(s, id)) {
@@ -720,86 +807,16 @@ fn build(x: &Expanded, names: &Names, diags: &mut Vec<Diagnostic>) -> RuleProgra
     for ExpRule { rule, origin } in &x.rules {
         let mut slot = 0u16;
         let c0 = conds.len() as u32;
-        let n_own = rule
-            .conds
-            .iter()
-            .filter(|c| {
-                matches!(
-                    c,
-                    Cond::Cmd {
-                        side: CmdSide::Own,
-                        ..
-                    }
-                )
-            })
-            .count();
-        let n_opp = rule
-            .conds
-            .iter()
-            .filter(|c| {
-                matches!(
-                    c,
-                    Cond::Cmd {
-                        side: CmdSide::Opp,
-                        ..
-                    }
-                )
-            })
-            .count();
+        let (n_own, n_opp) = compile_conds(&mut b, &rule.conds, &mut conds, &mut facts, &mut slot);
         max_seq[0] = max_seq[0].max(n_own.min(255) as u8);
         max_seq[1] = max_seq[1].max(n_opp.min(255) as u8);
-        let (mut i_own, mut i_opp) = (0usize, 0usize);
-        for c in &rule.conds {
-            conds.push(match c {
-                Cond::Truth { neg, state, .. } => {
-                    state_read.push((state.name, state.span.clone()));
-                    CCond::Truth {
-                        neg: *neg,
-                        side: state.side,
-                        state: b.state(state.name),
-                    }
-                }
-                Cond::Cmp { op, lhs, rhs, .. } => {
-                    for e in [lhs, rhs] {
-                        e.for_each_state(&mut |r| state_read.push((r.name, r.span.clone())));
-                    }
-                    let l = b.expr(lhs, &mut slot);
-                    let r = b.expr(rhs, &mut slot);
-                    CCond::Cmp {
-                        op: *op,
-                        lhs: l,
-                        rhs: r,
-                    }
-                }
-                Cond::Cmd { neg, side, cmd, .. } => {
-                    cmd_mention.push((cmd.name, cmd.span.clone()));
-                    cmd_used.entry(cmd.name).or_insert(cmd.span.clone());
-                    let (opp, back) = match side {
-                        CmdSide::Own => {
-                            i_own += 1;
-                            (false, n_own - i_own)
-                        }
-                        CmdSide::Opp => {
-                            i_opp += 1;
-                            (true, n_opp - i_opp)
-                        }
-                    };
-                    CCond::Cmd {
-                        neg: *neg,
-                        opp,
-                        back: back.min(255) as u8,
-                        cmd: b.cmd(cmd.name),
-                    }
-                }
-            });
-        }
         let e0 = effects.len() as u32;
         let mut only_win = !rule.effects.is_empty();
         let mut has_enable = false;
         for e in &rule.effects {
             effects.push(match e {
                 Effect::Bool { value, state, .. } => {
-                    state_set.entry(state.name).or_insert(state.span.clone());
+                    facts.state_set.entry(state.name).or_insert(state.span.clone());
                     if *value && (state.name == WIN || state.name == LOSE) {
                         anyone_wins = true;
                     }
@@ -816,8 +833,8 @@ fn build(x: &Expanded, names: &Names, diags: &mut Vec<Diagnostic>) -> RuleProgra
                                 .with_help("use ':' for numeric updates; '::' takes only S.x, !S.x, [X] and ![X]"),
                         );
                     }
-                    state_set.entry(state.name).or_insert(state.span.clone());
-                    expr.for_each_state(&mut |r| state_read.push((r.name, r.span.clone())));
+                    facts.state_set.entry(state.name).or_insert(state.span.clone());
+                    expr.for_each_state(&mut |r| facts.state_read.push((r.name, r.span.clone())));
                     if state.name == WIN || state.name == LOSE {
                         // `S.勝利=0` or `S.勝利*=0` cannot make anyone win.
                         if !(matches!(op, UpdOp::Set | UpdOp::Mul) && fold_const(expr) == Some(0)) {
@@ -833,9 +850,9 @@ fn build(x: &Expanded, names: &Names, diags: &mut Vec<Diagnostic>) -> RuleProgra
                 Effect::Enable { on, side, cmd, span } => {
                     only_win = false;
                     has_enable = true;
-                    cmd_mention.push((cmd.name, cmd.span.clone()));
+                    facts.cmd_mention.push((cmd.name, cmd.span.clone()));
                     if *on {
-                        cmd_enable.entry(cmd.name).or_insert(span.clone());
+                        facts.cmd_enable.entry(cmd.name).or_insert(span.clone());
                     }
                     CEffect::Enable { opp: *side == CmdSide::Opp, cmd: b.cmd(cmd.name), on: *on }
                 }
@@ -864,82 +881,10 @@ fn build(x: &Expanded, names: &Names, diags: &mut Vec<Diagnostic>) -> RuleProgra
     for a in &x.adv {
         let mut slot = 0u16;
         let c0 = conds.len() as u32;
-        let n_own = a
-            .line
-            .conds
-            .iter()
-            .filter(|c| {
-                matches!(
-                    c,
-                    Cond::Cmd {
-                        side: CmdSide::Own,
-                        ..
-                    }
-                )
-            })
-            .count();
-        let n_opp = a
-            .line
-            .conds
-            .iter()
-            .filter(|c| {
-                matches!(
-                    c,
-                    Cond::Cmd {
-                        side: CmdSide::Opp,
-                        ..
-                    }
-                )
-            })
-            .count();
-        let (mut i_own, mut i_opp) = (0usize, 0usize);
-        for c in &a.line.conds {
-            conds.push(match c {
-                Cond::Truth { neg, state, .. } => {
-                    state_read.push((state.name, state.span.clone()));
-                    CCond::Truth {
-                        neg: *neg,
-                        side: state.side,
-                        state: b.state(state.name),
-                    }
-                }
-                Cond::Cmp { op, lhs, rhs, .. } => {
-                    for e in [lhs, rhs] {
-                        e.for_each_state(&mut |r| state_read.push((r.name, r.span.clone())));
-                    }
-                    let l = b.expr(lhs, &mut slot);
-                    let r = b.expr(rhs, &mut slot);
-                    CCond::Cmp {
-                        op: *op,
-                        lhs: l,
-                        rhs: r,
-                    }
-                }
-                Cond::Cmd { neg, side, cmd, .. } => {
-                    cmd_mention.push((cmd.name, cmd.span.clone()));
-                    cmd_used.entry(cmd.name).or_insert(cmd.span.clone());
-                    let (opp, back) = match side {
-                        CmdSide::Own => {
-                            i_own += 1;
-                            (false, n_own - i_own)
-                        }
-                        CmdSide::Opp => {
-                            i_opp += 1;
-                            (true, n_opp - i_opp)
-                        }
-                    };
-                    CCond::Cmd {
-                        neg: *neg,
-                        opp,
-                        back: back.min(255) as u8,
-                        cmd: b.cmd(cmd.name),
-                    }
-                }
-            });
-        }
+        compile_conds(&mut b, &a.line.conds, &mut conds, &mut facts, &mut slot);
         a.line
             .value
-            .for_each_state(&mut |r| state_read.push((r.name, r.span.clone())));
+            .for_each_state(&mut |r| facts.state_read.push((r.name, r.span.clone())));
         let v = b.expr(&a.line.value, &mut slot);
         adv.push(CAdv {
             weight: a.weight,
@@ -982,9 +927,13 @@ fn build(x: &Expanded, names: &Names, diags: &mut Vec<Diagnostic>) -> RuleProgra
         if x.macro_names.contains(&k.cmd.name) {
             continue;
         }
-        if !cmd_mention.iter().any(|(n, _)| *n == k.cmd.name) {
+        if !facts.cmd_mention.iter().any(|(n, _)| *n == k.cmd.name) {
             let name = names.get(k.cmd.name);
-            let known: Vec<&str> = cmd_mention.iter().map(|(n, _)| names.get(*n)).collect();
+            let known: Vec<&str> = facts
+                .cmd_mention
+                .iter()
+                .map(|(n, _)| names.get(*n))
+                .collect();
             let help =
                 did_you_mean(name, known.iter().copied()).map(|s| format!("did you mean [{s}]?"));
             diags.push(
@@ -1004,9 +953,9 @@ fn build(x: &Expanded, names: &Names, diags: &mut Vec<Diagnostic>) -> RuleProgra
     }
     // States read but never set or initialised.
     let mut warned = std::collections::HashSet::new();
-    let set_names: Vec<&str> = state_set.keys().map(|n| names.get(*n)).collect();
-    for (n, span) in &state_read {
-        if state_set.contains_key(n) || !warned.insert(*n) {
+    let set_names: Vec<&str> = facts.state_set.keys().map(|n| names.get(*n)).collect();
+    for (n, span) in &facts.state_read {
+        if facts.state_set.contains_key(n) || !warned.insert(*n) {
             continue;
         }
         let name = names.get(*n);
@@ -1024,9 +973,9 @@ fn build(x: &Expanded, names: &Names, diags: &mut Vec<Diagnostic>) -> RuleProgra
     }
     // Commands that can never become enabled.
     let mut warned = std::collections::HashSet::new();
-    let enable_names: Vec<&str> = cmd_enable.keys().map(|n| names.get(*n)).collect();
-    for (n, span) in &cmd_mention {
-        if cmd_enable.contains_key(n) || !warned.insert(*n) {
+    let enable_names: Vec<&str> = facts.cmd_enable.keys().map(|n| names.get(*n)).collect();
+    for (n, span) in &facts.cmd_mention {
+        if facts.cmd_enable.contains_key(n) || !warned.insert(*n) {
             continue;
         }
         let name = names.get(*n);
@@ -1045,11 +994,11 @@ fn build(x: &Expanded, names: &Names, diags: &mut Vec<Diagnostic>) -> RuleProgra
         );
     }
     // Commands enabled but used by no rule.
-    let mut enabled: Vec<(&NameId, &Span)> = cmd_enable.iter().collect();
+    let mut enabled: Vec<(&NameId, &Span)> = facts.cmd_enable.iter().collect();
     enabled.sort_by_key(|(_, s)| s.start);
-    let used_names: Vec<&str> = cmd_used.keys().map(|n| names.get(*n)).collect();
+    let used_names: Vec<&str> = facts.cmd_used.keys().map(|n| names.get(*n)).collect();
     for (n, span) in enabled {
-        if cmd_used.contains_key(n) {
+        if facts.cmd_used.contains_key(n) {
             continue;
         }
         let name = names.get(*n);

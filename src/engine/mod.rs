@@ -297,12 +297,7 @@ impl<'p> Engine<'p> {
             match *op {
                 Op::Push(v) => stack.push(v),
                 Op::Load(who, id) => {
-                    let s = match who {
-                        SideRef::S => side,
-                        SideRef::O => 1 - side,
-                        SideRef::H => 0,
-                        SideRef::C => 1,
-                    };
+                    let s = resolve_side(who, side);
                     stack.push(vals[s * self.ns + id as usize]);
                 }
                 Op::Neg => {
@@ -377,12 +372,7 @@ impl<'p> Engine<'p> {
         }
         for (k, c) in self.prog.rule_conds(r).iter().enumerate() {
             if let Fast::LoadConst(who, id, op, kv) = self.fast[r.conds.0 as usize + k] {
-                let s = match who {
-                    SideRef::S => side,
-                    SideRef::O => 1 - side,
-                    SideRef::H => 0,
-                    SideRef::C => 1,
-                };
+                let s = resolve_side(who, side);
                 if !op.holds(st.vals[s * self.ns + id as usize], kv) {
                     return Ok(false);
                 }
@@ -394,12 +384,7 @@ impl<'p> Engine<'p> {
                     side: who,
                     state,
                 } => {
-                    let s = match who {
-                        SideRef::S => side,
-                        SideRef::O => 1 - side,
-                        SideRef::H => 0,
-                        SideRef::C => 1,
-                    };
+                    let s = resolve_side(who, side);
                     (st.vals[s * self.ns + state as usize] != 0) != neg
                 }
                 CCond::Cmp { op, lhs, rhs } => {
@@ -787,6 +772,8 @@ enum Fast {
     General,
 }
 
+/// The absolute side a written side names when `side` acts.
+#[inline]
 fn resolve_side(who: SideRef, side: Side) -> Side {
     match who {
         SideRef::S => side,
