@@ -52,6 +52,12 @@ pub struct RuntimeError {
     pub message: String,
 }
 
+impl From<Box<RuntimeError>> for RuntimeError {
+    fn from(b: Box<RuntimeError>) -> Self {
+        *b
+    }
+}
+
 impl std::fmt::Display for RuntimeError {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         write!(f, "line {}: {}", self.line, self.message)
@@ -128,6 +134,9 @@ struct Scratch {
 /// Replaces `rand` draws: (turn, side, rule, slot, lo, hi) → value.
 pub type ChanceFn<'p> = Box<dyn Fn(u32, Side, u32, u16, i64, i64) -> i64 + 'p>;
 
+/// Internal results carry the (rare) error boxed, so the hot paths return small values.
+type Res<T> = Result<T, Box<RuntimeError>>;
+
 /// The engine for one program and one seed.
 pub struct Engine<'p> {
     /// The program.
@@ -147,6 +156,10 @@ pub struct Engine<'p> {
     victory_rules: Vec<u32>,
     /// Per rule: the acting side's command it needs this turn (NONE if none), checked first.
     need_cmd: Vec<u32>,
+    /// Per command (and one more list for a pass, last): the rules that can matter when the
+    /// acting side plays it, in file order — rules that need another command this turn are
+    /// left out unless they are `::` rules (whose inverse applies when they fail).
+    by_cmd: Vec<Vec<u32>>,
     /// Per condition: a pre-decoded fast form.
     fast: Vec<Fast>,
     scratch: RefCell<Scratch>,
@@ -168,7 +181,7 @@ impl<'p> Engine<'p> {
         let victory_rules = (0..prog.rules.len() as u32)
             .filter(|&i| prog.rules[i as usize].victory)
             .collect();
-        let need_cmd = prog
+        let need_cmd: Vec<u32> = prog
             .rules
             .iter()
             .map(|r| {
@@ -191,13 +204,47 @@ impl<'p> Engine<'p> {
             .iter()
             .map(|c| match *c {
                 CCond::Cmp { op, lhs, rhs } => match (prog.code_of(lhs), prog.code_of(rhs)) {
-                    ([Op::Load(who, id)], [Op::Push(k)]) => Fast::LoadConst(*who, *id, op, *k),
+                    ([Op::Load(who, id)], [Op::Push(k)]) => Fast::LoadConst(rel(*who), *id, op, *k),
                     _ => Fast::General,
                 },
-                _ => Fast::General,
+                CCond::Truth { neg, side, state } => Fast::Truth(rel(side), state, neg),
+                CCond::Cmd {
+                    neg,
+                    opp,
+                    back,
+                    cmd,
+                } => Fast::Cmd {
+                    opp,
+                    back,
+                    cmd,
+                    neg,
+                },
+            })
+            .collect();
+        let nc = prog.commands.len();
+        let by_cmd = (0..=nc as u32)
+            .map(|c| {
+                let c = if c as usize == nc { NONE } else { c };
+                (0..prog.rules.len() as u32)
+                    .filter(|&i| {
+                        let r = &prog.rules[i as usize];
+                        // Availability-only rules (no command atoms, only enable effects) do
+                        // nothing in resolution.
+                        let only_enables = prog
+                            .rule_effects(r)
+                            .iter()
+                            .all(|e| matches!(e, CEffect::Enable { .. }));
+                        if !r.has_cmd_atoms && only_enables {
+                            return false;
+                        }
+                        let need: u32 = need_cmd[i as usize];
+                        need == NONE || need == c || r.iff
+                    })
+                    .collect()
             })
             .collect();
         Self {
+            by_cmd,
             need_cmd,
             fast,
             prog,
@@ -270,17 +317,18 @@ impl<'p> Engine<'p> {
         rng::draw(self.seed, turn, side, rule, slot, lo, hi)
     }
 
-    fn err(&self, rule: u32, msg: impl Into<String>) -> RuntimeError {
+    #[cold]
+    fn err(&self, rule: u32, msg: impl Into<String>) -> Box<RuntimeError> {
         let line = self
             .prog
             .meta
             .get(rule as usize)
             .map_or(0, |m| m.origin.line);
-        RuntimeError {
+        Box::new(RuntimeError {
             rule: rule as usize,
             line,
             message: msg.into(),
-        }
+        })
     }
 
     fn eval(
@@ -291,7 +339,7 @@ impl<'p> Engine<'p> {
         turn: u32,
         rule: u32,
         stack: &mut Vec<i64>,
-    ) -> Result<i64, RuntimeError> {
+    ) -> Res<i64> {
         stack.clear();
         for op in code {
             match *op {
@@ -365,38 +413,25 @@ impl<'p> Engine<'p> {
         side: Side,
         turn: u32,
         stack: &mut Vec<i64>,
-    ) -> Result<bool, RuntimeError> {
+    ) -> Res<bool> {
         let need = self.need_cmd[ri as usize];
         if need != NONE && st.hist[side * self.hl] != need {
             return Ok(false);
         }
-        for (k, c) in self.prog.rule_conds(r).iter().enumerate() {
-            if let Fast::LoadConst(who, id, op, kv) = self.fast[r.conds.0 as usize + k] {
-                let s = resolve_side(who, side);
-                if !op.holds(st.vals[s * self.ns + id as usize], kv) {
-                    return Ok(false);
+        let base = r.conds.0 as usize;
+        for (k, f) in self.fast[base..r.conds.1 as usize].iter().enumerate() {
+            let ok = match *f {
+                Fast::LoadConst(who, id, op, kv) => {
+                    op.holds(st.vals[abs_side(who, side) * self.ns + id as usize], kv)
                 }
-                continue;
-            }
-            let ok = match *c {
-                CCond::Truth {
-                    neg,
-                    side: who,
-                    state,
-                } => {
-                    let s = resolve_side(who, side);
-                    (st.vals[s * self.ns + state as usize] != 0) != neg
+                Fast::Truth(who, id, neg) => {
+                    (st.vals[abs_side(who, side) * self.ns + id as usize] != 0) != neg
                 }
-                CCond::Cmp { op, lhs, rhs } => {
-                    let a = self.eval(self.prog.code_of(lhs), &st.vals, side, turn, ri, stack)?;
-                    let b = self.eval(self.prog.code_of(rhs), &st.vals, side, turn, ri, stack)?;
-                    op.holds(a, b)
-                }
-                CCond::Cmd {
-                    neg,
+                Fast::Cmd {
                     opp,
                     back,
                     cmd,
+                    neg,
                 } => {
                     let s = if opp { 1 - side } else { side };
                     let h = if (back as usize) < self.hl {
@@ -406,6 +441,16 @@ impl<'p> Engine<'p> {
                     };
                     (h == cmd) != neg
                 }
+                Fast::General => match self.prog.conds[base + k] {
+                    CCond::Cmp { op, lhs, rhs } => {
+                        let a =
+                            self.eval(self.prog.code_of(lhs), &st.vals, side, turn, ri, stack)?;
+                        let b =
+                            self.eval(self.prog.code_of(rhs), &st.vals, side, turn, ri, stack)?;
+                        op.holds(a, b)
+                    }
+                    _ => false,
+                },
             };
             if !ok {
                 return Ok(false);
@@ -419,11 +464,7 @@ impl<'p> Engine<'p> {
     }
 
     /// Availability for the side(s) about to move (`only`: one side), then records flag changes.
-    fn prepare(
-        &self,
-        st: &mut State,
-        mut trace: Option<&mut TurnTrace>,
-    ) -> Result<(), RuntimeError> {
+    fn prepare(&self, st: &mut State, mut trace: Option<&mut TurnTrace>) -> Res<()> {
         let movers: &[Side] = if self.simultaneous {
             &[0, 1]
         } else if st.to_move == 0 {
@@ -475,12 +516,14 @@ impl<'p> Engine<'p> {
         side: Side,
         sc: &mut Scratch,
         mut trace: Option<&mut TurnTrace>,
-    ) -> Result<(), RuntimeError> {
+    ) -> Res<()> {
         let n = st.own_turns[side];
         let turn = st.turn;
         let Scratch { writes, stack, .. } = sc;
-        for (ri, r) in self.prog.rules.iter().enumerate() {
-            let ri = ri as u32;
+        let now = st.hist[side * self.hl];
+        let list = &self.by_cmd[if now == NONE { self.nc } else { now as usize }];
+        for &ri in list {
+            let r = &self.prog.rules[ri as usize];
             if !Self::period_ok(r, n) {
                 continue;
             }
@@ -557,12 +600,7 @@ impl<'p> Engine<'p> {
         Ok(())
     }
 
-    fn apply(
-        &self,
-        st: &mut State,
-        w: &Write,
-        trace: Option<&mut TurnTrace>,
-    ) -> Result<(), RuntimeError> {
+    fn apply(&self, st: &mut State, w: &Write, trace: Option<&mut TurnTrace>) -> Res<()> {
         match w.target {
             Target::Val(i) => {
                 let cur = st.vals[i];
@@ -653,7 +691,7 @@ impl<'p> Engine<'p> {
         }
         let mut sc = std::mem::take(&mut *self.scratch.borrow_mut());
         sc.writes.clear();
-        let result = (|| {
+        let result = (|| -> Res<()> {
             for &s in movers {
                 self.resolve(st, s, &mut sc, trace.as_deref_mut())?;
             }
@@ -683,11 +721,7 @@ impl<'p> Engine<'p> {
         Ok(())
     }
 
-    fn end_check(
-        &self,
-        st: &mut State,
-        mut trace: Option<&mut TurnTrace>,
-    ) -> Result<(), RuntimeError> {
+    fn end_check(&self, st: &mut State, mut trace: Option<&mut TurnTrace>) -> Res<()> {
         let mut stack = std::mem::take(&mut self.scratch.borrow_mut().stack);
         for side in 0..2 {
             let n = st.own_turns[side];
@@ -763,13 +797,41 @@ impl<'p> Engine<'p> {
     }
 }
 
-/// A condition decoded for speed.
+/// A condition decoded for speed: sides as 0 = self, 1 = opponent, 2 = h, 3 = c.
 #[derive(Clone, Copy, Debug)]
 enum Fast {
     /// `X.state OP constant`.
-    LoadConst(SideRef, u32, crate::syntax::ast::CmpOp, i64),
+    LoadConst(u8, u32, crate::syntax::ast::CmpOp, i64),
+    /// `X.state` is non-zero (`neg`: is zero).
+    Truth(u8, u32, bool),
+    /// A command `back` turns ago of self (`opp` false) or the opponent.
+    Cmd {
+        opp: bool,
+        back: u8,
+        cmd: u32,
+        neg: bool,
+    },
     /// Anything else: evaluate the general way.
     General,
+}
+
+fn rel(who: SideRef) -> u8 {
+    match who {
+        SideRef::S => 0,
+        SideRef::O => 1,
+        SideRef::H => 2,
+        SideRef::C => 3,
+    }
+}
+
+#[inline(always)]
+fn abs_side(rel: u8, side: Side) -> Side {
+    match rel {
+        0 => side,
+        1 => 1 - side,
+        2 => 0,
+        _ => 1,
+    }
 }
 
 /// The absolute side a written side names when `side` acts.
