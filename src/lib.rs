@@ -3,6 +3,7 @@
 //! The library is the product: rule text → syntax → expansion → compiled [`program::RuleProgram`],
 //! then the engine, analysis and search. The studio window and the command line are thin shells.
 
+pub mod ai_protocol;
 pub mod cli;
 pub mod diag;
 pub mod engine;

@@ -74,6 +74,12 @@ pub enum Command {
         /// Show which rules fired and what changed each turn.
         #[arg(long)]
         trace: bool,
+        /// Seconds an external AI may take per decision.
+        #[arg(long, default_value_t = 5.0)]
+        ai_timeout: f64,
+        /// Write the whole match as JSON lines to this file (replay it with `kumite replay`).
+        #[arg(long)]
+        log: Option<PathBuf>,
         /// Output format.
         #[arg(long, value_enum, default_value_t = Format::Text)]
         format: Format,
@@ -94,9 +100,13 @@ pub enum Command {
         /// Base seed (game i uses a seed derived from it and i).
         #[arg(long, default_value_t = 0)]
         seed: u64,
-        /// Worker threads (results do not depend on it).
+        /// Worker threads (results do not depend on it; games with an ai: player run one after
+        /// another through one AI process).
         #[arg(long)]
         jobs: Option<usize>,
+        /// Seconds an external AI may take per decision.
+        #[arg(long, default_value_t = 5.0)]
+        ai_timeout: f64,
         /// Override an initial value (see match).
         #[arg(long = "set")]
         set: Vec<String>,
@@ -123,6 +133,12 @@ pub enum Command {
         /// Who moves first.
         #[arg(long, value_parser = ["h", "c"])]
         first: Option<String>,
+    },
+    /// Replay a match log written by `kumite match --log` and verify that the rules and seed
+    /// give the same outcome.
+    Replay {
+        /// The log file (JSON lines).
+        log: PathBuf,
     },
     /// Print the expanded program (macros and symmetric copies written out) as a .kmt file.
     Expand {
@@ -166,46 +182,38 @@ pub fn run(cmd: Command) -> ExitCode {
             max_turns,
             delay,
             trace,
+            ai_timeout,
+            log,
             format,
         } => {
             let prog = match load_program(&file, &set) {
                 Ok(p) => p,
                 Err(e) => return fail(&e),
             };
-            let first = side_of(first.as_deref(), &prog);
             let opts = crate::engine::players::MatchOptions {
                 seed,
-                first,
+                first: side_of(first.as_deref(), &prog),
                 trace,
                 max_turns,
+                rules_name: file.display().to_string(),
+                game: 0,
             };
-            let r =
-                match play::run_match(&prog, &h, &c, &opts, delay, trace && format == Format::Text)
-                {
-                    Ok(r) => r,
-                    Err(e) => return fail(&e),
-                };
-            if format == Format::Json {
-                println!("{}", serde_json::to_string(&r).unwrap_or_default());
-            } else {
-                match &r.error {
-                    Some(e) => println!("error after {} turns: {e}", r.turns),
-                    None => println!(
-                        "result: {} after {} turns (seed {})",
-                        match r.result {
-                            "h" => "h wins",
-                            "c" => "c wins",
-                            _ => "draw",
-                        },
-                        r.turns,
-                        r.seed
-                    ),
+            let setup = play::MatchSetup {
+                file: &file,
+                sets: &set,
+                h: &h,
+                c: &c,
+                delay,
+                ai_timeout,
+                log: log.as_deref(),
+                text_trace: trace && format == Format::Text,
+            };
+            match play::match_command(&prog, &opts, &setup) {
+                Ok(r) => {
+                    play::print_result(&r, format == Format::Json);
+                    play::exit_code(&r)
                 }
-            }
-            if r.error.is_some() {
-                ExitCode::from(3)
-            } else {
-                ExitCode::SUCCESS
+                Err(e) => fail(&e),
             }
         }
         Command::Arena {
@@ -215,6 +223,7 @@ pub fn run(cmd: Command) -> ExitCode {
             games,
             seed,
             jobs,
+            ai_timeout,
             set,
             first,
             format,
@@ -223,17 +232,30 @@ pub fn run(cmd: Command) -> ExitCode {
                 Ok(p) => p,
                 Err(e) => return fail(&e),
             };
+            let first = side_of(first.as_deref(), &prog);
             arena(
                 &prog,
+                &file.display().to_string(),
                 &h,
                 &c,
                 games,
                 seed,
                 jobs,
-                side_of(first.as_deref(), &prog),
+                first,
+                ai_timeout,
                 format,
             )
         }
+        Command::Replay { log } => match play::replay(&log) {
+            Ok(msg) => {
+                println!("{msg}");
+                ExitCode::SUCCESS
+            }
+            Err(e) => {
+                eprintln!("replay failed: {e}");
+                ExitCode::from(1)
+            }
+        },
         Command::Perft {
             file,
             depth,
@@ -304,48 +326,97 @@ pub fn load_program(
 #[allow(clippy::too_many_arguments)]
 fn arena(
     prog: &crate::program::RuleProgram,
+    rules_name: &str,
     h: &str,
     c: &str,
     games: u64,
     seed: u64,
     jobs: Option<usize>,
     first: usize,
+    ai_timeout: f64,
     format: Format,
 ) -> ExitCode {
     use rayon::prelude::*;
     for spec in [h, c] {
-        if let Err(e) = play::make_player(spec, 0, 0) {
+        if let Err(e) = play::make_player(spec, 0, 0, ai_timeout) {
             return fail(&e);
         }
     }
-    let pool = match rayon::ThreadPoolBuilder::new()
-        .num_threads(jobs.unwrap_or(0))
-        .build()
-    {
-        Ok(p) => p,
-        Err(e) => return fail(&format!("cannot start worker threads: {e}")),
+    let opts_for = |i: u64| crate::engine::players::MatchOptions {
+        seed: crate::engine::rng::mix(seed.wrapping_add(i).wrapping_mul(0x2545_F491_4F6C_DD1D)),
+        first,
+        trace: false,
+        max_turns: None,
+        rules_name: rules_name.to_string(),
+        game: i,
     };
     let t0 = std::time::Instant::now();
-    let results: Vec<(String, u32)> = pool.install(|| {
+    let mut forfeits: Vec<String> = Vec::new();
+    let results: Vec<(String, u32)> = if play::is_ai(h) || play::is_ai(c) {
+        // One process per AI for the whole run: games one after another.
+        let mut players = match (
+            play::make_player(h, seed, 0, ai_timeout),
+            play::make_player(c, seed, 1, ai_timeout),
+        ) {
+            (Ok(a), Ok(b)) => [a, b],
+            (Err(e), _) | (_, Err(e)) => return fail(&e),
+        };
         (0..games)
-            .into_par_iter()
             .map(|i| {
-                let s = crate::engine::rng::mix(
-                    seed.wrapping_add(i).wrapping_mul(0x2545_F491_4F6C_DD1D),
-                );
-                let opts = crate::engine::players::MatchOptions {
-                    seed: s,
-                    first,
-                    trace: false,
-                    max_turns: None,
-                };
-                match play::run_match(prog, h, c, &opts, 0.0, false) {
-                    Ok(r) => (r.result.to_string(), r.turns),
-                    Err(_) => ("error".to_string(), 0),
+                let opts = opts_for(i);
+                if !play::is_ai(h) {
+                    players[0] =
+                        play::make_player(h, opts.seed, 0, ai_timeout).unwrap_or_else(|_| {
+                            Box::new(crate::engine::players::RandomPlayer::new(opts.seed))
+                        });
                 }
+                if !play::is_ai(c) {
+                    players[1] =
+                        play::make_player(c, opts.seed, 1, ai_timeout).unwrap_or_else(|_| {
+                            Box::new(crate::engine::players::RandomPlayer::new(opts.seed))
+                        });
+                }
+                let r = play::run_with(prog, &mut players, &opts, 0.0, false);
+                if let Some(f) = &r.forfeit
+                    && forfeits.len() < 5
+                {
+                    forfeits.push(format!("game {i}: {} forfeits: {}", f.side, f.reason));
+                }
+                (
+                    if r.forfeit.is_some() {
+                        format!("{}*", r.result)
+                    } else {
+                        r.result.to_string()
+                    },
+                    r.turns,
+                )
             })
             .collect()
-    });
+    } else {
+        let pool = match rayon::ThreadPoolBuilder::new()
+            .num_threads(jobs.unwrap_or(0))
+            .build()
+        {
+            Ok(p) => p,
+            Err(e) => return fail(&format!("cannot start worker threads: {e}")),
+        };
+        pool.install(|| {
+            (0..games)
+                .into_par_iter()
+                .map(
+                    |i| match play::run_match(prog, h, c, &opts_for(i), 0.0, false, ai_timeout) {
+                        Ok(r) => (r.result.to_string(), r.turns),
+                        Err(_) => ("error".to_string(), 0),
+                    },
+                )
+                .collect()
+        })
+    };
+    let n_forfeits = results.iter().filter(|r| r.0.ends_with('*')).count() as u64;
+    let results: Vec<(String, u32)> = results
+        .into_iter()
+        .map(|(r, t)| (r.trim_end_matches('*').to_string(), t))
+        .collect();
     let secs = t0.elapsed().as_secs_f64().max(1e-9);
     let count = |k: &str| results.iter().filter(|r| r.0 == k).count() as u64;
     let (hw, cw, dr, er) = (count("h"), count("c"), count("draw"), count("error"));
@@ -358,11 +429,16 @@ fn arena(
     if format == Format::Json {
         println!(
             "{}",
-            serde_json::json!({"games":games,"h_wins":hw,"c_wins":cw,"draws":dr,"errors":er,"mean_turns":mean_turns,"games_per_second":gps})
+            serde_json::json!({"games":games,"h_wins":hw,"c_wins":cw,"draws":dr,"errors":er,"forfeits":n_forfeits,"mean_turns":mean_turns,"games_per_second":gps})
         );
     } else {
         let (lo, hi) = play::wilson(hw, games);
-        println!("{games} games: h {hw} wins, c {cw} wins, {dr} draws, {er} errors");
+        println!(
+            "{games} games: h {hw} wins, c {cw} wins, {dr} draws, {er} errors, {n_forfeits} forfeits"
+        );
+        for f in &forfeits {
+            println!("  {f}");
+        }
         println!(
             "h win rate {:.1}% (95% CI {:.1}–{:.1}%), mean {:.1} turns, {:.0} games/s",
             100.0 * hw as f64 / games.max(1) as f64,

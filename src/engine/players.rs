@@ -1,10 +1,67 @@
-//! Players that choose commands, and a whole match loop.
+//! Players that choose commands, and the match loop that runs them.
 
 use super::{Engine, Outcome, RuntimeError, Side, State, TurnTrace};
 use crate::program::{CmdId, RuleProgram};
 
+/// Why a player could not go on; the player forfeits the game. The number is the process exit
+/// status `kumite match` uses for it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum FailKind {
+    /// The AI command could not be started.
+    CannotStart = 10,
+    /// The AI printed an empty name.
+    EmptyName = 11,
+    /// The AI's output ended before its name.
+    NoName = 12,
+    /// The AI exited or closed its pipes mid-match.
+    Exited = 13,
+    /// The reply was not an enabled command.
+    BadReply = 14,
+    /// No reply within the time limit.
+    Timeout = 15,
+    /// Anything else (e.g. the terminal closed under a human player).
+    Other = 16,
+}
+
+/// A player's failure.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct PlayerError {
+    /// What kind.
+    pub kind: FailKind,
+    /// What happened, quoting the player where it can.
+    pub message: String,
+}
+
+impl PlayerError {
+    /// A new failure.
+    pub fn new(kind: FailKind, message: impl Into<String>) -> Self {
+        Self {
+            kind,
+            message: message.into(),
+        }
+    }
+}
+
+/// What a player is told when a game begins.
+#[derive(Clone, Debug)]
+pub struct GameInfo<'a> {
+    /// Rule file name.
+    pub rules: &'a str,
+    /// Which side the player plays.
+    pub side: Side,
+    /// The game's seed.
+    pub seed: u64,
+    /// Index of the game in an arena run (0 for a single match).
+    pub game: u64,
+}
+
 /// Something that picks a command for a side.
 pub trait Player {
+    /// A game begins.
+    fn begin(&mut self, _eng: &Engine, _info: &GameInfo) -> Result<(), PlayerError> {
+        Ok(())
+    }
     /// Chooses one of `enabled` (never empty) for `side`; `None` passes.
     fn choose(
         &mut self,
@@ -12,9 +69,21 @@ pub trait Player {
         st: &State,
         side: Side,
         enabled: &[CmdId],
-    ) -> Result<Option<CmdId>, String>;
-    /// Told the outcome at the end of a match.
-    fn finish(&mut self, _eng: &Engine, _st: &State, _outcome: Option<Outcome>) {}
+    ) -> Result<Option<CmdId>, PlayerError>;
+    /// The game ended: the outcome, and the forfeit reason if there was one.
+    fn finish(
+        &mut self,
+        _eng: &Engine,
+        _st: &State,
+        _side: Side,
+        _outcome: Outcome,
+        _reason: Option<&str>,
+    ) {
+    }
+    /// A short name for reports.
+    fn name(&self) -> String {
+        "player".into()
+    }
 }
 
 /// Uniform over the enabled commands, from its own seeded stream.
@@ -38,21 +107,35 @@ impl Player for RandomPlayer {
         _st: &State,
         _side: Side,
         enabled: &[CmdId],
-    ) -> Result<Option<CmdId>, String> {
+    ) -> Result<Option<CmdId>, PlayerError> {
         use rand::RngExt;
         Ok(Some(enabled[self.rng.random_range(0..enabled.len())]))
+    }
+    fn name(&self) -> String {
+        "random".into()
     }
 }
 
 /// One recorded move.
-#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize)]
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct MoveRecord {
     /// Turn number.
     pub turn: u32,
     /// "h" or "c".
-    pub side: &'static str,
+    pub side: String,
     /// Command name, or null for a pass.
     pub command: Option<String>,
+}
+
+/// A forfeit: which side gave up the game and why.
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize)]
+pub struct Forfeit {
+    /// "h" or "c".
+    pub side: &'static str,
+    /// What went wrong.
+    pub kind: FailKind,
+    /// The message.
+    pub reason: String,
 }
 
 /// The result of a match.
@@ -66,8 +149,11 @@ pub struct MatchResult {
     pub seed: u64,
     /// Every move.
     pub moves: Vec<MoveRecord>,
-    /// The error, if the match ended with one.
+    /// The runtime error, if the match ended with one.
     pub error: Option<String>,
+    /// The forfeit, if a player failed.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub forfeit: Option<Forfeit>,
     /// Per-turn traces, when asked for.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub trace: Vec<TurnTrace>,
@@ -84,11 +170,19 @@ pub struct MatchOptions {
     pub first: Side,
     /// Record traces.
     pub trace: bool,
-    /// Called after each turn (for printing or delays).
+    /// Stop after this many turns (a draw).
     pub max_turns: Option<u32>,
+    /// Rule file name (told to players).
+    pub rules_name: String,
+    /// Index of the game in an arena run.
+    pub game: u64,
 }
 
-/// Plays a match between two players.
+fn side_str(s: Side) -> &'static str {
+    if s == 0 { "h" } else { "c" }
+}
+
+/// Plays a match between two players. `on_turn` is called after every turn.
 pub fn play_match(
     prog: &RuleProgram,
     players: &mut [&mut dyn Player; 2],
@@ -98,39 +192,50 @@ pub fn play_match(
     let eng = Engine::new(prog, opts.seed);
     let mut moves = Vec::new();
     let mut traces = Vec::new();
-    let finish = |eng: &Engine,
-                  st: Option<&State>,
-                  result: &'static str,
-                  error: Option<String>,
-                  moves: Vec<MoveRecord>,
-                  trace: Vec<TurnTrace>| MatchResult {
-        result,
-        turns: st.map_or(0, |s| s.turn),
+    let mut res = MatchResult {
+        result: "error",
+        turns: 0,
         seed: opts.seed,
-        moves,
-        error,
-        trace,
-        final_states: st
-            .map(|s| final_states(eng, s))
-            .unwrap_or(serde_json::Value::Null),
+        moves: vec![],
+        error: None,
+        forfeit: None,
+        trace: vec![],
+        final_states: serde_json::Value::Null,
     };
     let mut st = match eng.initial(opts.first) {
         Ok(s) => s,
-        Err(e) => return finish(&eng, None, "error", Some(e.to_string()), moves, traces),
+        Err(e) => {
+            res.error = Some(format!("runtime error at {e}"));
+            return res;
+        }
     };
+    let mut forfeit: Option<(Side, PlayerError)> = None;
+    for (side, player) in players.iter_mut().enumerate() {
+        if forfeit.is_none()
+            && let Err(e) = player.begin(
+                &eng,
+                &GameInfo {
+                    rules: &opts.rules_name,
+                    side,
+                    seed: opts.seed,
+                    game: opts.game,
+                },
+            )
+        {
+            forfeit = Some((side, e));
+        }
+    }
     let mut enabled = Vec::new();
-    loop {
+    let mut error = None;
+    let outcome = 'game: loop {
+        if forfeit.is_some() {
+            break 'game None;
+        }
         if let Some(o) = st.outcome {
-            for p in players.iter_mut() {
-                p.finish(&eng, &st, Some(o));
-            }
-            return finish(&eng, Some(&st), o.as_str(), None, moves, traces);
+            break 'game Some(o);
         }
         if opts.max_turns.is_some_and(|m| st.turn >= m) {
-            for p in players.iter_mut() {
-                p.finish(&eng, &st, Some(Outcome::Draw));
-            }
-            return finish(&eng, Some(&st), "draw", None, moves, traces);
+            break 'game Some(Outcome::Draw);
         }
         let mut cmds = [None, None];
         for &s in eng.movers(&st) {
@@ -141,28 +246,19 @@ pub fn play_match(
             match players[s].choose(&eng, &st, s, &enabled) {
                 Ok(c) => cmds[s] = c.filter(|c| enabled.contains(c)),
                 Err(e) => {
-                    for p in players.iter_mut() {
-                        p.finish(&eng, &st, None);
-                    }
-                    return finish(
-                        &eng,
-                        Some(&st),
-                        "error",
-                        Some(format!("{} player: {e}", if s == 0 { "h" } else { "c" })),
-                        moves,
-                        traces,
-                    );
+                    forfeit = Some((s, e));
+                    continue 'game;
                 }
             }
         }
         let mut t = TurnTrace::default();
         let movers = eng.movers(&st);
-        let res: Result<(), RuntimeError> =
+        let r: Result<(), RuntimeError> =
             eng.play(&mut st, cmds, if opts.trace { Some(&mut t) } else { None });
         for &s in movers {
             moves.push(MoveRecord {
                 turn: st.turn,
-                side: if s == 0 { "h" } else { "c" },
+                side: side_str(s).into(),
                 command: cmds[s].map(|c| prog.commands[c as usize].clone()),
             });
         }
@@ -170,31 +266,56 @@ pub fn play_match(
         if opts.trace {
             traces.push(t);
         }
-        if let Err(e) = res {
-            return finish(
-                &eng,
-                Some(&st),
-                "error",
-                Some(format!("runtime error at {e}")),
-                moves,
-                traces,
-            );
+        if let Err(e) = r {
+            error = Some(format!("runtime error at {e}"));
+            break 'game None;
         }
+    };
+    let (result, o) = match (&forfeit, outcome) {
+        (Some((s, _)), _) => (
+            side_str(1 - s),
+            if *s == 0 { Outcome::C } else { Outcome::H },
+        ),
+        (None, Some(o)) => (o.as_str(), o),
+        (None, None) => ("error", Outcome::Draw),
+    };
+    let reason = forfeit
+        .as_ref()
+        .map(|(s, e)| format!("{} forfeits: {}", side_str(*s), e.message));
+    for (side, p) in players.iter_mut().enumerate() {
+        if forfeit.as_ref().is_some_and(|(s, _)| *s == side) {
+            continue; // a failed player is not told anything more
+        }
+        p.finish(&eng, &st, side, o, reason.as_deref());
     }
+    res.result = result;
+    res.turns = st.turn;
+    res.moves = moves;
+    res.error = error;
+    res.forfeit = forfeit.map(|(s, e)| Forfeit {
+        side: side_str(s),
+        kind: e.kind,
+        reason: e.message,
+    });
+    res.trace = traces;
+    res.final_states = final_states(&eng, &st);
+    res
 }
 
-/// Both sides' state values as JSON.
+/// Both sides' state values as JSON (`勝利`/`敗北` included).
 pub fn final_states(eng: &Engine, st: &State) -> serde_json::Value {
     let mut out = serde_json::Map::new();
     for side in 0..2 {
-        let mut m = serde_json::Map::new();
-        for (i, n) in eng.prog.states.iter().enumerate() {
-            m.insert(n.clone(), serde_json::json!(eng.val(st, side, i as u32)));
-        }
-        out.insert(
-            if side == 0 { "h" } else { "c" }.into(),
-            serde_json::Value::Object(m),
-        );
+        out.insert(side_str(side).into(), side_states(eng, st, side));
     }
     serde_json::Value::Object(out)
+}
+
+/// One side's state values as a JSON object.
+pub fn side_states(eng: &Engine, st: &State, side: Side) -> serde_json::Value {
+    let mut m = serde_json::Map::new();
+    for (i, n) in eng.prog.states.iter().enumerate() {
+        m.insert(n.clone(), serde_json::json!(eng.val(st, side, i as u32)));
+    }
+    serde_json::Value::Object(m)
 }

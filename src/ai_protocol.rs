@@ -1,0 +1,354 @@
+//! External AI programs as players, over standard input and output, one JSON object per line
+//! (in the spirit of the mogeRPG server). The protocol is documented in `tests/ai/README.md`.
+//!
+//! The AI prints its name on one line; Kumite then sends `start`, one `turn` per decision (the AI
+//! answers with a command name or key on one line) and `end`; a new `start` follows for the next
+//! game, so one process can play thousands of games. Any failure makes the AI forfeit the game
+//! with a clear reason; the process is restarted before the next game.
+
+use crate::engine::players::{FailKind, GameInfo, Player, PlayerError, side_states};
+use crate::engine::{Engine, NONE, Outcome, Side, State};
+use crate::program::CmdId;
+use std::io::{BufRead, BufReader, BufWriter, Write};
+use std::process::{Child, ChildStdin, Command, Stdio};
+use std::sync::mpsc::{Receiver, RecvTimeoutError, channel};
+use std::time::{Duration, Instant};
+
+struct Proc {
+    child: Child,
+    stdin: BufWriter<ChildStdin>,
+    lines: Receiver<String>,
+}
+
+impl Drop for Proc {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// A player that is an external program.
+pub struct AiPlayer {
+    command: String,
+    timeout: Duration,
+    proc: Option<Proc>,
+    /// The name the AI gave.
+    pub ai_name: Option<String>,
+    side: Side,
+    turn: u32,
+}
+
+/// Characters that make us hand the command to `sh -c` rather than start it directly.
+const SHELL_CHARS: &str = "|&;<>()$`\\\"'*?[]#~={}%";
+
+impl AiPlayer {
+    /// A player for `command` (started lazily, when its first game begins).
+    pub fn new(command: &str, timeout: Duration) -> Self {
+        Self {
+            command: command.to_string(),
+            timeout,
+            proc: None,
+            ai_name: None,
+            side: 0,
+            turn: 0,
+        }
+    }
+
+    fn spawn(&mut self) -> Result<(), PlayerError> {
+        let cmd = self.command.trim().to_string();
+        let cmd = cmd.as_str();
+        if cmd.is_empty() {
+            return Err(PlayerError::new(
+                FailKind::CannotStart,
+                "the AI command is empty (write ai:COMMAND)",
+            ));
+        }
+        let mut c = if cmd.chars().any(|ch| SHELL_CHARS.contains(ch)) {
+            let mut c = Command::new("sh");
+            c.arg("-c").arg(cmd);
+            c
+        } else {
+            let mut parts = cmd.split_whitespace();
+            let mut c = Command::new(parts.next().unwrap_or(cmd));
+            c.args(parts);
+            c
+        };
+        c.stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::inherit());
+        let mut child = c.spawn().map_err(|e| {
+            PlayerError::new(
+                FailKind::CannotStart,
+                format!("cannot start the AI command '{cmd}': {e}"),
+            )
+        })?;
+        let (stdin, stdout) = match (child.stdin.take(), child.stdout.take()) {
+            (Some(i), Some(o)) => (i, o),
+            _ => {
+                return Err(PlayerError::new(
+                    FailKind::CannotStart,
+                    format!("cannot open pipes to the AI command '{cmd}'"),
+                ));
+            }
+        };
+        let (tx, rx) = channel();
+        std::thread::spawn(move || {
+            for line in BufReader::new(stdout).lines() {
+                match line {
+                    Ok(l) => {
+                        if tx.send(l).is_err() {
+                            break;
+                        }
+                    }
+                    Err(_) => break,
+                }
+            }
+        });
+        self.proc = Some(Proc {
+            child,
+            stdin: BufWriter::new(stdin),
+            lines: rx,
+        });
+        // The name comes first.
+        match self.recv("its name") {
+            Ok(name) => {
+                let name = name.trim().to_string();
+                if name.is_empty() {
+                    self.proc = None;
+                    return Err(PlayerError::new(
+                        FailKind::EmptyName,
+                        format!(
+                            "the AI '{cmd}' sent an empty name (its first line must be its name)"
+                        ),
+                    ));
+                }
+                self.ai_name = Some(name);
+                Ok(())
+            }
+            Err(e) => {
+                let kind = if e.kind == FailKind::Timeout {
+                    FailKind::Timeout
+                } else {
+                    FailKind::NoName
+                };
+                Err(PlayerError::new(
+                    kind,
+                    format!("no name from the AI '{cmd}': {}", e.message),
+                ))
+            }
+        }
+    }
+
+    fn exit_status(&mut self) -> String {
+        let Some(p) = self.proc.as_mut() else {
+            return String::new();
+        };
+        // Give a process that closed its output a moment to exit, so its status can be told.
+        let until = Instant::now() + Duration::from_millis(200);
+        while Instant::now() < until {
+            if let Ok(Some(s)) = p.child.try_wait() {
+                return match s.code() {
+                    Some(127) => " (exit status 127: command not found)".into(),
+                    Some(c) => format!(" (exit status {c})"),
+                    None => " (killed by a signal)".into(),
+                };
+            }
+            std::thread::sleep(Duration::from_millis(5));
+        }
+        String::new()
+    }
+
+    /// Reads one line within the time limit.
+    fn recv(&mut self, what: &str) -> Result<String, PlayerError> {
+        let Some(p) = self.proc.as_mut() else {
+            return Err(PlayerError::new(FailKind::Exited, "the AI is not running"));
+        };
+        match p.lines.recv_timeout(self.timeout) {
+            Ok(l) => Ok(l.trim_end_matches('\r').to_string()),
+            Err(RecvTimeoutError::Timeout) => {
+                self.proc = None;
+                Err(PlayerError::new(
+                    FailKind::Timeout,
+                    format!(
+                        "no reply within {:.3} s while waiting for {what}",
+                        self.timeout.as_secs_f64()
+                    ),
+                ))
+            }
+            Err(RecvTimeoutError::Disconnected) => {
+                let status = self.exit_status();
+                self.proc = None;
+                Err(PlayerError::new(
+                    FailKind::Exited,
+                    format!("the AI closed its output while Kumite waited for {what}{status}"),
+                ))
+            }
+        }
+    }
+
+    fn send(&mut self, msg: &serde_json::Value) -> Result<(), PlayerError> {
+        let Some(p) = self.proc.as_mut() else {
+            return Err(PlayerError::new(FailKind::Exited, "the AI is not running"));
+        };
+        let r = writeln!(p.stdin, "{msg}").and_then(|_| p.stdin.flush());
+        if let Err(e) = r {
+            let status = self.exit_status();
+            self.proc = None;
+            return Err(PlayerError::new(
+                FailKind::Exited,
+                format!("cannot write to the AI on turn {}: {e}{status}", self.turn),
+            ));
+        }
+        Ok(())
+    }
+}
+
+fn side_name(s: Side) -> &'static str {
+    if s == 0 { "h" } else { "c" }
+}
+
+/// The `start` message.
+pub fn start_message(eng: &Engine, info: &GameInfo) -> serde_json::Value {
+    let p = eng.prog;
+    let commands: Vec<serde_json::Value> = p
+        .commands
+        .iter()
+        .enumerate()
+        .map(|(i, n)| serde_json::json!({"name": n, "key": p.key_for(i as CmdId)}))
+        .collect();
+    serde_json::json!({
+        "type": "start",
+        "rules": info.rules,
+        "side": side_name(info.side),
+        "mode": if eng.simultaneous { "simultaneous" } else { "alternate" },
+        "first": side_name(usize::from(p.settings.cpu_first)),
+        "commands": commands,
+        "states": p.states,
+        "seed": info.seed,
+        "game": info.game,
+        "turn_limit": p.settings.turn_limit,
+    })
+}
+
+/// The `turn` message for `side`.
+pub fn turn_message(
+    eng: &Engine,
+    st: &State,
+    side: Side,
+    enabled: &[CmdId],
+    time_left: f64,
+) -> serde_json::Value {
+    let p = eng.prog;
+    let recent = |s: Side| -> Vec<Option<&str>> {
+        // Oldest first, most recent last.
+        (0..eng.hl)
+            .rev()
+            .map(|k| st.hist[s * eng.hl + k])
+            .map(|c| (c != NONE).then(|| p.commands[c as usize].as_str()))
+            .collect()
+    };
+    serde_json::json!({
+        "type": "turn",
+        "turn": st.turn + 1,
+        "side": side_name(side),
+        "you": side_states(eng, st, side),
+        "opponent": side_states(eng, st, 1 - side),
+        "commands": enabled.iter().map(|&c| p.commands[c as usize].as_str()).collect::<Vec<_>>(),
+        "recent": {"you": recent(side), "opponent": recent(1 - side)},
+        "time_left": time_left,
+    })
+}
+
+impl Player for AiPlayer {
+    fn begin(&mut self, eng: &Engine, info: &GameInfo) -> Result<(), PlayerError> {
+        self.side = info.side;
+        self.turn = 0;
+        if self.proc.is_none() {
+            self.spawn()?;
+        }
+        self.send(&start_message(eng, info))
+    }
+
+    fn choose(
+        &mut self,
+        eng: &Engine,
+        st: &State,
+        side: Side,
+        enabled: &[CmdId],
+    ) -> Result<Option<CmdId>, PlayerError> {
+        self.turn = st.turn + 1;
+        self.send(&turn_message(
+            eng,
+            st,
+            side,
+            enabled,
+            self.timeout.as_secs_f64(),
+        ))?;
+        let turn = self.turn;
+        let reply = self.recv(&format!("its command on turn {turn}"))?;
+        let p = eng.prog;
+        let t = reply.trim();
+        let found = p
+            .command_for_key(t)
+            .or_else(|| p.command_id(t))
+            .or_else(|| {
+                if reply == " " {
+                    p.command_for_key("Space")
+                } else {
+                    None
+                }
+            });
+        match found {
+            Some(c) if enabled.contains(&c) => Ok(Some(c)),
+            _ => {
+                let list: Vec<String> = enabled
+                    .iter()
+                    .map(|&c| format!("[{}]", p.commands[c as usize]))
+                    .collect();
+                let what = match found {
+                    Some(c) => format!("[{}] is not enabled now", p.commands[c as usize]),
+                    None => "it is neither a command nor a key".to_string(),
+                };
+                self.proc = None; // out of step with us: restart before the next game
+                Err(PlayerError::new(
+                    FailKind::BadReply,
+                    format!(
+                        "the AI replied {reply:?} on turn {turn}: {what}; enabled: {}",
+                        list.join(" ")
+                    ),
+                ))
+            }
+        }
+    }
+
+    fn finish(
+        &mut self,
+        eng: &Engine,
+        st: &State,
+        side: Side,
+        outcome: Outcome,
+        reason: Option<&str>,
+    ) {
+        let result = match outcome {
+            Outcome::Draw => "draw",
+            Outcome::H if side == 0 => "win",
+            Outcome::C if side == 1 => "win",
+            _ => "lose",
+        };
+        let msg = serde_json::json!({
+            "type": "end",
+            "result": result,
+            "winner": outcome.as_str(),
+            "turns": st.turn,
+            "reason": reason,
+            "you": side_states(eng, st, side),
+            "opponent": side_states(eng, st, 1 - side),
+        });
+        // A failure to tell the end is noticed at the next game's start.
+        let _ = self.send(&msg);
+    }
+
+    fn name(&self) -> String {
+        self.ai_name.clone().unwrap_or_else(|| self.command.clone())
+    }
+}

@@ -1,0 +1,3 @@
+print("", flush=True)
+import sys
+sys.stdin.read()

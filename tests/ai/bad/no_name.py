@@ -1,0 +1,1 @@
+# Exits without printing anything.

@@ -1,0 +1,258 @@
+//! The external AI protocol with real processes: the example AIs play matches and arenas, each
+//! kind of misbehaviour is provoked and must end in a forfeit with its own message and exit
+//! status, and logs replay to the same outcome.
+
+mod common;
+use std::process::Command;
+
+fn kumite(args: &[&str]) -> (i32, String, String) {
+    let out = Command::new(env!("CARGO_BIN_EXE_kumite"))
+        .args(args)
+        .current_dir(common::root())
+        .output()
+        .expect("run kumite");
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+fn json(s: &str) -> serde_json::Value {
+    serde_json::from_str(s.trim()).unwrap_or_else(|e| panic!("not JSON ({e}): {s}"))
+}
+
+fn tmp(name: &str) -> std::path::PathBuf {
+    std::env::temp_dir().join(format!("kumite-ai-{}-{name}", std::process::id()))
+}
+
+#[test]
+fn example_ais_play_full_matches_on_either_side() {
+    for (h, c) in [
+        ("ai:python3 tests/ai/random_ai.py", "random"),
+        ("random", "ai:python3 tests/ai/greedy_ai.py"),
+        (
+            "ai:python3 tests/ai/greedy_ai.py",
+            "ai:python3 tests/ai/random_ai.py",
+        ),
+    ] {
+        for rules in [
+            "rules/cc_lemon.kmt",
+            "rules/moge_battle.kmt",
+            "rules/sumo.kmt",
+        ] {
+            let (code, out, err) = kumite(&[
+                "match", rules, "--h", h, "--c", c, "--seed", "3", "--format", "json",
+            ]);
+            assert_eq!(code, 0, "{h} vs {c} on {rules}: {err}");
+            let v = json(&out);
+            assert!(
+                ["h", "c", "draw"].contains(&v["result"].as_str().unwrap_or("")),
+                "{v}"
+            );
+            assert!(v.get("forfeit").is_none());
+            assert!(v["turns"].as_u64().unwrap_or(0) >= 1);
+        }
+    }
+}
+
+#[test]
+fn one_ai_process_plays_a_whole_arena_and_greedy_beats_random() {
+    let (code, out, err) = kumite(&[
+        "arena",
+        "rules/cc_lemon.kmt",
+        "--h",
+        "ai:python3 tests/ai/greedy_ai.py",
+        "--c",
+        "random",
+        "--games",
+        "400",
+        "--format",
+        "json",
+    ]);
+    assert_eq!(code, 0, "{err}");
+    let v = json(&out);
+    assert_eq!(v["games"], 400);
+    assert_eq!(v["forfeits"], 0);
+    assert!(
+        v["h_wins"].as_u64().unwrap_or(0) > 300,
+        "greedy should beat random: {v}"
+    );
+}
+
+fn forfeit(ai: &str, extra: &[&str]) -> (i32, serde_json::Value, String) {
+    let log = tmp(&format!("{}.jsonl", ai.len()));
+    let mut args = vec![
+        "match",
+        "rules/cc_lemon.kmt",
+        "--h",
+        "random",
+        "--c",
+        ai,
+        "--seed",
+        "2",
+        "--format",
+        "json",
+        "--log",
+        log.to_str().expect("path"),
+    ];
+    args.extend_from_slice(extra);
+    let (code, out, _) = kumite(&args);
+    let v = json(&out);
+    let log_text =
+        std::fs::read_to_string(&log).expect("the log is written even when the AI fails");
+    assert!(
+        log_text
+            .lines()
+            .last()
+            .is_some_and(|l| l.contains("\"forfeit\"")),
+        "{log_text}"
+    );
+    (code, v, log_text)
+}
+
+#[test]
+fn each_misbehaviour_is_a_forfeit_with_its_own_message_and_status() {
+    let cases: [(&str, &[&str], i32, &str); 6] = [
+        (
+            "ai:no-such-program-kumite --x",
+            &[],
+            10,
+            "cannot start the AI command 'no-such-program-kumite --x'",
+        ),
+        (
+            "ai:python3 tests/ai/bad/empty_name.py",
+            &[],
+            11,
+            "empty name",
+        ),
+        (
+            "ai:python3 tests/ai/bad/no_name.py",
+            &[],
+            12,
+            "no name from the AI",
+        ),
+        ("ai:python3 tests/ai/bad/dies.py", &[], 13, "turn 3"),
+        (
+            "ai:python3 tests/ai/bad/bad_reply.py",
+            &[],
+            14,
+            "\"かめはめ波\"",
+        ),
+        (
+            "ai:python3 tests/ai/bad/slow.py",
+            &["--ai-timeout", "0.3"],
+            15,
+            "no reply within 0.300 s",
+        ),
+    ];
+    for (ai, extra, status, text) in cases {
+        let (code, v, _) = forfeit(ai, extra);
+        assert_eq!(code, status, "{ai}: {v}");
+        assert_eq!(v["result"], "h", "the misbehaving AI (c) loses: {v}");
+        let reason = v["forfeit"]["reason"].as_str().unwrap_or("");
+        assert!(
+            reason.contains(text),
+            "{ai}: reason {reason:?} should contain {text:?}"
+        );
+        assert_eq!(v["forfeit"]["side"], "c");
+    }
+    // The bad reply lists the enabled commands, and dying says how the process ended.
+    let (_, v, _) = forfeit("ai:python3 tests/ai/bad/bad_reply.py", &[]);
+    assert!(
+        v["forfeit"]["reason"]
+            .as_str()
+            .unwrap_or("")
+            .contains("enabled: [チャージ] [ガード]"),
+        "{v}"
+    );
+    let (_, v, _) = forfeit("ai:python3 tests/ai/bad/dies.py", &[]);
+    assert!(
+        v["forfeit"]["reason"]
+            .as_str()
+            .unwrap_or("")
+            .contains("exit status 4"),
+        "{v}"
+    );
+}
+
+#[test]
+fn a_misbehaving_ai_in_an_arena_forfeits_each_game_and_nothing_crashes() {
+    let (code, out, err) = kumite(&[
+        "arena",
+        "rules/cc_lemon.kmt",
+        "--h",
+        "random",
+        "--c",
+        "ai:python3 tests/ai/bad/dies.py",
+        "--games",
+        "5",
+        "--format",
+        "json",
+    ]);
+    assert_eq!(code, 0, "{err}");
+    let v = json(&out);
+    assert_eq!(v["games"], 5);
+    let forfeits = v["forfeits"].as_u64().unwrap_or(0);
+    // Games that end before turn 3 finish normally; the rest are forfeits, won by h.
+    assert!(
+        forfeits >= 1 && v["h_wins"].as_u64().unwrap_or(0) >= forfeits,
+        "{v}"
+    );
+}
+
+#[test]
+fn malformed_options_are_reported_by_kumite() {
+    let (code, _, err) = kumite(&["match", "rules/cc_lemon.kmt", "--ai-timeout", "soon"]);
+    assert_eq!(code, 2);
+    assert!(err.contains("--ai-timeout"), "{err}");
+    let (code, _, err) = kumite(&[
+        "match",
+        "rules/cc_lemon.kmt",
+        "--h",
+        "robot",
+        "--c",
+        "random",
+    ]);
+    assert_eq!(code, 2);
+    assert!(err.contains("unknown player 'robot'"), "{err}");
+}
+
+#[test]
+fn a_logged_match_replays_to_the_same_outcome_and_a_tampered_log_does_not() {
+    let log = tmp("replay.jsonl");
+    let (code, _, err) = kumite(&[
+        "match",
+        "rules/moge_battle.kmt",
+        "--h",
+        "ai:python3 tests/ai/greedy_ai.py",
+        "--c",
+        "random",
+        "--seed",
+        "11",
+        "--log",
+        log.to_str().expect("path"),
+    ]);
+    assert_eq!(code, 0, "{err}");
+    let (code, out, err) = kumite(&["replay", log.to_str().expect("path")]);
+    assert_eq!(code, 0, "{err}");
+    assert!(out.contains("replay OK"), "{out}");
+    // A different seed gives different draws: the replay must notice.
+    let text = std::fs::read_to_string(&log).expect("log");
+    std::fs::write(&log, text.replacen("\"seed\":11,", "\"seed\":12,", 1)).expect("write");
+    let (code, _, err) = kumite(&["replay", log.to_str().expect("path")]);
+    assert_eq!(
+        code, 1,
+        "another seed must not replay to the same outcome: {err}"
+    );
+    // A move the rules do not have is pointed out.
+    let first_move = text.lines().nth(1).expect("a move").to_string();
+    let bad = first_move.replace("\"command\":\"", "\"command\":\"かめはめ波");
+    std::fs::write(&log, text.replacen(&first_move, &bad, 1)).expect("write");
+    let (code, _, err) = kumite(&["replay", log.to_str().expect("path")]);
+    assert_eq!(code, 1);
+    assert!(
+        err.contains("line 2") && err.contains("かめはめ波"),
+        "{err}"
+    );
+}
