@@ -4,6 +4,7 @@
 //! then the engine, analysis and search. The studio window and the command line are thin shells.
 
 pub mod ai_protocol;
+pub mod analysis;
 pub mod cli;
 pub mod diag;
 pub mod engine;

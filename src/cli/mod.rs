@@ -1,5 +1,6 @@
 //! The command line: thin wrappers over the library.
 
+pub mod analyse;
 pub mod play;
 
 use crate::diag::{JsonDiagnostic, LineIndex, Severity, render_ariadne};
@@ -134,6 +135,17 @@ pub enum Command {
         #[arg(long, value_parser = ["h", "c"])]
         first: Option<String>,
     },
+    /// Show the derived victory-condition graph with both sides' distances to winning.
+    Tree {
+        /// Rule file.
+        file: PathBuf,
+        /// Override an initial value (see match).
+        #[arg(long = "set")]
+        set: Vec<String>,
+        /// Output format: text, json or dot (Graphviz).
+        #[arg(long, default_value = "text", value_parser = ["text", "json", "dot"])]
+        format: String,
+    },
     /// Replay a match log written by `kumite match --log` and verify that the rules and seed
     /// give the same outcome.
     Replay {
@@ -245,6 +257,24 @@ pub fn run(cmd: Command) -> ExitCode {
                 ai_timeout,
                 format,
             )
+        }
+        Command::Tree { file, set, format } => {
+            let prog = match load_program(&file, &set) {
+                Ok(p) => p,
+                Err(e) => return fail(&e),
+            };
+            let g = crate::analysis::VictoryGraph::build(&prog);
+            let eng = crate::engine::Engine::new(&prog, 0);
+            let st = match eng.initial(side_of(None, &prog)) {
+                Ok(s) => s,
+                Err(e) => return fail(&format!("runtime error at {e}")),
+            };
+            match format.as_str() {
+                "json" => println!("{}", analyse::tree_json(&prog, &g, &eng, &st)),
+                "dot" => print!("{}", analyse::tree_dot(&g, &eng, &st)),
+                _ => print!("{}", analyse::tree_text(&g, &eng, &st)),
+            }
+            ExitCode::SUCCESS
         }
         Command::Replay { log } => match play::replay(&log) {
             Ok(msg) => {

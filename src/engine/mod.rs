@@ -459,6 +459,65 @@ impl<'p> Engine<'p> {
         Ok(true)
     }
 
+    /// Whether one condition holds for `side` (for analysis; a runtime error counts as false).
+    pub fn cond_holds(&self, c: &CCond, st: &State, side: Side) -> bool {
+        let mut stack = Vec::new();
+        match *c {
+            CCond::Truth {
+                neg,
+                side: who,
+                state,
+            } => (st.vals[resolve_side(who, side) * self.ns + state as usize] != 0) != neg,
+            CCond::Cmp { op, lhs, rhs } => {
+                let a = self.eval(
+                    self.prog.code_of(lhs),
+                    &st.vals,
+                    side,
+                    st.turn + 1,
+                    0,
+                    &mut stack,
+                );
+                let b = self.eval(
+                    self.prog.code_of(rhs),
+                    &st.vals,
+                    side,
+                    st.turn + 1,
+                    0,
+                    &mut stack,
+                );
+                matches!((a, b), (Ok(a), Ok(b)) if op.holds(a, b))
+            }
+            CCond::Cmd {
+                neg,
+                opp,
+                back,
+                cmd,
+            } => {
+                let s = if opp { 1 - side } else { side };
+                let h = if (back as usize) < self.hl {
+                    st.hist[s * self.hl + back as usize]
+                } else {
+                    NONE
+                };
+                (h == cmd) != neg
+            }
+        }
+    }
+
+    /// Value of an expression for `side` (for analysis; a runtime error gives 0).
+    pub fn eval_code(&self, code: (u32, u32), st: &State, side: Side) -> i64 {
+        let mut stack = Vec::new();
+        self.eval(
+            self.prog.code_of(code),
+            &st.vals,
+            side,
+            st.turn + 1,
+            0,
+            &mut stack,
+        )
+        .unwrap_or(0)
+    }
+
     fn period_ok(r: &CRule, n: u32) -> bool {
         r.period <= 1 || n.is_multiple_of(r.period)
     }

@@ -1,0 +1,706 @@
+//! Derived victory-evaluation conditions (勝利評価条件, LANGUAGE.md §10): from the compiled rules
+//! alone, the graph of conditions that lead to a win, each side's estimated distance to winning
+//! in a position, and the evaluation the CPU searches with.
+
+use crate::engine::{Engine, Side, State};
+use crate::program::{CCond, CEffect, CRule, Op, RuleProgram, StateId};
+use crate::syntax::ast::{CmpOp, SideRef, UpdOp};
+use std::collections::HashMap;
+
+/// Distances are capped here (and at the turn limit).
+pub const UNREACHABLE: u32 = 1_000_000;
+/// How deep the graph goes below the decisive rules.
+pub const DEPTH_CAP: u32 = 8;
+
+/// What a victory-evaluation condition asks for.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Target {
+    /// The state lies in [lo, hi].
+    Range(i64, i64),
+    /// The state is non-zero.
+    NonZero,
+    /// The command is enabled.
+    Enabled,
+}
+
+/// A node of the graph: a condition in side-relative form (S = the side pursuing the win).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct NodeKey {
+    /// Whose state or command, as written (S, O, h or c).
+    pub side: SideRef,
+    /// State id, or command id for [`Target::Enabled`].
+    pub id: u32,
+    /// What must hold.
+    pub target: Target,
+}
+
+/// An achiever: a rule whose effect moves a node toward its target.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Achiever {
+    /// Rule index.
+    pub rule: usize,
+    /// Source line.
+    pub line: usize,
+    /// Origin text (line, & mirror, $ macro).
+    pub origin: String,
+    /// The rule as text.
+    pub text: String,
+    /// How the effect moves the value.
+    pub step: Step,
+    /// Needs a command of its own (false: fires by itself, e.g. a periodic or availability rule).
+    pub needs_command: bool,
+    /// Period of the rule.
+    pub period: u32,
+    /// The achiever's own conditions that are nodes (indices into the graph's nodes).
+    pub conds: Vec<usize>,
+    /// Its conditions that were excluded (texts).
+    pub excluded: Vec<String>,
+}
+
+/// How an achiever changes the target.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Step {
+    /// Adds this much per firing (negative: subtracts); rand ranges count by their mean.
+    Add(f64),
+    /// Sets it to a value.
+    Set(i64),
+    /// Multiplies or divides by a constant: iterated from the current value.
+    Scale(UpdOp, i64),
+    /// Enables the command.
+    Enable,
+}
+
+/// A node with its level and achievers.
+#[derive(Clone, Debug)]
+pub struct Node {
+    /// The condition.
+    pub key: NodeKey,
+    /// Display text, e.g. `O.後ろ余裕度<=0`.
+    pub text: String,
+    /// 1 = a condition of a decisive rule; deeper levels are conditions of achievers.
+    pub level: u32,
+    /// Rules that move it toward its target.
+    pub achievers: Vec<Achiever>,
+}
+
+/// A decisive rule: one that makes S win.
+#[derive(Clone, Debug)]
+pub struct Decisive {
+    /// Rule index.
+    pub rule: usize,
+    /// Source line.
+    pub line: usize,
+    /// The rule as text.
+    pub text: String,
+    /// Its conditions that are nodes.
+    pub conds: Vec<usize>,
+    /// Its excluded conditions.
+    pub excluded: Vec<String>,
+}
+
+/// Something left out of the graph, with the reason.
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize)]
+pub struct Excluded {
+    /// The condition or effect as text.
+    pub what: String,
+    /// Source line of its rule.
+    pub line: usize,
+    /// Why.
+    pub reason: String,
+}
+
+/// The victory-condition graph of a program.
+#[derive(Clone, Debug)]
+pub struct VictoryGraph {
+    /// Nodes (identical conditions are one node).
+    pub nodes: Vec<Node>,
+    /// Decisive rules.
+    pub decisive: Vec<Decisive>,
+    /// What was excluded, and why.
+    pub excluded: Vec<Excluded>,
+    index: HashMap<NodeKey, usize>,
+}
+
+/// What one condition of a rule becomes.
+enum CondKind {
+    Node(NodeKey),
+    /// `O.[X]`, `![X]` …: decided by the search, cost 0.
+    Free,
+    /// Left out: (text, reason).
+    Excluded(String, String),
+}
+
+fn single_load(code: &[Op]) -> Option<(SideRef, StateId)> {
+    match code {
+        [Op::Load(s, id)] => Some((*s, *id)),
+        _ => None,
+    }
+}
+
+fn constant(code: &[Op]) -> Option<i64> {
+    match code {
+        [Op::Push(v)] => Some(*v),
+        _ => None,
+    }
+}
+
+fn range_of(op: CmpOp, k: i64, flipped: bool) -> Option<Target> {
+    let op = if flipped {
+        match op {
+            CmpOp::Lt => CmpOp::Gt,
+            CmpOp::Le => CmpOp::Ge,
+            CmpOp::Gt => CmpOp::Lt,
+            CmpOp::Ge => CmpOp::Le,
+            o => o,
+        }
+    } else {
+        op
+    };
+    Some(match op {
+        CmpOp::Eq => Target::Range(k, k),
+        CmpOp::Lt => Target::Range(i64::MIN, k.checked_sub(1)?),
+        CmpOp::Le => Target::Range(i64::MIN, k),
+        CmpOp::Gt => Target::Range(k.checked_add(1)?, i64::MAX),
+        CmpOp::Ge => Target::Range(k, i64::MAX),
+        CmpOp::Ne => return None,
+    })
+}
+
+/// States an expression reads.
+fn reads(code: &[Op]) -> Vec<(SideRef, StateId)> {
+    let mut v: Vec<(SideRef, StateId)> = code
+        .iter()
+        .filter_map(|o| {
+            if let Op::Load(s, id) = o {
+                Some((*s, *id))
+            } else {
+                None
+            }
+        })
+        .collect();
+    v.sort();
+    v.dedup();
+    v
+}
+
+fn classify(p: &RuleProgram, c: &CCond) -> CondKind {
+    match *c {
+        CCond::Truth {
+            neg: false,
+            side,
+            state,
+        } => CondKind::Node(NodeKey {
+            side,
+            id: state,
+            target: Target::NonZero,
+        }),
+        CCond::Truth {
+            neg: true,
+            side,
+            state,
+        } => CondKind::Node(NodeKey {
+            side,
+            id: state,
+            target: Target::Range(0, 0),
+        }),
+        CCond::Cmd {
+            neg: false,
+            opp: false,
+            back: 0,
+            cmd,
+        } => CondKind::Node(NodeKey {
+            side: SideRef::S,
+            id: cmd,
+            target: Target::Enabled,
+        }),
+        CCond::Cmd { .. } => CondKind::Free,
+        CCond::Cmp { op, lhs, rhs } => {
+            let (l, r) = (p.code_of(lhs), p.code_of(rhs));
+            let text = format!("{}{}{}", p.code_text(lhs), op.text(), p.code_text(rhs));
+            let mut all = reads(l);
+            all.extend(reads(r));
+            all.sort();
+            all.dedup();
+            if all.len() >= 2 {
+                return CondKind::Excluded(text, "reads two or more states".into());
+            }
+            if l.iter().chain(r).any(|o| matches!(o, Op::Rand(_))) {
+                return CondKind::Excluded(text, "depends on chance (rand)".into());
+            }
+            let t = match (single_load(l), constant(r), constant(l), single_load(r)) {
+                (Some((s, id)), Some(k), _, _) => range_of(op, k, false).map(|t| (s, id, t)),
+                (_, _, Some(k), Some((s, id))) => range_of(op, k, true).map(|t| (s, id, t)),
+                _ => None,
+            };
+            match t {
+                Some((side, id, target)) => CondKind::Node(NodeKey { side, id, target }),
+                None if all.is_empty() => CondKind::Excluded(text, "reads no state".into()),
+                None => {
+                    CondKind::Excluded(text, "not a comparison of one state with a constant".into())
+                }
+            }
+        }
+    }
+}
+
+/// Does effect `e` of a rule (S = pursuer) move node `k`? Returns the step.
+fn step_of(p: &RuleProgram, e: &CEffect, k: &NodeKey) -> Result<Option<Step>, String> {
+    match (*e, k.target) {
+        (
+            CEffect::Enable {
+                opp: false,
+                cmd,
+                on: true,
+            },
+            Target::Enabled,
+        ) if k.side == SideRef::S && cmd == k.id => Ok(Some(Step::Enable)),
+        (CEffect::Bool { side, state, value }, Target::NonZero | Target::Range(..))
+            if side == k.side && state == k.id =>
+        {
+            Ok(Some(Step::Set(value as i64)))
+        }
+        (
+            CEffect::Update {
+                side,
+                state,
+                op,
+                expr,
+            },
+            Target::NonZero | Target::Range(..),
+        ) if side == k.side && state == k.id => {
+            let code = p.code_of(expr);
+            let other = reads(code)
+                .into_iter()
+                .any(|(s, id)| !(s == side && id == state));
+            if other {
+                return Err("its operand reads another state".into());
+            }
+            let mean = match code {
+                [Op::Push(v)] => Some(*v as f64),
+                [Op::Push(a), Op::Push(b), Op::Rand(_)] => Some((*a as f64 + *b as f64) / 2.0),
+                _ => None,
+            };
+            Ok(match (op, mean) {
+                (UpdOp::Add, Some(m)) => Some(Step::Add(m)),
+                (UpdOp::Sub, Some(m)) => Some(Step::Add(-m)),
+                (UpdOp::Set, Some(m)) => Some(Step::Set(m as i64)),
+                (UpdOp::Mul | UpdOp::Div, Some(m)) => Some(Step::Scale(op, m as i64)),
+                // An operand we cannot size (it reads the target itself, e.g. S.x+=min(3,10-S.x)):
+                // count it as a step of 1 toward the target.
+                (UpdOp::Add | UpdOp::Sub, None) => {
+                    Some(Step::Add(if op == UpdOp::Add { 1.0 } else { -1.0 }))
+                }
+                _ => None,
+            })
+        }
+        _ => Ok(None),
+    }
+}
+
+fn is_decisive(e: &CEffect) -> bool {
+    use crate::program::{LOSE_STATE, WIN_STATE};
+    matches!(
+        *e,
+        CEffect::Bool {
+            side: SideRef::S,
+            state: WIN_STATE,
+            value: true
+        } | CEffect::Bool {
+            side: SideRef::O,
+            state: LOSE_STATE,
+            value: true
+        }
+    )
+}
+
+impl VictoryGraph {
+    /// Derives the graph from the rules.
+    pub fn build(p: &RuleProgram) -> Self {
+        let mut g = VictoryGraph {
+            nodes: vec![],
+            decisive: vec![],
+            excluded: vec![],
+            index: HashMap::new(),
+        };
+        let mut queue: Vec<usize> = Vec::new();
+        for (ri, r) in p.rules.iter().enumerate() {
+            if !p.rule_effects(r).iter().any(is_decisive) {
+                continue;
+            }
+            let (conds, excluded) = g.cond_nodes(p, ri, r, 1, &mut queue);
+            g.decisive.push(Decisive {
+                rule: ri,
+                line: p.meta[ri].origin.line,
+                text: p.rule_text(ri),
+                conds,
+                excluded,
+            });
+        }
+        let mut qi = 0;
+        while qi < queue.len() {
+            let ni = queue[qi];
+            qi += 1;
+            let level = g.nodes[ni].level;
+            if level >= DEPTH_CAP {
+                continue;
+            }
+            let key = g.nodes[ni].key;
+            for (ri, r) in p.rules.iter().enumerate() {
+                for e in p.rule_effects(r) {
+                    match step_of(p, e, &key) {
+                        Ok(Some(step)) => {
+                            if !moves_toward(step, key.target) {
+                                continue;
+                            }
+                            let (conds, excluded) = g.cond_nodes(p, ri, r, level + 1, &mut queue);
+                            let m = &p.meta[ri];
+                            g.nodes[ni].achievers.push(Achiever {
+                                rule: ri,
+                                line: m.origin.line,
+                                origin: m.origin.describe(),
+                                text: p.rule_text(ri),
+                                step,
+                                needs_command: r.has_cmd_atoms,
+                                period: r.period,
+                                conds,
+                                excluded,
+                            });
+                            break;
+                        }
+                        Ok(None) => {}
+                        Err(reason) => {
+                            let what = p.rule_text(ri);
+                            let line = p.meta[ri].origin.line;
+                            if !g
+                                .excluded
+                                .iter()
+                                .any(|x| x.what == what && x.reason == reason)
+                            {
+                                g.excluded.push(Excluded {
+                                    what,
+                                    line,
+                                    reason: format!("effect on {}: {reason}", g.nodes[ni].text),
+                                });
+                            }
+                        }
+                    }
+                }
+            }
+        }
+        g
+    }
+
+    fn cond_nodes(
+        &mut self,
+        p: &RuleProgram,
+        ri: usize,
+        r: &CRule,
+        level: u32,
+        queue: &mut Vec<usize>,
+    ) -> (Vec<usize>, Vec<String>) {
+        let mut nodes = Vec::new();
+        let mut excluded = Vec::new();
+        for c in p.rule_conds(r) {
+            match classify(p, c) {
+                CondKind::Node(k) => {
+                    let i = match self.index.get(&k) {
+                        Some(i) => *i,
+                        None => {
+                            let i = self.nodes.len();
+                            self.nodes.push(Node {
+                                key: k,
+                                text: node_text(p, &k),
+                                level,
+                                achievers: vec![],
+                            });
+                            self.index.insert(k, i);
+                            queue.push(i);
+                            i
+                        }
+                    };
+                    if !nodes.contains(&i) {
+                        nodes.push(i);
+                    }
+                }
+                CondKind::Free => {}
+                CondKind::Excluded(text, reason) => {
+                    let line = p.meta[ri].origin.line;
+                    if !self
+                        .excluded
+                        .iter()
+                        .any(|x| x.what == text && x.line == line)
+                    {
+                        self.excluded.push(Excluded {
+                            what: text.clone(),
+                            line,
+                            reason,
+                        });
+                    }
+                    excluded.push(text);
+                }
+            }
+        }
+        (nodes, excluded)
+    }
+}
+
+fn moves_toward(step: Step, t: Target) -> bool {
+    match (step, t) {
+        (Step::Enable, Target::Enabled) => true,
+        (Step::Set(v), Target::NonZero) => v != 0,
+        (Step::Set(v), Target::Range(lo, hi)) => v >= lo && v <= hi,
+        (Step::Add(d), Target::Range(lo, hi)) => {
+            (d < 0.0 && hi != i64::MAX)
+                || (d > 0.0 && lo != i64::MIN)
+                || (lo != i64::MIN && hi != i64::MAX && d != 0.0)
+        }
+        (Step::Add(d), Target::NonZero) => d != 0.0,
+        (Step::Scale(..), Target::Range(..) | Target::NonZero) => true,
+        _ => false,
+    }
+}
+
+/// A node's condition as text.
+pub fn node_text(p: &RuleProgram, k: &NodeKey) -> String {
+    let pre = k.side.prefix();
+    match k.target {
+        Target::Enabled => format!("{pre}.[{}] enabled", p.commands[k.id as usize]),
+        Target::NonZero => format!("{pre}.{}", p.states[k.id as usize]),
+        Target::Range(0, 0) => format!("!{pre}.{}", p.states[k.id as usize]),
+        Target::Range(lo, hi) if lo == hi => format!("{pre}.{}=={lo}", p.states[k.id as usize]),
+        Target::Range(i64::MIN, hi) => format!("{pre}.{}<={hi}", p.states[k.id as usize]),
+        Target::Range(lo, i64::MAX) => format!("{pre}.{}>={lo}", p.states[k.id as usize]),
+        Target::Range(lo, hi) => format!("{lo}<={pre}.{}<={hi}", p.states[k.id as usize]),
+    }
+}
+
+/// Distances of one pursuer in one position.
+#[derive(Clone, Debug)]
+pub struct Distances {
+    /// Per node: the cheapest total (own turns + its achiever tree), or UNREACHABLE.
+    pub node: Vec<u32>,
+    /// Per node: holds now.
+    pub holds: Vec<bool>,
+    /// Per decisive rule: its cost.
+    pub decisive: Vec<u32>,
+    /// The distance to winning.
+    pub to_win: u32,
+}
+
+/// Evaluates the graph for pursuer `x` in position `st`.
+pub struct Evaluator<'g, 'p> {
+    g: &'g VictoryGraph,
+    eng: &'g Engine<'p>,
+    st: &'g State,
+    x: Side,
+    memo: HashMap<usize, Option<(u32, Vec<(usize, u32)>)>>,
+}
+
+impl<'g, 'p> Evaluator<'g, 'p> {
+    fn abs(&self, s: SideRef) -> Side {
+        match s {
+            SideRef::S => self.x,
+            SideRef::O => 1 - self.x,
+            SideRef::H => 0,
+            SideRef::C => 1,
+        }
+    }
+
+    fn holds(&self, k: &NodeKey) -> bool {
+        let side = self.abs(k.side);
+        match k.target {
+            Target::Enabled => self.eng.is_enabled(self.st, side, k.id),
+            Target::NonZero => self.eng.val(self.st, side, k.id) != 0,
+            Target::Range(lo, hi) => {
+                let v = self.eng.val(self.st, side, k.id);
+                v >= lo && v <= hi
+            }
+        }
+    }
+
+    /// The cheapest tree for node `i` as (node, own cost) pairs; None if unreachable.
+    fn tree(&mut self, i: usize, stack: &mut Vec<usize>) -> Option<(u32, Vec<(usize, u32)>)> {
+        if let Some(m) = self.memo.get(&i) {
+            return m.clone();
+        }
+        let node = &self.g.nodes[i];
+        if self.holds(&node.key) {
+            let r = Some((0, vec![(i, 0)]));
+            self.memo.insert(i, r.clone());
+            return r;
+        }
+        if stack.contains(&i) {
+            return None; // a cycle: cut
+        }
+        stack.push(i);
+        let cur = if node.key.target == Target::Enabled {
+            0
+        } else {
+            self.eng.val(self.st, self.abs(node.key.side), node.key.id)
+        };
+        let free_rate: f64 = node
+            .achievers
+            .iter()
+            .filter(|a| !a.needs_command)
+            .filter_map(|a| {
+                if let Step::Add(d) = a.step {
+                    Some(d.abs() / a.period.max(1) as f64)
+                } else {
+                    None
+                }
+            })
+            .sum();
+        let mut best: Option<(u32, Vec<(usize, u32)>)> = None;
+        for a in &node.achievers {
+            let Some(own) = own_cost(node.key.target, cur, a, free_rate) else {
+                continue;
+            };
+            let mut parts: Vec<(usize, u32)> = vec![(i, own)];
+            let mut ok = true;
+            for &c in &a.conds {
+                match self.tree(c, stack) {
+                    Some((_, sub)) => merge(&mut parts, &sub),
+                    None => {
+                        ok = false;
+                        break;
+                    }
+                }
+            }
+            if !ok {
+                continue;
+            }
+            let total: u32 = parts.iter().map(|p| p.1).sum();
+            if best.as_ref().is_none_or(|b| total < b.0) {
+                best = Some((total, parts));
+            }
+        }
+        stack.pop();
+        self.memo.insert(i, best.clone());
+        best
+    }
+}
+
+fn merge(into: &mut Vec<(usize, u32)>, from: &[(usize, u32)]) {
+    for &(n, c) in from {
+        if !into.iter().any(|x| x.0 == n) {
+            into.push((n, c));
+        }
+    }
+}
+
+/// Own turns for an achiever to bring `cur` into the target.
+fn own_cost(t: Target, cur: i64, a: &Achiever, free_rate: f64) -> Option<u32> {
+    match (a.step, t) {
+        (Step::Enable, _) => Some(if a.needs_command { 1 } else { 0 }),
+        (Step::Set(_), _) => Some(if a.needs_command { 1 } else { a.period.max(1) }),
+        (Step::Add(d), Target::Range(lo, hi)) => {
+            let gap = if cur < lo {
+                (lo as f64) - (cur as f64)
+            } else if cur > hi {
+                (cur as f64) - (hi as f64)
+            } else {
+                0.0
+            };
+            let rate = if a.needs_command {
+                d.abs() + free_rate
+            } else {
+                free_rate.max(d.abs() / a.period.max(1) as f64)
+            };
+            if rate <= 0.0 {
+                return None;
+            }
+            Some(((gap / rate).ceil() as u32).max(1))
+        }
+        (Step::Add(_), _) => Some(1),
+        (Step::Scale(op, k), Target::Range(lo, hi)) => {
+            let mut v = cur;
+            for n in 1..=64u32 {
+                v = match op {
+                    UpdOp::Mul => v.checked_mul(k)?,
+                    _ => v.checked_div(k)?,
+                };
+                if v >= lo && v <= hi {
+                    return Some(n);
+                }
+            }
+            None
+        }
+        (Step::Scale(..), _) => Some(1),
+    }
+}
+
+/// Both sides' distances to winning and the evaluation of a position.
+pub fn distances(g: &VictoryGraph, eng: &Engine, st: &State, x: Side) -> Distances {
+    let cap = eng.prog.settings.turn_limit.min(UNREACHABLE);
+    let mut ev = Evaluator {
+        g,
+        eng,
+        st,
+        x,
+        memo: HashMap::new(),
+    };
+    let mut stack = Vec::new();
+    let node: Vec<u32> = (0..g.nodes.len())
+        .map(|i| ev.tree(i, &mut stack).map_or(cap, |t| t.0.min(cap)))
+        .collect();
+    let holds: Vec<bool> = g.nodes.iter().map(|n| ev.holds(&n.key)).collect();
+    let decisive: Vec<u32> = g
+        .decisive
+        .iter()
+        .map(|d| {
+            let mut parts: Vec<(usize, u32)> = Vec::new();
+            for &c in &d.conds {
+                match ev.tree(c, &mut stack) {
+                    Some((_, sub)) => merge(&mut parts, &sub),
+                    None => return cap,
+                }
+            }
+            // An excluded condition costs 0 if it holds, else 1.
+            let p = eng.prog;
+            let r = &p.rules[d.rule];
+            let extra = p
+                .rule_conds(r)
+                .iter()
+                .filter(|c| {
+                    matches!(classify(p, c), CondKind::Excluded(..)) && !eng.cond_holds(c, st, x)
+                })
+                .count() as u32;
+            (1 + parts.iter().map(|p| p.1).sum::<u32>() + extra).min(cap)
+        })
+        .collect();
+    let to_win = decisive.iter().copied().min().unwrap_or(cap);
+    Distances {
+        node,
+        holds,
+        decisive,
+        to_win,
+    }
+}
+
+/// The advantage-block sum for side `x`.
+pub fn advantage(eng: &Engine, st: &State, x: Side) -> f64 {
+    let p = eng.prog;
+    let mut sum = 0.0;
+    for a in &p.adv {
+        let conds = &p.conds[a.conds.0 as usize..a.conds.1 as usize];
+        let holds = conds.iter().all(|c| eng.cond_holds(c, st, x));
+        if holds {
+            sum += a.weight * eng.eval_code(a.value, st, x) as f64;
+        }
+    }
+    sum
+}
+
+/// Evaluation for side `x` (§10.6): (d_opponent − d_x) + Σ w·(A_x − A_opponent); ±1e9 once decided.
+pub fn evaluate(g: &VictoryGraph, eng: &Engine, st: &State, x: Side) -> f64 {
+    use crate::engine::Outcome;
+    match st.outcome {
+        Some(Outcome::Draw) => return 0.0,
+        Some(Outcome::H) => return if x == 0 { 1e9 } else { -1e9 },
+        Some(Outcome::C) => return if x == 1 { 1e9 } else { -1e9 },
+        None => {}
+    }
+    let dx = distances(g, eng, st, x).to_win as f64;
+    let dy = distances(g, eng, st, 1 - x).to_win as f64;
+    (dy - dx) + advantage(eng, st, x) - advantage(eng, st, 1 - x)
+}
