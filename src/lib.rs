@@ -10,5 +10,7 @@ pub mod diag;
 pub mod engine;
 pub mod expand;
 pub mod fsutil;
+pub mod gui;
 pub mod program;
+pub mod search;
 pub mod syntax;

@@ -7,9 +7,12 @@ fn main() -> ExitCode {
     let cli = kumite::cli::Cli::parse();
     match cli.command {
         Some(cmd) => kumite::cli::run(cmd),
-        None => {
-            eprintln!("the studio window is not built yet; try `kumite check rules/sumo.kmt`");
-            ExitCode::from(2)
-        }
+        None => match kumite::gui::run() {
+            Ok(()) => ExitCode::SUCCESS,
+            Err(e) => {
+                eprintln!("kumite: could not open the studio window: {e}");
+                ExitCode::from(2)
+            }
+        },
     }
 }

@@ -487,13 +487,16 @@ pub struct Distances {
     pub to_win: u32,
 }
 
+/// A cheapest achiever tree: its total and its (node, own cost) parts.
+type Tree = (u32, Vec<(usize, u32)>);
+
 /// Evaluates the graph for pursuer `x` in position `st`.
 pub struct Evaluator<'g, 'p> {
     g: &'g VictoryGraph,
     eng: &'g Engine<'p>,
     st: &'g State,
     x: Side,
-    memo: HashMap<usize, Option<(u32, Vec<(usize, u32)>)>>,
+    memo: HashMap<usize, Option<Tree>>,
 }
 
 impl<'g, 'p> Evaluator<'g, 'p> {

@@ -133,3 +133,105 @@ pub fn tree_dot(g: &VictoryGraph, eng: &Engine, st: &State) -> String {
     s.push_str("}\n");
     s
 }
+
+/// `kumite solve` as JSON: shortest win, forced win, and (asked for, simultaneous) the value.
+pub fn solve(prog: &RuleProgram, first: usize, depth: u32, value: bool) -> serde_json::Value {
+    use crate::search::{Searcher, forced_win, search_engine, shortest_win};
+    let eng = search_engine(prog);
+    let Ok(st) = eng.initial(first) else {
+        return serde_json::json!({"error": "runtime error in the initial position"});
+    };
+    let t0 = std::time::Instant::now();
+    let path = shortest_win(prog, &st, depth, 2_000_000);
+    let (forced, first_move) = forced_win(prog, &st, depth, 20_000_000);
+    let mut out = serde_json::json!({
+        "shortest_win": path.as_ref().map(|p| serde_json::json!({
+            "plies": p.len(),
+            "moves": p.iter().map(|s| serde_json::json!({"side": s.side, "command": s.command})).collect::<Vec<_>>(),
+            "states": p.iter().map(|s| s.states.clone()).collect::<Vec<_>>(),
+        })),
+        "forced_win": {"exists": forced, "plies": depth, "first_move": first_move},
+        "chance": if prog.rules.iter().any(|r| r.has_rand) { "rand(a,b) is taken at its midpoint in this search: the path and the proof assume that outcome, not every outcome" } else { "none" },
+    });
+    if value && eng.simultaneous {
+        let mut s = Searcher::new(prog, 0);
+        let (v, hm, cm, sol) = s.matrix_value(&st, depth.min(6));
+        let name =
+            |m: &Option<u32>| m.map_or("pass".to_string(), |c| prog.commands[c as usize].clone());
+        let strat = |ms: &[Option<u32>], p: &[f64]| -> serde_json::Map<String, serde_json::Value> {
+            ms.iter()
+                .zip(p)
+                .map(|(m, x)| (name(m), serde_json::json!(x)))
+                .collect()
+        };
+        out["value"] = serde_json::json!(v);
+        out["value_method"] = serde_json::json!(format!(
+            "depth-limited matrix game ({} joint turns, leaves scored by the derived evaluation); not yet the exact value iteration",
+            depth.min(6)
+        ));
+        out["strategy"] =
+            serde_json::json!({"h": strat(&hm, &sol.rows), "c": strat(&cm, &sol.cols)});
+    }
+    out["seconds"] = serde_json::json!(t0.elapsed().as_secs_f64());
+    out
+}
+
+/// `kumite solve` as text.
+pub fn solve_text(v: &serde_json::Value) -> String {
+    let mut s = String::new();
+    match v["shortest_win"].as_object() {
+        Some(p) => {
+            s.push_str(&format!("shortest win for h: {} plies\n", p["plies"]));
+            if let (Some(moves), Some(states)) = (p["moves"].as_array(), p["states"].as_array()) {
+                for (i, (m, st)) in moves.iter().zip(states).enumerate() {
+                    let cmd = m["command"].as_str().unwrap_or("(pass)");
+                    s.push_str(&format!(
+                        "  {:>3}. {} [{}]   h {}  c {}\n",
+                        i + 1,
+                        m["side"].as_str().unwrap_or("?"),
+                        cmd,
+                        compact(&st["h"]),
+                        compact(&st["c"])
+                    ));
+                }
+            }
+        }
+        None => s.push_str("no win for h found within the depth\n"),
+    }
+    match v["forced_win"]["exists"].as_bool() {
+        Some(true) => s.push_str(&format!(
+            "forced win: yes, within {} plies; first move {}\n",
+            v["forced_win"]["plies"], v["forced_win"]["first_move"]
+        )),
+        Some(false) => s.push_str(&format!(
+            "forced win: no forced win within {} plies\n",
+            v["forced_win"]["plies"]
+        )),
+        None => s.push_str("forced win: undecided (search budget exhausted)\n"),
+    }
+    if !v["value"].is_null() {
+        s.push_str(&format!(
+            "value for h: {:.4} ({})\nstrategy h: {}\nstrategy c: {}\n",
+            v["value"].as_f64().unwrap_or(0.0),
+            v["value_method"].as_str().unwrap_or(""),
+            v["strategy"]["h"],
+            v["strategy"]["c"]
+        ));
+    }
+    if v["chance"] != "none" {
+        s.push_str(&format!("note: {}\n", v["chance"].as_str().unwrap_or("")));
+    }
+    s
+}
+
+fn compact(v: &serde_json::Value) -> String {
+    v.as_object()
+        .map(|m| {
+            m.iter()
+                .filter(|(k, _)| *k != "勝利" && *k != "敗北")
+                .map(|(k, x)| format!("{k}={x}"))
+                .collect::<Vec<_>>()
+                .join(" ")
+        })
+        .unwrap_or_default()
+}

@@ -146,6 +146,27 @@ pub enum Command {
         #[arg(long, default_value = "text", value_parser = ["text", "json", "dot"])]
         format: String,
     },
+    /// Find the shortest win for h (勝ち筋) and whether h can force a win; for simultaneous games
+    /// also the depth-limited game value and both mixed strategies at the start.
+    Solve {
+        /// Rule file.
+        file: PathBuf,
+        /// Override an initial value (see match).
+        #[arg(long = "set")]
+        set: Vec<String>,
+        /// Search depth in plies (alternate: single moves; simultaneous: joint turns).
+        #[arg(long, default_value_t = 30)]
+        depth: u32,
+        /// Who moves first.
+        #[arg(long, value_parser = ["h", "c"])]
+        first: Option<String>,
+        /// Also compute the game value and mixed strategies (simultaneous games).
+        #[arg(long)]
+        value: bool,
+        /// Output format.
+        #[arg(long, value_enum, default_value_t = Format::Text)]
+        format: Format,
+    },
     /// Replay a match log written by `kumite match --log` and verify that the rules and seed
     /// give the same outcome.
     Replay {
@@ -276,6 +297,26 @@ pub fn run(cmd: Command) -> ExitCode {
             }
             ExitCode::SUCCESS
         }
+        Command::Solve {
+            file,
+            set,
+            depth,
+            first,
+            value,
+            format,
+        } => {
+            let prog = match load_program(&file, &set) {
+                Ok(p) => p,
+                Err(e) => return fail(&e),
+            };
+            let out = analyse::solve(&prog, side_of(first.as_deref(), &prog), depth, value);
+            if format == Format::Json {
+                println!("{}", out);
+            } else {
+                print!("{}", analyse::solve_text(&out));
+            }
+            ExitCode::SUCCESS
+        }
         Command::Replay { log } => match play::replay(&log) {
             Ok(msg) => {
                 println!("{msg}");
@@ -368,7 +409,7 @@ fn arena(
 ) -> ExitCode {
     use rayon::prelude::*;
     for spec in [h, c] {
-        if let Err(e) = play::make_player(spec, 0, 0, ai_timeout) {
+        if let Err(e) = play::make_player(prog, spec, 0, 0, ai_timeout) {
             return fail(&e);
         }
     }
@@ -385,8 +426,8 @@ fn arena(
     let results: Vec<(String, u32)> = if play::is_ai(h) || play::is_ai(c) {
         // One process per AI for the whole run: games one after another.
         let mut players = match (
-            play::make_player(h, seed, 0, ai_timeout),
-            play::make_player(c, seed, 1, ai_timeout),
+            play::make_player(prog, h, seed, 0, ai_timeout),
+            play::make_player(prog, c, seed, 1, ai_timeout),
         ) {
             (Ok(a), Ok(b)) => [a, b],
             (Err(e), _) | (_, Err(e)) => return fail(&e),
@@ -395,14 +436,14 @@ fn arena(
             .map(|i| {
                 let opts = opts_for(i);
                 if !play::is_ai(h) {
-                    players[0] =
-                        play::make_player(h, opts.seed, 0, ai_timeout).unwrap_or_else(|_| {
+                    players[0] = play::make_player(prog, h, opts.seed, 0, ai_timeout)
+                        .unwrap_or_else(|_| {
                             Box::new(crate::engine::players::RandomPlayer::new(opts.seed))
                         });
                 }
                 if !play::is_ai(c) {
-                    players[1] =
-                        play::make_player(c, opts.seed, 1, ai_timeout).unwrap_or_else(|_| {
+                    players[1] = play::make_player(prog, c, opts.seed, 1, ai_timeout)
+                        .unwrap_or_else(|_| {
                             Box::new(crate::engine::players::RandomPlayer::new(opts.seed))
                         });
                 }

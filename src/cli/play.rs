@@ -42,13 +42,25 @@ pub fn apply_sets(prog: &mut RuleProgram, sets: &[String]) -> Result<(), String>
 }
 
 /// A player chosen on the command line: `human`, `random` or `ai:COMMAND`.
-pub fn make_player(
+pub fn make_player<'a>(
+    prog: &'a RuleProgram,
     spec: &str,
     seed: u64,
     side: Side,
     ai_timeout: f64,
-) -> Result<Box<dyn Player + Send>, String> {
+) -> Result<Box<dyn Player + Send + 'a>, String> {
     match spec {
+        s if s == "cpu" || s.starts_with("cpu:") => {
+            let settings = crate::search::CpuSettings::parse(
+                prog,
+                s.strip_prefix("cpu").unwrap_or("").trim_start_matches(':'),
+            )?;
+            Ok(Box::new(crate::search::CpuPlayer::new(
+                prog,
+                settings,
+                seed.wrapping_add(side as u64 * 0x51ED),
+            )))
+        }
         "random" => Ok(Box::new(RandomPlayer::new(
             seed.wrapping_add(side as u64 * 0x9E37_79B9),
         ))),
@@ -69,7 +81,7 @@ pub fn make_player(
             )))
         }
         other => Err(format!(
-            "unknown player '{other}': use human, random or ai:COMMAND"
+            "unknown player '{other}': use human, random, cpu[:S5,D1,E0,P200] or ai:COMMAND"
         )),
     }
 }
@@ -148,7 +160,7 @@ impl Player for HumanPlayer {
     }
 }
 
-impl Player for Box<dyn Player + Send> {
+impl Player for Box<dyn Player + Send + '_> {
     fn begin(
         &mut self,
         eng: &Engine,
@@ -183,7 +195,7 @@ impl Player for Box<dyn Player + Send> {
 /// Runs one match with the given players, printing traces and waiting as asked.
 pub fn run_with(
     prog: &RuleProgram,
-    players: &mut [Box<dyn Player + Send>; 2],
+    players: &mut [Box<dyn Player + Send + '_>; 2],
     opts: &MatchOptions,
     delay: f64,
     text_trace: bool,
@@ -211,8 +223,8 @@ pub fn run_match(
     ai_timeout: f64,
 ) -> Result<MatchResult, String> {
     let mut players = [
-        make_player(h, opts.seed, 0, ai_timeout)?,
-        make_player(c, opts.seed, 1, ai_timeout)?,
+        make_player(prog, h, opts.seed, 0, ai_timeout)?,
+        make_player(prog, c, opts.seed, 1, ai_timeout)?,
     ];
     Ok(run_with(prog, &mut players, opts, delay, text_trace))
 }

@@ -132,7 +132,7 @@ struct Scratch {
 }
 
 /// Replaces `rand` draws: (turn, side, rule, slot, lo, hi) → value.
-pub type ChanceFn<'p> = Box<dyn Fn(u32, Side, u32, u16, i64, i64) -> i64 + 'p>;
+pub type ChanceFn<'p> = Box<dyn Fn(u32, Side, u32, u16, i64, i64) -> i64 + Send + 'p>;
 
 /// Internal results carry the (rare) error boxed, so the hot paths return small values.
 type Res<T> = Result<T, Box<RuntimeError>>;

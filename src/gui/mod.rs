@@ -1,0 +1,1031 @@
+//! The studio window: a rule editor with live diagnostics and the expanded-rules view.
+//!
+//! [`StudioApp`] holds the live state (text, worker, caches) and the [`Persisted`] settings
+//! separately; [`run`] opens the window, and tests build the app with
+//! [`StudioApp::new_for_test`] and drive it with `egui_kittest`. One panel per file:
+//! [`editor`], [`diagnostics`], [`expanded`]; [`files`] does the file work, [`worker`] checks the
+//! text off the UI thread, [`i18n`] holds every UI string, [`fonts`] the bundled Japanese fonts.
+
+pub mod diagnostics;
+pub mod editor;
+pub mod expanded;
+pub mod files;
+pub mod fonts;
+pub mod highlight;
+pub mod i18n;
+pub mod worker;
+
+use diagnostics::DiagnosticsPanel;
+use editor::EditorPanel;
+use egui::{Key, KeyboardShortcut, Modifiers, RichText, Ui, ViewportCommand};
+use expanded::{ExpandedAction, ExpandedPanel};
+use files::{
+    DialogKind, DiskWatch, NativeAnswer, PathDialog, Recovered, Recovery, push_recent,
+    read_rule_file, save_rule_file,
+};
+use i18n::{Lang, T, tr, trf};
+use serde::{Deserialize, Serialize};
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+use worker::{Checked, ProgramView, Worker};
+
+/// Light or dark.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub enum ThemeChoice {
+    /// Dark background.
+    #[default]
+    Dark,
+    /// Light background.
+    Light,
+}
+
+/// What the studio remembers between runs (eframe storage). The window size and position are
+/// remembered by eframe itself (`persist_window`).
+#[derive(Clone, Debug, Serialize, Deserialize)]
+#[serde(default)]
+pub struct Persisted {
+    /// UI language.
+    pub lang: Lang,
+    /// Colour theme.
+    pub theme: ThemeChoice,
+    /// The file open when the studio last closed.
+    pub last_file: Option<PathBuf>,
+    /// Recently opened or saved files, newest first.
+    pub recent: Vec<PathBuf>,
+    /// Width of the expanded-rules panel.
+    pub expanded_width: f32,
+    /// Height of the problems panel.
+    pub diagnostics_height: f32,
+}
+
+impl Default for Persisted {
+    fn default() -> Self {
+        Self {
+            lang: Lang::from_env(),
+            theme: ThemeChoice::Dark,
+            last_file: None,
+            recent: Vec::new(),
+            expanded_width: 560.0,
+            diagnostics_height: 200.0,
+        }
+    }
+}
+
+/// Something that replaces the open text, and so may need the user's word first.
+#[derive(Clone, Debug, PartialEq, Eq)]
+enum Action {
+    New,
+    Open,
+    OpenPath(PathBuf),
+    OpenExample(&'static str),
+    Reload,
+    Close,
+}
+
+/// The text being edited and where it lives.
+struct Document {
+    /// The file, if it has one.
+    path: Option<PathBuf>,
+    /// The bundled example it was opened from (saving asks for a path).
+    example: Option<&'static str>,
+    /// The text as last loaded or saved (to tell whether there are unsaved changes).
+    saved_text: String,
+}
+
+/// The studio application.
+pub struct StudioApp {
+    /// Remembered settings.
+    pub persisted: Persisted,
+    editor: EditorPanel,
+    diagnostics: DiagnosticsPanel,
+    expanded: ExpandedPanel,
+    doc: Document,
+    dirty: bool,
+    seen_version: u64,
+    worker: Worker,
+    checked: Option<Checked>,
+    last_good: Option<Arc<ProgramView>>,
+    recovery: Option<Recovery>,
+    recovery_offer: Option<Recovered>,
+    recovery_written: bool,
+    autosaved_version: u64,
+    last_autosave: Instant,
+    watch: DiskWatch,
+    disk_changed: bool,
+    confirm: Option<Action>,
+    after_save: Option<Action>,
+    pending_action: Option<Action>,
+    pending_open: Option<PathBuf>,
+    path_dialog: Option<PathDialog>,
+    error: Option<String>,
+    notice: Option<String>,
+    native_dialogs: bool,
+    portal_missing: bool,
+    allow_close: bool,
+    fonts_installed: bool,
+    title: String,
+    applied_theme: Option<ThemeChoice>,
+}
+
+/// Opens the studio window.
+pub fn run() -> eframe::Result {
+    let options = eframe::NativeOptions {
+        viewport: egui::ViewportBuilder::default()
+            .with_title("Kumite")
+            .with_app_id("kumite")
+            .with_inner_size([1360.0, 860.0])
+            .with_min_inner_size([720.0, 420.0]),
+        persist_window: true,
+        ..Default::default()
+    };
+    eframe::run_native(
+        "kumite",
+        options,
+        Box::new(|cc| Ok(Box::new(StudioApp::new(cc)))),
+    )
+}
+
+impl StudioApp {
+    fn with_state(persisted: Persisted, text: String, doc: Document) -> Self {
+        Self {
+            persisted,
+            editor: EditorPanel::new(text),
+            diagnostics: DiagnosticsPanel::default(),
+            expanded: ExpandedPanel::default(),
+            doc,
+            dirty: false,
+            seen_version: 0,
+            worker: Worker::spawn(),
+            checked: None,
+            last_good: None,
+            recovery: None,
+            recovery_offer: None,
+            recovery_written: false,
+            autosaved_version: 0,
+            last_autosave: Instant::now(),
+            watch: DiskWatch::default(),
+            disk_changed: false,
+            confirm: None,
+            after_save: None,
+            pending_action: None,
+            pending_open: None,
+            path_dialog: None,
+            error: None,
+            notice: None,
+            native_dialogs: true,
+            portal_missing: false,
+            allow_close: false,
+            fonts_installed: false,
+            title: String::new(),
+            applied_theme: None,
+        }
+    }
+
+    /// The app as the window starts it: remembered settings, the last file if it still exists
+    /// (else the bundled sumo example), and an offer to recover unsaved work after a crash.
+    pub fn new(cc: &eframe::CreationContext<'_>) -> Self {
+        fonts::install(&cc.egui_ctx);
+        let persisted: Persisted = cc
+            .storage
+            .and_then(|s| eframe::get_value(s, eframe::APP_KEY))
+            .unwrap_or_default();
+        let last = persisted
+            .last_file
+            .clone()
+            .and_then(|p| read_rule_file(&p).ok().map(|t| (p, t)));
+        let mut app = match last {
+            Some((path, text)) => {
+                let doc = Document {
+                    path: Some(path.clone()),
+                    example: None,
+                    saved_text: text.clone(),
+                };
+                let mut app = Self::with_state(persisted, text, doc);
+                app.watch.reset(Some(&path));
+                app
+            }
+            None => Self::with_example(persisted, "sumo.kmt"),
+        };
+        app.fonts_installed = true;
+        app.recovery = Recovery::default_dir().map(Recovery::new);
+        app.recovery_offer = app.recovery.as_ref().and_then(Recovery::load);
+        app
+    }
+
+    fn with_example(persisted: Persisted, name: &'static str) -> Self {
+        let text = files::example(name).unwrap_or_default().to_string();
+        let doc = Document {
+            path: None,
+            example: Some(name),
+            saved_text: text.clone(),
+        };
+        Self::with_state(persisted, text, doc)
+    }
+
+    /// An app for tests: the given language and text (an untitled file), no storage, no
+    /// recovery copy, and the studio's own path dialog instead of the system's.
+    pub fn new_for_test(lang: Lang, text: &str) -> Self {
+        let persisted = Persisted {
+            lang,
+            ..Persisted::default()
+        };
+        let doc = Document {
+            path: None,
+            example: None,
+            saved_text: text.to_string(),
+        };
+        let mut app = Self::with_state(persisted, text.to_string(), doc);
+        app.native_dialogs = false;
+        app
+    }
+
+    /// Uses (and offers back) the recovery copy in `dir` (for tests of crash recovery).
+    pub fn with_recovery_dir(mut self, dir: &Path) -> Self {
+        let r = Recovery::new(dir);
+        self.recovery_offer = r.load();
+        self.recovery = Some(r);
+        self
+    }
+
+    /// The editor's text.
+    pub fn text(&self) -> &str {
+        &self.editor.text
+    }
+
+    /// True while there are unsaved changes.
+    pub fn is_dirty(&self) -> bool {
+        self.dirty
+    }
+
+    /// The window title as last set.
+    pub fn title(&self) -> &str {
+        &self.title
+    }
+
+    /// The newest check finished for the current text (false while the worker is busy).
+    pub fn is_checked(&self) -> bool {
+        self.checked
+            .as_ref()
+            .is_some_and(|c| c.version == self.editor.view.version)
+    }
+
+    /// The source line (0-based) highlighted from the expanded view.
+    pub fn picked_line(&self) -> Option<usize> {
+        self.editor.picked_line
+    }
+
+    /// The expanded-rule rows selected in the table.
+    pub fn selected_rows(&self) -> std::ops::Range<usize> {
+        self.expanded.selected.clone()
+    }
+
+    /// Gives the editor the keyboard focus.
+    pub fn focus_editor(&self, ctx: &egui::Context) {
+        ctx.memory_mut(|m| m.request_focus(self.editor.id()));
+    }
+
+    /// The file being edited.
+    pub fn path(&self) -> Option<&Path> {
+        self.doc.path.as_deref()
+    }
+
+    fn lang(&self) -> Lang {
+        self.persisted.lang
+    }
+
+    fn display_name(&self) -> String {
+        if let Some(p) = &self.doc.path {
+            p.file_name()
+                .map(|n| n.to_string_lossy().into_owned())
+                .unwrap_or_else(|| p.display().to_string())
+        } else if let Some(e) = self.doc.example {
+            format!("{e} {}", tr(self.lang(), T::ExampleSuffix))
+        } else {
+            tr(self.lang(), T::Untitled).to_string()
+        }
+    }
+
+    fn file_name_for_reports(&self) -> String {
+        self.doc
+            .path
+            .as_ref()
+            .and_then(|p| p.file_name())
+            .map(|n| n.to_string_lossy().into_owned())
+            .or_else(|| self.doc.example.map(str::to_string))
+            .unwrap_or_else(|| "untitled.kmt".into())
+    }
+
+    // ----- files -----
+
+    fn request(&mut self, ctx: &egui::Context, action: Action) {
+        if self.dirty {
+            // Asked before any file dialog, so the answer is never lost behind it.
+            self.confirm = Some(action);
+        } else {
+            self.perform(ctx, action);
+        }
+    }
+
+    fn perform(&mut self, ctx: &egui::Context, action: Action) {
+        match action {
+            Action::New => {
+                self.load_text(ctx, String::new(), None, None);
+            }
+            Action::Open => self.ask_path(DialogKind::Open),
+            Action::OpenPath(p) => self.open_path(ctx, &p),
+            Action::OpenExample(name) => {
+                let text = files::example(name).unwrap_or_default().to_string();
+                self.load_text(ctx, text, None, Some(name));
+            }
+            Action::Reload => {
+                if let Some(p) = self.doc.path.clone() {
+                    self.open_path(ctx, &p);
+                }
+            }
+            Action::Close => {
+                self.clear_recovery();
+                self.allow_close = true;
+                ctx.send_viewport_cmd(ViewportCommand::Close);
+            }
+        }
+    }
+
+    fn open_path(&mut self, ctx: &egui::Context, p: &Path) {
+        match read_rule_file(p) {
+            Ok(text) => {
+                self.load_text(ctx, text, Some(p.to_path_buf()), None);
+                push_recent(&mut self.persisted.recent, p);
+                self.persisted.last_file = Some(p.to_path_buf());
+            }
+            Err(e) => {
+                self.error = Some(format!(
+                    "{}: {e}",
+                    trf(self.lang(), T::OpenFailed, p.display())
+                ));
+            }
+        }
+    }
+
+    fn load_text(
+        &mut self,
+        ctx: &egui::Context,
+        text: String,
+        path: Option<PathBuf>,
+        example: Option<&'static str>,
+    ) {
+        self.doc = Document {
+            path,
+            example,
+            saved_text: text.clone(),
+        };
+        self.editor.set_text(ctx, text);
+        self.notice = None;
+        self.dirty = false;
+        self.disk_changed = false;
+        self.watch.reset(self.doc.path.as_deref());
+        self.diagnostics.selected = None;
+        self.clear_recovery();
+        if self.doc.path.is_none() {
+            self.persisted.last_file = None;
+        }
+    }
+
+    fn save(&mut self) -> bool {
+        match self.doc.path.clone() {
+            Some(p) => self.save_to(&p),
+            None => {
+                self.ask_path(DialogKind::SaveAs);
+                false
+            }
+        }
+    }
+
+    fn save_to(&mut self, p: &Path) -> bool {
+        match save_rule_file(p, &self.editor.text) {
+            Ok(()) => {
+                self.doc.path = Some(p.to_path_buf());
+                self.doc.example = None;
+                self.doc.saved_text = self.editor.text.clone();
+                self.dirty = false;
+                self.disk_changed = false;
+                self.watch.reset(Some(p));
+                push_recent(&mut self.persisted.recent, p);
+                self.persisted.last_file = Some(p.to_path_buf());
+                self.clear_recovery();
+                self.notice = Some(trf(self.lang(), T::Saved, p.display()));
+                true
+            }
+            Err(e) => {
+                self.error = Some(format!(
+                    "{}: {e}",
+                    trf(self.lang(), T::SaveFailed, p.display())
+                ));
+                false
+            }
+        }
+    }
+
+    fn export_to(&mut self, p: &Path) -> Result<(), String> {
+        let Some(view) = self.last_good.clone() else {
+            return Ok(());
+        };
+        let text = crate::program::expanded_kmt(&view.compiled, &self.file_name_for_reports());
+        save_rule_file(p, &text)
+            .map(|()| self.notice = Some(trf(self.lang(), T::Exported, p.display())))
+            .map_err(|e| format!("{}: {e}", trf(self.lang(), T::SaveFailed, p.display())))
+    }
+
+    /// Asks for a path: the system's dialog, or (when there is none) the studio's own.
+    fn ask_path(&mut self, kind: DialogKind) {
+        let dir = self
+            .doc
+            .path
+            .as_ref()
+            .and_then(|p| p.parent())
+            .map(Path::to_path_buf)
+            .or_else(|| std::env::current_dir().ok());
+        let name = match kind {
+            DialogKind::Export => {
+                let stem = self.file_name_for_reports();
+                format!("{}_expanded.kmt", stem.trim_end_matches(".kmt"))
+            }
+            _ => self.file_name_for_reports(),
+        };
+        if self.native_dialogs {
+            match files::native_dialog(kind, tr(self.lang(), T::FileFilter), dir.as_deref(), &name)
+            {
+                NativeAnswer::Picked(p) => {
+                    self.path_chosen(kind, p);
+                    return;
+                }
+                NativeAnswer::Cancelled => {
+                    self.after_save = None;
+                    return;
+                }
+                NativeAnswer::Unavailable => {
+                    self.native_dialogs = false;
+                    self.portal_missing = true;
+                }
+            }
+        }
+        let initial = match kind {
+            DialogKind::Open => dir.map(|d| format!("{}/", d.display())).unwrap_or_default(),
+            _ => dir
+                .map(|d| d.join(&name).display().to_string())
+                .unwrap_or(name),
+        };
+        self.path_dialog = Some(PathDialog::new(kind, initial));
+    }
+
+    /// Acts on a path from either dialog; returns why it failed.
+    fn path_chosen(&mut self, kind: DialogKind, p: PathBuf) -> Option<String> {
+        match kind {
+            DialogKind::Open => {
+                if let Err(e) = read_rule_file(&p) {
+                    return Some(format!(
+                        "{}: {e}",
+                        trf(self.lang(), T::OpenFailed, p.display())
+                    ));
+                }
+                self.pending_open = Some(p);
+                None
+            }
+            DialogKind::SaveAs => {
+                if self.save_to(&p) {
+                    self.error = None;
+                    if let Some(a) = self.after_save.take() {
+                        self.pending_action = Some(a);
+                    }
+                    None
+                } else {
+                    self.error.take()
+                }
+            }
+            DialogKind::Export => self.export_to(&p).err(),
+        }
+    }
+
+    fn clear_recovery(&mut self) {
+        if let Some(r) = &self.recovery
+            && self.recovery_written
+        {
+            r.clear();
+        }
+        self.recovery_written = false;
+    }
+
+    /// Autosave: every few seconds while there are unsaved changes.
+    fn autosave(&mut self, ctx: &egui::Context) {
+        let Some(r) = &self.recovery else {
+            return;
+        };
+        if self.recovery_offer.is_some() {
+            return; // Don't overwrite the copy the user has not answered about.
+        }
+        if !self.dirty {
+            if self.recovery_written {
+                r.clear();
+                self.recovery_written = false;
+            }
+            return;
+        }
+        let due = self.last_autosave.elapsed() >= Duration::from_secs(3);
+        if self.autosaved_version != self.editor.view.version && due {
+            if r.save(&self.editor.text, self.doc.path.as_deref()).is_ok() {
+                self.recovery_written = true;
+            }
+            self.autosaved_version = self.editor.view.version;
+            self.last_autosave = Instant::now();
+        } else if self.autosaved_version != self.editor.view.version {
+            ctx.request_repaint_after(Duration::from_secs(3));
+        }
+    }
+
+    // ----- frame -----
+
+    /// Shows the whole studio in `ui` (the window's root ui, or a test harness's).
+    pub fn show(&mut self, ui: &mut Ui) {
+        let ctx = ui.ctx().clone();
+        if !self.fonts_installed {
+            fonts::install(&ctx);
+            self.fonts_installed = true;
+        }
+        if self.applied_theme != Some(self.persisted.theme) {
+            ctx.set_theme(match self.persisted.theme {
+                ThemeChoice::Dark => egui::Theme::Dark,
+                ThemeChoice::Light => egui::Theme::Light,
+            });
+            self.applied_theme = Some(self.persisted.theme);
+        }
+        if let Some(c) = self.worker.poll() {
+            self.editor.view.set_marks(&c);
+            if c.view.is_some() {
+                self.last_good = c.view.clone();
+            }
+            self.checked = Some(c);
+        }
+        self.shortcuts(&ctx);
+        self.close_request(&ctx);
+        if let Some(p) = self.doc.path.clone()
+            && !self.disk_changed
+        {
+            if self.watch.changed(&p) {
+                self.disk_changed = true;
+            }
+            ctx.request_repaint_after(Duration::from_secs(1));
+        }
+
+        let lang = self.lang();
+        egui::Panel::top("kumite-menu").show(ui, |ui| self.menu_bar(ui));
+        egui::Panel::bottom("kumite-status").show(ui, |ui| self.status_bar(ui));
+        let diag_panel = egui::Panel::bottom("kumite-diagnostics")
+            .resizable(true)
+            .default_size(self.persisted.diagnostics_height)
+            .size_range(80.0..=900.0)
+            .show(ui, |ui| {
+                // Fill the panel, so it keeps its size when the list is short.
+                ui.set_min_size(ui.available_size());
+                let file = self.file_name_for_reports();
+                let busy = self.worker.busy();
+                self.diagnostics
+                    .ui(ui, lang, self.checked.as_ref(), busy, &file)
+            });
+        if let Some(i) = diag_panel.inner {
+            let span = self.editor.view.mark_span(i).or_else(|| {
+                self.checked
+                    .as_ref()
+                    .and_then(|c| c.diags.get(i))
+                    .map(|d| d.diag.span.clone())
+            });
+            if let Some(span) = span {
+                self.editor.select(span);
+            }
+        }
+        self.persisted.diagnostics_height = diag_panel.response.rect.height();
+
+        let stale = self.checked.as_ref().is_some_and(|c| c.errors > 0);
+        let cursor_line = self.editor.cursor.0 + 1;
+        let exp_panel = egui::Panel::right("kumite-expanded")
+            .resizable(true)
+            .default_size(self.persisted.expanded_width)
+            .size_range(240.0..=1600.0)
+            .show(ui, |ui| {
+                ui.set_min_size(ui.available_size());
+                self.expanded
+                    .ui(ui, lang, self.last_good.as_deref(), stale, cursor_line)
+            });
+        self.persisted.expanded_width = exp_panel.response.rect.width();
+        match exp_panel.inner {
+            Some(ExpandedAction::ShowLine(line)) => {
+                self.editor.picked_line = Some(line.saturating_sub(1));
+                self.editor.reveal_line(line.saturating_sub(1));
+            }
+            Some(ExpandedAction::Export) => self.ask_path(DialogKind::Export),
+            None => {}
+        }
+
+        egui::CentralPanel::default().show(ui, |ui| {
+            self.banners(ui);
+            let Self {
+                editor, checked, ..
+            } = self;
+            let diags = checked
+                .as_ref()
+                .map(|c| c.diags.as_slice())
+                .unwrap_or_default();
+            editor.ui(ui, lang, diags);
+        });
+
+        if self.editor.view.version != self.seen_version {
+            self.seen_version = self.editor.view.version;
+            self.dirty = self.editor.text != self.doc.saved_text;
+            let text: Arc<str> = Arc::from(self.editor.text.as_str());
+            self.worker
+                .submit(self.editor.view.version, text, Some(ctx.clone()));
+        }
+        self.autosave(&ctx);
+        self.dialogs(&ctx);
+        if let Some(a) = self.pending_action.take() {
+            self.perform(&ctx, a);
+        }
+        if let Some(p) = self.pending_open.take() {
+            self.open_path(&ctx, &p);
+        }
+
+        let title = format!(
+            "{}{} — Kumite",
+            self.display_name(),
+            if self.dirty { " ●" } else { "" }
+        );
+        if title != self.title {
+            ctx.send_viewport_cmd(ViewportCommand::Title(title.clone()));
+            self.title = title;
+        }
+    }
+
+    fn shortcuts(&mut self, ctx: &egui::Context) {
+        let sc = |m, k| KeyboardShortcut::new(m, k);
+        let shift_cmd = Modifiers::COMMAND | Modifiers::SHIFT;
+        if ctx.input_mut(|i| i.consume_shortcut(&sc(shift_cmd, Key::S))) {
+            self.ask_path(DialogKind::SaveAs);
+        }
+        if ctx.input_mut(|i| i.consume_shortcut(&sc(Modifiers::COMMAND, Key::S))) {
+            self.save();
+        }
+        if ctx.input_mut(|i| i.consume_shortcut(&sc(Modifiers::COMMAND, Key::N))) {
+            self.request(ctx, Action::New);
+        }
+        if ctx.input_mut(|i| i.consume_shortcut(&sc(Modifiers::COMMAND, Key::O))) {
+            self.request(ctx, Action::Open);
+        }
+        if ctx.input_mut(|i| i.consume_shortcut(&sc(Modifiers::COMMAND, Key::F))) {
+            self.editor.open_find();
+        }
+    }
+
+    fn close_request(&mut self, ctx: &egui::Context) {
+        if !ctx.input(|i| i.viewport().close_requested()) {
+            return;
+        }
+        if self.dirty && !self.allow_close {
+            ctx.send_viewport_cmd(ViewportCommand::CancelClose);
+            self.confirm = Some(Action::Close);
+        } else if !self.dirty {
+            self.clear_recovery();
+        }
+    }
+
+    fn menu_bar(&mut self, ui: &mut Ui) {
+        let lang = self.lang();
+        let ctx = ui.ctx().clone();
+        let sc = |m, k| ctx.format_shortcut(&KeyboardShortcut::new(m, k));
+        let item = |ui: &mut Ui, key: T, shortcut: String| {
+            ui.add(egui::Button::new(tr(lang, key)).shortcut_text(shortcut))
+                .clicked()
+        };
+        egui::MenuBar::new().ui(ui, |ui| {
+            ui.menu_button(tr(lang, T::MenuFile), |ui| {
+                if item(ui, T::New, sc(Modifiers::COMMAND, Key::N)) {
+                    self.request(&ctx, Action::New);
+                }
+                if item(ui, T::Open, sc(Modifiers::COMMAND, Key::O)) {
+                    self.request(&ctx, Action::Open);
+                }
+                if item(ui, T::Save, sc(Modifiers::COMMAND, Key::S)) {
+                    self.save();
+                }
+                if item(
+                    ui,
+                    T::SaveAs,
+                    sc(Modifiers::COMMAND | Modifiers::SHIFT, Key::S),
+                ) {
+                    self.ask_path(DialogKind::SaveAs);
+                }
+                ui.separator();
+                ui.menu_button(tr(lang, T::Recent), |ui| {
+                    if self.persisted.recent.is_empty() {
+                        ui.weak(tr(lang, T::NoRecent));
+                    }
+                    for p in self.persisted.recent.clone() {
+                        if ui.button(p.display().to_string()).clicked() {
+                            self.request(&ctx, Action::OpenPath(p));
+                        }
+                    }
+                    if !self.persisted.recent.is_empty() {
+                        ui.separator();
+                        if ui.button(tr(lang, T::ClearRecent)).clicked() {
+                            self.persisted.recent.clear();
+                        }
+                    }
+                });
+                ui.separator();
+                if ui
+                    .add_enabled(
+                        self.last_good.is_some(),
+                        egui::Button::new(tr(lang, T::ExportExpanded)),
+                    )
+                    .clicked()
+                {
+                    self.ask_path(DialogKind::Export);
+                }
+                ui.separator();
+                if ui.button(tr(lang, T::Quit)).clicked() {
+                    ctx.send_viewport_cmd(ViewportCommand::Close);
+                }
+            });
+            ui.menu_button(tr(lang, T::MenuEdit), |ui| {
+                if item(ui, T::Undo, sc(Modifiers::COMMAND, Key::Z)) {
+                    self.editor.undo(&ctx, false);
+                }
+                if item(
+                    ui,
+                    T::Redo,
+                    sc(Modifiers::COMMAND | Modifiers::SHIFT, Key::Z),
+                ) {
+                    self.editor.undo(&ctx, true);
+                }
+                ui.separator();
+                if item(ui, T::Find, sc(Modifiers::COMMAND, Key::F)) {
+                    self.editor.open_find();
+                }
+                if item(ui, T::ToggleComment, sc(Modifiers::COMMAND, Key::Slash)) {
+                    self.editor.toggle_comment(&ctx);
+                }
+                if item(ui, T::Indent, "Tab".into()) {
+                    self.editor.indent(&ctx, false);
+                }
+                if item(ui, T::Outdent, sc(Modifiers::SHIFT, Key::Tab)) {
+                    self.editor.indent(&ctx, true);
+                }
+            });
+            ui.menu_button(tr(lang, T::Examples), |ui| {
+                for (name, _) in files::EXAMPLES {
+                    if ui.button(*name).clicked() {
+                        self.request(&ctx, Action::OpenExample(name));
+                    }
+                }
+            });
+            ui.menu_button(tr(lang, T::MenuView), |ui| {
+                ui.label(RichText::new(tr(lang, T::Theme)).weak());
+                ui.radio_value(
+                    &mut self.persisted.theme,
+                    ThemeChoice::Dark,
+                    tr(lang, T::Dark),
+                );
+                ui.radio_value(
+                    &mut self.persisted.theme,
+                    ThemeChoice::Light,
+                    tr(lang, T::Light),
+                );
+                ui.separator();
+                ui.label(RichText::new(tr(lang, T::Language)).weak());
+                ui.radio_value(&mut self.persisted.lang, Lang::En, "English");
+                ui.radio_value(&mut self.persisted.lang, Lang::Ja, "日本語");
+            });
+        });
+    }
+
+    fn status_bar(&mut self, ui: &mut Ui) {
+        let lang = self.lang();
+        ui.horizontal(|ui| {
+            let where_ = match &self.doc.path {
+                Some(p) => p.display().to_string(),
+                None => self.display_name(),
+            };
+            ui.label(format!("{where_}{}", if self.dirty { " ●" } else { "" }));
+            ui.separator();
+            let (l, c) = self.editor.cursor;
+            let pos = match lang {
+                Lang::En => format!("Ln {}, Col {c}", l + 1),
+                Lang::Ja => format!("{} 行、{c} 桁", l + 1),
+            };
+            ui.label(pos);
+            if let Some(c) = &self.checked {
+                ui.separator();
+                ui.weak(trf(lang, T::CheckedIn, c.elapsed.as_millis()));
+            }
+            if let Some(n) = &self.notice {
+                ui.separator();
+                ui.weak(n);
+            }
+        });
+    }
+
+    fn banners(&mut self, ui: &mut Ui) {
+        let lang = self.lang();
+        if self.disk_changed {
+            let name = self.display_name();
+            let ctx = ui.ctx().clone();
+            ui.horizontal(|ui| {
+                let key = if self.dirty {
+                    T::ChangedOnDiskDirty
+                } else {
+                    T::ChangedOnDisk
+                };
+                ui.label(RichText::new(trf(lang, key, &name)).strong());
+                if ui.button(tr(lang, T::ReloadBtn)).clicked() {
+                    self.disk_changed = false;
+                    self.perform(&ctx, Action::Reload);
+                }
+                if ui.button(tr(lang, T::IgnoreBtn)).clicked() {
+                    self.disk_changed = false;
+                    self.watch.reset(self.doc.path.as_deref());
+                }
+            });
+            ui.separator();
+        }
+    }
+
+    fn dialogs(&mut self, ctx: &egui::Context) {
+        let lang = self.lang();
+        if let Some(r) = self.recovery_offer.clone() {
+            let name = r
+                .path
+                .as_ref()
+                .map(|p| p.display().to_string())
+                .unwrap_or_else(|| tr(lang, T::Untitled).to_string());
+            egui::Modal::new(egui::Id::unique("kumite-recovery")).show(ctx, |ui| {
+                ui.heading(tr(lang, T::RecoveryTitle));
+                ui.label(trf(lang, T::RecoveryBody, &name));
+                ui.horizontal(|ui| {
+                    if ui.button(tr(lang, T::RecoverBtn)).clicked() {
+                        let saved = r
+                            .path
+                            .as_ref()
+                            .and_then(|p| read_rule_file(p).ok())
+                            .unwrap_or_default();
+                        self.load_text(ctx, r.text.clone(), r.path.clone(), None);
+                        self.doc.saved_text = saved;
+                        self.recovery_offer = None;
+                        // Keep the copy until this work is saved.
+                        self.recovery_written = true;
+                    }
+                    if ui.button(tr(lang, T::DiscardRecoveryBtn)).clicked() {
+                        if let Some(rec) = &self.recovery {
+                            rec.clear();
+                        }
+                        self.recovery_offer = None;
+                    }
+                });
+            });
+            return;
+        }
+        if let Some(action) = self.confirm.clone() {
+            let name = self.display_name();
+            let mut answer = None;
+            egui::Modal::new(egui::Id::unique("kumite-unsaved")).show(ctx, |ui| {
+                ui.heading(tr(lang, T::UnsavedTitle));
+                ui.label(trf(lang, T::UnsavedBody, &name));
+                ui.horizontal(|ui| {
+                    if ui.button(tr(lang, T::SaveBtn)).clicked() {
+                        answer = Some(0);
+                    }
+                    if ui.button(tr(lang, T::DiscardBtn)).clicked() {
+                        answer = Some(1);
+                    }
+                    if ui.button(tr(lang, T::CancelBtn)).clicked() {
+                        answer = Some(2);
+                    }
+                });
+            });
+            match answer {
+                Some(0) => {
+                    self.confirm = None;
+                    if self.doc.path.is_some() {
+                        if self.save() {
+                            self.perform(ctx, action);
+                        }
+                    } else {
+                        self.after_save = Some(action);
+                        self.ask_path(DialogKind::SaveAs);
+                    }
+                }
+                Some(1) => {
+                    self.confirm = None;
+                    if action != Action::Close {
+                        self.clear_recovery();
+                    }
+                    self.perform(ctx, action);
+                }
+                Some(2) => self.confirm = None,
+                _ => {}
+            }
+            return;
+        }
+        if let Some(mut d) = self.path_dialog.take() {
+            let title = match d.kind {
+                DialogKind::Open => T::PathDialogOpen,
+                DialogKind::SaveAs => T::PathDialogSave,
+                DialogKind::Export => T::PathDialogExport,
+            };
+            let mut done = None;
+            let mut keep = true;
+            egui::Modal::new(egui::Id::unique("kumite-path")).show(ctx, |ui| {
+                ui.set_min_width(520.0);
+                ui.heading(tr(lang, title));
+                if self.portal_missing {
+                    ui.weak(tr(lang, T::NoPortal));
+                }
+                let label = ui.label(tr(lang, T::PathLabel));
+                let resp = ui
+                    .add(
+                        egui::TextEdit::singleline(&mut d.input)
+                            .hint_text(tr(lang, T::PathHint))
+                            .desired_width(f32::INFINITY),
+                    )
+                    .labelled_by(label.id);
+                if !resp.has_focus() && !resp.lost_focus() && d.error.is_none() {
+                    resp.request_focus();
+                }
+                if resp.lost_focus() && ui.input(|i| i.key_pressed(Key::Enter)) {
+                    done = Some(PathBuf::from(d.input.trim()));
+                }
+                if let Some(e) = &d.error {
+                    ui.colored_label(ui.visuals().error_fg_color, e);
+                }
+                let near = d.neighbours();
+                if !near.is_empty() {
+                    egui::ScrollArea::vertical()
+                        .max_height(160.0)
+                        .show(ui, |ui| {
+                            for p in near {
+                                let name = p
+                                    .file_name()
+                                    .map(|n| n.to_string_lossy().into_owned())
+                                    .unwrap_or_default();
+                                if ui.selectable_label(false, name).clicked() {
+                                    d.input = p.display().to_string();
+                                }
+                            }
+                        });
+                }
+                ui.horizontal(|ui| {
+                    if ui.button(tr(lang, T::OkBtn)).clicked() {
+                        done = Some(PathBuf::from(d.input.trim()));
+                    }
+                    if ui.button(tr(lang, T::CancelBtn)).clicked() {
+                        keep = false;
+                    }
+                });
+            });
+            if let Some(p) = done {
+                match self.path_chosen(d.kind, p) {
+                    None => keep = false,
+                    Some(e) => d.error = Some(e),
+                }
+            }
+            if keep {
+                self.path_dialog = Some(d);
+            } else {
+                self.after_save = None;
+            }
+            return;
+        }
+        if let Some(e) = self.error.clone() {
+            egui::Modal::new(egui::Id::unique("kumite-error")).show(ctx, |ui| {
+                ui.heading(tr(lang, T::ErrorTitle));
+                ui.label(&e);
+                if ui.button(tr(lang, T::OkBtn)).clicked() {
+                    self.error = None;
+                }
+            });
+        }
+    }
+}
+
+impl eframe::App for StudioApp {
+    fn ui(&mut self, ui: &mut Ui, _frame: &mut eframe::Frame) {
+        self.show(ui);
+    }
+
+    fn save(&mut self, storage: &mut dyn eframe::Storage) {
+        eframe::set_value(storage, eframe::APP_KEY, &self.persisted);
+    }
+
+    fn on_exit(&mut self, _gl: Option<&eframe::glow::Context>) {
+        if !self.dirty {
+            self.clear_recovery();
+        }
+    }
+}

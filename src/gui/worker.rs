@@ -1,0 +1,296 @@
+//! Checks the rule text off the UI thread.
+//!
+//! The editor sends every new text with its version; the worker skips to the newest one waiting,
+//! runs the whole pipeline ([`compile`]), prepares what the views show (rule texts, line and
+//! column of each diagnostic) and sends it back, then wakes the UI with `request_repaint`.
+//! A 10,000-line file takes longer than a frame to check, so typing never waits for it.
+
+use crate::diag::{Diagnostic, LineIndex, Severity};
+use crate::program::{Compiled, Settings, compile};
+use std::sync::Arc;
+use std::sync::mpsc::{self, Receiver, Sender};
+use std::time::{Duration, Instant};
+
+/// One diagnostic, resolved to a line and column of the text it was found in.
+#[derive(Clone, Debug)]
+pub struct DiagItem {
+    /// The diagnostic itself.
+    pub diag: Diagnostic,
+    /// 1-based line.
+    pub line: usize,
+    /// 1-based column in characters.
+    pub col: usize,
+}
+
+impl DiagItem {
+    /// True for errors.
+    pub fn is_error(&self) -> bool {
+        self.diag.severity == Severity::Error
+    }
+}
+
+/// One expanded rule, ready to show.
+#[derive(Clone, Debug)]
+pub struct RuleRow {
+    /// 1-based source line.
+    pub line: usize,
+    /// The symmetric copy made by a `&` block.
+    pub mirrored: bool,
+    /// Macro instances, `$[攻撃]=[蹴る]`, space separated (empty if none).
+    pub macros: String,
+    /// `@n/` prefix (empty for every turn).
+    pub period: String,
+    /// Conditions as text.
+    pub conds: String,
+    /// `:` or `::`.
+    pub sep: &'static str,
+    /// Effects as text.
+    pub effects: String,
+}
+
+/// One advantage line, ready to show.
+#[derive(Clone, Debug)]
+pub struct AdvRow {
+    /// 1-based source line.
+    pub line: usize,
+    /// The block's weight.
+    pub weight: f64,
+    /// `conditions:value`.
+    pub text: String,
+}
+
+/// Everything the expanded view shows about a program that compiled.
+#[derive(Debug)]
+pub struct ProgramView {
+    /// Expanded rules in order.
+    pub rules: Vec<RuleRow>,
+    /// Advantage lines.
+    pub adv: Vec<AdvRow>,
+    /// (state, initial h, initial c), without 勝利/敗北.
+    pub states: Vec<(String, i64, i64)>,
+    /// (command, enabled for h, enabled for c).
+    pub commands: Vec<(String, bool, bool)>,
+    /// (key, command).
+    pub keys: Vec<(String, String)>,
+    /// Settings.
+    pub settings: Settings,
+    /// Constants.
+    pub constants: Vec<(String, i64)>,
+    /// Macros and their alternatives.
+    pub macros: Vec<(String, Vec<String>)>,
+    /// The whole pipeline output, for "Export expanded".
+    pub compiled: Arc<Compiled>,
+}
+
+impl ProgramView {
+    fn new(compiled: Arc<Compiled>) -> Option<Self> {
+        let p = compiled.program.as_ref()?;
+        let rules = (0..p.rules.len())
+            .map(|i| {
+                let o = &p.meta[i].origin;
+                let r = &p.rules[i];
+                RuleRow {
+                    line: o.line,
+                    mirrored: o.mirrored,
+                    macros: o
+                        .macros
+                        .iter()
+                        .map(|(m, a)| format!("${m}={a}"))
+                        .collect::<Vec<_>>()
+                        .join(" "),
+                    period: if r.period > 1 {
+                        format!("@{}/", r.period)
+                    } else {
+                        String::new()
+                    },
+                    conds: p.cond_text(i),
+                    sep: if r.iff { "::" } else { ":" },
+                    effects: p.effect_text(i),
+                }
+            })
+            .collect();
+        let adv = (0..p.adv.len())
+            .map(|i| AdvRow {
+                line: p.adv_meta[i].origin.line,
+                weight: p.adv[i].weight,
+                text: p.adv_text(i),
+            })
+            .collect();
+        let states = p
+            .states
+            .iter()
+            .enumerate()
+            .skip(2)
+            .map(|(i, s)| (s.clone(), p.init_values[0][i], p.init_values[1][i]))
+            .collect();
+        let commands = p
+            .commands
+            .iter()
+            .enumerate()
+            .map(|(i, c)| (c.clone(), p.init_enabled[0][i], p.init_enabled[1][i]))
+            .collect();
+        let keys = p
+            .keys
+            .iter()
+            .map(|k| (k.key.clone(), p.commands[k.cmd as usize].clone()))
+            .collect();
+        Some(Self {
+            rules,
+            adv,
+            states,
+            commands,
+            keys,
+            settings: p.settings.clone(),
+            constants: p.constants.clone(),
+            macros: p.macros.clone(),
+            compiled: compiled.clone(),
+        })
+    }
+
+    /// Indices of the rules that come from 1-based source `line`.
+    pub fn rows_of_line(&self, line: usize) -> std::ops::Range<usize> {
+        // Rules are in file order, so the rows of one line are contiguous.
+        let start = self.rules.partition_point(|r| r.line < line);
+        let end = start + self.rules[start..].partition_point(|r| r.line <= line);
+        start..end
+    }
+}
+
+/// The result of checking one version of the text.
+#[derive(Debug)]
+pub struct Checked {
+    /// The editor's text version this is for.
+    pub version: u64,
+    /// The text that was checked.
+    pub text: Arc<str>,
+    /// Its diagnostics in order.
+    pub diags: Vec<DiagItem>,
+    /// Number of errors.
+    pub errors: usize,
+    /// The program's views, if it compiled.
+    pub view: Option<Arc<ProgramView>>,
+    /// How long the check took.
+    pub elapsed: Duration,
+}
+
+/// Checks one text (what the worker thread runs; also usable directly).
+pub fn check(version: u64, text: Arc<str>) -> Checked {
+    let t0 = Instant::now();
+    let compiled = compile(&text);
+    let index = LineIndex::new(&text);
+    let diags: Vec<DiagItem> = compiled
+        .diags
+        .iter()
+        .map(|d| {
+            let (line, col) = index.line_col(&text, d.span.start);
+            DiagItem {
+                diag: d.clone(),
+                line,
+                col,
+            }
+        })
+        .collect();
+    let errors = compiled.error_count();
+    let view = ProgramView::new(Arc::new(compiled)).map(Arc::new);
+    Checked {
+        version,
+        text,
+        diags,
+        errors,
+        view,
+        elapsed: t0.elapsed(),
+    }
+}
+
+struct Job {
+    version: u64,
+    text: Arc<str>,
+    ctx: Option<egui::Context>,
+}
+
+/// A background checker thread.
+pub struct Worker {
+    jobs: Sender<Job>,
+    results: Receiver<Checked>,
+    /// Newest version sent.
+    pub sent: u64,
+    /// Newest version received.
+    pub received: u64,
+}
+
+impl Worker {
+    /// Starts the thread.
+    pub fn spawn() -> Self {
+        let (jobs, job_rx) = mpsc::channel::<Job>();
+        let (res_tx, results) = mpsc::channel();
+        std::thread::Builder::new()
+            .name("kumite-check".into())
+            .spawn(move || {
+                // The parser splits big files over rayon's threads; leave one core to the UI
+                // thread so checking a large file never slows down drawing.
+                let threads = std::thread::available_parallelism()
+                    .map(|n| n.get().saturating_sub(1))
+                    .unwrap_or(1)
+                    .max(1);
+                let pool = rayon::ThreadPoolBuilder::new()
+                    .num_threads(threads)
+                    .thread_name(|i| format!("kumite-check-{i}"))
+                    .build()
+                    .ok();
+                while let Ok(mut job) = job_rx.recv() {
+                    // Only the newest text matters.
+                    while let Ok(newer) = job_rx.try_recv() {
+                        job = newer;
+                    }
+                    let (version, text) = (job.version, job.text);
+                    let done = match &pool {
+                        Some(pool) => pool.install(|| check(version, text)),
+                        None => check(version, text),
+                    };
+                    if res_tx.send(done).is_err() {
+                        break;
+                    }
+                    if let Some(ctx) = job.ctx {
+                        ctx.request_repaint();
+                    }
+                }
+            })
+            .ok();
+        Self {
+            jobs,
+            results,
+            sent: 0,
+            received: 0,
+        }
+    }
+
+    /// Queues `text` (version `version`) for checking.
+    pub fn submit(&mut self, version: u64, text: Arc<str>, ctx: Option<egui::Context>) {
+        let job = Job { version, text, ctx };
+        if let Err(mpsc::SendError(job)) = self.jobs.send(job) {
+            // The thread is gone (a panic in the checker): start a new one.
+            let received = self.received;
+            *self = Self::spawn();
+            self.received = received;
+            let _ = self.jobs.send(job);
+        }
+        self.sent = version;
+    }
+
+    /// The newest finished result, if any arrived.
+    pub fn poll(&mut self) -> Option<Checked> {
+        let mut latest = None;
+        while let Ok(r) = self.results.try_recv() {
+            latest = Some(r);
+        }
+        if let Some(r) = &latest {
+            self.received = r.version;
+        }
+        latest
+    }
+
+    /// True while a sent version has not come back.
+    pub fn busy(&self) -> bool {
+        self.received < self.sent
+    }
+}

@@ -1,0 +1,313 @@
+//! The studio window, driven like a person would: egui_kittest finds widgets by their
+//! accessible names, clicks and types, and we look at what is shown. No display is needed.
+//!
+//! The checker runs on a worker thread, so after an edit the tests step frames until its
+//! answer has arrived ([`settle`], bounded).
+
+use egui_kittest::Harness;
+use egui_kittest::kittest::Queryable;
+use kumite::gui::StudioApp;
+use kumite::gui::files::{EXAMPLES, Recovery};
+use kumite::gui::i18n::Lang;
+use std::path::PathBuf;
+use std::time::{Duration, Instant};
+
+const GOOD: &str = "!:体力=3,[殴る]\n[殴る]:O.体力-1\nO.体力<=0:S.勝利\n";
+
+fn harness(app: StudioApp) -> Harness<'static, StudioApp> {
+    Harness::builder()
+        .with_size([1400.0, 900.0])
+        .build_ui_state(|ui, app: &mut StudioApp| app.show(ui), app)
+}
+
+/// Steps frames until the worker has checked the current text, then until the UI is idle.
+fn settle(h: &mut Harness<'static, StudioApp>) {
+    let t0 = Instant::now();
+    h.step();
+    while !h.state().is_checked() {
+        assert!(
+            t0.elapsed() < Duration::from_secs(60),
+            "the checker did not answer"
+        );
+        std::thread::sleep(Duration::from_millis(2));
+        h.step();
+    }
+    h.run();
+}
+
+fn temp_dir(name: &str) -> PathBuf {
+    let d = std::env::temp_dir().join(format!("kumite-gui-test-{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&d);
+    std::fs::create_dir_all(&d).unwrap();
+    d
+}
+
+#[test]
+fn a_broken_line_is_listed_clicking_it_moves_the_cursor_and_fixing_it_clears_the_list() {
+    let mut h = harness(StudioApp::new_for_test(Lang::En, GOOD));
+    settle(&mut h);
+    h.get_by_label("No problems.");
+
+    // Focus puts the cursor at the end: type a broken rule (line 4) and a comment after it.
+    h.get_by_label("Rule editor").focus();
+    h.run();
+    h.get_by_label("Rule editor")
+        .type_text("[殴る]:O.体力-\n# end");
+    settle(&mut h);
+    assert_eq!(h.state().text(), format!("{GOOD}[殴る]:O.体力-\n# end"));
+    h.get_by_label("E001");
+    h.get_by_label("4:11");
+    h.get_by_label_contains("unexpected end of line");
+    h.get_by_label("Ln 5, Col 6");
+    assert!(h.state().title().contains('●'), "{}", h.state().title());
+
+    // Clicking the entry puts the cursor at the error.
+    h.get_by_label("E001").click();
+    h.run();
+    h.get_by_label("Ln 4, Col 11");
+    // The ariadne report of the selected entry is shown.
+    h.get_by_label_contains("[E001] Error: unexpected end of line");
+
+    // Finish the line where the cursor is: the list clears.
+    h.get_by_label("Rule editor").type_text("1");
+    settle(&mut h);
+    assert_eq!(h.state().text(), format!("{GOOD}[殴る]:O.体力-1\n# end"));
+    h.get_by_label("No problems.");
+    assert!(h.query_by_label("E001").is_none());
+}
+
+#[test]
+fn an_example_opens_with_its_expanded_rules_and_symmetric_copies() {
+    let mut h = harness(StudioApp::new_for_test(Lang::En, ""));
+    settle(&mut h);
+    h.get_by_label("Examples").click();
+    h.run();
+    h.get_by_label("sumo.kmt").click();
+    settle(&mut h);
+    let sumo = kumite::gui::files::example("sumo.kmt").unwrap();
+    assert_eq!(h.state().text(), sumo);
+    assert!(h.state().title().starts_with("sumo.kmt"));
+    assert!(!h.state().title().contains('●'));
+
+    // Line 29 is the first rule of sumo's `&{` block: the rule and its mirrored copy.
+    let line = sumo.lines().position(|l| l == "&{").unwrap() + 2;
+    h.get_by_label(&line.to_string());
+    h.get_by_label(&format!("{line} &"));
+    assert!(h.query_all_by_label_contains("[右マワシ取る]").count() >= 2);
+
+    // Clicking a row picks its source line in the editor.
+    h.get_by_label(&format!("{line} &")).click();
+    h.run();
+    assert_eq!(h.state().picked_line(), Some(line - 1));
+
+    // Moving the editor's cursor to a line selects that line's rows (the rule and its copy).
+    h.get_by_label("Rule editor").focus();
+    h.run();
+    for _ in 0..line - 1 {
+        h.key_press(egui::Key::ArrowDown);
+    }
+    h.run();
+    h.get_by_label(&format!("Ln {line}, Col 1"));
+    assert_eq!(h.state().selected_rows().len(), 2);
+}
+
+#[test]
+fn every_example_renders_without_missing_glyphs() {
+    // kittest fails a frame that draws a character no installed font has.
+    let mut h = harness(StudioApp::new_for_test(Lang::Ja, ""));
+    settle(&mut h);
+    for (name, text) in EXAMPLES {
+        h.get_by_label("サンプル").click();
+        h.run();
+        h.get_by_label(name).click();
+        settle(&mut h);
+        assert_eq!(h.state().text(), *text);
+        assert!(h.query_by_label_contains("展開されたルール").is_some());
+    }
+}
+
+#[test]
+fn switching_the_language_shows_japanese_labels() {
+    let mut h = harness(StudioApp::new_for_test(Lang::En, GOOD));
+    settle(&mut h);
+    h.get_by_label("File");
+    h.get_by_label("View").click();
+    h.run();
+    h.get_by_label("日本語").click();
+    h.run();
+    h.get_by_label("ファイル");
+    h.get_by_label("表示");
+    h.get_by_label("問題はありません。");
+    assert_eq!(h.state().persisted.lang, Lang::Ja);
+}
+
+#[test]
+fn new_over_unsaved_work_asks_first() {
+    let mut h = harness(StudioApp::new_for_test(Lang::En, GOOD));
+    settle(&mut h);
+    h.get_by_label("Rule editor").focus();
+    h.run();
+    h.get_by_label("Rule editor").type_text("# note\n");
+    settle(&mut h);
+    assert!(h.state().is_dirty());
+    h.get_by_label("File").click();
+    h.run();
+    h.get_by_label_contains("New").click();
+    h.run();
+    h.get_by_label("Unsaved changes");
+    h.get_by_label("Cancel").click();
+    h.run();
+    assert!(h.state().text().ends_with("# note\n"));
+
+    h.key_press_modifiers(egui::Modifiers::COMMAND, egui::Key::N);
+    h.run();
+    h.get_by_label("Don't save").click();
+    settle(&mut h);
+    assert_eq!(h.state().text(), "");
+    assert!(!h.state().is_dirty());
+}
+
+#[test]
+fn save_without_a_system_dialog_asks_for_a_path_and_writes_the_file() {
+    let dir = temp_dir("saveas");
+    let target = dir.join("mine.kmt");
+    let mut h = harness(StudioApp::new_for_test(Lang::En, GOOD));
+    settle(&mut h);
+    h.get_by_label("Rule editor").focus();
+    h.run();
+    h.get_by_label("Rule editor").type_text("# mine\n");
+    settle(&mut h);
+    h.key_press_modifiers(egui::Modifiers::COMMAND, egui::Key::S);
+    h.run();
+    h.get_by_label("Save the rule file as");
+    let field = h.get_by_label("Path");
+    field.focus();
+    h.run();
+    // Replace the suggested path.
+    h.key_press_modifiers(egui::Modifiers::COMMAND, egui::Key::A);
+    h.get_by_label("Path")
+        .type_text(&target.display().to_string());
+    h.run();
+    h.get_by_label("OK").click();
+    h.run();
+    let on_disk = std::fs::read_to_string(&target).unwrap();
+    assert_eq!(on_disk, format!("{GOOD}# mine\n"));
+    assert!(!h.state().is_dirty());
+    assert_eq!(h.state().title(), "mine.kmt — Kumite");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn work_left_by_a_crash_is_offered_back() {
+    let dir = temp_dir("recover");
+    let lost = "# unsaved work\n:[押す]\n";
+    Recovery::new(&dir).save(lost, None).unwrap();
+    let app = StudioApp::new_for_test(Lang::En, "").with_recovery_dir(&dir);
+    let mut h = harness(app);
+    settle(&mut h);
+    h.get_by_label("Recover unsaved work?");
+    h.get_by_label("Recover").click();
+    settle(&mut h);
+    assert_eq!(h.state().text(), lost);
+    assert!(h.state().is_dirty());
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// Frame times while typing into a 10,000-line file (run in release:
+/// `cargo test --release --test gui -- --ignored --nocapture`). A measurement, not a check.
+#[test]
+#[ignore]
+fn measure_frame_times_typing_into_10k_lines() {
+    let big = generated(10_000);
+    let mut app = StudioApp::new_for_test(Lang::En, &big);
+    let ctx = egui::Context::default();
+    let size = egui::vec2(1400.0, 900.0);
+    let input = |events: Vec<egui::Event>| egui::RawInput {
+        screen_rect: Some(egui::Rect::from_min_size(egui::Pos2::ZERO, size)),
+        events,
+        ..Default::default()
+    };
+    let frame = |app: &mut StudioApp, events: Vec<egui::Event>| {
+        let t0 = Instant::now();
+        let out = ctx.run_ui(input(events), |ui| app.show(ui));
+        let _ = ctx.tessellate(out.shapes, out.pixels_per_point);
+        t0.elapsed().as_secs_f64() * 1000.0
+    };
+    // Warm up: fonts, the first layout, the first check.
+    for _ in 0..3 {
+        frame(&mut app, vec![]);
+    }
+    app.focus_editor(&ctx);
+    let t0 = Instant::now();
+    while !app.is_checked() && t0.elapsed() < Duration::from_secs(60) {
+        frame(&mut app, vec![]);
+        std::thread::sleep(Duration::from_millis(5));
+    }
+    // Type 100 characters at 10 a second (a fast typist) while the window draws at 60 Hz;
+    // the checker's answers arrive in between and are drawn too.
+    let mut times = Vec::new();
+    for i in 0..100 {
+        for k in 0..6 {
+            let start = Instant::now();
+            let events = if k == 0 {
+                vec![egui::Event::Text(
+                    ["S", ".", "x", "+", "1", " "][i % 6].into(),
+                )]
+            } else {
+                vec![]
+            };
+            times.push(frame(&mut app, events));
+            if let Some(rest) = Duration::from_millis(16).checked_sub(start.elapsed()) {
+                std::thread::sleep(rest);
+            }
+        }
+    }
+    times.sort_by(f64::total_cmp);
+    let median = times[times.len() / 2];
+    let worst = times[times.len() - 1];
+    let p99 = times[times.len() * 99 / 100];
+    println!(
+        "10,000 lines, {} frames while typing: median {median:.2} ms, p99 {p99:.2} ms, worst {worst:.2} ms",
+        times.len()
+    );
+    assert!(app.text().len() > big.len());
+}
+
+/// The generator of `benches/pipeline.rs`: a valid file of about `lines` lines using every
+/// construct.
+fn generated(lines: usize) -> String {
+    let mut s = String::from(
+        "${\n[攻撃]:[殴る];[蹴る]\n費用:5\n}\n!:体力=30,スタミナ=10,[殴る],[蹴る],[守る]\n':a=[殴る],b=[蹴る],g=[守る]\n~P200,S3\n",
+    );
+    let mut i = 0;
+    let mut count = s.lines().count();
+    while count < lines {
+        let before = s.len();
+        match i % 10 {
+            0 => s.push_str(&format!("# 区切り {i}\n")),
+            1 => s.push_str(&format!("S.スタミナ>={}::[攻撃]\n", i % 7)),
+            2 => s.push_str(&format!(
+                "[殴る],!O.[守る]:O.体力-{},S.スタミナ-1\n",
+                i % 3 + 1
+            )),
+            3 => s.push_str(&format!(
+                "@{}/:S.スタミナ+=min(2,10-S.スタミナ)\n",
+                i % 5 + 2
+            )),
+            4 => s.push_str("Ｓ．スタミナ＜＝０：！［殴る］\n"),
+            5 => s.push_str(&format!(
+                "&{{\n[蹴る],S.左構え{i}:O.体力-=rand(1,費用),S.右構え{i}\n}}\n"
+            )),
+            6 => s.push_str(&format!("%0.5{{\nS.体力>{}:1\n}}\n", i % 20)),
+            7 => s.push_str("[守る],O.[攻撃]:S.スタミナ+1\n"),
+            8 => s.push_str(&format!(
+                "[殴る],[蹴る]:O.体力-=費用*2,!S.左構え{}\n",
+                i - 3
+            )),
+            _ => s.push_str("O.体力<=0:S.勝利\n"),
+        }
+        count += s[before..].matches('\n').count();
+        i += 1;
+    }
+    s
+}

@@ -1,0 +1,147 @@
+//! Derived victory conditions, the CPU's search and the solver, checked against hand-worked
+//! numbers from LANGUAGE.md §10 and the patent's examples.
+
+mod common;
+use kumite::analysis::{VictoryGraph, distances};
+use kumite::engine::Engine;
+use kumite::program::{RuleProgram, compile};
+use kumite::search::{Searcher, forced_win, moves, search_engine, shortest_win};
+
+fn file(name: &str) -> RuleProgram {
+    let c = compile(&common::read(&common::root().join("rules").join(name)));
+    c.program.unwrap_or_else(|| panic!("errors: {:?}", c.diags))
+}
+
+#[test]
+fn example1_distances_are_11_and_fall_to_8_after_three_pushes() {
+    let p = file("ex1_push.kmt");
+    let g = VictoryGraph::build(&p);
+    let e = Engine::new(&p, 0);
+    let mut st = e.initial(0).expect("start");
+    assert_eq!(
+        (
+            distances(&g, &e, &st, 0).to_win,
+            distances(&g, &e, &st, 1).to_win
+        ),
+        (11, 11)
+    );
+    let push = p.command_id("押す");
+    for _ in 0..3 {
+        e.play(&mut st, [push, None], None).expect("ok");
+        e.play(&mut st, [None, None], None).expect("ok");
+    }
+    assert_eq!(distances(&g, &e, &st, 0).to_win, 8);
+    assert_eq!(distances(&g, &e, &st, 1).to_win, 11);
+}
+
+#[test]
+fn example3_and_cc_lemon_distances_match_the_spec() {
+    for (f, want) in [("ex3_grips.kmt", 3), ("cc_lemon.kmt", 2)] {
+        let p = file(f);
+        let g = VictoryGraph::build(&p);
+        let e = Engine::new(&p, 0);
+        let st = e.initial(0).expect("start");
+        assert_eq!(distances(&g, &e, &st, 0).to_win, want, "{f}");
+        assert!(!g.nodes.is_empty() && !g.decisive.is_empty());
+    }
+}
+
+#[test]
+fn example1_shortest_win_is_21_plies_and_forced() {
+    let p = file("ex1_push.kmt");
+    let e = search_engine(&p);
+    let st = e.initial(0).expect("start");
+    let path = shortest_win(&p, &st, 30, 1_000_000).expect("a win");
+    assert_eq!(path.len(), 21);
+    assert!(path.iter().all(|s| s.command.as_deref() == Some("押す")));
+    assert_eq!(forced_win(&p, &st, 21, 10_000_000).0, Some(true));
+    assert_eq!(
+        forced_win(&p, &st, 20, 10_000_000).0,
+        Some(false),
+        "no win before turn 21"
+    );
+}
+
+#[test]
+fn example3_shortest_win_is_5_plies() {
+    let p = file("ex3_grips.kmt");
+    let e = search_engine(&p);
+    let st = e.initial(0).expect("start");
+    let path = shortest_win(&p, &st, 20, 1_000_000).expect("a win");
+    assert_eq!(path.len(), 5);
+    assert_eq!(path[4].command.as_deref(), Some("投げる"));
+}
+
+#[test]
+fn alpha_beta_with_the_table_equals_plain_minimax_on_random_positions() {
+    for f in [
+        "ex1_push.kmt",
+        "ex2_spirit.kmt",
+        "ex3_grips.kmt",
+        "sumo.kmt",
+        "karate.kmt",
+        "moge_battle.kmt",
+    ] {
+        let p = file(f);
+        let e = search_engine(&p);
+        let mut st = e.initial(0).expect("start");
+        let mut x = 99u64;
+        for step in 0..12 {
+            if st.outcome.is_some() {
+                break;
+            }
+            for depth in 1..=3 {
+                let mut a = Searcher::new(&p, 1);
+                let mut b = Searcher::new(&p, 1);
+                let v1 = a.negamax(&st, depth, f64::NEG_INFINITY, f64::INFINITY, true);
+                let v2 = b.minimax(&st, depth);
+                assert!(
+                    (v1 - v2).abs() < 1e-6,
+                    "{f} step {step} depth {depth}: alpha-beta {v1} vs minimax {v2}"
+                );
+            }
+            let side = e.movers(&st)[0];
+            let ms = moves(&e, &st, side);
+            x = kumite::engine::rng::mix(x);
+            let mut cmds = [None, None];
+            cmds[side] = ms[(x % ms.len() as u64) as usize];
+            e.play(&mut st, cmds, None).expect("ok");
+        }
+    }
+}
+
+#[test]
+fn the_cpu_beats_random_players() {
+    use kumite::engine::players::{MatchOptions, Player, RandomPlayer, play_match};
+    use kumite::search::{CpuPlayer, CpuSettings};
+    for (f, games, min_wins) in [("ex3_grips.kmt", 20, 20), ("sumo.kmt", 40, 34)] {
+        let p = file(f);
+        let mut wins = 0;
+        for g in 0..games {
+            let mut cpu =
+                CpuPlayer::new(&p, CpuSettings::parse(&p, "S3,P1000").expect("settings"), g);
+            let mut rnd = RandomPlayer::new(g + 100);
+            let mut players: [&mut dyn Player; 2] = [&mut cpu, &mut rnd];
+            let r = play_match(
+                &p,
+                &mut players,
+                &MatchOptions {
+                    seed: g,
+                    ..Default::default()
+                },
+                |_, _, _| {},
+            );
+            wins += usize::from(r.result == "h");
+        }
+        assert!(wins >= min_wins, "{f}: cpu won {wins} of {games}");
+    }
+}
+
+#[test]
+fn cpu_settings_parse_and_reject() {
+    let p = file("sumo.kmt");
+    let s = kumite::search::CpuSettings::parse(&p, "S5,D2,E1,P200").expect("ok");
+    assert_eq!((s.depth, s.thin, s.mistakes, s.period_ms), (5, 2.0, 1, 200));
+    assert!(kumite::search::CpuSettings::parse(&p, "Q3").is_err());
+    assert!(kumite::search::CpuSettings::parse(&p, "E11").is_err());
+}
