@@ -51,6 +51,23 @@ fn bench(c: &mut Criterion) {
         g.bench_function(f, |b| b.iter(|| play_turns(&e, TURNS, &mut rng)));
     }
     g.finish();
+
+    // Search: alpha-beta nodes per second on the sumo start position.
+    let p = load("sumo.kmt");
+    let mut probe = kumite::search::Searcher::new(&p, 1);
+    let st = probe.eng.initial(0).expect("start");
+    probe.negamax(&st, 5, f64::NEG_INFINITY, f64::INFINITY, true);
+    let nodes = probe.nodes;
+    let mut g = c.benchmark_group("search");
+    g.throughput(Throughput::Elements(nodes));
+    g.sample_size(10);
+    g.bench_function("sumo negamax depth 5", |b| {
+        b.iter(|| {
+            let mut s = kumite::search::Searcher::new(&p, 1);
+            s.negamax(&st, 5, f64::NEG_INFINITY, f64::INFINITY, true)
+        })
+    });
+    g.finish();
 }
 
 criterion_group!(benches, bench);
