@@ -405,6 +405,7 @@ impl<'p> Engine<'p> {
     }
 
     /// Evaluates rule `ri`'s conditions for `side` on `st` (command atoms read the history).
+    #[inline]
     fn holds(
         &self,
         ri: u32,
