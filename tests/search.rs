@@ -145,3 +145,56 @@ fn cpu_settings_parse_and_reject() {
     assert!(kumite::search::CpuSettings::parse(&p, "Q3").is_err());
     assert!(kumite::search::CpuSettings::parse(&p, "E11").is_err());
 }
+
+fn cc_lemon_at(h: i64, c: i64) -> (RuleProgram, kumite::engine::State) {
+    let mut p = file("cc_lemon.kmt");
+    let id = p.state_id("チャージ").expect("state") as usize;
+    p.init_values[0][id] = h;
+    p.init_values[1][id] = c;
+    let st = search_engine(&p).initial(0).expect("start");
+    (p, st)
+}
+
+#[test]
+fn cc_lemon_values_match_the_spec_and_are_unexploitable() {
+    use kumite::search::value_iteration;
+    let (p, st) = cc_lemon_at(0, 0);
+    let v = value_iteration(&p, &st, 12, 200_000);
+    assert!(
+        v.value.abs() < 1e-6,
+        "start is worth 0 by symmetry, got {}",
+        v.value
+    );
+    assert!(v.exploitability < 1e-6);
+    let (p, st) = cc_lemon_at(1, 0);
+    let v = value_iteration(&p, &st, 12, 200_000);
+    assert!(
+        (v.value - 0.47).abs() < 0.02,
+        "(1,0) ≈ +0.47, got {}",
+        v.value
+    );
+    let mix = |name: &str| {
+        v.h.iter()
+            .find(|(m, _)| m.map(|c| p.commands[c as usize].as_str()) == Some(name))
+            .map_or(0.0, |x| x.1)
+    };
+    assert!(
+        (mix("チャージ") - 0.70).abs() < 0.03 && (mix("ビーム") - 0.30).abs() < 0.03,
+        "{:?}",
+        v.h
+    );
+    assert!(v.exploitability < 1e-6);
+    // Asymmetric positions: strictly between −1 and 1, and antisymmetric.
+    for (a, b) in [(1, 0), (2, 1), (3, 0), (2, 0)] {
+        let (p1, s1) = cc_lemon_at(a, b);
+        let (p2, s2) = cc_lemon_at(b, a);
+        let x = value_iteration(&p1, &s1, 12, 200_000).value;
+        let y = value_iteration(&p2, &s2, 12, 200_000).value;
+        assert!(x > -1.0 && x < 1.0 && x != 0.0, "({a},{b}) = {x}");
+        assert!((x + y).abs() < 1e-6, "({a},{b}) = {x} but ({b},{a}) = {y}");
+    }
+    // h with 4 charges against none: a forced win (cost 5).
+    let (p, st) = cc_lemon_at(4, 0);
+    assert_eq!(forced_win(&p, &st, 4, 10_000_000).0, Some(true));
+    assert!((value_iteration(&p, &st, 12, 200_000).value - 1.0).abs() < 1e-9);
+}

@@ -134,9 +134,12 @@ pub fn tree_dot(g: &VictoryGraph, eng: &Engine, st: &State) -> String {
     s
 }
 
+/// How far state values may move from the start in `--value`'s solved game.
+pub const VALUE_BOUND: i64 = 12;
+
 /// `kumite solve` as JSON: shortest win, forced win, and (asked for, simultaneous) the value.
 pub fn solve(prog: &RuleProgram, first: usize, depth: u32, value: bool) -> serde_json::Value {
-    use crate::search::{Searcher, forced_win, search_engine, shortest_win};
+    use crate::search::{forced_win, search_engine, shortest_win};
     let eng = search_engine(prog);
     let Ok(st) = eng.initial(first) else {
         return serde_json::json!({"error": "runtime error in the initial position"});
@@ -154,23 +157,26 @@ pub fn solve(prog: &RuleProgram, first: usize, depth: u32, value: bool) -> serde
         "chance": if prog.rules.iter().any(|r| r.has_rand) { "rand(a,b) is taken at its midpoint in this search: the path and the proof assume that outcome, not every outcome" } else { "none" },
     });
     if value && eng.simultaneous {
-        let mut s = Searcher::new(prog, 0);
-        let (v, hm, cm, sol) = s.matrix_value(&st, depth.min(6));
+        let gv = crate::search::value_iteration(prog, &st, VALUE_BOUND, 200_000);
         let name =
             |m: &Option<u32>| m.map_or("pass".to_string(), |c| prog.commands[c as usize].clone());
-        let strat = |ms: &[Option<u32>], p: &[f64]| -> serde_json::Map<String, serde_json::Value> {
-            ms.iter()
-                .zip(p)
-                .map(|(m, x)| (name(m), serde_json::json!(x)))
+        let strat = |v: &[(Option<u32>, f64)]| -> serde_json::Map<String, serde_json::Value> {
+            v.iter()
+                .map(|(m, p)| (name(m), serde_json::json!(p)))
                 .collect()
         };
-        out["value"] = serde_json::json!(v);
+        out["value"] = serde_json::json!(gv.value);
+        out["strategy"] = serde_json::json!({"h": strat(&gv.h), "c": strat(&gv.c)});
+        out["exploitability"] = serde_json::json!(gv.exploitability);
         out["value_method"] = serde_json::json!(format!(
-            "depth-limited matrix game ({} joint turns, leaves scored by the derived evaluation); not yet the exact value iteration",
-            depth.min(6)
+            "value iteration with a linear program per position over {} positions reachable with every state within ±{VALUE_BOUND} of its start value ({} frontier positions valued by the derived evaluation), {} iterations",
+            gv.states, gv.frontier, gv.iterations
         ));
-        out["strategy"] =
-            serde_json::json!({"h": strat(&hm, &sol.rows), "c": strat(&cm, &sol.cols)});
+    } else if value {
+        out["value"] = serde_json::Value::Null;
+        out["value_method"] = serde_json::json!(
+            "--value is for simultaneous games; see forced_win for alternate games"
+        );
     }
     out["seconds"] = serde_json::json!(t0.elapsed().as_secs_f64());
     out
