@@ -217,11 +217,12 @@ pub fn solve_text(v: &serde_json::Value) -> String {
     }
     if !v["value"].is_null() {
         s.push_str(&format!(
-            "value for h: {:.4} ({})\nstrategy h: {}\nstrategy c: {}\n",
+            "value for h: {:.4} ({})\nstrategy h: {}\nstrategy c: {}\nexploitability: {:.1e}\n",
             v["value"].as_f64().unwrap_or(0.0),
             v["value_method"].as_str().unwrap_or(""),
             v["strategy"]["h"],
-            v["strategy"]["c"]
+            v["strategy"]["c"],
+            v["exploitability"].as_f64().unwrap_or(0.0)
         ));
     }
     if v["chance"] != "none" {
