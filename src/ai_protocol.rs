@@ -287,17 +287,7 @@ impl Player for AiPlayer {
         let turn = self.turn;
         let reply = self.recv(&format!("its command on turn {turn}"))?;
         let p = eng.prog;
-        let t = reply.trim();
-        let found = p
-            .command_for_key(t)
-            .or_else(|| p.command_id(t))
-            .or_else(|| {
-                if reply == " " {
-                    p.command_for_key("Space")
-                } else {
-                    None
-                }
-            });
+        let found = p.command_from_input(&reply);
         match found {
             Some(c) if enabled.contains(&c) => Ok(Some(c)),
             _ => {

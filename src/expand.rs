@@ -527,25 +527,35 @@ fn unknown_const<'a>(
 /// Replaces constants by their values; reports unknown ones. Returns false if any was unknown.
 fn resolve_consts(e: &mut Expr, m: &Macros, names: &Names, diags: &mut Vec<Diagnostic>) -> bool {
     let mut ok = true;
-    visit_expr_mut(e, &mut |x| {
-        if let Expr::Const(n, s) = x {
-            match m.consts.get(n) {
-                Some(v) => *x = Expr::Int(*v, s.clone()),
-                None => {
-                    ok = false;
-                    if !m.defined.contains(n) {
-                        diags.push(unknown_const(
-                            *n,
-                            s.clone(),
-                            names,
-                            m.defined.iter().map(|k| names.get(*k)),
-                        ));
-                    }
+    visit_expr_mut(e, &mut |x| resolve_node(x, m, names, diags, &mut ok));
+    ok
+}
+
+/// Replaces one constant node by its value; an unknown constant is reported (a defined one
+/// whose value failed was reported already) and clears `ok`.
+fn resolve_node(
+    x: &mut Expr,
+    m: &Macros,
+    names: &Names,
+    diags: &mut Vec<Diagnostic>,
+    ok: &mut bool,
+) {
+    if let Expr::Const(n, s) = x {
+        match m.consts.get(n) {
+            Some(v) => *x = Expr::Int(*v, s.clone()),
+            None => {
+                *ok = false;
+                if !m.defined.contains(n) {
+                    diags.push(unknown_const(
+                        *n,
+                        s.clone(),
+                        names,
+                        m.defined.iter().map(|k| names.get(*k)),
+                    ));
                 }
             }
         }
-    });
-    ok
+    }
 }
 
 fn visit_expr_mut(e: &mut Expr, f: &mut impl FnMut(&mut Expr)) {
@@ -628,22 +638,7 @@ fn expand_rule(
     let mut base = r.clone();
     let mut ok = true;
     rule_exprs_mut(&mut base, &mut |x| {
-        if let Expr::Const(n, s) = x {
-            match m.consts.get(n) {
-                Some(v) => *x = Expr::Int(*v, s.clone()),
-                None => {
-                    ok = false;
-                    if !m.defined.contains(n) {
-                        diags.push(unknown_const(
-                            *n,
-                            s.clone(),
-                            names,
-                            m.defined.iter().map(|k| names.get(*k)),
-                        ));
-                    }
-                }
-            }
-        }
+        resolve_node(x, m, names, diags, &mut ok)
     });
     if !ok {
         return;

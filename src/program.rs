@@ -254,6 +254,15 @@ impl RuleProgram {
     pub fn command_for_key(&self, key: &str) -> Option<CmdId> {
         self.keys.iter().find(|k| k.key == key).map(|k| k.cmd)
     }
+    /// The command a player typed: a key (`Space` for a lone space) or a command name.
+    pub fn command_from_input(&self, input: &str) -> Option<CmdId> {
+        let t = input.trim_end_matches(['\n', '\r']);
+        if t == " " {
+            return self.command_for_key("Space");
+        }
+        let t = t.trim();
+        self.command_for_key(t).or_else(|| self.command_id(t))
+    }
     /// Key bound to a command.
     pub fn key_for(&self, cmd: CmdId) -> Option<&str> {
         self.keys

@@ -3,20 +3,8 @@
 //! status, and logs replay to the same outcome.
 
 mod common;
-use std::process::Command;
 
-fn kumite(args: &[&str]) -> (i32, String, String) {
-    let out = Command::new(env!("CARGO_BIN_EXE_kumite"))
-        .args(args)
-        .current_dir(common::root())
-        .output()
-        .expect("run kumite");
-    (
-        out.status.code().unwrap_or(-1),
-        String::from_utf8_lossy(&out.stdout).into_owned(),
-        String::from_utf8_lossy(&out.stderr).into_owned(),
-    )
-}
+use common::kumite;
 
 fn json(s: &str) -> serde_json::Value {
     serde_json::from_str(s.trim()).unwrap_or_else(|e| panic!("not JSON ({e}): {s}"))

@@ -1,20 +1,8 @@
 //! The command line as a user runs it: real processes, exit codes and JSON.
 
 mod common;
-use std::process::Command;
 
-fn kumite(args: &[&str]) -> (i32, String, String) {
-    let out = Command::new(env!("CARGO_BIN_EXE_kumite"))
-        .args(args)
-        .current_dir(common::root())
-        .output()
-        .expect("run kumite");
-    (
-        out.status.code().unwrap_or(-1),
-        String::from_utf8_lossy(&out.stdout).into_owned(),
-        String::from_utf8_lossy(&out.stderr).into_owned(),
-    )
-}
+use common::kumite;
 
 #[test]
 fn check_reports_json_with_lines_and_character_columns() {

@@ -141,12 +141,8 @@ impl Player for HumanPlayer {
                     "end of input on the terminal",
                 ));
             }
-            let t = line.trim_end_matches(['\n', '\r']);
-            let t = if t.trim().is_empty() { t } else { t.trim() };
-            let found = p
-                .command_for_key(t)
-                .or_else(|| p.command_for_key(if t == " " { "Space" } else { "" }))
-                .or_else(|| p.command_id(t));
+            let t = line.trim();
+            let found = p.command_from_input(&line);
             match found {
                 Some(c) if enabled.contains(&c) => return Ok(Some(c)),
                 Some(c) => {

@@ -433,15 +433,7 @@ impl<'p> Engine<'p> {
                     back,
                     cmd,
                     neg,
-                } => {
-                    let s = if opp { 1 - side } else { side };
-                    let h = if (back as usize) < self.hl {
-                        st.hist[s * self.hl + back as usize]
-                    } else {
-                        NONE
-                    };
-                    (h == cmd) != neg
-                }
+                } => (self.command_at(st, if opp { 1 - side } else { side }, back) == cmd) != neg,
                 Fast::General => match self.prog.conds[base + k] {
                     CCond::Cmp { op, lhs, rhs } => {
                         let a =
@@ -458,6 +450,16 @@ impl<'p> Engine<'p> {
             }
         }
         Ok(true)
+    }
+
+    /// The command `side` played `back` turns ago (0 = the latest), or NONE.
+    #[inline]
+    pub fn command_at(&self, st: &State, side: Side, back: u8) -> u32 {
+        if (back as usize) < self.hl {
+            st.hist[side * self.hl + back as usize]
+        } else {
+            NONE
+        }
     }
 
     /// Whether one condition holds for `side` (for analysis; a runtime error counts as false).
@@ -493,15 +495,7 @@ impl<'p> Engine<'p> {
                 opp,
                 back,
                 cmd,
-            } => {
-                let s = if opp { 1 - side } else { side };
-                let h = if (back as usize) < self.hl {
-                    st.hist[s * self.hl + back as usize]
-                } else {
-                    NONE
-                };
-                (h == cmd) != neg
-            }
+            } => (self.command_at(st, if opp { 1 - side } else { side }, back) == cmd) != neg,
         }
     }
 

@@ -34,3 +34,17 @@ pub fn to_fullwidth(text: &str) -> String {
         })
         .collect()
 }
+
+/// Runs the kumite binary in the project root: (exit status, stdout, stderr).
+pub fn kumite(args: &[&str]) -> (i32, String, String) {
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_kumite"))
+        .args(args)
+        .current_dir(root())
+        .output()
+        .expect("run kumite");
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
