@@ -282,6 +282,12 @@ impl<'p> Engine<'p> {
         Ok(st)
     }
 
+    /// Runs availability for the side(s) about to move again, e.g. after a position was edited
+    /// by hand before a match starts from it.
+    pub fn refresh_availability(&self, st: &mut State) -> Result<(), RuntimeError> {
+        self.prepare(st, None).map_err(|e| *e)
+    }
+
     /// Value of a state of a side.
     pub fn val(&self, st: &State, side: Side, state: u32) -> i64 {
         st.vals[side * self.ns + state as usize]

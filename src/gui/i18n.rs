@@ -147,6 +147,15 @@ pub enum T {
     FileFilter,
 }
 
+/// One of two texts written in place (the views of the match, the tree and the win path keep
+/// their strings next to where they are shown; both languages are required by the signature).
+pub fn pick<'a>(lang: Lang, en: &'a str, ja: &'a str) -> &'a str {
+    match lang {
+        Lang::En => en,
+        Lang::Ja => ja,
+    }
+}
+
 /// The text of `key` in `lang`.
 pub fn tr(lang: Lang, key: T) -> &'static str {
     let (en, ja) = text(key);

@@ -13,6 +13,11 @@ pub mod files;
 pub mod fonts;
 pub mod highlight;
 pub mod i18n;
+pub mod match_panel;
+pub mod session;
+pub mod tree_view;
+mod views;
+pub mod winpath;
 pub mod worker;
 
 use diagnostics::DiagnosticsPanel;
@@ -23,11 +28,14 @@ use files::{
     DialogKind, DiskWatch, NativeAnswer, PathDialog, Recovered, Recovery, push_recent,
     read_rule_file, save_rule_file,
 };
-use i18n::{Lang, T, tr, trf};
+use i18n::{Lang, T, pick, tr, trf};
+use match_panel::MatchPanel;
 use serde::{Deserialize, Serialize};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
+use tree_view::TreeView;
+use winpath::WinPathView;
 use worker::{Checked, ProgramView, Worker};
 
 /// Light or dark.
@@ -57,6 +65,24 @@ pub struct Persisted {
     pub expanded_width: f32,
     /// Height of the problems panel.
     pub diagnostics_height: f32,
+    /// The tab shown in the right-hand view panel.
+    pub view_tab: ViewTab,
+    /// Show the match panel.
+    pub show_match: bool,
+    /// Width of the match panel.
+    pub match_width: f32,
+}
+
+/// The tabs of the view panel beside the editor.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub enum ViewTab {
+    /// The expanded rules.
+    #[default]
+    Expanded,
+    /// The victory-condition tree and graph.
+    Tree,
+    /// The win path.
+    WinPath,
 }
 
 impl Default for Persisted {
@@ -66,8 +92,11 @@ impl Default for Persisted {
             theme: ThemeChoice::Dark,
             last_file: None,
             recent: Vec::new(),
-            expanded_width: 560.0,
-            diagnostics_height: 200.0,
+            expanded_width: 470.0,
+            diagnostics_height: 150.0,
+            view_tab: ViewTab::Expanded,
+            show_match: true,
+            match_width: 400.0,
         }
     }
 }
@@ -126,6 +155,14 @@ pub struct StudioApp {
     fonts_installed: bool,
     title: String,
     applied_theme: Option<ThemeChoice>,
+    tree: TreeView,
+    winpath: WinPathView,
+    /// The program the last win-path search ran on.
+    winpath_compiled: Option<Arc<crate::program::Compiled>>,
+    /// The match panel.
+    pub matchp: MatchPanel,
+    /// The initial position of the last good program (by its address).
+    initial: Option<(usize, crate::engine::State)>,
 }
 
 /// Opens the studio window.
@@ -179,6 +216,11 @@ impl StudioApp {
             fonts_installed: false,
             title: String::new(),
             applied_theme: None,
+            tree: TreeView::default(),
+            winpath: WinPathView::default(),
+            winpath_compiled: None,
+            matchp: MatchPanel::default(),
+            initial: None,
         }
     }
 
@@ -566,6 +608,10 @@ impl StudioApp {
             self.checked = Some(c);
         }
         self.shortcuts(&ctx);
+        if ctx.memory(|m| m.has_focus(match_panel::focus_id())) {
+            self.matchp.keys(&ctx);
+        }
+        self.matchp.tick(&ctx);
         self.close_request(&ctx);
         if let Some(p) = self.doc.path.clone()
             && !self.disk_changed
@@ -606,22 +652,49 @@ impl StudioApp {
 
         let stale = self.checked.as_ref().is_some_and(|c| c.errors > 0);
         let cursor_line = self.editor.cursor.0 + 1;
+        if self.persisted.show_match {
+            self.match_panel(ui, lang);
+        }
         let exp_panel = egui::Panel::right("kumite-expanded")
             .resizable(true)
             .default_size(self.persisted.expanded_width)
             .size_range(240.0..=1600.0)
             .show(ui, |ui| {
                 ui.set_min_size(ui.available_size());
-                self.expanded
-                    .ui(ui, lang, self.last_good.as_deref(), stale, cursor_line)
+                ui.horizontal(|ui| {
+                    let tab = &mut self.persisted.view_tab;
+                    ui.selectable_value(
+                        tab,
+                        ViewTab::Expanded,
+                        pick(lang, "Expanded rules", "展開ルール"),
+                    );
+                    ui.selectable_value(
+                        tab,
+                        ViewTab::Tree,
+                        pick(lang, "Victory conditions", "勝利評価条件"),
+                    );
+                    ui.selectable_value(tab, ViewTab::WinPath, pick(lang, "Win path", "勝ち筋"));
+                });
+                ui.separator();
+                match self.persisted.view_tab {
+                    ViewTab::Expanded => self
+                        .expanded
+                        .ui(ui, lang, self.last_good.as_deref(), stale, cursor_line)
+                        .map(|a| match a {
+                            ExpandedAction::ShowLine(l) => Some(l),
+                            ExpandedAction::Export => None,
+                        }),
+                    ViewTab::Tree => self.tree_tab(ui, lang, stale).map(Some),
+                    ViewTab::WinPath => self.winpath_tab(ui, lang).map(Some),
+                }
             });
         self.persisted.expanded_width = exp_panel.response.rect.width();
         match exp_panel.inner {
-            Some(ExpandedAction::ShowLine(line)) => {
+            Some(Some(line)) => {
                 self.editor.picked_line = Some(line.saturating_sub(1));
                 self.editor.reveal_line(line.saturating_sub(1));
             }
-            Some(ExpandedAction::Export) => self.ask_path(DialogKind::Export),
+            Some(None) => self.ask_path(DialogKind::Export),
             None => {}
         }
 
@@ -682,6 +755,7 @@ impl StudioApp {
         if ctx.input_mut(|i| i.consume_shortcut(&sc(Modifiers::COMMAND, Key::F))) {
             self.editor.open_find();
         }
+        self.view_shortcuts(ctx);
     }
 
     fn close_request(&mut self, ctx: &egui::Context) {
@@ -786,6 +860,7 @@ impl StudioApp {
                     }
                 }
             });
+            self.match_menu(ui, lang);
             ui.menu_button(tr(lang, T::MenuView), |ui| {
                 ui.label(RichText::new(tr(lang, T::Theme)).weak());
                 ui.radio_value(

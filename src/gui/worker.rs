@@ -80,6 +80,8 @@ pub struct ProgramView {
     pub macros: Vec<(String, Vec<String>)>,
     /// The whole pipeline output, for "Export expanded".
     pub compiled: Arc<Compiled>,
+    /// The derived victory-condition graph.
+    pub graph: Arc<crate::analysis::VictoryGraph>,
 }
 
 impl ProgramView {
@@ -143,6 +145,7 @@ impl ProgramView {
             settings: p.settings.clone(),
             constants: p.constants.clone(),
             macros: p.macros.clone(),
+            graph: Arc::new(crate::analysis::VictoryGraph::build(p)),
             compiled: compiled.clone(),
         })
     }

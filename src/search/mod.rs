@@ -328,6 +328,11 @@ impl<'p> CpuPlayer<'p> {
         self.searcher.cancel.clone()
     }
 
+    /// Uses `flag` as the cancel flag (a window shares one flag with its thinking thread).
+    pub fn set_cancel_flag(&mut self, flag: Arc<AtomicBool>) {
+        self.searcher.cancel = flag;
+    }
+
     /// Best move for the side to move, or a mixed choice in simultaneous mode.
     pub fn think(&mut self, st: &State, side: Side) -> Option<CmdId> {
         let s = &mut self.searcher;
@@ -443,6 +448,17 @@ pub fn shortest_win(
     max_plies: u32,
     state_cap: usize,
 ) -> Option<Vec<PathStep>> {
+    shortest_win_cancellable(prog, start, max_plies, state_cap, &Arc::default())
+}
+
+/// [`shortest_win`] that gives up (returns `None`) soon after `cancel` is set.
+pub fn shortest_win_cancellable(
+    prog: &RuleProgram,
+    start: &State,
+    max_plies: u32,
+    state_cap: usize,
+    cancel: &Arc<AtomicBool>,
+) -> Option<Vec<PathStep>> {
     let s = Searcher::new(prog, 0);
     let eng = &s.eng;
     let mut seen: FxHashSet<u64> = FxHashSet::default();
@@ -464,6 +480,9 @@ pub fn shortest_win(
                     .map(|m| if movers[0] == 0 { [m, None] } else { [None, m] })
                     .collect()
             };
+            if cancel.load(Ordering::Relaxed) {
+                return None;
+            }
             for cmds in combos {
                 let c = s.child(st, cmds);
                 if !seen.insert(position_key(&c, s.lcm)) {
@@ -528,8 +547,20 @@ pub fn forced_win(
     plies: u32,
     node_cap: u64,
 ) -> (Option<bool>, Option<String>) {
+    forced_win_cancellable(prog, start, plies, node_cap, &Arc::default())
+}
+
+/// [`forced_win`] that stops (giving "unknown") soon after `cancel` is set.
+pub fn forced_win_cancellable(
+    prog: &RuleProgram,
+    start: &State,
+    plies: u32,
+    node_cap: u64,
+    cancel: &Arc<AtomicBool>,
+) -> (Option<bool>, Option<String>) {
     let mut s = Searcher::new(prog, 0);
     s.node_budget = node_cap;
+    s.cancel = cancel.clone();
     let mut memo: FxHashMap<u64, bool> = FxHashMap::default();
     fn win(s: &mut Searcher, st: &State, d: u32, memo: &mut FxHashMap<u64, bool>) -> bool {
         if st.outcome == Some(Outcome::H) {
@@ -627,6 +658,18 @@ pub fn value_iteration(
     bound: i64,
     max_states: usize,
 ) -> GameValue {
+    value_iteration_cancellable(prog, start, bound, max_states, &Arc::default())
+        .expect("not cancelled")
+}
+
+/// [`value_iteration`] that gives up (returns `None`) soon after `cancel` is set.
+pub fn value_iteration_cancellable(
+    prog: &RuleProgram,
+    start: &State,
+    bound: i64,
+    max_states: usize,
+    cancel: &Arc<AtomicBool>,
+) -> Option<GameValue> {
     let s = Searcher::new(prog, 0);
     let eng = &s.eng;
     let inside = |st: &State| {
@@ -644,6 +687,9 @@ pub fn value_iteration(
     let mut frontier = 0;
     let mut i = 0;
     while i < states.len() {
+        if i % 256 == 0 && cancel.load(Ordering::Relaxed) {
+            return None;
+        }
         let st = states[i].clone();
         let terminal = match st.outcome {
             Some(Outcome::H) => Some(1.0),
@@ -691,6 +737,9 @@ pub fn value_iteration(
     for it in 0..5000 {
         iterations = it + 1;
         let mut delta: f64 = 0.0;
+        if cancel.load(Ordering::Relaxed) {
+            return None;
+        }
         for k in 0..n {
             if fixed[k].is_some() {
                 continue;
@@ -716,7 +765,7 @@ pub fn value_iteration(
             matrix::exploitability(&a, &sol),
         )
     };
-    GameValue {
+    Some(GameValue {
         value,
         h,
         c,
@@ -724,5 +773,5 @@ pub fn value_iteration(
         states: n,
         frontier,
         iterations,
-    }
+    })
 }

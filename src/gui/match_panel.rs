@@ -1,0 +1,957 @@
+//! The match panel: play the CPU with the keys of the `':` lines (or by clicking), watch both
+//! sides' states, the derived evaluation and the turn log.
+
+use super::i18n::{Lang, pick};
+use super::session::{Controller, MatchSession, key_name, side_name};
+use super::worker::ProgramView;
+use crate::engine::{Outcome, Side};
+use crate::program::CmdId;
+use crate::search::CpuSettings;
+use egui::{Color32, Id, RichText, Sense, Stroke, Ui, Vec2};
+use std::sync::Arc;
+use std::time::Duration;
+
+/// What the panel asks of the app.
+pub enum MatchAction {
+    /// Show this 1-based source line in the editor.
+    ShowLine(usize),
+}
+
+/// One line of the turn log.
+struct LogLine {
+    text: String,
+    kind: LogKind,
+    line: Option<usize>,
+}
+
+#[derive(Clone, Copy, PartialEq)]
+enum LogKind {
+    Turn,
+    Rule,
+    Change,
+    Error,
+    Result,
+}
+
+/// The panel's own settings and the match.
+pub struct MatchPanel {
+    /// The match, if one was started.
+    pub session: Option<MatchSession>,
+    /// Seed of the next match.
+    pub seed: u64,
+    /// Who plays h and c in the next match.
+    pub players: [Controller; 2],
+    /// Use the file's `~` CPU settings (else the panel's).
+    pub file_cpu: bool,
+    /// The panel's CPU settings (when not the file's).
+    pub cpu: CpuSettings,
+    /// Real-time play.
+    pub realtime: bool,
+    /// Last complaint (a key that is not your turn …), shown until the next turn.
+    pub message: Option<String>,
+    /// The rules changed since the match started and the user chose to keep playing.
+    pub keep_old_rules: bool,
+    log_cache: (usize, Vec<LogLine>),
+}
+
+impl Default for MatchPanel {
+    fn default() -> Self {
+        Self {
+            session: None,
+            seed: 1,
+            players: [Controller::Human, Controller::Cpu],
+            file_cpu: true,
+            cpu: CpuSettings {
+                depth: 3,
+                thin: 1.0,
+                mistakes: 0,
+                period_ms: 500,
+            },
+            realtime: false,
+            message: None,
+            keep_old_rules: false,
+            log_cache: (usize::MAX, Vec::new()),
+        }
+    }
+}
+
+/// The id that holds keyboard focus while the match panel is being played.
+pub fn focus_id() -> Id {
+    Id::unique("kumite-match-focus")
+}
+
+fn side_color(ui: &Ui, side: Side) -> Color32 {
+    match (side, ui.visuals().dark_mode) {
+        (0, true) => Color32::from_rgb(100, 160, 255),
+        (0, false) => Color32::from_rgb(20, 80, 200),
+        (_, true) => Color32::from_rgb(255, 120, 110),
+        (_, false) => Color32::from_rgb(190, 40, 30),
+    }
+}
+
+fn changed_color(ui: &Ui) -> Color32 {
+    if ui.visuals().dark_mode {
+        Color32::from_rgb(250, 210, 80)
+    } else {
+        Color32::from_rgb(170, 110, 0)
+    }
+}
+
+impl MatchPanel {
+    /// The CPU settings a new match uses with `view`'s program.
+    fn cpu_settings(&self, view: &ProgramView) -> CpuSettings {
+        if self.file_cpu {
+            let s = &view.settings;
+            CpuSettings {
+                depth: s.depth,
+                thin: s.thin,
+                mistakes: s.mistakes,
+                period_ms: s.period_ms,
+            }
+        } else {
+            self.cpu.clone()
+        }
+    }
+
+    /// Starts a new match of `view`'s program (`edit`: first let the user edit the position).
+    pub fn new_match(&mut self, view: &Arc<ProgramView>, edit: bool) -> Result<(), String> {
+        if let Some(s) = self.session.as_mut() {
+            s.stop_thinking();
+        }
+        let mut s = MatchSession::new(
+            view.compiled.clone(),
+            view.graph.clone(),
+            self.seed,
+            self.players,
+            self.cpu_settings(view),
+            None,
+        )?;
+        s.realtime = self.realtime;
+        s.started = !edit;
+        self.session = Some(s);
+        self.message = None;
+        self.keep_old_rules = false;
+        self.log_cache.0 = usize::MAX;
+        Ok(())
+    }
+
+    /// Takes back a turn.
+    pub fn undo(&mut self) {
+        if let Some(s) = self.session.as_mut() {
+            s.undo();
+            self.message = None;
+        }
+    }
+
+    /// True if the match runs an older program than `view`'s (and the behaviour differs).
+    pub fn rules_changed(&self, view: Option<&Arc<ProgramView>>) -> bool {
+        let (Some(s), Some(v)) = (&self.session, view) else {
+            return false;
+        };
+        if Arc::ptr_eq(&s.compiled, &v.compiled) {
+            return false;
+        }
+        match (&s.compiled.program, &v.compiled.program) {
+            (Some(a), Some(b)) => !a.same_behaviour(b),
+            _ => true,
+        }
+    }
+
+    /// Handles the game keys (call only while the panel has focus).
+    pub fn keys(&mut self, ctx: &egui::Context) {
+        let Some(s) = self.session.as_mut() else {
+            return;
+        };
+        let events = ctx.input(|i| i.events.clone());
+        for ev in &events {
+            let Some(k) = key_name(ev) else { continue };
+            match s.key(&k) {
+                Ok(Some(_)) => self.message = None,
+                Ok(None) => {}
+                Err(e) => self.message = Some(e),
+            }
+        }
+    }
+
+    /// Advances the CPU, real-time ticks and replays; asks for a repaint when waiting.
+    pub fn tick(&mut self, ctx: &egui::Context) {
+        if let Some(s) = self.session.as_mut()
+            && let Some(d) = s.tick(Some(ctx))
+        {
+            ctx.request_repaint_after(d);
+        }
+    }
+
+    /// The panel.
+    pub fn ui(
+        &mut self,
+        ui: &mut Ui,
+        lang: Lang,
+        view: Option<&Arc<ProgramView>>,
+        focused: bool,
+    ) -> Option<MatchAction> {
+        let mut action = None;
+        ui.horizontal(|ui| {
+            ui.strong(pick(lang, "Match", "対戦"));
+            if focused {
+                ui.label(
+                    RichText::new(pick(lang, "● keys active", "● キー操作中"))
+                        .small()
+                        .color(side_color(ui, 0)),
+                );
+            } else {
+                ui.weak(pick(
+                    lang,
+                    "click here (F6) to use the keys",
+                    "ここをクリック(F6)でキー操作",
+                ));
+            }
+        });
+        self.controls(ui, lang, view);
+        ui.separator();
+        if view.is_some() && self.rules_changed(view) && !self.keep_old_rules {
+            egui::Frame::new()
+                .fill(ui.visuals().faint_bg_color)
+                .inner_margin(6.0)
+                .show(ui, |ui| {
+                    ui.label(pick(
+                        lang,
+                        "The rules changed. This match still runs the rules it started with.",
+                        "ルールが変わりました。この対戦は開始時のルールのままです。",
+                    ));
+                    ui.horizontal(|ui| {
+                        if ui
+                            .button(pick(
+                                lang,
+                                "Restart with the new rules",
+                                "新しいルールで再開",
+                            ))
+                            .clicked()
+                            && let Some(v) = view
+                            && let Err(e) = self.new_match(v, false)
+                        {
+                            self.message = Some(e);
+                        }
+                        if ui
+                            .button(pick(lang, "Keep playing", "このまま続ける"))
+                            .clicked()
+                        {
+                            self.keep_old_rules = true;
+                        }
+                    });
+                });
+        }
+        let Some(s) = self.session.as_mut() else {
+            ui.add_space(10.0);
+            ui.label(match view {
+                Some(_) => pick(
+                    lang,
+                    "Press \"New match\" (F5) to play the CPU with the keys of the ': line.",
+                    "「新しい対戦」(F5) で ': 行のキーを使って CPU と対戦します。",
+                ),
+                None => pick(
+                    lang,
+                    "Fix the errors in the rules to play a match.",
+                    "対戦するにはルールのエラーを直してください。",
+                ),
+            });
+            return None;
+        };
+        if !s.started {
+            Self::edit_position(ui, lang, s, &mut self.message);
+            return None;
+        }
+        Self::status(ui, lang, s, self.message.as_deref());
+        Self::states_grid(ui, lang, s);
+        ui.add_space(4.0);
+        for side in 0..2 {
+            Self::commands(ui, lang, s, side, &mut self.message);
+        }
+        ui.separator();
+        Self::meter(ui, lang, s);
+        self.log(ui, lang, &mut action);
+        action
+    }
+
+    fn controls(&mut self, ui: &mut Ui, lang: Lang, view: Option<&Arc<ProgramView>>) {
+        ui.horizontal_wrapped(|ui| {
+            let can = view.is_some();
+            if ui
+                .add_enabled(
+                    can,
+                    egui::Button::new(pick(lang, "New match", "新しい対戦")),
+                )
+                .on_hover_text("F5")
+                .clicked()
+                && let Some(v) = view
+                && let Err(e) = self.new_match(v, false)
+            {
+                self.message = Some(e);
+            }
+            let undo_ok = self.session.as_ref().is_some_and(|s| !s.turns.is_empty());
+            if ui
+                .add_enabled(
+                    undo_ok,
+                    egui::Button::new(pick(lang, "Undo turn", "1手戻す")),
+                )
+                .on_hover_text("F8")
+                .clicked()
+            {
+                self.undo();
+            }
+            if ui
+                .add_enabled(
+                    can,
+                    egui::Button::new(pick(lang, "From a position…", "局面を編集して開始…")),
+                )
+                .on_hover_text(pick(
+                    lang,
+                    "Edit both sides' states, then start from there",
+                    "両者の状態を編集してからその局面で開始",
+                ))
+                .clicked()
+                && let Some(v) = view
+                && let Err(e) = self.new_match(v, true)
+            {
+                self.message = Some(e);
+            }
+        });
+        ui.horizontal_wrapped(|ui| {
+            for side in 0..2 {
+                let label = side_name(side);
+                egui::ComboBox::from_id_salt(("player", side))
+                    .width(80.0)
+                    .selected_text(format!(
+                        "{label}: {}",
+                        match self.players[side] {
+                            Controller::Human => pick(lang, "human", "人"),
+                            Controller::Cpu => "CPU",
+                        }
+                    ))
+                    .show_ui(ui, |ui| {
+                        ui.selectable_value(
+                            &mut self.players[side],
+                            Controller::Human,
+                            pick(lang, "human", "人"),
+                        );
+                        ui.selectable_value(&mut self.players[side], Controller::Cpu, "CPU");
+                    });
+            }
+            if let Some(s) = self.session.as_mut()
+                && s.players != self.players
+            {
+                s.stop_thinking();
+                s.players = self.players;
+            }
+            ui.label(pick(lang, "seed", "シード"));
+            ui.add(egui::DragValue::new(&mut self.seed).speed(1.0));
+            if ui
+                .small_button(pick(lang, "new", "変更"))
+                .on_hover_text(pick(lang, "new random seed", "新しいシード"))
+                .clicked()
+            {
+                let t = std::time::SystemTime::now()
+                    .duration_since(std::time::UNIX_EPOCH)
+                    .map(|d| d.as_nanos() as u64)
+                    .unwrap_or(7);
+                self.seed = crate::engine::rng::mix(t) % 1_000_000;
+            }
+            if ui
+                .checkbox(&mut self.realtime, pick(lang, "real time", "リアルタイム"))
+                .on_hover_text(pick(
+                    lang,
+                    "One turn every P ms; a side that has not chosen acts with no command",
+                    "P ミリ秒ごとに1ターン。選ばなかった側はコマンドなしで行動",
+                ))
+                .changed()
+                && let Some(s) = self.session.as_mut()
+            {
+                s.realtime = self.realtime;
+                s.pending = [None, None];
+            }
+        });
+        ui.horizontal_wrapped(|ui| {
+            ui.checkbox(
+                &mut self.file_cpu,
+                pick(lang, "CPU level of the file (~)", "ファイルの CPU 設定 (~)"),
+            );
+            if self.file_cpu {
+                if let Some(v) = view {
+                    let s = &v.settings;
+                    ui.weak(format!(
+                        "S{} D{} E{} P{}",
+                        s.depth, s.thin, s.mistakes, s.period_ms
+                    ));
+                }
+            } else {
+                ui.label("S");
+                ui.add(egui::DragValue::new(&mut self.cpu.depth).range(1..=30));
+                ui.label("D");
+                ui.add(
+                    egui::DragValue::new(&mut self.cpu.thin)
+                        .range(1.0..=100.0)
+                        .speed(0.1),
+                );
+                ui.label("E");
+                ui.add(egui::DragValue::new(&mut self.cpu.mistakes).range(0..=10));
+                ui.label("P");
+                ui.add(
+                    egui::DragValue::new(&mut self.cpu.period_ms)
+                        .range(1..=60_000)
+                        .suffix(" ms"),
+                );
+            }
+            if let (Some(s), Some(v)) = (self.session.as_mut(), view) {
+                let want = if self.file_cpu {
+                    let f = &v.settings;
+                    CpuSettings {
+                        depth: f.depth,
+                        thin: f.thin,
+                        mistakes: f.mistakes,
+                        period_ms: f.period_ms,
+                    }
+                } else {
+                    self.cpu.clone()
+                };
+                if s.cpu != want && Arc::ptr_eq(&s.compiled, &v.compiled) {
+                    s.cpu = want;
+                }
+            }
+        });
+    }
+
+    fn status(ui: &mut Ui, lang: Lang, s: &MatchSession, message: Option<&str>) {
+        let text = if let Some(e) = &s.error {
+            RichText::new(format!(
+                "{} {e}",
+                pick(lang, "Runtime error:", "実行時エラー:")
+            ))
+            .color(ui.visuals().error_fg_color)
+            .strong()
+        } else if let Some(o) = s.outcome() {
+            let t = match o {
+                Outcome::H => pick(lang, "h wins!", "h の勝ち!"),
+                Outcome::C => pick(lang, "c wins!", "c の勝ち!"),
+                Outcome::Draw => pick(lang, "Draw.", "引き分け。"),
+            };
+            RichText::new(format!(
+                "{t}  ({} {})",
+                s.st.turn,
+                pick(lang, "turns", "ターン")
+            ))
+            .strong()
+            .size(18.0)
+            .color(match o {
+                Outcome::H => side_color(ui, 0),
+                Outcome::C => side_color(ui, 1),
+                Outcome::Draw => ui.visuals().text_color(),
+            })
+        } else if let Some((side, t)) = s.thinking().filter(|_| !s.simultaneous()) {
+            ui.horizontal(|ui| {
+                ui.spinner();
+                ui.label(format!(
+                    "{} {} {:.1} s",
+                    side_name(side),
+                    pick(lang, "(CPU) is thinking…", "(CPU) 思考中…"),
+                    t.as_secs_f64()
+                ));
+            });
+            RichText::new("")
+        } else if let Some(r) = &s.replay
+            && !r.moves.is_empty()
+        {
+            RichText::new(format!(
+                "{} {}/{}",
+                pick(lang, "Replaying the win path:", "勝ち筋を再生中:"),
+                r.played,
+                r.played + r.moves.len()
+            ))
+            .strong()
+        } else {
+            let turn = s.st.turn + 1;
+            let who: Vec<&str> = s.waiting_for().into_iter().map(side_name).collect();
+            let mut t = format!("{} {turn}: ", pick(lang, "Turn", "ターン"));
+            if s.simultaneous() {
+                t.push_str(pick(lang, "both choose", "両者が同時に選択"));
+                if !who.is_empty() {
+                    t.push_str(&format!(
+                        " ({} {})",
+                        pick(lang, "waiting for", "待ち:"),
+                        who.join(", ")
+                    ));
+                }
+            } else {
+                t.push_str(&format!(
+                    "{} {}",
+                    side_name(s.st.to_move),
+                    pick(lang, "to move", "の番")
+                ));
+            }
+            if s.human_to_choose().is_some() {
+                t.push_str(pick(
+                    lang,
+                    " — your move: press a key",
+                    " — キーを押してください",
+                ));
+            }
+            RichText::new(t).strong()
+        };
+        if !text.text().is_empty() {
+            ui.label(text);
+        }
+        if s.simultaneous()
+            && let Some((_, t)) = s.thinking()
+        {
+            ui.horizontal(|ui| {
+                ui.spinner();
+                ui.weak(format!(
+                    "{} {:.1} s",
+                    pick(lang, "CPU is choosing…", "CPU が選択中…"),
+                    t.as_secs_f64()
+                ));
+            });
+        }
+        if let Some(r) = &s.replay
+            && let Some(k) = r.diverged
+        {
+            ui.colored_label(
+                changed_color(ui),
+                format!(
+                    "{} {k}",
+                    pick(
+                        lang,
+                        "Chance went otherwise than the path assumed at step",
+                        "乱数の結果が勝ち筋の前提と異なりました。ステップ"
+                    )
+                ),
+            );
+        }
+        if let Some(m) = message {
+            ui.colored_label(changed_color(ui), m);
+        }
+        if let Some(f) = &s.cpu_failed {
+            ui.colored_label(ui.visuals().error_fg_color, f);
+        }
+    }
+
+    fn states_grid(ui: &mut Ui, lang: Lang, s: &MatchSession) {
+        let prog = s.compiled.clone();
+        let Some(p) = prog.program.as_ref() else {
+            return;
+        };
+        let ns = p.states.len();
+        egui::Grid::new("match-states")
+            .num_columns(3)
+            .striped(true)
+            .min_col_width(40.0)
+            .show(ui, |ui| {
+                ui.label("");
+                for side in 0..2 {
+                    let color = side_color(ui, side);
+                    ui.horizontal(|ui| {
+                        ui.label(
+                            RichText::new(side_name(side))
+                                .strong()
+                                .size(16.0)
+                                .color(color),
+                        );
+                        ui.weak(match s.players[side] {
+                            Controller::Human => pick(lang, "human", "人"),
+                            Controller::Cpu => "CPU",
+                        });
+                        if s.movers().contains(&side) {
+                            let chosen = s.pending[side].is_some();
+                            ui.label(
+                                RichText::new(if chosen {
+                                    pick(lang, "chosen", "選択済み")
+                                } else {
+                                    pick(lang, "▶ to move", "▶ 手番")
+                                })
+                                .color(color),
+                            );
+                        }
+                    });
+                }
+                ui.end_row();
+                for (i, name) in p.states.iter().enumerate().skip(2) {
+                    let (lo, hi) = value_range(s, i, ns);
+                    let changed_any = (0..2).any(|side| {
+                        s.previous_value(side, i)
+                            .is_some_and(|pv| pv != s.value(side, i))
+                    });
+                    let mut t = RichText::new(name);
+                    if changed_any {
+                        t = t.color(changed_color(ui));
+                    }
+                    ui.label(t);
+                    for side in 0..2 {
+                        let color = side_color(ui, side);
+                        let v = s.value(side, i);
+                        let prev = s.previous_value(side, i).filter(|&pv| pv != v);
+                        ui.horizontal(|ui| {
+                            if lo >= 0 && hi <= 1 {
+                                let on = v != 0;
+                                ui.label(RichText::new(if on { "○" } else { "—" }).strong().color(
+                                    if on {
+                                        color
+                                    } else {
+                                        ui.visuals().weak_text_color()
+                                    },
+                                ));
+                            } else {
+                                let mut num = RichText::new(format!("{v:>3}")).monospace();
+                                if prev.is_some() {
+                                    num = num.color(changed_color(ui)).strong();
+                                }
+                                ui.label(num);
+                                if hi > lo && lo >= 0 {
+                                    let frac = ((v - lo) as f32 / (hi - lo) as f32).clamp(0.0, 1.0);
+                                    let (r, _) = ui
+                                        .allocate_exact_size(Vec2::new(56.0, 8.0), Sense::hover());
+                                    let painter = ui.painter();
+                                    painter.rect_filled(r, 2.0, ui.visuals().extreme_bg_color);
+                                    let mut f = r;
+                                    f.set_width(r.width() * frac);
+                                    painter.rect_filled(f, 2.0, color.gamma_multiply(0.8));
+                                }
+                            }
+                            if let Some(pv) = prev {
+                                ui.label(
+                                    RichText::new(format!("{:+}", v - pv))
+                                        .small()
+                                        .color(changed_color(ui)),
+                                );
+                            }
+                        });
+                    }
+                    ui.end_row();
+                }
+            });
+    }
+
+    fn commands(
+        ui: &mut Ui,
+        lang: Lang,
+        s: &mut MatchSession,
+        side: Side,
+        message: &mut Option<String>,
+    ) {
+        let color = side_color(ui, side);
+        let prog = s.compiled.clone();
+        let Some(p) = prog.program.as_ref() else {
+            return;
+        };
+        let to_move = s.movers().contains(&side);
+        let human_turn = s.players[side] == Controller::Human
+            && to_move
+            && s.pending[side].is_none()
+            && s.replay.as_ref().is_none_or(|r| r.moves.is_empty());
+        let mut clicked: Option<Option<CmdId>> = None;
+        ui.horizontal_wrapped(|ui| {
+            ui.label(RichText::new(side_name(side)).strong().color(color));
+            for (c, name) in p.commands.iter().enumerate() {
+                let on = s.is_enabled(side, c as CmdId);
+                let label = match p.key_for(c as CmdId) {
+                    Some(k) => format!("{name}  {k}"),
+                    None => name.clone(),
+                };
+                let mut text = RichText::new(label);
+                if on {
+                    text = text.strong();
+                }
+                let btn = egui::Button::new(text).stroke(if on && human_turn {
+                    Stroke::new(1.0, color)
+                } else {
+                    Stroke::NONE
+                });
+                let resp = ui.add_enabled(on && human_turn, btn);
+                let resp = if on {
+                    resp
+                } else {
+                    resp.on_disabled_hover_text(pick(lang, "not enabled now", "今は使えません"))
+                };
+                if resp.clicked() {
+                    clicked = Some(Some(c as CmdId));
+                }
+            }
+            if human_turn && ui.button(pick(lang, "pass", "パス")).clicked() {
+                clicked = Some(None);
+            }
+        });
+        if let Some(c) = clicked
+            && let Err(e) = s.choose(side, c)
+        {
+            *message = Some(e);
+        }
+    }
+
+    fn meter(ui: &mut Ui, lang: Lang, s: &MatchSession) {
+        let j = s.judgement();
+        let cap = s
+            .prog()
+            .settings
+            .turn_limit
+            .min(crate::analysis::UNREACHABLE);
+        let d = |x: u32| {
+            if x >= cap {
+                "∞".to_string()
+            } else {
+                x.to_string()
+            }
+        };
+        ui.horizontal(|ui| {
+            ui.label(pick(lang, "Evaluation (h)", "評価値 (h)"));
+            let shown = if j.eval.abs() >= 1e8 {
+                if j.eval > 0.0 {
+                    "+∞".to_string()
+                } else {
+                    "−∞".to_string()
+                }
+            } else {
+                format!("{:+.1}", j.eval)
+            };
+            ui.label(RichText::new(shown).monospace().strong());
+            ui.weak(format!(
+                "{} h {} · c {}",
+                pick(lang, "distance to win", "勝利まで"),
+                d(j.dist[0]),
+                d(j.dist[1])
+            ));
+        });
+        // The meter: h's share grows to the left, c's to the right.
+        let (r, _) = ui.allocate_exact_size(Vec2::new(ui.available_width(), 12.0), Sense::hover());
+        let x = (j.eval / 8.0).tanh() as f32; // +1: h winning
+        let painter = ui.painter();
+        painter.rect_filled(r, 3.0, side_color(ui, 1).gamma_multiply(0.55));
+        let mut h = r;
+        h.set_width(r.width() * (0.5 + x / 2.0));
+        painter.rect_filled(h, 3.0, side_color(ui, 0).gamma_multiply(0.85));
+        painter.line_segment(
+            [r.center_top(), r.center_bottom()],
+            Stroke::new(1.0, ui.visuals().text_color()),
+        );
+        let pts: Vec<[f64; 2]> = s
+            .judgements
+            .iter()
+            .enumerate()
+            .map(|(i, j)| [i as f64, j.eval.clamp(-40.0, 40.0)])
+            .collect();
+        egui_plot::Plot::new("eval-plot")
+            .height(90.0)
+            .allow_scroll(false)
+            .allow_zoom(false)
+            .allow_drag(false)
+            .show_x(true)
+            .show_y(true)
+            .include_y(0.0)
+            .show(ui, |p| {
+                p.line(egui_plot::Line::new(
+                    pick(lang, "evaluation for h", "h の評価値"),
+                    pts,
+                ));
+            });
+    }
+
+    fn log(&mut self, ui: &mut Ui, lang: Lang, action: &mut Option<MatchAction>) {
+        let Some(s) = self.session.as_ref() else {
+            return;
+        };
+        let key = s.turns.len() * 2 + s.over() as usize;
+        if self.log_cache.0 != key {
+            self.log_cache = (key, build_log(s, lang));
+        }
+        ui.strong(pick(lang, "Turn log", "ターンの記録"));
+        let lines = &self.log_cache.1;
+        let row_h = 18.0;
+        egui::ScrollArea::vertical()
+            .id_salt("match-log")
+            .auto_shrink([false, false])
+            .stick_to_bottom(true)
+            .show_rows(ui, row_h, lines.len(), |ui, range| {
+                for l in &lines[range] {
+                    let (color, indent) = match l.kind {
+                        LogKind::Turn => (ui.visuals().strong_text_color(), 0.0),
+                        LogKind::Rule => (ui.visuals().hyperlink_color, 12.0),
+                        LogKind::Change => (ui.visuals().text_color(), 12.0),
+                        LogKind::Error => (ui.visuals().error_fg_color, 12.0),
+                        LogKind::Result => (changed_color(ui), 0.0),
+                    };
+                    ui.horizontal(|ui| {
+                        ui.set_height(row_h - 2.0);
+                        ui.add_space(indent);
+                        let t = RichText::new(&l.text).size(12.0).color(color);
+                        match l.line {
+                            Some(n) => {
+                                if ui
+                                    .add(egui::Label::new(t).sense(Sense::click()))
+                                    .on_hover_text(pick(lang, "show the line", "その行を表示"))
+                                    .clicked()
+                                {
+                                    *action = Some(MatchAction::ShowLine(n));
+                                }
+                            }
+                            None => {
+                                ui.label(t);
+                            }
+                        }
+                    });
+                }
+            });
+    }
+
+    fn edit_position(ui: &mut Ui, lang: Lang, s: &mut MatchSession, message: &mut Option<String>) {
+        ui.label(
+            RichText::new(pick(
+                lang,
+                "Edit the position, then start the match from it.",
+                "局面を編集してから、その局面で対戦を始めます。",
+            ))
+            .strong(),
+        );
+        let prog = s.compiled.clone();
+        let Some(p) = prog.program.as_ref() else {
+            return;
+        };
+        let (ns, nc) = (p.states.len(), p.commands.len());
+        if !p.settings.simultaneous {
+            ui.horizontal(|ui| {
+                ui.label(pick(lang, "to move:", "手番:"));
+                ui.selectable_value(&mut s.st.to_move, 0, "h");
+                ui.selectable_value(&mut s.st.to_move, 1, "c");
+            });
+        }
+        egui::ScrollArea::vertical()
+            .id_salt("edit-pos")
+            .max_height(ui.available_height() - 40.0)
+            .show(ui, |ui| {
+                egui::Grid::new("edit-grid")
+                    .num_columns(3)
+                    .striped(true)
+                    .show(ui, |ui| {
+                        ui.strong(pick(lang, "state", "状態"));
+                        ui.strong("h");
+                        ui.strong("c");
+                        ui.end_row();
+                        for (i, name) in p.states.iter().enumerate().skip(2) {
+                            ui.label(name);
+                            for side in 0..2 {
+                                ui.add(egui::DragValue::new(&mut s.st.vals[side * ns + i]));
+                            }
+                            ui.end_row();
+                        }
+                        for (c, name) in p.commands.iter().enumerate() {
+                            ui.label(format!("[{name}]"));
+                            for side in 0..2 {
+                                ui.checkbox(&mut s.st.enabled[side * nc + c], "");
+                            }
+                            ui.end_row();
+                        }
+                    });
+            });
+        ui.weak(pick(
+            lang,
+            "Availability rules run again for the side to move when the match starts.",
+            "開始時に手番側の使用可否ルールがもう一度評価されます。",
+        ));
+        if ui
+            .button(
+                RichText::new(pick(lang, "Start from this position", "この局面から開始")).strong(),
+            )
+            .clicked()
+            && let Err(e) = s.start_from_edited()
+        {
+            *message = Some(e);
+        }
+    }
+}
+
+/// The range a state's value has taken in this match (start and every turn), for bars.
+fn value_range(s: &MatchSession, i: usize, ns: usize) -> (i64, i64) {
+    let mut lo = i64::MAX;
+    let mut hi = i64::MIN;
+    let mut see = |st: &crate::engine::State| {
+        for side in 0..2 {
+            let v = st.vals[side * ns + i];
+            lo = lo.min(v);
+            hi = hi.max(v);
+        }
+    };
+    see(&s.start);
+    see(&s.st);
+    for t in &s.turns {
+        see(&t.before);
+    }
+    (lo.min(0), hi)
+}
+
+fn build_log(s: &MatchSession, lang: Lang) -> Vec<LogLine> {
+    let mut out = Vec::new();
+    let p = s.prog();
+    for t in &s.turns {
+        let moves: Vec<String> = t
+            .trace
+            .moves
+            .iter()
+            .map(|(side, c)| {
+                let key = c
+                    .as_deref()
+                    .and_then(|n| p.command_id(n))
+                    .and_then(|id| p.key_for(id))
+                    .map(|k| format!(" ({k})"))
+                    .unwrap_or_default();
+                format!(
+                    "{side}: {}{key}",
+                    c.as_deref().map_or_else(
+                        || pick(lang, "pass", "パス").to_string(),
+                        |c| format!("[{c}]")
+                    )
+                )
+            })
+            .collect();
+        out.push(LogLine {
+            text: format!("T{}  {}", t.trace.turn, moves.join("   ")),
+            kind: LogKind::Turn,
+            line: None,
+        });
+        for (side, rule, line, _origin) in &t.trace.fired {
+            out.push(LogLine {
+                text: format!("L{line} {side}: {}", p.rule_text(*rule)),
+                kind: LogKind::Rule,
+                line: Some(*line),
+            });
+        }
+        let changes: Vec<String> = t
+            .trace
+            .changes
+            .iter()
+            .map(|c| format!("{}.{} {}→{}", c.side, c.name, c.from, c.to))
+            .collect();
+        for chunk in changes.chunks(3) {
+            out.push(LogLine {
+                text: chunk.join("   "),
+                kind: LogKind::Change,
+                line: None,
+            });
+        }
+        if let Some(e) = &t.error {
+            out.push(LogLine {
+                text: format!("{} {e}", pick(lang, "runtime error:", "実行時エラー:")),
+                kind: LogKind::Error,
+                line: Some(e.line),
+            });
+        }
+    }
+    if let Some(o) = s.outcome() {
+        out.push(LogLine {
+            text: match o {
+                Outcome::H => pick(lang, "h wins", "h の勝ち").to_string(),
+                Outcome::C => pick(lang, "c wins", "c の勝ち").to_string(),
+                Outcome::Draw => pick(lang, "draw", "引き分け").to_string(),
+            },
+            kind: LogKind::Result,
+            line: None,
+        });
+    }
+    let _ = Duration::ZERO;
+    out
+}

@@ -1,0 +1,676 @@
+//! The logic behind the match panel, free of drawing so tests can drive it directly: a match on
+//! one compiled program (kept even when the text is later edited), its history for undo, the
+//! CPU thinking on its own thread, real-time ticks, and replays of a win path.
+
+use crate::analysis::{VictoryGraph, distances, evaluate};
+use crate::engine::{Engine, Outcome, RuntimeError, Side, State, TurnTrace};
+use crate::program::{CmdId, Compiled, RuleProgram};
+use crate::search::{CpuPlayer, CpuSettings};
+use std::collections::VecDeque;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::mpsc::{self, Receiver, TryRecvError};
+use std::time::{Duration, Instant};
+
+/// What polling a background job gives.
+pub enum Polled<T> {
+    /// Still running.
+    Pending,
+    /// Finished with this result.
+    Done(T),
+    /// The thread ended without a result (a panic): the job is lost, the window is not.
+    Died,
+}
+
+/// A computation on its own thread, with a cancel flag it is expected to check.
+pub struct Job<T> {
+    rx: Receiver<T>,
+    cancel: Arc<AtomicBool>,
+    done: Arc<AtomicBool>,
+    started: Instant,
+}
+
+impl<T: Send + 'static> Job<T> {
+    /// Starts `f` on a new thread named `name`; `ctx` is asked to repaint when it finishes.
+    pub fn spawn(
+        name: &str,
+        ctx: Option<egui::Context>,
+        f: impl FnOnce(Arc<AtomicBool>) -> T + Send + 'static,
+    ) -> Self {
+        let (tx, rx) = mpsc::channel();
+        let cancel = Arc::new(AtomicBool::new(false));
+        let done = Arc::new(AtomicBool::new(false));
+        let (c, d) = (cancel.clone(), done.clone());
+        // If the thread cannot start, `tx` is dropped with the closure and the job reads as died.
+        let _ = std::thread::Builder::new()
+            .name(name.to_string())
+            .spawn(move || {
+                struct SetOnDrop(Arc<AtomicBool>);
+                impl Drop for SetOnDrop {
+                    fn drop(&mut self) {
+                        self.0.store(true, Ordering::Release);
+                    }
+                }
+                let _done = SetOnDrop(d);
+                let r = f(c);
+                let _ = tx.send(r);
+                if let Some(ctx) = ctx {
+                    ctx.request_repaint();
+                }
+            });
+        Self {
+            rx,
+            cancel,
+            done,
+            started: Instant::now(),
+        }
+    }
+
+    /// The result, if it is there.
+    pub fn poll(&self) -> Polled<T> {
+        match self.rx.try_recv() {
+            Ok(r) => Polled::Done(r),
+            Err(TryRecvError::Empty) => Polled::Pending,
+            Err(TryRecvError::Disconnected) => Polled::Died,
+        }
+    }
+
+    /// Asks the job to stop.
+    pub fn cancel(&self) {
+        self.cancel.store(true, Ordering::Relaxed);
+    }
+
+    /// True once the thread has ended (finished, cancelled or died).
+    pub fn finished(&self) -> bool {
+        self.done.load(Ordering::Acquire)
+    }
+
+    /// A flag that turns true when the thread ends (for measuring how fast Cancel acts).
+    pub fn finished_flag(&self) -> Arc<AtomicBool> {
+        self.done.clone()
+    }
+
+    /// Time since the job started.
+    pub fn elapsed(&self) -> Duration {
+        self.started.elapsed()
+    }
+}
+
+impl<T> Drop for Job<T> {
+    fn drop(&mut self) {
+        // A job nobody waits for any more should not keep a core busy.
+        self.cancel.store(true, Ordering::Relaxed);
+    }
+}
+
+/// Who plays a side.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub enum Controller {
+    /// A person at the keyboard (or mouse).
+    Human,
+    /// The CPU, with the panel's settings.
+    Cpu,
+}
+
+/// One turn played.
+#[derive(Clone, Debug)]
+pub struct TurnRecord {
+    /// The position before the turn.
+    pub before: State,
+    /// The commands chosen (for the side(s) that moved).
+    pub cmds: [Option<CmdId>; 2],
+    /// What happened.
+    pub trace: TurnTrace,
+    /// A runtime error that ended the match in this turn.
+    pub error: Option<RuntimeError>,
+}
+
+/// The derived judgement of one position.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Judgement {
+    /// Evaluation for h (§10.6); ±1e9 once decided.
+    pub eval: f64,
+    /// Distances to winning of h and c.
+    pub dist: [u32; 2],
+}
+
+impl Judgement {
+    /// The judgement of `st`.
+    pub fn of(graph: &VictoryGraph, eng: &Engine, st: &State) -> Self {
+        Self {
+            eval: evaluate(graph, eng, st, 0),
+            dist: [
+                distances(graph, eng, st, 0).to_win,
+                distances(graph, eng, st, 1).to_win,
+            ],
+        }
+    }
+}
+
+/// A replay of a win path: the moves still to play and the states the path expects after each.
+#[derive(Clone, Debug, Default)]
+pub struct Replay {
+    /// Joint moves still to play.
+    pub moves: VecDeque<[Option<CmdId>; 2]>,
+    /// Steps played so far.
+    pub played: usize,
+    /// The first step after which the match differs from the path (chance went otherwise).
+    pub diverged: Option<usize>,
+    /// Expected both-sides states after each remaining step (as the solver printed them).
+    pub expected: VecDeque<serde_json::Value>,
+    /// Step automatically.
+    pub auto: bool,
+    /// When the next automatic step is due.
+    pub next: Option<Instant>,
+}
+
+/// A match in the studio.
+pub struct MatchSession {
+    /// The program this match runs (a later edit of the text does not change it).
+    pub compiled: Arc<Compiled>,
+    /// Its victory-condition graph.
+    pub graph: Arc<VictoryGraph>,
+    /// The match seed (chance in `rand`, and the CPU's own choices).
+    pub seed: u64,
+    /// Who plays h and c.
+    pub players: [Controller; 2],
+    /// The CPU's settings.
+    pub cpu: CpuSettings,
+    /// The position the match started from.
+    pub start: State,
+    /// The current position.
+    pub st: State,
+    /// Turns played.
+    pub turns: Vec<TurnRecord>,
+    /// Judgement of the start and after each turn.
+    pub judgements: Vec<Judgement>,
+    /// The error that ended the match.
+    pub error: Option<RuntimeError>,
+    /// Choices made this turn and not yet resolved (simultaneous mode, real-time play).
+    pub pending: [Option<Option<CmdId>>; 2],
+    thinking: Option<(Side, Job<Option<CmdId>>)>,
+    /// The CPU's thread died: shown, and the CPU passes.
+    pub cpu_failed: Option<String>,
+    /// Nodes the CPU searched for its last move, and how long it took.
+    pub cpu_last: Option<(u64, Duration)>,
+    /// Real-time play: one turn every P ms.
+    pub realtime: bool,
+    next_tick: Option<Instant>,
+    /// False while the start position is being edited.
+    pub started: bool,
+    /// A win path being replayed.
+    pub replay: Option<Replay>,
+}
+
+/// The program of a compiled text that has one.
+fn program_of(c: &Compiled) -> &RuleProgram {
+    c.program
+        .as_ref()
+        .expect("a match is only made from a program that compiled")
+}
+
+impl MatchSession {
+    /// A new match of `compiled` (which must have a program) from its initial position, or from
+    /// `start` if given. Not started while `edit` is true (the position can still be changed).
+    pub fn new(
+        compiled: Arc<Compiled>,
+        graph: Arc<VictoryGraph>,
+        seed: u64,
+        players: [Controller; 2],
+        cpu: CpuSettings,
+        start: Option<State>,
+    ) -> Result<Self, String> {
+        let prog = compiled
+            .program
+            .as_ref()
+            .ok_or("the rules have errors: fix them to start a match")?;
+        let eng = Engine::new(prog, seed);
+        let first = if prog.settings.cpu_first { 1 } else { 0 };
+        let st = match start {
+            Some(s) => s,
+            None => eng.initial(first).map_err(|e| e.to_string())?,
+        };
+        let j = Judgement::of(&graph, &eng, &st);
+        drop(eng);
+        Ok(Self {
+            compiled,
+            graph,
+            seed,
+            players,
+            cpu,
+            start: st.clone(),
+            st,
+            turns: Vec::new(),
+            judgements: vec![j],
+            error: None,
+            pending: [None, None],
+            thinking: None,
+            cpu_failed: None,
+            cpu_last: None,
+            realtime: false,
+            next_tick: None,
+            started: true,
+            replay: None,
+        })
+    }
+
+    /// The program.
+    pub fn prog(&self) -> &RuleProgram {
+        program_of(&self.compiled)
+    }
+
+    fn engine(&self) -> Engine<'_> {
+        Engine::new(self.prog(), self.seed)
+    }
+
+    /// True once won, lost, drawn or ended by an error.
+    pub fn over(&self) -> bool {
+        self.st.outcome.is_some() || self.error.is_some()
+    }
+
+    /// Simultaneous mode.
+    pub fn simultaneous(&self) -> bool {
+        self.prog().settings.simultaneous
+    }
+
+    /// The side(s) that act this turn (none once over).
+    pub fn movers(&self) -> Vec<Side> {
+        if self.over() || !self.started {
+            Vec::new()
+        } else if self.simultaneous() {
+            vec![0, 1]
+        } else {
+            vec![self.st.to_move]
+        }
+    }
+
+    /// Movers that have not chosen yet.
+    pub fn waiting_for(&self) -> Vec<Side> {
+        self.movers()
+            .into_iter()
+            .filter(|&s| self.pending[s].is_none())
+            .collect()
+    }
+
+    /// The side whose thinking thread runs, if any.
+    pub fn thinking(&self) -> Option<(Side, Duration)> {
+        self.thinking.as_ref().map(|(s, j)| (*s, j.elapsed()))
+    }
+
+    /// A state value.
+    pub fn value(&self, side: Side, state: usize) -> i64 {
+        self.st.vals[side * self.prog().states.len() + state]
+    }
+
+    /// A state value before the last turn (for highlighting changes).
+    pub fn previous_value(&self, side: Side, state: usize) -> Option<i64> {
+        let n = self.prog().states.len();
+        self.turns.last().map(|t| t.before.vals[side * n + state])
+    }
+
+    /// True if `cmd` is enabled for `side` now.
+    pub fn is_enabled(&self, side: Side, cmd: CmdId) -> bool {
+        self.st.enabled[side * self.prog().commands.len() + cmd as usize]
+    }
+
+    /// The enabled commands of `side`.
+    pub fn enabled(&self, side: Side) -> Vec<CmdId> {
+        (0..self.prog().commands.len() as CmdId)
+            .filter(|&c| self.is_enabled(side, c))
+            .collect()
+    }
+
+    /// The judgement of the current position.
+    pub fn judgement(&self) -> Judgement {
+        *self.judgements.last().expect("the start is always judged")
+    }
+
+    /// `side` chooses `cmd` (None: pass). Resolves the turn once every mover has chosen
+    /// (in real-time play, at the next tick).
+    pub fn choose(&mut self, side: Side, cmd: Option<CmdId>) -> Result<(), String> {
+        if self.over() {
+            return Err("the match is over".into());
+        }
+        if !self.movers().contains(&side) {
+            return Err(format!("it is not {}'s turn", side_name(side)));
+        }
+        if let Some(c) = cmd
+            && !self.is_enabled(side, c)
+        {
+            return Err(format!(
+                "[{}] is not enabled for {}",
+                self.prog().commands[c as usize],
+                side_name(side)
+            ));
+        }
+        self.pending[side] = Some(cmd);
+        if !self.realtime {
+            self.resolve_if_ready();
+        }
+        Ok(())
+    }
+
+    /// The human side that may choose now (alternate: the side to move; simultaneous: h first).
+    pub fn human_to_choose(&self) -> Option<Side> {
+        if self.replay.as_ref().is_some_and(|r| !r.moves.is_empty()) {
+            return None;
+        }
+        self.waiting_for()
+            .into_iter()
+            .find(|&s| self.players[s] == Controller::Human)
+    }
+
+    /// A key from the `':` bindings was pressed: the human to move plays its command.
+    /// `Ok(None)`: the key is not bound (ignored).
+    pub fn key(&mut self, key: &str) -> Result<Option<CmdId>, String> {
+        let Some(cmd) = self.prog().command_for_key(key) else {
+            return Ok(None);
+        };
+        let Some(side) = self.human_to_choose() else {
+            return Err(if self.over() {
+                "the match is over".into()
+            } else {
+                "wait: it is not your turn".into()
+            });
+        };
+        self.choose(side, Some(cmd)).map(|()| Some(cmd))
+    }
+
+    fn resolve_if_ready(&mut self) {
+        let movers = self.movers();
+        if !movers.is_empty() && movers.iter().all(|&s| self.pending[s].is_some()) {
+            self.play_turn();
+        }
+    }
+
+    /// Resolves the turn with the choices made (a side that has not chosen passes).
+    pub fn play_turn(&mut self) {
+        if self.over() || !self.started {
+            return;
+        }
+        if let Some((_, job)) = self.thinking.take() {
+            job.cancel();
+        }
+        let cmds = [self.pending[0].flatten(), self.pending[1].flatten()];
+        self.pending = [None, None];
+        let before = self.st.clone();
+        let mut trace = TurnTrace::default();
+        let compiled = self.compiled.clone();
+        let eng = Engine::new(program_of(&compiled), self.seed);
+        let error = eng.play(&mut self.st, cmds, Some(&mut trace)).err();
+        let j = Judgement::of(&self.graph, &eng, &self.st);
+        self.judgements.push(j);
+        self.error = error.clone();
+        self.turns.push(TurnRecord {
+            before,
+            cmds,
+            trace,
+            error,
+        });
+    }
+
+    /// Takes back the last turn — and, against the CPU, back to the last position where a
+    /// human was to choose. False if there is nothing to undo.
+    pub fn undo(&mut self) -> bool {
+        if self.turns.is_empty() {
+            return false;
+        }
+        if let Some((_, job)) = self.thinking.take() {
+            job.cancel();
+        }
+        while let Some(t) = self.turns.pop() {
+            self.judgements.pop();
+            self.st = t.before;
+            let human_turn = if self.simultaneous() {
+                self.players.contains(&Controller::Human)
+            } else {
+                self.players[self.st.to_move] == Controller::Human
+            };
+            if human_turn || !self.players.contains(&Controller::Human) {
+                break;
+            }
+        }
+        self.error = None;
+        self.pending = [None, None];
+        self.replay = None;
+        self.next_tick = None;
+        true
+    }
+
+    /// Puts the edited start position into effect (availability for the first mover runs again)
+    /// and starts the match.
+    pub fn start_from_edited(&mut self) -> Result<(), String> {
+        let compiled = self.compiled.clone();
+        let eng = Engine::new(program_of(&compiled), self.seed);
+        let mut st = self.st.clone();
+        st.turn = 0;
+        st.own_turns = [0, 0];
+        st.outcome = None;
+        eng.refresh_availability(&mut st)
+            .map_err(|e| e.to_string())?;
+        self.judgements = vec![Judgement::of(&self.graph, &eng, &st)];
+        self.start = st.clone();
+        self.st = st;
+        self.turns.clear();
+        self.error = None;
+        self.pending = [None, None];
+        self.started = true;
+        Ok(())
+    }
+
+    /// Loads a replay of joint moves from the start position.
+    pub fn load_replay(
+        &mut self,
+        moves: Vec<[Option<CmdId>; 2]>,
+        expected: Vec<serde_json::Value>,
+    ) {
+        self.replay = Some(Replay {
+            moves: moves.into(),
+            played: 0,
+            diverged: None,
+            expected: expected.into(),
+            auto: false,
+            next: None,
+        });
+    }
+
+    /// Plays the next step of the replay. False when there is none.
+    pub fn replay_step(&mut self) -> bool {
+        let Some(mv) = self.replay.as_mut().and_then(|r| r.moves.pop_front()) else {
+            return false;
+        };
+        if self.over() {
+            return false;
+        }
+        self.pending = [None, None];
+        for s in self.movers() {
+            self.pending[s] = Some(mv[s]);
+        }
+        self.play_turn();
+        let actual = crate::engine::players::final_states(&self.engine(), &self.st);
+        if let Some(r) = self.replay.as_mut() {
+            r.played += 1;
+            if let Some(exp) = r.expected.pop_front()
+                && exp != actual
+                && r.diverged.is_none()
+            {
+                r.diverged = Some(r.played);
+            }
+        }
+        true
+    }
+
+    /// Advances everything that runs by itself: the CPU's thinking, real-time ticks and an
+    /// automatic replay. Returns how soon it wants to be called again, if it is waiting.
+    pub fn tick(&mut self, ctx: Option<&egui::Context>) -> Option<Duration> {
+        let now = Instant::now();
+        let mut again: Option<Duration> = None;
+        let mut want = |d: Duration| again = Some(again.map_or(d, |a: Duration| a.min(d)));
+        // A replay steps on its own clock and holds the CPU back.
+        let over = self.over();
+        if let Some(r) = self.replay.as_mut()
+            && !r.moves.is_empty()
+        {
+            if r.auto && !over {
+                let due = *r.next.get_or_insert(now + Duration::from_millis(600));
+                if now >= due {
+                    r.next = Some(now + Duration::from_millis(600));
+                    self.replay_step();
+                }
+                want(Duration::from_millis(100));
+            }
+            return again;
+        }
+        if let Some((side, job)) = &self.thinking {
+            match job.poll() {
+                Polled::Pending => want(Duration::from_millis(50)),
+                Polled::Done(cmd) => {
+                    let side = *side;
+                    self.cpu_last = Some((0, job.elapsed()));
+                    self.thinking = None;
+                    let cmd = cmd.filter(|&c| self.is_enabled(side, c));
+                    self.pending[side] = Some(cmd);
+                    if !self.realtime {
+                        self.resolve_if_ready();
+                    }
+                }
+                Polled::Died => {
+                    self.cpu_failed = Some("the CPU's search stopped unexpectedly".into());
+                    let side = *side;
+                    self.thinking = None;
+                    self.pending[side] = Some(None);
+                    if !self.realtime {
+                        self.resolve_if_ready();
+                    }
+                }
+            }
+        }
+        if self.thinking.is_none()
+            && let Some(side) = self
+                .waiting_for()
+                .into_iter()
+                .find(|&s| self.players[s] == Controller::Cpu)
+        {
+            self.start_thinking(side, ctx.cloned());
+            want(Duration::from_millis(50));
+        }
+        if self.realtime && self.started && !self.over() {
+            let period = Duration::from_millis(self.prog().settings.period_ms.max(1) as u64);
+            let due = *self.next_tick.get_or_insert(now + period);
+            if now >= due {
+                self.play_turn();
+                self.next_tick = Some(now + period);
+            }
+            want(
+                self.next_tick
+                    .map_or(period, |t| t.saturating_duration_since(now)),
+            );
+        } else {
+            self.next_tick = None;
+        }
+        again
+    }
+
+    /// Waits (for tests) until the CPU has moved or `timeout` passes.
+    pub fn wait_for_cpu(&mut self, timeout: Duration) {
+        let end = Instant::now() + timeout;
+        loop {
+            self.tick(None);
+            if self.thinking.is_none() || Instant::now() >= end {
+                self.tick(None);
+                return;
+            }
+            std::thread::sleep(Duration::from_millis(5));
+        }
+    }
+
+    fn start_thinking(&mut self, side: Side, ctx: Option<egui::Context>) {
+        let compiled = self.compiled.clone();
+        let mut settings = self.cpu.clone();
+        if self.realtime {
+            // Leave room before the tick.
+            settings.period_ms = (settings.period_ms * 4 / 5).max(1);
+        }
+        let st = self.st.clone();
+        let seed = crate::engine::rng::mix(self.seed ^ ((self.st.turn as u64) << 8) ^ side as u64);
+        let job = Job::spawn("kumite-cpu", ctx, move |cancel| {
+            let mut cpu = CpuPlayer::new(program_of(&compiled), settings, seed);
+            cpu.set_cancel_flag(cancel);
+            cpu.think(&st, side)
+        });
+        self.thinking = Some((side, job));
+    }
+
+    /// Stops the CPU's thinking (it passes if the turn is then resolved).
+    pub fn stop_thinking(&mut self) {
+        if let Some((_, job)) = self.thinking.take() {
+            job.cancel();
+        }
+    }
+
+    /// The outcome, as text for h's point of view.
+    pub fn outcome(&self) -> Option<Outcome> {
+        self.st.outcome
+    }
+}
+
+/// "h" or "c".
+pub fn side_name(side: Side) -> &'static str {
+    if side == 0 { "h" } else { "c" }
+}
+
+/// The key name of a key press as the `':` line writes it: a letter (upper-case with Shift), a
+/// digit, or `Space Enter Up Down Left Right Tab`; other characters come from text input.
+/// Presses with Ctrl, Alt or Command are shortcuts, never game keys.
+pub fn key_name(ev: &egui::Event) -> Option<String> {
+    use egui::Key;
+    match ev {
+        egui::Event::Key {
+            key,
+            pressed: true,
+            repeat: false,
+            modifiers,
+            ..
+        } => {
+            if modifiers.ctrl || modifiers.alt || modifiers.command || modifiers.mac_cmd {
+                return None;
+            }
+            let named = match key {
+                Key::Space => Some("Space"),
+                Key::Enter => Some("Enter"),
+                Key::ArrowUp => Some("Up"),
+                Key::ArrowDown => Some("Down"),
+                Key::ArrowLeft => Some("Left"),
+                Key::ArrowRight => Some("Right"),
+                Key::Tab => Some("Tab"),
+                _ => None,
+            };
+            if let Some(n) = named {
+                return Some(n.to_string());
+            }
+            let name = key.name();
+            let mut chars = name.chars();
+            let c = chars.next()?;
+            if chars.next().is_some() || !c.is_ascii_alphanumeric() {
+                return None; // symbols arrive as text
+            }
+            if c.is_ascii_digit() {
+                return (!modifiers.shift).then(|| c.to_string());
+            }
+            Some(if modifiers.shift {
+                c.to_ascii_uppercase().to_string()
+            } else {
+                c.to_ascii_lowercase().to_string()
+            })
+        }
+        egui::Event::Text(t) => {
+            let mut chars = t.chars();
+            let c = chars.next()?;
+            if chars.next().is_some() || c.is_ascii_alphanumeric() || c.is_whitespace() {
+                return None; // letters, digits and space come as key events
+            }
+            Some(c.to_string())
+        }
+        _ => None,
+    }
+}

@@ -1,0 +1,665 @@
+//! The victory-condition view (勝利評価条件): the graph the analysis derives from the rules, as a
+//! collapsible tree and as a drawn graph (zoom and pan), with each condition's state in a
+//! position — the match's current one during a match, else the initial one.
+
+use super::i18n::{Lang, pick};
+use crate::analysis::{Distances, Step, VictoryGraph, distances};
+use crate::engine::{Engine, State};
+use crate::program::RuleProgram;
+use egui::{Align2, Color32, CornerRadius, FontId, Pos2, Rect, RichText, Sense, Stroke, Ui, Vec2};
+use std::collections::HashMap;
+use std::sync::Arc;
+
+/// The judged position: both pursuers' distances.
+pub struct Judged {
+    /// Distances with h pursuing the win, and with c.
+    pub d: [Distances; 2],
+}
+
+impl Judged {
+    /// Computes both sides' distances in `st`.
+    pub fn new(graph: &VictoryGraph, prog: &RuleProgram, st: &State) -> Self {
+        let eng = Engine::new(prog, 0);
+        Self {
+            d: [distances(graph, &eng, st, 0), distances(graph, &eng, st, 1)],
+        }
+    }
+}
+
+/// What the view asks of the app.
+pub enum TreeAction {
+    /// Show this 1-based source line in the editor.
+    ShowLine(usize),
+}
+
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Mode {
+    Tree,
+    Graph,
+}
+
+/// The view.
+pub struct TreeView {
+    mode: Mode,
+    scene_rect: Rect,
+    /// Cache: (graph pointer, position) → judgement.
+    cache: Option<(usize, State, Arc<Judged>)>,
+    layout: Option<(usize, Arc<GraphLayout>)>,
+}
+
+impl Default for TreeView {
+    fn default() -> Self {
+        Self {
+            mode: Mode::Tree,
+            scene_rect: Rect::ZERO,
+            cache: None,
+            layout: None,
+        }
+    }
+}
+
+/// Colours that read on both themes.
+struct Palette {
+    holds: Color32,
+    open: Color32,
+    win: Color32,
+    rule: Color32,
+    text: Color32,
+    weak: Color32,
+}
+
+impl Palette {
+    fn of(ui: &Ui) -> Self {
+        if ui.visuals().dark_mode {
+            Self {
+                holds: Color32::from_rgb(100, 200, 120),
+                open: Color32::from_rgb(150, 150, 160),
+                win: Color32::from_rgb(235, 190, 70),
+                rule: Color32::from_rgb(120, 170, 240),
+                text: Color32::from_gray(225),
+                weak: Color32::from_gray(140),
+            }
+        } else {
+            Self {
+                holds: Color32::from_rgb(20, 130, 50),
+                open: Color32::from_rgb(110, 110, 120),
+                win: Color32::from_rgb(170, 110, 0),
+                rule: Color32::from_rgb(30, 90, 180),
+                text: Color32::from_gray(20),
+                weak: Color32::from_gray(110),
+            }
+        }
+    }
+}
+
+/// "3", or "∞" for unreachable (capped at the turn limit).
+fn dist_text(d: u32, cap: u32) -> String {
+    if d >= cap {
+        "∞".into()
+    } else {
+        d.to_string()
+    }
+}
+
+fn step_text(lang: Lang, a: &crate::analysis::Achiever) -> String {
+    let how = match a.step {
+        Step::Add(x) => format!("{x:+}"),
+        Step::Set(v) => format!("={v}"),
+        Step::Scale(op, v) => format!("{op:?} {v}"),
+        Step::Enable => pick(lang, "enables", "使用可能にする").to_string(),
+    };
+    let mut s = how;
+    if a.period > 1 {
+        s.push_str(&format!(" @{}/", a.period));
+    }
+    if !a.needs_command {
+        s.push_str(pick(lang, " (by itself)", "(自動)"));
+    }
+    s
+}
+
+impl TreeView {
+    fn judged(&mut self, graph: &Arc<VictoryGraph>, prog: &RuleProgram, st: &State) -> Arc<Judged> {
+        let key = Arc::as_ptr(graph) as usize;
+        if let Some((k, s, j)) = &self.cache
+            && *k == key
+            && s == st
+        {
+            return j.clone();
+        }
+        let j = Arc::new(Judged::new(graph, prog, st));
+        self.cache = Some((key, st.clone(), j.clone()));
+        j
+    }
+
+    /// Shows the view for `graph` of `prog` in position `st`, described by `where_`.
+    #[allow(clippy::too_many_arguments)]
+    pub fn ui(
+        &mut self,
+        ui: &mut Ui,
+        lang: Lang,
+        graph: &Arc<VictoryGraph>,
+        prog: &RuleProgram,
+        st: &State,
+        where_: &str,
+        stale: bool,
+    ) -> Option<TreeAction> {
+        let j = self.judged(graph, prog, st);
+        let pal = Palette::of(ui);
+        let cap = prog.settings.turn_limit.min(crate::analysis::UNREACHABLE);
+        let mut action = None;
+        ui.horizontal_wrapped(|ui| {
+            ui.label(RichText::new(pick(lang, "Distance to win", "勝利までの距離")).strong());
+            ui.label(
+                RichText::new(format!(
+                    "h {} · c {}",
+                    dist_text(j.d[0].to_win, cap),
+                    dist_text(j.d[1].to_win, cap)
+                ))
+                .strong()
+                .color(pal.win),
+            );
+            ui.weak(format!("({where_})"));
+            ui.with_layout(egui::Layout::right_to_left(egui::Align::Center), |ui| {
+                ui.selectable_value(&mut self.mode, Mode::Graph, pick(lang, "Graph", "グラフ"));
+                ui.selectable_value(&mut self.mode, Mode::Tree, pick(lang, "Tree", "ツリー"));
+            });
+        });
+        if stale {
+            ui.colored_label(
+                pal.win,
+                pick(
+                    lang,
+                    "The text has errors: showing the last version that compiled.",
+                    "テキストにエラーがあります。最後に通った版を表示しています。",
+                ),
+            );
+        }
+        if graph.decisive.is_empty() {
+            ui.add_space(8.0);
+            ui.label(pick(
+                lang,
+                "No rule makes a side win (S.勝利 or O.敗北), so there is nothing to derive.",
+                "勝利させるルール(S.勝利 / O.敗北)がないため、勝利評価条件はありません。",
+            ));
+        }
+        match self.mode {
+            Mode::Tree => {
+                egui::ScrollArea::both()
+                    .id_salt("tree-scroll")
+                    .auto_shrink([false, false])
+                    .show(ui, |ui| {
+                        self.tree(ui, lang, graph, &j, &pal, cap, &mut action);
+                    });
+            }
+            Mode::Graph => self.graph(ui, lang, graph, &j, &pal, cap, &mut action),
+        }
+        action
+    }
+
+    fn node_row(
+        ui: &mut Ui,
+        node: usize,
+        graph: &VictoryGraph,
+        j: &Judged,
+        pal: &Palette,
+        cap: u32,
+    ) -> egui::WidgetText {
+        let n = &graph.nodes[node];
+        let mut job = egui::text::LayoutJob::default();
+        let font = FontId::monospace(13.0);
+        let push = |job: &mut egui::text::LayoutJob, t: &str, c: Color32| {
+            job.append(t, 0.0, egui::TextFormat::simple(font.clone(), c));
+        };
+        push(&mut job, &format!("Lv{} ", n.level), pal.weak);
+        push(&mut job, &n.text, pal.text);
+        for (side, name) in [(0usize, "h"), (1, "c")] {
+            let holds = j.d[side].holds[node];
+            push(
+                &mut job,
+                &format!(
+                    "  {name} {} {}",
+                    if holds { "○" } else { "×" },
+                    dist_text(j.d[side].node[node], cap)
+                ),
+                if holds { pal.holds } else { pal.open },
+            );
+        }
+        let _ = ui;
+        job.into()
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn tree(
+        &mut self,
+        ui: &mut Ui,
+        lang: Lang,
+        graph: &VictoryGraph,
+        j: &Judged,
+        pal: &Palette,
+        cap: u32,
+        action: &mut Option<TreeAction>,
+    ) {
+        ui.weak(pick(
+            lang,
+            "○ holds now, × not yet; the number is the estimated own turns to make it hold \
+             (h pursuing / c pursuing).",
+            "○ 成立、× 未成立。数字は成立までの推定手数(h が目指す場合 / c が目指す場合)。",
+        ));
+        for (di, d) in graph.decisive.iter().enumerate() {
+            let head = format!(
+                "★ {}  {}    h {} · c {}",
+                format_args!("L{}", d.line),
+                d.text,
+                dist_text(j.d[0].decisive[di], cap),
+                dist_text(j.d[1].decisive[di], cap)
+            );
+            egui::CollapsingHeader::new(RichText::new(head).monospace().color(pal.win))
+                .id_salt(("decisive", di))
+                .default_open(true)
+                .show(ui, |ui| {
+                    if ui.link(format!("→ L{}", d.line)).clicked() {
+                        *action = Some(TreeAction::ShowLine(d.line));
+                    }
+                    let mut path = vec![];
+                    for &c in &d.conds {
+                        Self::node_tree(ui, lang, graph, j, pal, cap, c, &mut path, action);
+                    }
+                    for e in &d.excluded {
+                        ui.label(
+                            RichText::new(format!("{e}  — {}", pick(lang, "excluded", "除外")))
+                                .monospace()
+                                .color(pal.weak),
+                        );
+                    }
+                });
+        }
+        if !graph.excluded.is_empty() {
+            ui.add_space(6.0);
+            egui::CollapsingHeader::new(format!(
+                "{} ({})",
+                pick(lang, "Excluded", "除外したもの"),
+                graph.excluded.len()
+            ))
+            .id_salt("excluded")
+            .default_open(false)
+            .show(ui, |ui| {
+                for e in &graph.excluded {
+                    ui.horizontal_wrapped(|ui| {
+                        if ui.link(format!("L{}", e.line)).clicked() {
+                            *action = Some(TreeAction::ShowLine(e.line));
+                        }
+                        ui.monospace(&e.what);
+                        ui.weak(&e.reason);
+                    });
+                }
+            });
+        }
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn node_tree(
+        ui: &mut Ui,
+        lang: Lang,
+        graph: &VictoryGraph,
+        j: &Judged,
+        pal: &Palette,
+        cap: u32,
+        node: usize,
+        path: &mut Vec<usize>,
+        action: &mut Option<TreeAction>,
+    ) {
+        let label = Self::node_row(ui, node, graph, j, pal, cap);
+        if path.contains(&node) {
+            ui.label(
+                RichText::new(format!("↻ {}", graph.nodes[node].text))
+                    .monospace()
+                    .color(pal.weak),
+            );
+            return;
+        }
+        let n = &graph.nodes[node];
+        let id = ui.make_persistent_id(("vec-node", path.clone(), node));
+        egui::collapsing_header::CollapsingState::load_with_default_open(
+            ui.ctx(),
+            id,
+            n.level <= 1,
+        )
+        .show_header(ui, |ui| {
+            ui.label(label);
+        })
+        .body(|ui| {
+            if n.achievers.is_empty() {
+                ui.weak(pick(
+                    lang,
+                    "no rule makes this hold (it holds or not from the start)",
+                    "これを成立させるルールはありません",
+                ));
+            }
+            path.push(node);
+            for a in &n.achievers {
+                ui.horizontal_wrapped(|ui| {
+                    ui.label(RichText::new("←").color(pal.rule));
+                    if ui
+                        .link(format!("L{}", a.line))
+                        .on_hover_text(&a.origin)
+                        .clicked()
+                    {
+                        *action = Some(TreeAction::ShowLine(a.line));
+                    }
+                    ui.label(RichText::new(&a.text).monospace().color(pal.rule));
+                    ui.weak(step_text(lang, a));
+                });
+                ui.indent(("ach", a.rule, node), |ui| {
+                    for &c in &a.conds {
+                        Self::node_tree(ui, lang, graph, j, pal, cap, c, path, action);
+                    }
+                    for e in &a.excluded {
+                        ui.label(
+                            RichText::new(format!("{e}  — {}", pick(lang, "excluded", "除外")))
+                                .monospace()
+                                .color(pal.weak),
+                        );
+                    }
+                });
+            }
+            path.pop();
+        });
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn graph(
+        &mut self,
+        ui: &mut Ui,
+        lang: Lang,
+        graph: &Arc<VictoryGraph>,
+        j: &Judged,
+        pal: &Palette,
+        cap: u32,
+        action: &mut Option<TreeAction>,
+    ) {
+        let key = Arc::as_ptr(graph) as usize;
+        if self.layout.as_ref().is_none_or(|(k, _)| *k != key) {
+            self.layout = Some((key, Arc::new(GraphLayout::new(graph))));
+            self.scene_rect = Rect::ZERO; // fit the new graph
+        }
+        let layout = self
+            .layout
+            .as_ref()
+            .map(|(_, l)| l.clone())
+            .expect("set above");
+        ui.horizontal(|ui| {
+            if ui.button(pick(lang, "Fit", "全体表示")).clicked() {
+                self.scene_rect = self
+                    .layout
+                    .as_ref()
+                    .map_or(Rect::ZERO, |(_, l)| l.bounds().expand(20.0));
+            }
+            ui.weak(pick(
+                lang,
+                "Drag to pan, Ctrl+wheel to zoom; click a box to see its line.",
+                "ドラッグで移動、Ctrl+ホイールで拡大縮小。箱をクリックでその行へ。",
+            ));
+        });
+        let frame = egui::Frame::canvas(ui.style());
+        frame.show(ui, |ui| {
+            ui.set_min_size(ui.available_size());
+            let bounds = layout.bounds();
+            if self.scene_rect == Rect::ZERO {
+                // Start readable, at the win end (the left), vertically centred; "Fit" or
+                // Ctrl+wheel shows the rest.
+                let zoom = 0.85;
+                let size = ui.available_size() / zoom;
+                let top = bounds.center().y - size.y / 2.0;
+                self.scene_rect = Rect::from_min_size(Pos2::new(bounds.min.x - 20.0, top), size);
+            }
+            egui::Scene::new()
+                .zoom_range(0.05..=2.0)
+                .max_inner_size(bounds.max.to_vec2() + Vec2::splat(40.0))
+                .show(ui, &mut self.scene_rect, |ui| {
+                    ui.expand_to_include_rect(bounds.expand(20.0));
+                    layout.paint(ui, graph, j, pal, cap, action);
+                });
+        });
+    }
+}
+
+/// Where each box goes: win on the left, then decisive rules, conditions and their achieving
+/// rules, alternating to the right.
+pub struct GraphLayout {
+    /// Boxes.
+    boxes: Vec<GBox>,
+    /// Arrows (from box, to box, label).
+    edges: Vec<(usize, usize)>,
+}
+
+enum GKind {
+    Win,
+    Decisive(usize),
+    Node(usize),
+    Rule(usize, usize),
+}
+
+struct GBox {
+    kind: GKind,
+    rect: Rect,
+}
+
+const BOX_W: f32 = 210.0;
+const BOX_H: f32 = 46.0;
+const COL_GAP: f32 = 44.0;
+const ROW_GAP: f32 = 14.0;
+
+impl GraphLayout {
+    fn new(g: &VictoryGraph) -> Self {
+        let mut cols: Vec<Vec<GKind>> = vec![vec![GKind::Win]];
+        let mut edges_k: Vec<((usize, usize), (usize, usize))> = Vec::new();
+        let mut node_at: HashMap<usize, (usize, usize)> = HashMap::new();
+        let mut rule_at: HashMap<(usize, usize), (usize, usize)> = HashMap::new();
+        let put = |cols: &mut Vec<Vec<GKind>>, col: usize, k: GKind| -> (usize, usize) {
+            while cols.len() <= col {
+                cols.push(Vec::new());
+            }
+            cols[col].push(k);
+            (col, cols[col].len() - 1)
+        };
+        let mut frontier: Vec<(usize, (usize, usize))> = Vec::new();
+        for (di, d) in g.decisive.iter().enumerate() {
+            let at = put(&mut cols, 1, GKind::Decisive(di));
+            edges_k.push((at, (0, 0)));
+            for &c in &d.conds {
+                frontier.push((c, at));
+            }
+        }
+        let mut col = 2;
+        while !frontier.is_empty() && col < 40 {
+            let mut next = Vec::new();
+            for (node, parent) in frontier {
+                let at = match node_at.get(&node) {
+                    Some(&a) => {
+                        edges_k.push((a, parent));
+                        continue;
+                    }
+                    None => {
+                        let a = put(&mut cols, col, GKind::Node(node));
+                        node_at.insert(node, a);
+                        a
+                    }
+                };
+                edges_k.push((at, parent));
+                for (ai, a) in g.nodes[node].achievers.iter().enumerate() {
+                    let r = put(&mut cols, col + 1, GKind::Rule(node, ai));
+                    rule_at.insert((node, ai), r);
+                    edges_k.push((r, at));
+                    for &c in &a.conds {
+                        next.push((c, r));
+                    }
+                }
+            }
+            frontier = next;
+            col += 2;
+        }
+        let mut index: HashMap<(usize, usize), usize> = HashMap::new();
+        let mut boxes = Vec::new();
+        let tallest = cols.iter().map(Vec::len).max().unwrap_or(1) as f32;
+        for (ci, c) in cols.into_iter().enumerate() {
+            let h = c.len() as f32 * (BOX_H + ROW_GAP);
+            let top = (tallest * (BOX_H + ROW_GAP) - h) / 2.0;
+            for (ri, k) in c.into_iter().enumerate() {
+                let w = if matches!(k, GKind::Win) { 90.0 } else { BOX_W };
+                let x = if ci == 0 {
+                    BOX_W - 90.0
+                } else {
+                    ci as f32 * (BOX_W + COL_GAP)
+                };
+                let y = top + ri as f32 * (BOX_H + ROW_GAP);
+                index.insert((ci, ri), boxes.len());
+                boxes.push(GBox {
+                    kind: k,
+                    rect: Rect::from_min_size(Pos2::new(x, y), Vec2::new(w, BOX_H)),
+                });
+            }
+        }
+        let edges = edges_k
+            .into_iter()
+            .filter_map(|(a, b)| Some((*index.get(&a)?, *index.get(&b)?)))
+            .collect();
+        Self { boxes, edges }
+    }
+
+    fn bounds(&self) -> Rect {
+        self.boxes
+            .iter()
+            .fold(Rect::NOTHING, |acc, b| acc.union(b.rect))
+    }
+
+    fn paint(
+        &self,
+        ui: &mut Ui,
+        g: &VictoryGraph,
+        j: &Judged,
+        pal: &Palette,
+        cap: u32,
+        action: &mut Option<TreeAction>,
+    ) {
+        let painter = ui.painter().clone();
+        let bg = ui.visuals().extreme_bg_color;
+        // Arrows first, under the boxes: from the achiever (right) to what it serves (left).
+        for &(from, to) in &self.edges {
+            let a = self.boxes[from].rect.left_center();
+            let b = self.boxes[to].rect.right_center();
+            let color = pal.weak;
+            let mid = (a.x + b.x) / 2.0;
+            let pts = vec![a, Pos2::new(mid, a.y), Pos2::new(mid, b.y), b];
+            painter.add(egui::Shape::line(pts, Stroke::new(1.2, color)));
+            let tip = b;
+            painter.add(egui::Shape::convex_polygon(
+                vec![tip, tip + Vec2::new(7.0, -4.0), tip + Vec2::new(7.0, 4.0)],
+                color,
+                Stroke::NONE,
+            ));
+        }
+        let small = FontId::proportional(11.0);
+        let mono = FontId::monospace(12.0);
+        for (bi, b) in self.boxes.iter().enumerate() {
+            let r = b.rect;
+            let resp = ui.interact(r, ui.scope_id().with(("gbox", bi)), Sense::click());
+            let (title, sub, stroke, line, tip): (String, String, Color32, Option<usize>, String) =
+                match b.kind {
+                    GKind::Win => (String::new(), String::new(), pal.win, None, String::new()),
+                    GKind::Decisive(di) => {
+                        let d = &g.decisive[di];
+                        (
+                            d.text.clone(),
+                            format!(
+                                "L{}   h {} · c {}",
+                                d.line,
+                                dist_text(j.d[0].decisive[di], cap),
+                                dist_text(j.d[1].decisive[di], cap)
+                            ),
+                            pal.win,
+                            Some(d.line),
+                            d.text.clone(),
+                        )
+                    }
+                    GKind::Node(n) => {
+                        let node = &g.nodes[n];
+                        let mark = |s: usize| if j.d[s].holds[n] { "○" } else { "×" };
+                        let held = j.d[0].holds[n] || j.d[1].holds[n];
+                        (
+                            node.text.clone(),
+                            format!(
+                                "Lv{}   h {} {} · c {} {}",
+                                node.level,
+                                mark(0),
+                                dist_text(j.d[0].node[n], cap),
+                                mark(1),
+                                dist_text(j.d[1].node[n], cap)
+                            ),
+                            if held { pal.holds } else { pal.open },
+                            node.achievers.first().map(|a| a.line),
+                            node.text.clone(),
+                        )
+                    }
+                    GKind::Rule(n, ai) => {
+                        let a = &g.nodes[n].achievers[ai];
+                        (
+                            a.text.clone(),
+                            format!("L{}  {}", a.line, a.origin),
+                            pal.rule,
+                            Some(a.line),
+                            a.text.clone(),
+                        )
+                    }
+                };
+            let rounding = if matches!(b.kind, GKind::Node(_)) {
+                12
+            } else {
+                3
+            };
+            painter.rect(
+                r,
+                CornerRadius::same(rounding),
+                bg,
+                Stroke::new(if resp.hovered() { 2.5 } else { 1.5 }, stroke),
+                egui::StrokeKind::Inside,
+            );
+            let clip = painter.with_clip_rect(r.shrink(3.0));
+            clip.text(
+                r.left_top() + Vec2::new(8.0, 5.0),
+                Align2::LEFT_TOP,
+                &title,
+                mono.clone(),
+                pal.text,
+            );
+            if !sub.is_empty() {
+                clip.text(
+                    r.left_bottom() + Vec2::new(8.0, -5.0),
+                    Align2::LEFT_BOTTOM,
+                    &sub,
+                    small.clone(),
+                    pal.weak,
+                );
+            }
+            if matches!(b.kind, GKind::Win) {
+                clip.text(
+                    r.center(),
+                    Align2::CENTER_CENTER,
+                    "★ 勝利",
+                    mono.clone(),
+                    pal.win,
+                );
+            }
+            let resp = if tip.is_empty() {
+                resp
+            } else {
+                resp.on_hover_text(tip)
+            };
+            if resp.clicked()
+                && let Some(l) = line
+            {
+                *action = Some(TreeAction::ShowLine(l));
+            }
+        }
+    }
+}

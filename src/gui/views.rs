@@ -1,0 +1,320 @@
+//! The studio's part-2 panels wired to the app: the victory-condition tab, the win-path tab and
+//! the match panel, with their shortcuts (function keys, so they never clash with game keys).
+
+use super::i18n::{Lang, pick};
+use super::match_panel::{self, MatchAction};
+use super::session::{Controller, MatchSession};
+use super::tree_view::TreeAction;
+use super::winpath::WinPathAction;
+use super::{StudioApp, ViewTab};
+use crate::analysis::VictoryGraph;
+use crate::engine::{Engine, State};
+use egui::{Key, Sense, Ui};
+use std::sync::Arc;
+
+impl StudioApp {
+    /// The initial position of the last good program.
+    fn initial_position(&mut self) -> Option<State> {
+        let v = self.last_good.clone()?;
+        let key = Arc::as_ptr(&v.compiled) as usize;
+        if let Some((k, st)) = &self.initial
+            && *k == key
+        {
+            return Some(st.clone());
+        }
+        let prog = v.compiled.program.as_ref()?;
+        let first = if prog.settings.cpu_first { 1 } else { 0 };
+        let st = Engine::new(prog, 0).initial(first).ok()?;
+        self.initial = Some((key, st.clone()));
+        Some(st)
+    }
+
+    /// The match's position if a match of the current rules is under way.
+    fn match_position(&self) -> Option<(State, u32)> {
+        let v = self.last_good.as_ref()?;
+        let s = self.matchp.session.as_ref()?;
+        (s.started && Arc::ptr_eq(&s.compiled, &v.compiled)).then(|| (s.st.clone(), s.st.turn))
+    }
+
+    pub(super) fn tree_tab(&mut self, ui: &mut Ui, lang: Lang, stale: bool) -> Option<usize> {
+        let Some(v) = self.last_good.clone() else {
+            ui.weak(pick(
+                lang,
+                "The rules have not compiled yet.",
+                "ルールはまだコンパイルされていません。",
+            ));
+            return None;
+        };
+        let prog = v.compiled.program.as_ref()?;
+        let (st, where_) = match self.match_position() {
+            Some((st, turn)) => (
+                st,
+                format!(
+                    "{} {turn}",
+                    pick(lang, "match, after turn", "対戦中、ターン")
+                ),
+            ),
+            None => (
+                self.initial_position()?,
+                pick(lang, "initial position", "初期局面").to_string(),
+            ),
+        };
+        self.tree
+            .ui(ui, lang, &v.graph, prog, &st, &where_, stale)
+            .map(|TreeAction::ShowLine(l)| l)
+    }
+
+    /// Starts the win-path search from the match position (if asked and there is one) or the
+    /// initial position.
+    pub(super) fn find_win_path(&mut self, ctx: &egui::Context) {
+        let Some(v) = self.last_good.clone() else {
+            return;
+        };
+        let from_match = if self.winpath.from_match {
+            self.match_position().map(|p| p.0)
+        } else {
+            None
+        };
+        let (start, is_match) = match from_match {
+            Some(st) => (st, true),
+            None => match self.initial_position() {
+                Some(st) => (st, false),
+                None => return,
+            },
+        };
+        self.winpath_compiled = Some(v.compiled.clone());
+        self.winpath
+            .start(Some(ctx.clone()), v.compiled.clone(), start, is_match);
+    }
+
+    pub(super) fn winpath_tab(&mut self, ui: &mut Ui, lang: Lang) -> Option<usize> {
+        if let (Some(a), Some(b)) = (&self.winpath_compiled, &self.last_good)
+            && !Arc::ptr_eq(a, &b.compiled)
+            && self.winpath.result.is_some()
+        {
+            self.winpath.outdated = true;
+        }
+        let in_match = self.match_position().is_some();
+        let can = self.last_good.is_some();
+        match self.winpath.ui(ui, lang, can, in_match) {
+            Some(WinPathAction::Find) => self.find_win_path(ui.ctx()),
+            Some(WinPathAction::Replay) => self.replay_win_path(),
+            Some(WinPathAction::ShowLine(l)) => return Some(l),
+            None => {}
+        }
+        None
+    }
+
+    /// Loads the last win path into a new match from the position it was found from.
+    pub(super) fn replay_win_path(&mut self) {
+        let (Some(r), Some(c)) = (self.winpath.result.clone(), self.winpath_compiled.clone())
+        else {
+            return;
+        };
+        let graph = match &self.last_good {
+            Some(v) if Arc::ptr_eq(&v.compiled, &c) => v.graph.clone(),
+            _ => match c.program.as_ref() {
+                Some(p) => Arc::new(VictoryGraph::build(p)),
+                None => return,
+            },
+        };
+        let settings = self
+            .last_good
+            .as_ref()
+            .map(|v| {
+                let s = &v.settings;
+                crate::search::CpuSettings {
+                    depth: s.depth,
+                    thin: s.thin,
+                    mistakes: s.mistakes,
+                    period_ms: s.period_ms,
+                }
+            })
+            .unwrap_or_else(|| self.matchp.cpu.clone());
+        if let Some(s) = self.matchp.session.as_mut() {
+            s.stop_thinking();
+        }
+        match MatchSession::new(
+            c,
+            graph,
+            self.matchp.seed,
+            self.matchp.players,
+            settings,
+            Some(r.start.clone()),
+        ) {
+            Ok(mut s) => {
+                let expected = r
+                    .shortest
+                    .as_ref()
+                    .map(|p| p.iter().map(|s| s.states.clone()).collect())
+                    .unwrap_or_default();
+                s.load_replay(r.moves.clone(), expected);
+                self.matchp.session = Some(s);
+                self.matchp.keep_old_rules = true;
+                self.matchp.message = None;
+                self.persisted.show_match = true;
+            }
+            Err(e) => self.matchp.message = Some(e),
+        }
+    }
+
+    /// The match panel, on the right edge of the window.
+    pub(super) fn match_panel(&mut self, ui: &mut Ui, lang: Lang) {
+        let focused = ui.ctx().memory(|m| m.has_focus(match_panel::focus_id()));
+        let panel = egui::Panel::right("kumite-match")
+            .resizable(true)
+            .default_size(self.persisted.match_width)
+            .size_range(300.0..=1200.0)
+            .show(ui, |ui| {
+                // The background takes clicks (and so the keyboard focus); widgets drawn later
+                // lie on top of it and still get their own clicks.
+                let bg = ui.interact(ui.max_rect(), match_panel::focus_id(), Sense::click());
+                ui.ctx().memory_mut(|m| {
+                    m.set_focus_lock_filter(
+                        match_panel::focus_id(),
+                        egui::EventFilter {
+                            tab: true,
+                            horizontal_arrows: true,
+                            vertical_arrows: true,
+                            escape: false,
+                        },
+                    )
+                });
+                if focused {
+                    ui.painter().rect_stroke(
+                        ui.max_rect().shrink(1.0),
+                        4.0,
+                        egui::Stroke::new(1.5, ui.visuals().selection.stroke.color),
+                        egui::StrokeKind::Inside,
+                    );
+                }
+                let action = self.matchp.ui(ui, lang, self.last_good.as_ref(), focused);
+                self.replay_controls(ui, lang);
+                let pressed_inside = ui.input(|i| {
+                    i.pointer.any_pressed()
+                        && i.pointer
+                            .interact_pos()
+                            .is_some_and(|p| ui.max_rect().contains(p))
+                });
+                if bg.clicked() || pressed_inside {
+                    bg.request_focus();
+                }
+                action
+            });
+        self.persisted.match_width = panel.response.rect.width();
+        if let Some(MatchAction::ShowLine(line)) = panel.inner {
+            self.editor.picked_line = Some(line.saturating_sub(1));
+            self.editor.reveal_line(line.saturating_sub(1));
+        }
+    }
+
+    fn replay_controls(&mut self, ui: &mut Ui, lang: Lang) {
+        let Some(s) = self.matchp.session.as_mut() else {
+            return;
+        };
+        let Some(auto) = s
+            .replay
+            .as_ref()
+            .filter(|r| !r.moves.is_empty())
+            .map(|r| r.auto)
+        else {
+            return;
+        };
+        let (mut step, mut toggle, mut stop) = (false, false, false);
+        ui.horizontal(|ui| {
+            ui.label(pick(lang, "Replay:", "再生:"));
+            step = ui.button(pick(lang, "Next step", "次の手")).clicked();
+            toggle = ui
+                .button(if auto {
+                    pick(lang, "Pause", "一時停止")
+                } else {
+                    pick(lang, "Play all", "すべて再生")
+                })
+                .clicked();
+            stop = ui
+                .button(pick(lang, "Stop replay", "再生をやめる"))
+                .clicked();
+        });
+        if stop {
+            s.replay = None;
+        } else if step {
+            s.replay_step();
+        } else if toggle && let Some(r) = s.replay.as_mut() {
+            r.auto = !auto;
+            r.next = None;
+        }
+    }
+
+    /// Function-key shortcuts of the match and the views.
+    pub(super) fn view_shortcuts(&mut self, ctx: &egui::Context) {
+        let pressed = |k: Key| ctx.input_mut(|i| i.consume_key(egui::Modifiers::NONE, k));
+        if pressed(Key::F5) {
+            self.start_match(ctx);
+        }
+        if pressed(Key::F6) {
+            self.persisted.show_match = true;
+            ctx.memory_mut(|m| m.request_focus(match_panel::focus_id()));
+        }
+        if pressed(Key::F7) {
+            self.persisted.view_tab = ViewTab::WinPath;
+            if !self.winpath.busy() {
+                self.find_win_path(ctx);
+            }
+        }
+        if pressed(Key::F8) {
+            self.matchp.undo();
+        }
+        if pressed(Key::F9) {
+            self.persisted.view_tab = ViewTab::Tree;
+        }
+        if self.winpath.busy() && pressed(Key::Escape) {
+            self.winpath.cancel();
+        }
+    }
+
+    /// New match with the current rules (F5), focused for the keys.
+    pub(super) fn start_match(&mut self, ctx: &egui::Context) {
+        let Some(v) = self.last_good.clone() else {
+            return;
+        };
+        self.persisted.show_match = true;
+        if let Err(e) = self.matchp.new_match(&v, false) {
+            self.matchp.message = Some(e);
+        }
+        if self.matchp.players.contains(&Controller::Human) {
+            ctx.memory_mut(|m| m.request_focus(match_panel::focus_id()));
+        }
+    }
+
+    /// The Match menu.
+    pub(super) fn match_menu(&mut self, ui: &mut Ui, lang: Lang) {
+        let ctx = ui.ctx().clone();
+        let item =
+            |ui: &mut Ui, t: &str, k: &str| ui.add(egui::Button::new(t).shortcut_text(k)).clicked();
+        ui.menu_button(pick(lang, "Match", "対戦"), |ui| {
+            if item(ui, pick(lang, "New match", "新しい対戦"), "F5") {
+                self.start_match(&ctx);
+            }
+            if item(ui, pick(lang, "Play with the keys", "キーで操作"), "F6") {
+                self.persisted.show_match = true;
+                ctx.memory_mut(|m| m.request_focus(match_panel::focus_id()));
+            }
+            if item(ui, pick(lang, "Undo turn", "1手戻す"), "F8") {
+                self.matchp.undo();
+            }
+            ui.separator();
+            if item(ui, pick(lang, "Find win path", "勝ち筋を探す"), "F7") {
+                self.persisted.view_tab = ViewTab::WinPath;
+                self.find_win_path(&ctx);
+            }
+            if item(ui, pick(lang, "Victory conditions", "勝利評価条件"), "F9") {
+                self.persisted.view_tab = ViewTab::Tree;
+            }
+            ui.separator();
+            ui.checkbox(
+                &mut self.persisted.show_match,
+                pick(lang, "Show the match panel", "対戦パネルを表示"),
+            );
+        });
+    }
+}

@@ -1,0 +1,496 @@
+//! The win-path view (勝ち筋): the shortest sequence by which h wins, a forced-win proof, and for
+//! simultaneous games the game value with both mixed strategies — computed on a thread with a
+//! Cancel that stops it at once.
+
+use super::i18n::{Lang, pick};
+use super::session::{Job, Polled};
+use crate::engine::{Side, State};
+use crate::program::{CmdId, Compiled, RuleProgram};
+use crate::search::{
+    GameValue, PathStep, forced_win_cancellable, shortest_win_cancellable,
+    value_iteration_cancellable,
+};
+use egui::{Color32, RichText, Ui};
+use std::sync::Arc;
+use std::time::Duration;
+
+/// State-value bound for the game value (see `kumite solve --value`).
+const VALUE_BOUND: i64 = crate::cli::analyse::VALUE_BOUND;
+
+/// What one search found.
+#[derive(Clone, Debug)]
+pub struct WinPathResult {
+    /// The position searched from.
+    pub start: State,
+    /// Whether it was the match's current position (else the initial position).
+    pub from_match: bool,
+    /// The depth asked for, in plies.
+    pub plies: u32,
+    /// The shortest win (None: none within the depth).
+    pub shortest: Option<Vec<PathStep>>,
+    /// The same as joint moves, for replaying.
+    pub moves: Vec<[Option<CmdId>; 2]>,
+    /// Forced win within the depth: Some(true/false), or None if the budget ran out.
+    pub forced: Option<bool>,
+    /// h's first move of the forced win.
+    pub forced_first: Option<String>,
+    /// Simultaneous games: the value and strategies.
+    pub value: Option<GameValue>,
+    /// The rules use `rand`.
+    pub has_chance: bool,
+    /// Time taken.
+    pub elapsed: Duration,
+    /// Command names of the program searched.
+    pub names: Vec<String>,
+}
+
+/// The commands of a path as joint moves; None if a name does not resolve (cannot happen for a
+/// path of the same program).
+pub fn path_moves(prog: &RuleProgram, steps: &[PathStep]) -> Option<Vec<[Option<CmdId>; 2]>> {
+    let one = |name: &str| -> Option<Option<CmdId>> {
+        if name == "pass" {
+            Some(None)
+        } else {
+            prog.command_id(name).map(Some)
+        }
+    };
+    steps
+        .iter()
+        .map(|s| match s.side {
+            "h" => Some([one(s.command.as_deref().unwrap_or("pass"))?, None]),
+            "c" => Some([None, one(s.command.as_deref().unwrap_or("pass"))?]),
+            _ => {
+                // "a/b": a command name may itself contain '/', so try every split.
+                let t = s.command.as_deref()?;
+                t.match_indices('/')
+                    .find_map(|(i, _)| Some([one(&t[..i])?, one(&t[i + 1..])?]))
+            }
+        })
+        .collect()
+}
+
+/// Runs the searches (on the calling thread; the view runs it on a [`Job`]). None if cancelled.
+pub fn compute(
+    compiled: &Compiled,
+    start: &State,
+    from_match: bool,
+    plies: u32,
+    cancel: &Arc<std::sync::atomic::AtomicBool>,
+) -> Option<WinPathResult> {
+    let prog = compiled.program.as_ref()?;
+    let t0 = std::time::Instant::now();
+    let shortest = shortest_win_cancellable(prog, start, plies, 2_000_000, cancel);
+    if cancel.load(std::sync::atomic::Ordering::Relaxed) {
+        return None;
+    }
+    let (forced, forced_first) = forced_win_cancellable(prog, start, plies, 20_000_000, cancel);
+    if cancel.load(std::sync::atomic::Ordering::Relaxed) {
+        return None;
+    }
+    let value = if prog.settings.simultaneous {
+        Some(value_iteration_cancellable(
+            prog,
+            start,
+            VALUE_BOUND,
+            200_000,
+            cancel,
+        )?)
+    } else {
+        None
+    };
+    let moves = shortest
+        .as_deref()
+        .and_then(|s| path_moves(prog, s))
+        .unwrap_or_default();
+    Some(WinPathResult {
+        start: start.clone(),
+        from_match,
+        plies,
+        shortest,
+        moves,
+        forced,
+        forced_first,
+        value,
+        has_chance: prog.rules.iter().any(|r| r.has_rand),
+        elapsed: t0.elapsed(),
+        names: prog.commands.clone(),
+    })
+}
+
+/// What the view asks of the app.
+pub enum WinPathAction {
+    /// Search from this position (None: the initial one).
+    Find,
+    /// Load the path into the match panel.
+    Replay,
+    /// Jump to a source line.
+    ShowLine(usize),
+}
+
+/// The win-path view.
+pub struct WinPathView {
+    /// Depth in plies.
+    pub plies: u32,
+    /// Search from the match's position when a match is open.
+    pub from_match: bool,
+    job: Option<Job<Option<WinPathResult>>>,
+    /// The last result.
+    pub result: Option<WinPathResult>,
+    /// The result belongs to an older version of the rules.
+    pub outdated: bool,
+    /// "Cancelled" or an error.
+    pub message: Option<String>,
+}
+
+impl Default for WinPathView {
+    fn default() -> Self {
+        Self {
+            plies: 40,
+            from_match: true,
+            job: None,
+            result: None,
+            outdated: false,
+            message: None,
+        }
+    }
+}
+
+impl WinPathView {
+    /// Starts a search.
+    pub fn start(
+        &mut self,
+        ctx: Option<egui::Context>,
+        compiled: Arc<Compiled>,
+        start: State,
+        from_match: bool,
+    ) {
+        self.cancel();
+        let plies = self.plies;
+        self.message = None;
+        self.job = Some(Job::spawn("kumite-winpath", ctx, move |cancel| {
+            compute(&compiled, &start, from_match, plies, &cancel)
+        }));
+    }
+
+    /// True while searching.
+    pub fn busy(&self) -> bool {
+        self.job.is_some()
+    }
+
+    /// Stops the search; returns a flag that turns true when its thread has ended.
+    pub fn cancel(&mut self) -> Option<Arc<std::sync::atomic::AtomicBool>> {
+        let job = self.job.take()?;
+        job.cancel();
+        self.message = Some("cancelled".into());
+        Some(job.finished_flag())
+    }
+
+    /// Collects a finished search.
+    pub fn poll(&mut self) {
+        let Some(job) = &self.job else { return };
+        match job.poll() {
+            Polled::Pending => {}
+            Polled::Done(r) => {
+                self.job = None;
+                if let Some(r) = r {
+                    self.result = Some(r);
+                    self.outdated = false;
+                }
+            }
+            Polled::Died => {
+                self.job = None;
+                self.message = Some("the search stopped unexpectedly".into());
+            }
+        }
+    }
+
+    /// The view. `prog` is the program the result belongs to (for names).
+    pub fn ui(
+        &mut self,
+        ui: &mut Ui,
+        lang: Lang,
+        can_search: bool,
+        in_match: bool,
+    ) -> Option<WinPathAction> {
+        self.poll();
+        let mut action = None;
+        ui.horizontal_wrapped(|ui| {
+            ui.label(pick(lang, "Depth", "深さ"));
+            ui.add(
+                egui::DragValue::new(&mut self.plies)
+                    .range(1..=200)
+                    .suffix(pick(lang, " plies", " 手")),
+            );
+            if in_match {
+                ui.checkbox(
+                    &mut self.from_match,
+                    pick(lang, "from the match position", "対戦中の局面から"),
+                );
+            }
+            let find = ui
+                .add_enabled(
+                    can_search && !self.busy(),
+                    egui::Button::new(pick(lang, "Find win path", "勝ち筋を探す")),
+                )
+                .on_hover_text("F7");
+            if find.clicked() {
+                action = Some(WinPathAction::Find);
+            }
+            if self.busy()
+                && ui
+                    .button(pick(lang, "Cancel", "中止"))
+                    .on_hover_text("Esc")
+                    .clicked()
+            {
+                self.cancel();
+            }
+        });
+        if let Some(job) = &self.job {
+            ui.horizontal(|ui| {
+                ui.spinner();
+                ui.label(format!(
+                    "{} {:.1} s",
+                    pick(lang, "Searching…", "探索中…"),
+                    job.elapsed().as_secs_f64()
+                ));
+            });
+            ui.ctx().request_repaint_after(Duration::from_millis(100));
+        }
+        if let Some(m) = &self.message {
+            let m = if m == "cancelled" {
+                pick(lang, "Search cancelled.", "探索を中止しました。")
+            } else {
+                m.as_str()
+            };
+            ui.weak(m);
+        }
+        let Some(r) = &self.result else {
+            if !self.busy() {
+                ui.add_space(8.0);
+                ui.weak(pick(
+                    lang,
+                    "Press \"Find win path\" (F7) to search for the commands by which h wins.",
+                    "「勝ち筋を探す」(F7) で h が勝つコマンド列を探します。",
+                ));
+            }
+            return action;
+        };
+        if self.outdated {
+            ui.colored_label(
+                warn_color(ui),
+                pick(
+                    lang,
+                    "The rules changed since this search; search again.",
+                    "この探索の後にルールが変わりました。もう一度探してください。",
+                ),
+            );
+        }
+        ui.separator();
+        egui::ScrollArea::vertical()
+            .id_salt("winpath-scroll")
+            .auto_shrink([false, false])
+            .show(ui, |ui| {
+                show_result(ui, lang, r, &mut action);
+            });
+        action
+    }
+}
+
+fn warn_color(ui: &Ui) -> Color32 {
+    if ui.visuals().dark_mode {
+        Color32::from_rgb(230, 185, 50)
+    } else {
+        Color32::from_rgb(150, 100, 0)
+    }
+}
+
+fn good_color(ui: &Ui) -> Color32 {
+    if ui.visuals().dark_mode {
+        Color32::from_rgb(110, 200, 120)
+    } else {
+        Color32::from_rgb(20, 120, 40)
+    }
+}
+
+/// "名前 1, 名前 2" of one side's states, without 勝利/敗北; changed ones marked with *.
+fn states_line(now: &serde_json::Value, before: Option<&serde_json::Value>) -> (String, bool) {
+    let mut out = Vec::new();
+    let mut changed = false;
+    if let Some(m) = now.as_object() {
+        for (k, v) in m.iter().skip(2) {
+            let ch = before.is_some_and(|b| b.get(k) != Some(v));
+            changed |= ch;
+            out.push(format!("{k} {v}{}", if ch { "*" } else { "" }));
+        }
+    }
+    (out.join(", "), changed)
+}
+
+fn show_result(ui: &mut Ui, lang: Lang, r: &WinPathResult, action: &mut Option<WinPathAction>) {
+    let from = if r.from_match {
+        pick(lang, "from the match position", "対戦中の局面から")
+    } else {
+        pick(lang, "from the start", "初期局面から")
+    };
+    ui.weak(format!(
+        "{from} · {} {} · {:.0} ms",
+        r.plies,
+        pick(lang, "plies", "手まで"),
+        r.elapsed.as_secs_f64() * 1000.0
+    ));
+    match &r.shortest {
+        Some(steps) => {
+            ui.horizontal(|ui| {
+                ui.label(
+                    RichText::new(format!(
+                        "{} {} {}",
+                        pick(lang, "Shortest win for h:", "h の最短の勝ち筋:"),
+                        steps.len(),
+                        pick(lang, "plies", "手")
+                    ))
+                    .strong()
+                    .color(good_color(ui)),
+                );
+                if !r.moves.is_empty()
+                    && ui
+                        .button(pick(lang, "Replay in match", "対戦で再生"))
+                        .clicked()
+                {
+                    *action = Some(WinPathAction::Replay);
+                }
+            });
+            egui::Grid::new("winpath-steps")
+                .striped(true)
+                .num_columns(4)
+                .show(ui, |ui| {
+                    ui.strong("#");
+                    ui.strong(pick(lang, "side", "側"));
+                    ui.strong(pick(lang, "command", "コマンド"));
+                    ui.strong(pick(lang, "states after the step", "その後の状態"));
+                    ui.end_row();
+                    let mut prev: Option<&serde_json::Value> = None;
+                    for (i, s) in steps.iter().enumerate() {
+                        ui.label((i + 1).to_string());
+                        ui.label(s.side);
+                        ui.monospace(s.command.as_deref().unwrap_or("pass"));
+                        ui.vertical(|ui| {
+                            for side in ["h", "c"] {
+                                let (t, ch) = states_line(&s.states[side], prev.map(|p| &p[side]));
+                                let text = RichText::new(format!("{side}: {t}")).small();
+                                ui.label(if ch { text.strong() } else { text });
+                            }
+                        });
+                        ui.end_row();
+                        prev = Some(&s.states);
+                    }
+                });
+        }
+        None => {
+            ui.label(
+                RichText::new(pick(
+                    lang,
+                    "No win for h within this depth (even with c cooperating).",
+                    "この深さでは h の勝ち筋は見つかりません(c が協力しても)。",
+                ))
+                .strong(),
+            );
+        }
+    }
+    ui.add_space(6.0);
+    let side = "h";
+    match r.forced {
+        Some(true) => {
+            ui.label(
+                RichText::new(format!(
+                    "{} {} {}{}",
+                    pick(lang, "Forced win: yes —", "必勝: あり —"),
+                    side,
+                    pick(
+                        lang,
+                        "wins against every reply within ",
+                        "はどんな応手にも勝てる "
+                    ),
+                    r.plies
+                ))
+                .strong()
+                .color(good_color(ui)),
+            );
+            if let Some(f) = &r.forced_first {
+                ui.label(format!("{} {f}", pick(lang, "First move:", "初手:")));
+            }
+        }
+        Some(false) => {
+            ui.label(format!(
+                "{} {}",
+                pick(lang, "Forced win: none within", "必勝: なし —"),
+                r.plies
+            ));
+        }
+        None => {
+            ui.label(pick(
+                lang,
+                "Forced win: undecided (the search budget ran out).",
+                "必勝: 未確定(探索の上限に達しました)。",
+            ));
+        }
+    }
+    if r.has_chance {
+        ui.weak(pick(
+            lang,
+            "These rules use rand(a,b): the path may count on favourable outcomes; a replay can \
+             go otherwise.",
+            "このルールは rand(a,b) を使います。勝ち筋は有利な結果を前提にすることがあり、\
+             再生では違う展開になることがあります。",
+        ));
+    }
+    if let Some(v) = &r.value {
+        ui.separator();
+        ui.label(
+            RichText::new(format!(
+                "{} {:+.3}",
+                pick(lang, "Game value for h:", "h から見たゲームの値:"),
+                v.value
+            ))
+            .strong(),
+        );
+        ui.weak(pick(
+            lang,
+            "win +1, loss −1, draw or endless 0; both sides play the mixed strategies below.",
+            "勝ち +1、負け −1、引き分け・終わらない 0。両者が下の混合戦略を使う場合。",
+        ));
+        for (side, mix) in [(0 as Side, &v.h), (1, &v.c)] {
+            ui.label(RichText::new(if side == 0 { "h" } else { "c" }).strong());
+            for (m, p) in mix {
+                ui.horizontal(|ui| {
+                    let bar = egui::ProgressBar::new(*p as f32)
+                        .desired_width(140.0)
+                        .text(format!("{:.1}%", p * 100.0));
+                    ui.add(bar);
+                    ui.monospace(command_label(r, *m));
+                });
+            }
+        }
+        ui.weak(format!(
+            "{} {:.1e} · {} {} · {} {}",
+            pick(lang, "exploitability", "搾取可能性"),
+            v.exploitability,
+            v.states,
+            pick(lang, "positions", "局面"),
+            v.frontier,
+            pick(lang, "frontier", "境界局面"),
+        ));
+    }
+}
+
+/// A command's name for the value display.
+fn command_label(r: &WinPathResult, m: Option<CmdId>) -> String {
+    m.map_or_else(
+        || "pass".to_string(),
+        |c| {
+            r.names
+                .get(c as usize)
+                .cloned()
+                .unwrap_or_else(|| format!("#{c}"))
+        },
+    )
+}
