@@ -262,6 +262,10 @@ impl MatchPanel {
             return None;
         }
         Self::status(ui, lang, s, self.message.as_deref());
+        self.replay_controls(ui, lang);
+        let Some(s) = self.session.as_mut() else {
+            return None;
+        };
         Self::states_grid(ui, lang, s);
         ui.add_space(4.0);
         for side in 0..2 {
@@ -271,6 +275,43 @@ impl MatchPanel {
         Self::meter(ui, lang, s);
         self.log(ui, lang, &mut action);
         action
+    }
+
+    fn replay_controls(&mut self, ui: &mut Ui, lang: Lang) {
+        let Some(s) = self.session.as_mut() else {
+            return;
+        };
+        let Some(auto) = s
+            .replay
+            .as_ref()
+            .filter(|r| !r.moves.is_empty())
+            .map(|r| r.auto)
+        else {
+            return;
+        };
+        let (mut step, mut toggle, mut stop) = (false, false, false);
+        ui.horizontal(|ui| {
+            ui.label(pick(lang, "Replay:", "再生:"));
+            step = ui.button(pick(lang, "Next step", "次の手")).clicked();
+            toggle = ui
+                .button(if auto {
+                    pick(lang, "Pause", "一時停止")
+                } else {
+                    pick(lang, "Play all", "すべて再生")
+                })
+                .clicked();
+            stop = ui
+                .button(pick(lang, "Stop replay", "再生をやめる"))
+                .clicked();
+        });
+        if stop {
+            s.replay = None;
+        } else if step {
+            s.replay_step();
+        } else if toggle && let Some(r) = s.replay.as_mut() {
+            r.auto = !auto;
+            r.next = None;
+        }
     }
 
     fn controls(&mut self, ui: &mut Ui, lang: Lang, view: Option<&Arc<ProgramView>>) {
@@ -318,24 +359,28 @@ impl MatchPanel {
         });
         ui.horizontal_wrapped(|ui| {
             for side in 0..2 {
-                let label = side_name(side);
+                let label = ui.label(
+                    RichText::new(side_name(side))
+                        .strong()
+                        .color(side_color(ui, side)),
+                );
+                let who = |c: Controller| match c {
+                    Controller::Human => pick(lang, "human", "人"),
+                    Controller::Cpu => "CPU",
+                };
                 egui::ComboBox::from_id_salt(("player", side))
-                    .width(80.0)
-                    .selected_text(format!(
-                        "{label}: {}",
-                        match self.players[side] {
-                            Controller::Human => pick(lang, "human", "人"),
-                            Controller::Cpu => "CPU",
-                        }
-                    ))
+                    .width(70.0)
+                    .selected_text(who(self.players[side]))
                     .show_ui(ui, |ui| {
                         ui.selectable_value(
                             &mut self.players[side],
                             Controller::Human,
-                            pick(lang, "human", "人"),
+                            who(Controller::Human),
                         );
                         ui.selectable_value(&mut self.players[side], Controller::Cpu, "CPU");
-                    });
+                    })
+                    .response
+                    .labelled_by(label.id);
             }
             if let Some(s) = self.session.as_mut()
                 && s.players != self.players
@@ -343,8 +388,9 @@ impl MatchPanel {
                 s.stop_thinking();
                 s.players = self.players;
             }
-            ui.label(pick(lang, "seed", "シード"));
-            ui.add(egui::DragValue::new(&mut self.seed).speed(1.0));
+            let l = ui.label(pick(lang, "seed", "シード"));
+            ui.add(egui::DragValue::new(&mut self.seed).speed(1.0))
+                .labelled_by(l.id);
             if ui
                 .small_button(pick(lang, "new", "変更"))
                 .on_hover_text(pick(lang, "new random seed", "新しいシード"))
@@ -384,22 +430,27 @@ impl MatchPanel {
                     ));
                 }
             } else {
-                ui.label("S");
-                ui.add(egui::DragValue::new(&mut self.cpu.depth).range(1..=30));
-                ui.label("D");
+                let c = &mut self.cpu;
+                let l = ui.label("S");
+                ui.add(egui::DragValue::new(&mut c.depth).range(1..=30))
+                    .labelled_by(l.id);
+                let l = ui.label("D");
                 ui.add(
-                    egui::DragValue::new(&mut self.cpu.thin)
+                    egui::DragValue::new(&mut c.thin)
                         .range(1.0..=100.0)
                         .speed(0.1),
-                );
-                ui.label("E");
-                ui.add(egui::DragValue::new(&mut self.cpu.mistakes).range(0..=10));
-                ui.label("P");
+                )
+                .labelled_by(l.id);
+                let l = ui.label("E");
+                ui.add(egui::DragValue::new(&mut c.mistakes).range(0..=10))
+                    .labelled_by(l.id);
+                let l = ui.label("P");
                 ui.add(
-                    egui::DragValue::new(&mut self.cpu.period_ms)
+                    egui::DragValue::new(&mut c.period_ms)
                         .range(1..=60_000)
                         .suffix(" ms"),
-                );
+                )
+                .labelled_by(l.id);
             }
             if let (Some(s), Some(v)) = (self.session.as_mut(), view) {
                 let want = if self.file_cpu {
@@ -833,16 +884,18 @@ impl MatchPanel {
                         ui.strong("c");
                         ui.end_row();
                         for (i, name) in p.states.iter().enumerate().skip(2) {
-                            ui.label(name);
+                            let l = ui.label(name);
                             for side in 0..2 {
-                                ui.add(egui::DragValue::new(&mut s.st.vals[side * ns + i]));
+                                ui.add(egui::DragValue::new(&mut s.st.vals[side * ns + i]))
+                                    .labelled_by(l.id);
                             }
                             ui.end_row();
                         }
                         for (c, name) in p.commands.iter().enumerate() {
-                            ui.label(format!("[{name}]"));
+                            let l = ui.label(format!("[{name}]"));
                             for side in 0..2 {
-                                ui.checkbox(&mut s.st.enabled[side * nc + c], "");
+                                ui.checkbox(&mut s.st.enabled[side * nc + c], "")
+                                    .labelled_by(l.id);
                             }
                             ui.end_row();
                         }

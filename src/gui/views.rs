@@ -13,6 +13,17 @@ use egui::{Key, Sense, Ui};
 use std::sync::Arc;
 
 impl StudioApp {
+    /// The last win-path result (for tests and tools).
+    pub fn winpath_result(&self) -> Option<&super::winpath::WinPathResult> {
+        self.winpath.result.as_ref()
+    }
+
+    /// Cancels a running win-path search, as the Cancel button does; the flag turns true when
+    /// its thread has ended.
+    pub fn cancel_win_path(&mut self) -> Option<Arc<std::sync::atomic::AtomicBool>> {
+        self.winpath.cancel()
+    }
+
     /// The initial position of the last good program.
     fn initial_position(&mut self) -> Option<State> {
         let v = self.last_good.clone()?;
@@ -189,7 +200,6 @@ impl StudioApp {
                     );
                 }
                 let action = self.matchp.ui(ui, lang, self.last_good.as_ref(), focused);
-                self.replay_controls(ui, lang);
                 let pressed_inside = ui.input(|i| {
                     i.pointer.any_pressed()
                         && i.pointer
@@ -205,43 +215,6 @@ impl StudioApp {
         if let Some(MatchAction::ShowLine(line)) = panel.inner {
             self.editor.picked_line = Some(line.saturating_sub(1));
             self.editor.reveal_line(line.saturating_sub(1));
-        }
-    }
-
-    fn replay_controls(&mut self, ui: &mut Ui, lang: Lang) {
-        let Some(s) = self.matchp.session.as_mut() else {
-            return;
-        };
-        let Some(auto) = s
-            .replay
-            .as_ref()
-            .filter(|r| !r.moves.is_empty())
-            .map(|r| r.auto)
-        else {
-            return;
-        };
-        let (mut step, mut toggle, mut stop) = (false, false, false);
-        ui.horizontal(|ui| {
-            ui.label(pick(lang, "Replay:", "再生:"));
-            step = ui.button(pick(lang, "Next step", "次の手")).clicked();
-            toggle = ui
-                .button(if auto {
-                    pick(lang, "Pause", "一時停止")
-                } else {
-                    pick(lang, "Play all", "すべて再生")
-                })
-                .clicked();
-            stop = ui
-                .button(pick(lang, "Stop replay", "再生をやめる"))
-                .clicked();
-        });
-        if stop {
-            s.replay = None;
-        } else if step {
-            s.replay_step();
-        } else if toggle && let Some(r) = s.replay.as_mut() {
-            r.auto = !auto;
-            r.next = None;
         }
     }
 

@@ -215,12 +215,13 @@ impl WinPathView {
         self.poll();
         let mut action = None;
         ui.horizontal_wrapped(|ui| {
-            ui.label(pick(lang, "Depth", "深さ"));
+            let l = ui.label(pick(lang, "Depth", "深さ"));
             ui.add(
                 egui::DragValue::new(&mut self.plies)
                     .range(1..=200)
                     .suffix(pick(lang, " plies", " 手")),
-            );
+            )
+            .labelled_by(l.id);
             if in_match {
                 ui.checkbox(
                     &mut self.from_match,

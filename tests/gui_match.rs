@@ -1,0 +1,243 @@
+//! The studio's part 2 driven like a person would: the victory-condition tree, matches played
+//! with the keys of the `':` lines, the win path and its replay. No display is needed.
+//!
+//! The CPU and the searches run on their own threads, so the tests step frames (with short
+//! sleeps) until those have answered, with a bound.
+
+use egui::{Key, Modifiers};
+use egui_kittest::Harness;
+use egui_kittest::kittest::Queryable;
+use kumite::gui::StudioApp;
+use kumite::gui::i18n::Lang;
+use std::time::{Duration, Instant};
+
+fn harness(app: StudioApp) -> Harness<'static, StudioApp> {
+    Harness::builder()
+        .with_size([1500.0, 950.0])
+        .build_ui_state(|ui, app: &mut StudioApp| app.show(ui), app)
+}
+
+/// Steps frames until `done` holds (panics after 60 s).
+fn step_until(h: &mut Harness<'static, StudioApp>, what: &str, done: impl Fn(&StudioApp) -> bool) {
+    let t0 = Instant::now();
+    h.step();
+    while !done(h.state()) {
+        assert!(
+            t0.elapsed() < Duration::from_secs(60),
+            "timed out waiting for {what}"
+        );
+        std::thread::sleep(Duration::from_millis(3));
+        h.step();
+    }
+    h.step();
+    h.step();
+}
+
+fn settle(h: &mut Harness<'static, StudioApp>) {
+    step_until(h, "the checker", |a| a.is_checked());
+}
+
+/// Until no CPU is thinking.
+fn cpu_done(h: &mut Harness<'static, StudioApp>) {
+    step_until(h, "the CPU", |a| {
+        a.matchp
+            .session
+            .as_ref()
+            .is_none_or(|s| s.thinking().is_none() && (s.over() || s.human_to_choose().is_some()))
+    });
+}
+
+fn open_example(h: &mut Harness<'static, StudioApp>, name: &str) {
+    h.get_by_label("Examples").click();
+    h.run();
+    h.get_by_label(name).click();
+    settle(h);
+    assert_eq!(h.state().text(), kumite::gui::files::example(name).unwrap());
+}
+
+#[test]
+fn example1_shows_its_tree_with_distances_11_and_is_won_with_the_bound_key() {
+    let mut h = harness(StudioApp::new_for_test(Lang::En, ""));
+    settle(&mut h);
+    open_example(&mut h, "ex1_push.kmt");
+    h.get_by_label("Victory conditions").click();
+    h.step();
+    h.step();
+    // The derived tree: the decisive rule, its level-1 condition, both distances 11.
+    h.get_by_label("h 11 · c 11");
+    h.get_by_label_contains("O.後ろ余裕度<=0,[押す]:S.勝利");
+    h.get_by_label_contains("Lv1 O.後ろ余裕度<=0");
+    h.get_by_label_contains("(initial position)");
+
+    // F5 starts a match with the keys active; h (human) pushes with `p`, the CPU answers.
+    h.key_press(Key::F5);
+    h.step();
+    h.get_by_label_contains("keys active");
+    for push in 1..=11 {
+        cpu_done(&mut h);
+        if h.state().matchp.session.as_ref().unwrap().over() {
+            break;
+        }
+        h.key_press(Key::P);
+        h.step();
+        // The tree follows the match: after h's 3rd push h's distance is 8.
+        if push == 3 {
+            h.step();
+            h.get_by_label_contains("(match, after turn");
+            let s = h.state().matchp.session.as_ref().unwrap();
+            assert_eq!(s.judgement().dist[0], 8, "after three pushes");
+        }
+    }
+    cpu_done(&mut h);
+    h.get_by_label_contains("h wins!");
+    let s = h.state().matchp.session.as_ref().unwrap();
+    assert_eq!(s.st.turn, 21);
+    assert_eq!(s.turns.iter().filter(|t| t.cmds[0].is_some()).count(), 11);
+    // The log names the rule that decided it, as a clickable source line.
+    h.get_by_label_contains("L9 h: O.後ろ余裕度<=0,[押す]:S.勝利")
+        .click();
+    h.step();
+    assert_eq!(h.state().picked_line(), Some(8));
+}
+
+#[test]
+fn sumo_shift_c_throws_only_when_both_grips_are_held() {
+    let mut h = harness(StudioApp::new_for_test(Lang::En, ""));
+    settle(&mut h);
+    open_example(&mut h, "sumo.kmt");
+    // Both sides human (hot seat), so no CPU chance decides the test.
+    h.get_by_label("c").click();
+    h.run();
+    h.get_all_by_label("human").last().unwrap().click();
+    h.run();
+    assert_eq!(
+        h.state().matchp.players[1],
+        kumite::gui::session::Controller::Human
+    );
+    h.key_press(Key::F5);
+    h.step();
+    let shift = |h: &mut Harness<'static, StudioApp>, k: Key| {
+        h.key_press_modifiers(Modifiers::SHIFT, k);
+        h.step();
+        h.step();
+    };
+    // Shift+C before holding both grips: 投げる is not enabled, nothing is played.
+    shift(&mut h, Key::C);
+    assert_eq!(h.state().matchp.session.as_ref().unwrap().st.turn, 0);
+    h.get_by_label_contains("is not enabled");
+    // A plain `c` is not bound in sumo: ignored.
+    h.key_press(Key::C);
+    h.step();
+    assert_eq!(h.state().matchp.session.as_ref().unwrap().st.turn, 0);
+    shift(&mut h, Key::L); // h: 左マワシ取る
+    h.key_press(Key::F); // c: 踏ん張る
+    h.step();
+    shift(&mut h, Key::R); // h: 右マワシ取る
+    h.key_press(Key::F); // c: 踏ん張る
+    h.step();
+    let s = h.state().matchp.session.as_ref().unwrap();
+    assert_eq!(s.st.turn, 4);
+    let p = s.prog();
+    let throw = p.command_id("投げる").unwrap();
+    assert!(s.is_enabled(0, throw), "both grips held: 投げる enabled");
+    shift(&mut h, Key::C);
+    h.get_by_label_contains("h wins!");
+    assert_eq!(h.state().matchp.session.as_ref().unwrap().st.turn, 5);
+    // Undo (F8) takes the throw back.
+    h.key_press(Key::F8);
+    h.step();
+    let s = h.state().matchp.session.as_ref().unwrap();
+    assert_eq!((s.st.turn, s.over()), (4, false));
+}
+
+#[test]
+fn the_win_path_of_sumo_is_found_and_replayed_in_the_match_panel() {
+    let mut h = harness(StudioApp::new_for_test(Lang::En, ""));
+    settle(&mut h);
+    open_example(&mut h, "sumo.kmt");
+    h.get_by_label("Win path").click();
+    h.step();
+    h.get_by_label("Find win path").click();
+    step_until(&mut h, "the win path", |a| a.winpath_result().is_some());
+    h.get_by_label("Shortest win for h: 5 plies");
+    h.get_by_label("Replay in match").click();
+    h.step();
+    h.step();
+    h.get_by_label_contains("Replaying the win path: 0/5");
+    for _ in 0..5 {
+        h.get_by_label("Next step").click();
+        h.step();
+        h.step();
+    }
+    h.step();
+    h.get_by_label_contains("h wins!");
+    let s = h.state().matchp.session.as_ref().unwrap();
+    assert_eq!(s.st.turn, 5);
+    assert!(s.replay.as_ref().unwrap().diverged.is_none());
+}
+
+#[test]
+fn the_tree_updates_after_an_edit_and_the_match_offers_a_restart() {
+    let mut h = harness(StudioApp::new_for_test(Lang::En, ""));
+    settle(&mut h);
+    open_example(&mut h, "ex1_push.kmt");
+    h.get_by_label("Victory conditions").click();
+    h.step();
+    h.key_press(Key::F5);
+    h.step();
+    h.get_by_label("h 11 · c 11");
+    // A second, stronger pushing rule: the best step is now 2, so 1 + ceil(10 / 2) = 6.
+    h.get_by_label("Rule editor").focus();
+    h.step();
+    h.get_by_label("Rule editor")
+        .type_text("[押す]:O.後ろ余裕度-2\n");
+    settle(&mut h);
+    h.get_by_label("h 6 · c 6");
+    h.get_by_label_contains("The rules changed.");
+    h.get_by_label("Restart with the new rules").click();
+    h.step();
+    let s = h.state().matchp.session.as_ref().unwrap();
+    assert_eq!(s.judgement().dist, [6, 6]);
+    // A broken edit keeps the last good tree and never reaches the match.
+    h.get_by_label("Rule editor").focus();
+    h.step();
+    h.get_by_label("Rule editor").type_text("[押す]:O.");
+    settle(&mut h);
+    h.get_by_label("h 6 · c 6");
+    h.get_by_label_contains("showing the last version that compiled");
+    assert!(h.query_by_label_contains("The rules changed.").is_none());
+}
+
+#[test]
+fn cancel_stops_a_long_win_path_search() {
+    // Nobody can win within reach: the searches would run to their budgets.
+    let text =
+        "!:a=0,b=0,[x],[y],[z]\n[x]:S.a+1\n[y]:S.b+1\n[z]:S.a-1\nS.a>=100000,S.b>=100000:S.勝利\n";
+    let mut h = harness(StudioApp::new_for_test(Lang::En, text));
+    settle(&mut h);
+    h.get_by_label("Win path").click();
+    h.step();
+    h.get_by_label("Find win path").click();
+    h.step();
+    h.step();
+    h.get_by_label_contains("Searching…");
+    std::thread::sleep(Duration::from_millis(300));
+    let t0 = Instant::now();
+    let done = h
+        .state_mut()
+        .cancel_win_path()
+        .expect("a search was running");
+    h.step();
+    h.get_by_label("Search cancelled.");
+    while !done.load(std::sync::atomic::Ordering::Acquire) {
+        assert!(
+            t0.elapsed() < Duration::from_secs(10),
+            "the search did not stop"
+        );
+        std::thread::sleep(Duration::from_millis(1));
+    }
+    println!(
+        "cancel → search thread ended in {:.1} ms",
+        t0.elapsed().as_secs_f64() * 1000.0
+    );
+}
