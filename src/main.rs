@@ -6,13 +6,18 @@ use std::process::ExitCode;
 fn main() -> ExitCode {
     let cli = kumite::cli::Cli::parse();
     match cli.command {
+        Some(kumite::cli::Command::Studio { file }) => studio(file),
         Some(cmd) => kumite::cli::run(cmd),
-        None => match kumite::gui::run() {
-            Ok(()) => ExitCode::SUCCESS,
-            Err(e) => {
-                eprintln!("kumite: could not open the studio window: {e}");
-                ExitCode::from(2)
-            }
-        },
+        None => studio(None),
+    }
+}
+
+fn studio(file: Option<std::path::PathBuf>) -> ExitCode {
+    match kumite::gui::run_with(file) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("kumite: could not open the studio window: {e}");
+            ExitCode::from(2)
+        }
     }
 }

@@ -32,6 +32,11 @@ pub enum Format {
 /// Subcommands.
 #[derive(Subcommand, Debug)]
 pub enum Command {
+    /// Open the studio window (the same as no command), with FILE if given.
+    Studio {
+        /// A rule file to open (else the last file, or the bundled sumo example).
+        file: Option<PathBuf>,
+    },
     /// Check rule files and report every problem with its line and column.
     Check {
         /// Rule files (.kmt).
@@ -198,6 +203,10 @@ pub fn read_rules(path: &PathBuf) -> Result<String, String> {
 /// Runs a subcommand and returns the process exit code.
 pub fn run(cmd: Command) -> ExitCode {
     match cmd {
+        Command::Studio { .. } => {
+            eprintln!("kumite: the studio is opened by the kumite binary itself");
+            ExitCode::from(2)
+        }
         Command::Check {
             files,
             format,

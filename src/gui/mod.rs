@@ -167,6 +167,11 @@ pub struct StudioApp {
 
 /// Opens the studio window.
 pub fn run() -> eframe::Result {
+    run_with(None)
+}
+
+/// Opens the studio window with `file` open (else the last file or the bundled example).
+pub fn run_with(file: Option<PathBuf>) -> eframe::Result {
     let options = eframe::NativeOptions {
         viewport: egui::ViewportBuilder::default()
             .with_title("Kumite")
@@ -179,7 +184,13 @@ pub fn run() -> eframe::Result {
     eframe::run_native(
         "kumite",
         options,
-        Box::new(|cc| Ok(Box::new(StudioApp::new(cc)))),
+        Box::new(move |cc| {
+            let mut app = StudioApp::new(cc);
+            if let Some(f) = file {
+                app.open_file_at_start(&cc.egui_ctx, &f);
+            }
+            Ok(Box::new(app))
+        }),
     )
 }
 
@@ -253,6 +264,12 @@ impl StudioApp {
         app.recovery = Recovery::default_dir().map(Recovery::new);
         app.recovery_offer = app.recovery.as_ref().and_then(Recovery::load);
         app
+    }
+
+    /// Opens `p` as the window starts (a file named on the command line); a file that cannot
+    /// be read is reported in the window.
+    pub fn open_file_at_start(&mut self, ctx: &egui::Context, p: &Path) {
+        self.open_path(ctx, p);
     }
 
     fn with_example(persisted: Persisted, name: &'static str) -> Self {

@@ -398,21 +398,17 @@ fn show_result(ui: &mut Ui, lang: Lang, r: &WinPathResult, action: &mut Option<W
         }
     }
     ui.add_space(6.0);
-    let side = "h";
     match r.forced {
         Some(true) => {
             ui.label(
-                RichText::new(format!(
-                    "{} {} {}{}",
-                    pick(lang, "Forced win: yes —", "必勝: あり —"),
-                    side,
+                RichText::new(
                     pick(
                         lang,
-                        "wins against every reply within ",
-                        "はどんな応手にも勝てる "
-                    ),
-                    r.plies
-                ))
+                        "Forced win: yes — h wins against every reply within {} plies",
+                        "必勝: あり — h はどんな応手にも {} 手以内に勝てる",
+                    )
+                    .replace("{}", &r.plies.to_string()),
+                )
                 .strong()
                 .color(good_color(ui)),
             );
@@ -421,11 +417,14 @@ fn show_result(ui: &mut Ui, lang: Lang, r: &WinPathResult, action: &mut Option<W
             }
         }
         Some(false) => {
-            ui.label(format!(
-                "{} {}",
-                pick(lang, "Forced win: none within", "必勝: なし —"),
-                r.plies
-            ));
+            ui.label(
+                pick(
+                    lang,
+                    "Forced win: none within {} plies",
+                    "必勝: {} 手以内にはなし",
+                )
+                .replace("{}", &r.plies.to_string()),
+            );
         }
         None => {
             ui.label(pick(

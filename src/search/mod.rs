@@ -744,6 +744,9 @@ pub fn value_iteration_cancellable(
             if fixed[k].is_some() {
                 continue;
             }
+            if k % 1024 == 0 && cancel.load(Ordering::Relaxed) {
+                return None;
+            }
             let nv = matrix::solve(&matrix_of(&v, k)).value;
             delta = delta.max((nv - v[k]).abs());
             v[k] = nv;
