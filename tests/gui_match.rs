@@ -241,3 +241,85 @@ fn cancel_stops_a_long_win_path_search() {
         t0.elapsed().as_secs_f64() * 1000.0
     );
 }
+
+/// Frame times while the win-path search and the CPU both run (two background threads on a
+/// two-core machine), and how fast Cancel stops the search. Prints figures; run with
+/// `cargo test --release --test gui_match -- --ignored --nocapture`.
+#[test]
+#[ignore]
+fn measure_frame_times_during_a_long_search() {
+    let text = "!:a=0,b=0,[x],[y],[z]\n':x=[x],y=[y],z=[z]\n~P5000,S30\n[x]:S.a+1\n[y]:S.b+1\n[z]:S.a-1\nS.a>=100000,S.b>=100000:S.勝利\n";
+    let mut app = StudioApp::new_for_test(Lang::En, text);
+    let ctx = egui::Context::default();
+    let size = egui::vec2(1500.0, 950.0);
+    let input = |events: Vec<egui::Event>| egui::RawInput {
+        screen_rect: Some(egui::Rect::from_min_size(egui::Pos2::ZERO, size)),
+        events,
+        ..Default::default()
+    };
+    let frame = |app: &mut StudioApp, events: Vec<egui::Event>| {
+        let t0 = Instant::now();
+        let out = ctx.run_ui(input(events), |ui| app.show(ui));
+        let _ = ctx.tessellate(out.shapes, out.pixels_per_point);
+        t0.elapsed().as_secs_f64() * 1000.0
+    };
+    let t0 = Instant::now();
+    while !app.is_checked() && t0.elapsed() < Duration::from_secs(30) {
+        frame(&mut app, vec![]);
+        std::thread::sleep(Duration::from_millis(5));
+    }
+    let key = |k| egui::Event::Key {
+        key: k,
+        physical_key: None,
+        pressed: true,
+        repeat: false,
+        modifiers: egui::Modifiers::NONE,
+    };
+    // c is the CPU, first to move (x is pressed for h, then the CPU thinks for up to 5 s).
+    frame(&mut app, vec![key(Key::F5)]);
+    frame(&mut app, vec![key(Key::X)]);
+    frame(&mut app, vec![key(Key::F7)]);
+    let mut times = Vec::new();
+    let mut cpu_frames = 0;
+    for _ in 0..180 {
+        let start = Instant::now();
+        // h answers at once whenever it is its turn, so the CPU keeps thinking.
+        let mine = app.matchp.session.as_ref().is_some_and(|s| s.human_to_choose().is_some());
+        cpu_frames += usize::from(!mine);
+        let press = if mine {
+            vec![key(Key::X), egui::Event::Key {
+                key: Key::X,
+                physical_key: None,
+                pressed: false,
+                repeat: false,
+                modifiers: egui::Modifiers::NONE,
+            }]
+        } else {
+            vec![]
+        };
+        times.push(frame(&mut app, press));
+        if let Some(rest) = Duration::from_millis(16).checked_sub(start.elapsed()) {
+            std::thread::sleep(rest);
+        }
+    }
+    let m = app.matchp.session.as_ref().expect("a match");
+    let thinking = format!("{cpu_frames} frames, {} CPU moves", m.st.turn / 2);
+    let searching = app.winpath_result().is_none();
+    let t1 = Instant::now();
+    let done = app.cancel_win_path();
+    if let Some(done) = &done {
+        while !done.load(std::sync::atomic::Ordering::Acquire) && t1.elapsed() < Duration::from_secs(10) {
+            std::thread::sleep(Duration::from_micros(200));
+        }
+    }
+    let cancel_ms = t1.elapsed().as_secs_f64() * 1000.0;
+    times.sort_by(f64::total_cmp);
+    println!(
+        "{} frames with the CPU thinking ({thinking}) and the win-path search running ({searching}): \
+         median {:.2} ms, p99 {:.2} ms, worst {:.2} ms; Cancel → search thread ended in {cancel_ms:.1} ms",
+        times.len(),
+        times[times.len() / 2],
+        times[times.len() * 99 / 100],
+        times[times.len() - 1]
+    );
+}
