@@ -5,7 +5,7 @@
 //! answer has arrived ([`settle`], bounded).
 
 use egui_kittest::Harness;
-use egui_kittest::kittest::Queryable;
+use egui_kittest::kittest::{NodeT, Queryable};
 use kumite::gui::StudioApp;
 use kumite::gui::files::{EXAMPLES, Recovery};
 use kumite::gui::i18n::Lang;
@@ -152,7 +152,16 @@ fn new_over_unsaved_work_asks_first() {
     assert!(h.state().is_dirty());
     h.get_by_label("File").click();
     h.run();
-    h.get_by_label_contains("New").click();
+    // The File menu's item (the match panel has a "New match" button too).
+    h.get_all_by_label_contains("New")
+        .find(|n| {
+            !n.accesskit_node()
+                .label()
+                .unwrap_or_default()
+                .contains("match")
+        })
+        .expect("the File menu's New")
+        .click();
     h.run();
     h.get_by_label("Unsaved changes");
     h.get_by_label("Cancel").click();

@@ -284,16 +284,23 @@ fn measure_frame_times_during_a_long_search() {
     for _ in 0..180 {
         let start = Instant::now();
         // h answers at once whenever it is its turn, so the CPU keeps thinking.
-        let mine = app.matchp.session.as_ref().is_some_and(|s| s.human_to_choose().is_some());
+        let mine = app
+            .matchp
+            .session
+            .as_ref()
+            .is_some_and(|s| s.human_to_choose().is_some());
         cpu_frames += usize::from(!mine);
         let press = if mine {
-            vec![key(Key::X), egui::Event::Key {
-                key: Key::X,
-                physical_key: None,
-                pressed: false,
-                repeat: false,
-                modifiers: egui::Modifiers::NONE,
-            }]
+            vec![
+                key(Key::X),
+                egui::Event::Key {
+                    key: Key::X,
+                    physical_key: None,
+                    pressed: false,
+                    repeat: false,
+                    modifiers: egui::Modifiers::NONE,
+                },
+            ]
         } else {
             vec![]
         };
@@ -308,7 +315,9 @@ fn measure_frame_times_during_a_long_search() {
     let t1 = Instant::now();
     let done = app.cancel_win_path();
     if let Some(done) = &done {
-        while !done.load(std::sync::atomic::Ordering::Acquire) && t1.elapsed() < Duration::from_secs(10) {
+        while !done.load(std::sync::atomic::Ordering::Acquire)
+            && t1.elapsed() < Duration::from_secs(10)
+        {
             std::thread::sleep(Duration::from_micros(200));
         }
     }

@@ -35,7 +35,10 @@ fn real_time_turns_tick_by_themselves_and_an_idle_side_acts_with_no_command() {
     let mut s = session("sumo.kmt", [Controller::Human, Controller::Human], false);
     s.realtime = true;
     until(&mut s, "three ticks", |s| s.st.turn >= 3);
-    assert!(s.turns.iter().all(|t| t.cmds == [None, None]), "nobody chose");
+    assert!(
+        s.turns.iter().all(|t| t.cmds == [None, None]),
+        "nobody chose"
+    );
     // A key between ticks is played at the next tick, not at once.
     let side = s.human_to_choose().unwrap();
     let before = s.st.turn;
@@ -58,7 +61,9 @@ fn simultaneous_turns_wait_for_both_and_hide_nothing_from_the_rules() {
     assert!(s.turns[0].cmds[1].is_some());
     // An unbound key is ignored; a command that is not enabled is refused.
     assert_eq!(s.key("z").unwrap(), None);
-    until(&mut s, "the CPU's choice", |s| s.pending[1].is_some() || s.over());
+    until(&mut s, "the CPU's choice", |s| {
+        s.pending[1].is_some() || s.over()
+    });
     if !s.over() {
         let charges = s.value(0, s.prog().state_id("チャージ").unwrap() as usize);
         if charges < 5 {
@@ -102,10 +107,20 @@ fn a_replay_plays_the_path_and_notices_when_chance_differs() {
     let mut s = session("ex1_push.kmt", [Controller::Human, Controller::Cpu], false);
     let push = s.prog().command_id("押す").unwrap();
     let moves: Vec<[Option<u32>; 2]> = (0..21)
-        .map(|i| if i % 2 == 0 { [Some(push), None] } else { [None, Some(push)] })
+        .map(|i| {
+            if i % 2 == 0 {
+                [Some(push), None]
+            } else {
+                [None, Some(push)]
+            }
+        })
         .collect();
     // The path's states after step 1, as the solver prints them; step 2 expects something else.
-    let mut probe = session("ex1_push.kmt", [Controller::Human, Controller::Human], false);
+    let mut probe = session(
+        "ex1_push.kmt",
+        [Controller::Human, Controller::Human],
+        false,
+    );
     probe.choose(0, Some(push)).unwrap();
     let after1 = kumite::engine::players::final_states(
         &kumite::engine::Engine::new(probe.prog(), 7),
@@ -134,13 +149,36 @@ fn key_names_follow_the_language_shift_gives_upper_case() {
         repeat: false,
         modifiers,
     };
-    assert_eq!(key_name(&key(Key::C, Modifiers::NONE)).as_deref(), Some("c"));
-    assert_eq!(key_name(&key(Key::C, Modifiers::SHIFT)).as_deref(), Some("C"));
-    assert_eq!(key_name(&key(Key::Space, Modifiers::NONE)).as_deref(), Some("Space"));
-    assert_eq!(key_name(&key(Key::ArrowLeft, Modifiers::NONE)).as_deref(), Some("Left"));
-    assert_eq!(key_name(&key(Key::Num3, Modifiers::NONE)).as_deref(), Some("3"));
+    assert_eq!(
+        key_name(&key(Key::C, Modifiers::NONE)).as_deref(),
+        Some("c")
+    );
+    assert_eq!(
+        key_name(&key(Key::C, Modifiers::SHIFT)).as_deref(),
+        Some("C")
+    );
+    assert_eq!(
+        key_name(&key(Key::Space, Modifiers::NONE)).as_deref(),
+        Some("Space")
+    );
+    assert_eq!(
+        key_name(&key(Key::ArrowLeft, Modifiers::NONE)).as_deref(),
+        Some("Left")
+    );
+    assert_eq!(
+        key_name(&key(Key::Num3, Modifiers::NONE)).as_deref(),
+        Some("3")
+    );
     assert_eq!(key_name(&key(Key::C, Modifiers::CTRL)), None, "a shortcut");
-    assert_eq!(key_name(&key(Key::F5, Modifiers::NONE)), None, "a studio key");
+    assert_eq!(
+        key_name(&key(Key::F5, Modifiers::NONE)),
+        None,
+        "a studio key"
+    );
     assert_eq!(key_name(&Event::Text(";".into())).as_deref(), Some(";"));
-    assert_eq!(key_name(&Event::Text("c".into())), None, "letters come as keys");
+    assert_eq!(
+        key_name(&Event::Text("c".into())),
+        None,
+        "letters come as keys"
+    );
 }

@@ -75,6 +75,16 @@ impl Default for MatchPanel {
     }
 }
 
+/// The CPU settings of a file's `~` line.
+pub fn file_cpu(s: &crate::program::Settings) -> CpuSettings {
+    CpuSettings {
+        depth: s.depth,
+        thin: s.thin,
+        mistakes: s.mistakes,
+        period_ms: s.period_ms,
+    }
+}
+
 /// The id that holds keyboard focus while the match panel is being played.
 pub fn focus_id() -> Id {
     Id::unique("kumite-match-focus")
@@ -99,15 +109,9 @@ fn changed_color(ui: &Ui) -> Color32 {
 
 impl MatchPanel {
     /// The CPU settings a new match uses with `view`'s program.
-    fn cpu_settings(&self, view: &ProgramView) -> CpuSettings {
+    pub fn cpu_settings(&self, view: &ProgramView) -> CpuSettings {
         if self.file_cpu {
-            let s = &view.settings;
-            CpuSettings {
-                depth: s.depth,
-                thin: s.thin,
-                mistakes: s.mistakes,
-                period_ms: s.period_ms,
-            }
+            file_cpu(&view.settings)
         } else {
             self.cpu.clone()
         }
@@ -263,9 +267,7 @@ impl MatchPanel {
         }
         Self::status(ui, lang, s, self.message.as_deref());
         self.replay_controls(ui, lang);
-        let Some(s) = self.session.as_mut() else {
-            return None;
-        };
+        let s = self.session.as_mut()?;
         Self::states_grid(ui, lang, s);
         ui.add_space(4.0);
         for side in 0..2 {
@@ -454,13 +456,7 @@ impl MatchPanel {
             }
             if let (Some(s), Some(v)) = (self.session.as_mut(), view) {
                 let want = if self.file_cpu {
-                    let f = &v.settings;
-                    CpuSettings {
-                        depth: f.depth,
-                        thin: f.thin,
-                        mistakes: f.mistakes,
-                        period_ms: f.period_ms,
-                    }
+                    file_cpu(&v.settings)
                 } else {
                     self.cpu.clone()
                 };

@@ -129,19 +129,11 @@ impl StudioApp {
                 None => return,
             },
         };
-        let settings = self
-            .last_good
-            .as_ref()
-            .map(|v| {
-                let s = &v.settings;
-                crate::search::CpuSettings {
-                    depth: s.depth,
-                    thin: s.thin,
-                    mistakes: s.mistakes,
-                    period_ms: s.period_ms,
-                }
-            })
-            .unwrap_or_else(|| self.matchp.cpu.clone());
+        let settings = match (&self.last_good, c.program.as_ref()) {
+            (Some(v), _) if Arc::ptr_eq(&v.compiled, &c) => self.matchp.cpu_settings(v),
+            (_, Some(p)) if self.matchp.file_cpu => match_panel::file_cpu(&p.settings),
+            _ => self.matchp.cpu.clone(),
+        };
         if let Some(s) = self.matchp.session.as_mut() {
             s.stop_thinking();
         }

@@ -76,18 +76,23 @@ pub fn compute(
     from_match: bool,
     plies: u32,
     cancel: &Arc<std::sync::atomic::AtomicBool>,
+    phase: &std::sync::atomic::AtomicU8,
 ) -> Option<WinPathResult> {
+    use std::sync::atomic::Ordering::Relaxed;
     let prog = compiled.program.as_ref()?;
     let t0 = std::time::Instant::now();
+    phase.store(0, Relaxed);
     let shortest = shortest_win_cancellable(prog, start, plies, 2_000_000, cancel);
     if cancel.load(std::sync::atomic::Ordering::Relaxed) {
         return None;
     }
+    phase.store(1, Relaxed);
     let (forced, forced_first) = forced_win_cancellable(prog, start, plies, 20_000_000, cancel);
     if cancel.load(std::sync::atomic::Ordering::Relaxed) {
         return None;
     }
     let value = if prog.settings.simultaneous {
+        phase.store(2, Relaxed);
         Some(value_iteration_cancellable(
             prog,
             start,
@@ -134,6 +139,7 @@ pub struct WinPathView {
     /// Search from the match's position when a match is open.
     pub from_match: bool,
     job: Option<Job<Option<WinPathResult>>>,
+    phase: Arc<std::sync::atomic::AtomicU8>,
     /// The last result.
     pub result: Option<WinPathResult>,
     /// The result belongs to an older version of the rules.
@@ -148,6 +154,7 @@ impl Default for WinPathView {
             plies: 40,
             from_match: true,
             job: None,
+            phase: Arc::default(),
             result: None,
             outdated: false,
             message: None,
@@ -167,8 +174,10 @@ impl WinPathView {
         self.cancel();
         let plies = self.plies;
         self.message = None;
+        let phase = Arc::new(std::sync::atomic::AtomicU8::new(0));
+        self.phase = phase.clone();
         self.job = Some(Job::spawn("kumite-winpath", ctx, move |cancel| {
-            compute(&compiled, &start, from_match, plies, &cancel)
+            compute(&compiled, &start, from_match, plies, &cancel, &phase)
         }));
     }
 
@@ -249,9 +258,15 @@ impl WinPathView {
         if let Some(job) = &self.job {
             ui.horizontal(|ui| {
                 ui.spinner();
+                let what = match self.phase.load(std::sync::atomic::Ordering::Relaxed) {
+                    0 => pick(lang, "the shortest win", "最短の勝ち筋"),
+                    1 => pick(lang, "a forced win", "必勝手順"),
+                    _ => pick(lang, "the game value", "ゲームの値"),
+                };
                 ui.label(format!(
-                    "{} {:.1} s",
+                    "{} {what} ({}/3) {:.1} s",
                     pick(lang, "Searching…", "探索中…"),
+                    self.phase.load(std::sync::atomic::Ordering::Relaxed) + 1,
                     job.elapsed().as_secs_f64()
                 ));
             });
