@@ -101,6 +101,27 @@ fn example1_shows_its_tree_with_distances_11_and_is_won_with_the_bound_key() {
 }
 
 #[test]
+fn the_graph_shows_the_boxes_and_the_tree_links_to_the_lines() {
+    let mut h = harness(StudioApp::new_for_test(Lang::En, ""));
+    settle(&mut h);
+    open_example(&mut h, "ex1_push.kmt");
+    h.get_by_label("Victory conditions").click();
+    h.run();
+    h.get_by_label("Graph").click();
+    h.run();
+    h.get_by_label("勝利");
+    h.get_by_label_contains("Lv1   h × 10 · c × 10");
+    h.get_by_label("O.後ろ余裕度<=0,[押す]:S.勝利 L9   h 11 · c 11");
+    h.get_by_label_contains("[押す]:O.後ろ余裕度-=1 L8");
+    // In the tree, the achieving rule's line link shows line 8.
+    h.get_by_label("Tree").click();
+    h.run();
+    h.get_by_label("L8").click();
+    h.run();
+    assert_eq!(h.state().picked_line(), Some(7));
+}
+
+#[test]
 fn sumo_shift_c_throws_only_when_both_grips_are_held() {
     let mut h = harness(StudioApp::new_for_test(Lang::En, ""));
     settle(&mut h);

@@ -406,12 +406,19 @@ impl TreeView {
             ui.set_min_size(ui.available_size());
             let bounds = layout.bounds();
             if self.scene_rect == Rect::ZERO {
-                // Start readable, at the win end (the left), vertically centred; "Fit" or
-                // Ctrl+wheel shows the rest.
-                let zoom = 0.85;
-                let size = ui.available_size() / zoom;
-                let top = bounds.center().y - size.y / 2.0;
-                self.scene_rect = Rect::from_min_size(Pos2::new(bounds.min.x - 20.0, top), size);
+                // The whole graph if it fits readably, else readable at the win end (the left),
+                // vertically centred; "Fit" or Ctrl+wheel shows the rest.
+                let avail = ui.available_size();
+                let fit =
+                    (avail.x / (bounds.width() + 40.0)).min(avail.y / (bounds.height() + 40.0));
+                let zoom = fit.clamp(0.5, 1.0);
+                let size = avail / zoom;
+                self.scene_rect = if fit >= 0.5 {
+                    Rect::from_center_size(bounds.center(), size)
+                } else {
+                    let top = bounds.center().y - size.y / 2.0;
+                    Rect::from_min_size(Pos2::new(bounds.min.x - 20.0, top), size)
+                };
             }
             egui::Scene::new()
                 .zoom_range(0.05..=2.0)
@@ -650,6 +657,12 @@ impl GraphLayout {
                     pal.win,
                 );
             }
+            let name = if title.is_empty() {
+                "勝利".to_string()
+            } else {
+                format!("{title} {sub}")
+            };
+            resp.widget_info(|| egui::WidgetInfo::labeled(egui::Role::Button, true, &name));
             let resp = if tip.is_empty() {
                 resp
             } else {

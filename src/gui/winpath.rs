@@ -42,6 +42,8 @@ pub struct WinPathResult {
     pub elapsed: Duration,
     /// Command names of the program searched.
     pub names: Vec<String>,
+    /// Both sides' states at the start (as the steps show them).
+    pub start_states: serde_json::Value,
 }
 
 /// The commands of a path as joint moves; None if a name does not resolve (cannot happen for a
@@ -119,6 +121,10 @@ pub fn compute(
         has_chance: prog.rules.iter().any(|r| r.has_rand),
         elapsed: t0.elapsed(),
         names: prog.commands.clone(),
+        start_states: crate::engine::players::final_states(
+            &crate::engine::Engine::new(prog, 0),
+            start,
+        ),
     })
 }
 
@@ -384,7 +390,7 @@ fn show_result(ui: &mut Ui, lang: Lang, r: &WinPathResult, action: &mut Option<W
                     ui.strong(pick(lang, "command", "コマンド"));
                     ui.strong(pick(lang, "states after the step", "その後の状態"));
                     ui.end_row();
-                    let mut prev: Option<&serde_json::Value> = None;
+                    let mut prev: Option<&serde_json::Value> = Some(&r.start_states);
                     for (i, s) in steps.iter().enumerate() {
                         ui.label((i + 1).to_string());
                         ui.label(s.side);
@@ -392,7 +398,7 @@ fn show_result(ui: &mut Ui, lang: Lang, r: &WinPathResult, action: &mut Option<W
                         ui.vertical(|ui| {
                             for side in ["h", "c"] {
                                 let (t, ch) = states_line(&s.states[side], prev.map(|p| &p[side]));
-                                let text = RichText::new(format!("{side}: {t}")).small();
+                                let text = RichText::new(format!("{side}: {t}")).size(11.5);
                                 ui.label(if ch { text.strong() } else { text });
                             }
                         });
