@@ -51,6 +51,20 @@ fn lcm_of(periods: &[u32]) -> u32 {
         .fold(1u32, |l, &p| (l / gcd(l, p)).saturating_mul(p).min(1 << 20))
 }
 
+/// The evaluation that is worth tanh(1) ≈ 0.76 of a win: 16, plus the largest advantage the
+/// file's constant advantage lines can give, so that advantage blocks do not saturate it.
+fn eval_scale(prog: &RuleProgram) -> f64 {
+    let adv: f64 = prog
+        .adv
+        .iter()
+        .map(|a| match prog.code_of(a.value) {
+            [crate::program::Op::Push(v)] => (a.weight * *v as f64).abs(),
+            _ => 0.0,
+        })
+        .sum();
+    16.0 + adv
+}
+
 /// Moves of a side: its enabled commands, or a single pass.
 pub fn moves(eng: &Engine, st: &State, side: Side) -> Vec<Option<CmdId>> {
     let mut buf = Vec::new();
@@ -142,6 +156,8 @@ pub struct Searcher<'p> {
     pool: Vec<State>,
     kid_pool: Vec<Vec<(State, f64)>>,
     move_pool: Vec<Vec<Option<CmdId>>>,
+    /// Evaluation units that make a position about three-quarters of a win (see `eval`).
+    scale: f64,
 }
 
 const EXACT: u8 = 0;
@@ -172,6 +188,7 @@ impl<'p> Searcher<'p> {
             pool: Vec::new(),
             kid_pool: Vec::new(),
             move_pool: Vec::new(),
+            scale: eval_scale(prog),
         }
     }
 
@@ -189,9 +206,29 @@ impl<'p> Searcher<'p> {
         self.stopped
     }
 
-    /// The evaluation of `st` for side `x` (§10.6).
+    /// The search value of `st` for side `x`: ±1e9 once decided (0 for a draw), else the
+    /// evaluation of §10.6 squashed into (−0.9e9, 0.9e9). Averaging over chance mixes decided
+    /// and undecided positions, so both must be on one scale, roughly a win expectation: an
+    /// unsquashed evaluation (a few points) would make any small chance of a decided outcome
+    /// outweigh every positional difference, and deeper searches (which see more such chances)
+    /// would play worse.
     fn eval(&mut self, st: &State, x: Side) -> f64 {
-        evaluate(&self.graph, &self.eng, st, x)
+        let e = evaluate(&self.graph, &self.eng, st, x);
+        if st.outcome.is_some() {
+            e
+        } else {
+            0.9e9 * (e / self.scale).tanh()
+        }
+    }
+
+    /// Own distance to winning of `x` in `st` (for breaking ties between equal moves).
+    fn own_distance(&self, st: &State, x: Side) -> u32 {
+        match st.outcome {
+            Some(Outcome::H) if x == 0 => 0,
+            Some(Outcome::C) if x == 1 => 0,
+            Some(_) => u32::MAX,
+            None => crate::analysis::distances(&self.graph, &self.eng, st, x).to_win,
+        }
     }
 
     /// A copy of `st` from the pool.
@@ -217,6 +254,13 @@ impl<'p> Searcher<'p> {
             c.outcome = Some(Outcome::Draw);
         }
         c
+    }
+
+    /// Plays `cmds` from `st` with every draw at its first outcome (for tie-breaks).
+    fn play_midpoint(&mut self, st: &State, cmds: [Option<CmdId>; 2]) -> State {
+        self.script.picks.clear();
+        self.script.sampler = None;
+        self.play_one(st, cmds)
     }
 
     /// Returns the positions of an outcome list to the pool.
@@ -474,13 +518,8 @@ impl<'p> Searcher<'p> {
     fn sim_value(&mut self, st: &State, depth: u32) -> f64 {
         self.nodes += 1;
         if st.outcome.is_some() || depth == 0 || self.out_of_time() {
-            // Scale the evaluation into (-1, 1) so decided and undecided values mix sensibly.
-            let e = self.eval(st, 0);
-            return if e.abs() >= 1e8 {
-                e.signum()
-            } else {
-                (e / 16.0).tanh() * 0.99
-            };
+            // Values for h in [-1, 1]: decided ±1, else the squashed evaluation.
+            return self.eval(st, 0) / 1e9;
         }
         let key = position_key(st, self.lcm) ^ (depth as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15);
         if let Some(&(d, v, _)) = self.tt.get(&key)
@@ -556,13 +595,27 @@ impl<'p> CpuPlayer<'p> {
                 s.stopped = false;
                 let mut best_here = None;
                 let mut best_v = f64::NEG_INFINITY;
+                let mut best_d = u32::MAX;
                 for &m in &all {
                     let mut cmds = [None, None];
                     cmds[side] = m;
-                    let v = s.move_value(st, cmds, side, depth, best_v, f64::INFINITY, true);
-                    if v > best_v {
-                        best_v = v;
-                        best_here = Some(m);
+                    // Search with a window just below the best so far, so that equal moves get
+                    // exact values and the tie-break below can see them.
+                    let lo = best_v - best_v.abs() * 1e-9 - 1e-9;
+                    let v = s.move_value(st, cmds, side, depth, lo, f64::INFINITY, true);
+                    // Ties go to the move that brings this side nearer to winning (in the
+                    // position it leads to, before any reply): the side presses instead of
+                    // only keeping the balance.
+                    let tie = (v - best_v).abs() <= best_v.abs() * 1e-9 + 1e-9;
+                    if v > best_v || tie {
+                        let c = s.play_midpoint(st, cmds);
+                        let d = s.own_distance(&c, side);
+                        s.pool.push(c);
+                        if !tie || d < best_d {
+                            best_v = best_v.max(v);
+                            best_here = Some(m);
+                            best_d = d;
+                        }
                     }
                     if s.stopped {
                         break;
