@@ -68,6 +68,11 @@ fn bench(c: &mut Criterion) {
         })
     });
     g.finish();
+    let mut g = c.benchmark_group("search setup");
+    g.bench_function("sumo Searcher::new", |b| {
+        b.iter(|| kumite::search::Searcher::new(&p, 1).nodes)
+    });
+    g.finish();
 }
 
 criterion_group!(benches, bench);

@@ -297,3 +297,44 @@ fn forced_win_comes_with_a_strategy_tree() {
         "{text}"
     );
 }
+
+#[test]
+fn the_compiled_evaluation_equals_the_reference_on_random_positions() {
+    use kumite::analysis::{FastEval, evaluate};
+    for f in [
+        "ex1_push.kmt",
+        "ex2_spirit.kmt",
+        "ex3_grips.kmt",
+        "ex4_grips_symmetric.kmt",
+        "ex5_macro.kmt",
+        "sumo.kmt",
+        "karate.kmt",
+        "moge_battle.kmt",
+        "cc_lemon.kmt",
+    ] {
+        let p = file(f);
+        let g = VictoryGraph::build(&p);
+        let e = Engine::new(&p, 3);
+        let fast = FastEval::new(&g, &e);
+        let mut x = 7u64;
+        for game in 0..20 {
+            let mut st = e.initial(game % 2).expect("start");
+            while st.outcome.is_none() && st.turn < 150 {
+                for side in 0..2 {
+                    let want = evaluate(&g, &e, &st, side);
+                    let got = fast.evaluate(&g, &e, &st, side);
+                    assert!((want - got).abs() < 1e-9, "{f}: {want} vs {got} in {st:?}");
+                }
+                let mut cmds = [None, None];
+                for &s in e.movers(&st) {
+                    let ms = moves(&e, &st, s);
+                    x = kumite::engine::rng::mix(x);
+                    cmds[s] = ms[(x % ms.len() as u64) as usize];
+                }
+                if e.play(&mut st, cmds, None).is_err() {
+                    break;
+                }
+            }
+        }
+    }
+}

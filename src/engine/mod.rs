@@ -661,7 +661,11 @@ impl<'p> Engine<'p> {
 
     /// Whether one condition holds for `side` (for analysis; a runtime error counts as false).
     pub fn cond_holds(&self, c: &CCond, st: &State, side: Side) -> bool {
-        let mut stack = Vec::new();
+        self.cond_holds_with(c, st, side, &mut Vec::new())
+    }
+
+    /// [`Engine::cond_holds`] with a caller's evaluation stack (no allocation once it has grown).
+    pub fn cond_holds_with(&self, c: &CCond, st: &State, side: Side, stack: &mut Vec<i64>) -> bool {
         match *c {
             CCond::Truth {
                 neg,
@@ -675,7 +679,7 @@ impl<'p> Engine<'p> {
                     side,
                     st.turn + 1,
                     0,
-                    &mut stack,
+                    stack,
                 );
                 let b = self.eval(
                     self.prog.code_of(rhs),
@@ -683,7 +687,7 @@ impl<'p> Engine<'p> {
                     side,
                     st.turn + 1,
                     0,
-                    &mut stack,
+                    stack,
                 );
                 matches!((a, b), (Ok(a), Ok(b)) if op.holds(a, b))
             }
@@ -698,14 +702,24 @@ impl<'p> Engine<'p> {
 
     /// Value of an expression for `side` (for analysis; a runtime error gives 0).
     pub fn eval_code(&self, code: (u32, u32), st: &State, side: Side) -> i64 {
-        let mut stack = Vec::new();
+        self.eval_code_with(code, st, side, &mut Vec::new())
+    }
+
+    /// [`Engine::eval_code`] with a caller's evaluation stack.
+    pub fn eval_code_with(
+        &self,
+        code: (u32, u32),
+        st: &State,
+        side: Side,
+        stack: &mut Vec<i64>,
+    ) -> i64 {
         self.eval(
             self.prog.code_of(code),
             &st.vals,
             side,
             st.turn + 1,
             0,
-            &mut stack,
+            stack,
         )
         .unwrap_or(0)
     }

@@ -10,7 +10,7 @@
 pub mod matrix;
 pub mod solve;
 
-use crate::analysis::{VictoryGraph, evaluate};
+use crate::analysis::{FastEval, VictoryGraph};
 use crate::engine::players::{Player, PlayerError};
 use crate::engine::rng::SplitMix;
 use crate::engine::{ChanceScript, Engine, Outcome, Side, State};
@@ -135,6 +135,8 @@ pub struct Searcher<'p> {
     pub eng: Engine<'p>,
     /// The derived graph.
     pub graph: VictoryGraph,
+    /// Its evaluation, compiled for speed.
+    fast: FastEval,
     tt: FxHashMap<u64, (u32, f64, u8)>,
     /// Nodes visited so far.
     pub nodes: u64,
@@ -170,9 +172,13 @@ const SURE_WIN: f64 = 0.999e9;
 impl<'p> Searcher<'p> {
     /// A searcher for a program.
     pub fn new(prog: &'p RuleProgram, seed: u64) -> Self {
+        let eng = search_engine(prog);
+        let graph = VictoryGraph::build(prog);
+        let fast = FastEval::new(&graph, &eng);
         Self {
-            eng: search_engine(prog),
-            graph: VictoryGraph::build(prog),
+            eng,
+            graph,
+            fast,
             tt: FxHashMap::default(),
             nodes: 0,
             cancel: Arc::new(AtomicBool::new(false)),
@@ -213,7 +219,7 @@ impl<'p> Searcher<'p> {
     /// outweigh every positional difference, and deeper searches (which see more such chances)
     /// would play worse.
     fn eval(&mut self, st: &State, x: Side) -> f64 {
-        let e = evaluate(&self.graph, &self.eng, st, x);
+        let e = self.fast.evaluate(&self.graph, &self.eng, st, x);
         if st.outcome.is_some() {
             e
         } else {
@@ -227,7 +233,7 @@ impl<'p> Searcher<'p> {
             Some(Outcome::H) if x == 0 => 0,
             Some(Outcome::C) if x == 1 => 0,
             Some(_) => u32::MAX,
-            None => crate::analysis::distances(&self.graph, &self.eng, st, x).to_win,
+            None => self.fast.to_win(&self.eng, st, x),
         }
     }
 
@@ -348,11 +354,11 @@ impl<'p> Searcher<'p> {
         if out.len() < 2 {
             return;
         }
-        let keys: Vec<u64> = out.iter().map(|(c, _)| position_key(c, self.lcm)).collect();
+        // Few outcomes: compare positions directly (no hashing, no allocation).
         let mut k = out.len();
         while k > 1 {
             k -= 1;
-            if let Some(j) = keys[..k].iter().position(|&x| x == keys[k]) {
+            if let Some(j) = (0..k).find(|&j| out[j].0 == out[k].0) {
                 let (c, p) = out.swap_remove(k);
                 out[j].1 += p;
                 self.pool.push(c);
