@@ -22,7 +22,7 @@ fn play_turns(e: &Engine, turns: u64, rng: &mut SplitMix) -> u64 {
     let mut st = e.initial(0).expect("start");
     while done < turns {
         if st.outcome.is_some() {
-            st = e.initial(0).expect("start");
+            e.reset(&mut st, 0).expect("start");
             games += 1;
         }
         let mut cmds = [None, None];
@@ -33,7 +33,7 @@ fn play_turns(e: &Engine, turns: u64, rng: &mut SplitMix) -> u64 {
             }
         }
         if e.play(&mut st, cmds, None).is_err() {
-            st = e.initial(0).expect("start");
+            e.reset(&mut st, 0).expect("start");
         }
         done += 1;
     }
