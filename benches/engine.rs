@@ -22,7 +22,7 @@ fn play_turns(e: &Engine, turns: u64, rng: &mut SplitMix) -> u64 {
     let mut st = e.initial(0).expect("start");
     while done < turns {
         if st.outcome.is_some() {
-            st = e.initial(0).expect("start");
+            e.reset(&mut st, 0).expect("start");
             games += 1;
         }
         let mut cmds = [None, None];
@@ -33,7 +33,7 @@ fn play_turns(e: &Engine, turns: u64, rng: &mut SplitMix) -> u64 {
             }
         }
         if e.play(&mut st, cmds, None).is_err() {
-            st = e.initial(0).expect("start");
+            e.reset(&mut st, 0).expect("start");
         }
         done += 1;
     }
@@ -66,6 +66,11 @@ fn bench(c: &mut Criterion) {
             let mut s = kumite::search::Searcher::new(&p, 1);
             s.negamax(&st, 5, f64::NEG_INFINITY, f64::INFINITY, true)
         })
+    });
+    g.finish();
+    let mut g = c.benchmark_group("search setup");
+    g.bench_function("sumo Searcher::new", |b| {
+        b.iter(|| kumite::search::Searcher::new(&p, 1).nodes)
     });
     g.finish();
 }

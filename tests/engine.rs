@@ -287,3 +287,63 @@ fn perft_of_the_grip_game_by_hand() {
         .collect();
     assert_eq!(counts, [(2, 0), (4, 0), (4, 0), (4, 0), (4, 0), (0, 4)]);
 }
+
+#[test]
+fn fast_paths_play_exactly_like_the_reference_engine() {
+    // Every rule file, plus small programs that take the direct path with updates, overflow
+    // errors and `::` inverses, in both modes.
+    let mut programs: Vec<(String, RuleProgram)> = [
+        "ex1_push.kmt",
+        "ex2_spirit.kmt",
+        "ex3_grips.kmt",
+        "ex4_grips_symmetric.kmt",
+        "ex5_macro.kmt",
+        "sumo.kmt",
+        "karate.kmt",
+        "moge_battle.kmt",
+        "cc_lemon.kmt",
+    ]
+    .iter()
+    .map(|f| (f.to_string(), file(f)))
+    .collect();
+    let direct_alt = "!:[増やす],[倍],[戻す]\nS.x>=3::[戻す]\n[増やす]:S.x+1,O.y+2\n[倍]:S.x*=4000000000\n[戻す]:S.x=0,!S.旗\n[倍],O.[増やす]:S.旗\n";
+    for (name, text) in [
+        ("direct alternate", direct_alt.to_string()),
+        (
+            "direct simultaneous",
+            format!("~同時\n{direct_alt}").replace(",O.y+2", ""),
+        ),
+    ] {
+        programs.push((name.into(), prog(&text)));
+    }
+    let mut x = 5u64;
+    for (name, p) in &programs {
+        let fast = Engine::new(p, 11);
+        let slow = Engine::new(p, 11).reference();
+        if name.starts_with("direct") || name == "cc_lemon.kmt" {
+            assert!(fast.is_direct(), "{name} should take the direct path");
+        }
+        let mut buf = Vec::new();
+        for game in 0..40 {
+            let mut a = fast.initial(game % 2).expect("start");
+            let mut b = slow.initial(game % 2).expect("start");
+            while a.outcome.is_none() && a.turn < 200 {
+                let mut cmds = [None, None];
+                for &s in fast.movers(&a) {
+                    fast.enabled_commands(&a, s, &mut buf);
+                    x = kumite::engine::rng::mix(x);
+                    if !buf.is_empty() {
+                        cmds[s] = Some(buf[(x % buf.len() as u64) as usize]);
+                    }
+                }
+                let ra = fast.play(&mut a, cmds, None);
+                let rb = slow.play(&mut b, cmds, None);
+                assert_eq!(ra, rb, "{name}: results differ");
+                assert_eq!(a, b, "{name}: positions differ");
+                if ra.is_err() {
+                    break;
+                }
+            }
+        }
+    }
+}

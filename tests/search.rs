@@ -198,3 +198,143 @@ fn cc_lemon_values_match_the_spec_and_are_unexploitable() {
     assert_eq!(forced_win(&p, &st, 4, 10_000_000).0, Some(true));
     assert!((value_iteration(&p, &st, 12, 200_000).value - 1.0).abs() < 1e-9);
 }
+
+/// Two bets: a 30% roll and a 70% roll; a hit wins at once, a miss loses at once. Taking
+/// `rand(1,100)` at its midpoint (50) would make the 30% bet always miss and the 70% bet always
+/// hit.
+const BETS: &str = "!:[小さく賭ける],[大きく賭ける]
+[小さく賭ける],rand(1,100)<=30:S.当たり
+[大きく賭ける],rand(1,100)<=70:S.当たり
+[小さく賭ける]:S.賭けた
+[大きく賭ける]:S.賭けた
+S.当たり:S.勝利
+S.賭けた,!S.当たり:S.敗北
+";
+
+fn bets() -> RuleProgram {
+    let c = compile(BETS);
+    c.program.unwrap_or_else(|| panic!("errors: {:?}", c.diags))
+}
+
+#[test]
+fn search_values_average_over_chance_outcomes() {
+    let p = bets();
+    let mut s = Searcher::new(&p, 1);
+    let st = s.eng.initial(0).expect("start");
+    // The best bet is the 70% one: worth 0.7 − 0.3 = 0.4 of a win (the midpoint would say 1).
+    let v = s.negamax(&st, 1, f64::NEG_INFINITY, f64::INFINITY, true);
+    assert!((v / 1e9 - 0.4).abs() < 1e-3, "value {v}");
+    let mut m = Searcher::new(&p, 1);
+    assert!((m.minimax(&st, 1) - v).abs() < 1e-6);
+    // Each bet has two outcomes with the roll's probabilities.
+    let small = p.command_id("小さく賭ける");
+    let big = p.command_id("大きく賭ける");
+    for (cmd, hit) in [(small, 0.3), (big, 0.7)] {
+        let outs = s.outcomes(&st, [cmd, None], 16);
+        assert_eq!(outs.len(), 2);
+        let won: f64 = outs
+            .iter()
+            .filter(|(c, _)| c.outcome == Some(kumite::engine::Outcome::H))
+            .map(|x| x.1)
+            .sum();
+        assert!((won - hit).abs() < 1e-12, "{cmd:?}: {won}");
+    }
+}
+
+#[test]
+fn shortest_win_assumes_a_favourable_roll_and_forced_win_needs_every_roll() {
+    let p = bets();
+    let st = search_engine(&p).initial(0).expect("start");
+    let path = shortest_win(&p, &st, 3, 10_000).expect("a lucky win");
+    assert_eq!(path.len(), 1);
+    assert!(path[0].probability < 1.0, "{:?}", path[0]);
+    // No bet wins for every outcome (the midpoint would call the 70% bet a forced win).
+    assert_eq!(forced_win(&p, &st, 1, 10_000).0, Some(false));
+    assert_eq!(forced_win(&p, &st, 5, 10_000).0, Some(false));
+}
+
+#[test]
+fn dice_are_enumerated_exactly_and_wide_ranges_are_sampled() {
+    let c = compile("!:[振る],[大振り]\n[振る]:S.目+=rand(1,6)\n[大振り]:S.目+=rand(1,1000)\n");
+    let p = c.program.expect("compiles");
+    let mut s = Searcher::new(&p, 1);
+    let st = s.eng.initial(0).expect("start");
+    let die = s.outcomes(&st, [p.command_id("振る"), None], 16);
+    assert_eq!(die.len(), 6);
+    assert!(die.iter().all(|(_, q)| (q - 1.0 / 6.0).abs() < 1e-12));
+    assert!(!s.sampled);
+    let wide = s.outcomes(&st, [p.command_id("大振り"), None], 16);
+    assert!(s.sampled && !wide.is_empty() && wide.len() <= 16);
+    assert!((wide.iter().map(|x| x.1).sum::<f64>() - 1.0).abs() < 1e-9);
+}
+
+#[test]
+fn forced_win_comes_with_a_strategy_tree() {
+    use kumite::search::solve::{forced_win_in, strategy_text};
+    let p = file("ex3_grips.kmt");
+    let st = search_engine(&p).initial(0).expect("start");
+    let f = forced_win_in(&p, &st, 9, 1_000_000, None);
+    assert_eq!((f.exists, f.min_plies), (Some(true), Some(5)));
+    let tree = f.strategy.expect("a strategy");
+    assert_eq!(tree.to_move, "h");
+    // Every reply of c is answered, and every line ends in a win.
+    fn check(n: &kumite::search::solve::Strategy, plies: u32) -> u32 {
+        if n.to_move == "win" {
+            return plies;
+        }
+        assert!(!n.truncated && !n.next.is_empty());
+        n.next
+            .iter()
+            .map(|b| check(&b.then, plies + 1))
+            .max()
+            .unwrap_or(0)
+    }
+    assert_eq!(check(&tree, 0), 5);
+    assert!(tree.next[0].then.next.len() >= 2, "c has several replies");
+    let text = strategy_text(&tree, 40, 40);
+    assert!(
+        text.contains("h: 左マワシ取る") && text.contains("(win)"),
+        "{text}"
+    );
+}
+
+#[test]
+fn the_compiled_evaluation_equals_the_reference_on_random_positions() {
+    use kumite::analysis::{FastEval, evaluate};
+    for f in [
+        "ex1_push.kmt",
+        "ex2_spirit.kmt",
+        "ex3_grips.kmt",
+        "ex4_grips_symmetric.kmt",
+        "ex5_macro.kmt",
+        "sumo.kmt",
+        "karate.kmt",
+        "moge_battle.kmt",
+        "cc_lemon.kmt",
+    ] {
+        let p = file(f);
+        let g = VictoryGraph::build(&p);
+        let e = Engine::new(&p, 3);
+        let fast = FastEval::new(&g, &e);
+        let mut x = 7u64;
+        for game in 0..20 {
+            let mut st = e.initial(game % 2).expect("start");
+            while st.outcome.is_none() && st.turn < 150 {
+                for side in 0..2 {
+                    let want = evaluate(&g, &e, &st, side);
+                    let got = fast.evaluate(&g, &e, &st, side);
+                    assert!((want - got).abs() < 1e-9, "{f}: {want} vs {got} in {st:?}");
+                }
+                let mut cmds = [None, None];
+                for &s in e.movers(&st) {
+                    let ms = moves(&e, &st, s);
+                    x = kumite::engine::rng::mix(x);
+                    cmds[s] = ms[(x % ms.len() as u64) as usize];
+                }
+                if e.play(&mut st, cmds, None).is_err() {
+                    break;
+                }
+            }
+        }
+    }
+}

@@ -7,6 +7,9 @@ use crate::program::{CCond, CEffect, CRule, Op, RuleProgram, StateId};
 use crate::syntax::ast::{CmpOp, SideRef, UpdOp};
 use std::collections::HashMap;
 
+pub mod fast;
+pub use fast::FastEval;
+
 /// Distances are capped here (and at the turn limit).
 pub const UNREACHABLE: u32 = 1_000_000;
 /// How deep the graph goes below the decisive rules.
@@ -122,7 +125,7 @@ pub struct VictoryGraph {
 }
 
 /// What one condition of a rule becomes.
-enum CondKind {
+pub(crate) enum CondKind {
     Node(NodeKey),
     /// `O.[X]`, `![X]` …: decided by the search, cost 0.
     Free,
@@ -183,7 +186,7 @@ fn reads(code: &[Op]) -> Vec<(SideRef, StateId)> {
     v
 }
 
-fn classify(p: &RuleProgram, c: &CCond) -> CondKind {
+pub(crate) fn classify(p: &RuleProgram, c: &CCond) -> CondKind {
     match *c {
         CCond::Truth {
             neg: false,
@@ -593,9 +596,22 @@ fn merge(into: &mut Vec<(usize, u32)>, from: &[(usize, u32)]) {
 
 /// Own turns for an achiever to bring `cur` into the target.
 fn own_cost(t: Target, cur: i64, a: &Achiever, free_rate: f64) -> Option<u32> {
-    match (a.step, t) {
-        (Step::Enable, _) => Some(if a.needs_command { 1 } else { 0 }),
-        (Step::Set(_), _) => Some(if a.needs_command { 1 } else { a.period.max(1) }),
+    own_cost_of(t, cur, a.step, a.needs_command, a.period, free_rate)
+}
+
+/// [`own_cost`] from the achiever's step, whether it needs a command, and its period.
+#[inline]
+pub(crate) fn own_cost_of(
+    t: Target,
+    cur: i64,
+    step: Step,
+    needs_command: bool,
+    period: u32,
+    free_rate: f64,
+) -> Option<u32> {
+    match (step, t) {
+        (Step::Enable, _) => Some(if needs_command { 1 } else { 0 }),
+        (Step::Set(_), _) => Some(if needs_command { 1 } else { period.max(1) }),
         (Step::Add(d), Target::Range(lo, hi)) => {
             let gap = if cur < lo {
                 (lo as f64) - (cur as f64)
@@ -604,10 +620,10 @@ fn own_cost(t: Target, cur: i64, a: &Achiever, free_rate: f64) -> Option<u32> {
             } else {
                 0.0
             };
-            let rate = if a.needs_command {
+            let rate = if needs_command {
                 d.abs() + free_rate
             } else {
-                free_rate.max(d.abs() / a.period.max(1) as f64)
+                free_rate.max(d.abs() / period.max(1) as f64)
             };
             if rate <= 0.0 {
                 return None;

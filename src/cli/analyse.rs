@@ -139,22 +139,50 @@ pub const VALUE_BOUND: i64 = 12;
 
 /// `kumite solve` as JSON: shortest win, forced win, and (asked for, simultaneous) the value.
 pub fn solve(prog: &RuleProgram, first: usize, depth: u32, value: bool) -> serde_json::Value {
-    use crate::search::{forced_win, search_engine, shortest_win};
+    use crate::search::search_engine;
+    use crate::search::solve::{forced_win_in, shortest_win_in};
     let eng = search_engine(prog);
     let Ok(st) = eng.initial(first) else {
         return serde_json::json!({"error": "runtime error in the initial position"});
     };
     let t0 = std::time::Instant::now();
-    let path = shortest_win(prog, &st, depth, 2_000_000);
-    let (forced, first_move) = forced_win(prog, &st, depth, 20_000_000);
+    let path = shortest_win_in(prog, &st, depth, 2_000_000, None);
+    let forced = forced_win_in(prog, &st, depth, 20_000_000, None);
+    let has_rand = prog.rules.iter().any(|r| r.has_rand);
+    let chance = if !has_rand {
+        "none".to_string()
+    } else {
+        let mut t = String::from(
+            "rand(a,b) is chance: the shortest win may assume favourable outcomes (each step gives the probability of the outcome it assumes); the forced win holds for every outcome",
+        );
+        if forced.sampled {
+            t.push_str(&format!(
+                " (some moves had more than {} outcome combinations: the proof covers seeded samples of them, not every one)",
+                crate::search::solve::SOLVER_CHANCE_EXACT
+            ));
+        }
+        t
+    };
     let mut out = serde_json::json!({
         "shortest_win": path.as_ref().map(|p| serde_json::json!({
             "plies": p.len(),
-            "moves": p.iter().map(|s| serde_json::json!({"side": s.side, "command": s.command})).collect::<Vec<_>>(),
+            "moves": p.iter().map(|s| {
+                let mut m = serde_json::json!({"side": s.side, "command": s.command});
+                if s.probability < 1.0 {
+                    m["probability"] = serde_json::json!(s.probability);
+                }
+                m
+            }).collect::<Vec<_>>(),
             "states": p.iter().map(|s| s.states.clone()).collect::<Vec<_>>(),
         })),
-        "forced_win": {"exists": forced, "plies": depth, "first_move": first_move},
-        "chance": if prog.rules.iter().any(|r| r.has_rand) { "rand(a,b) is taken at its midpoint in this search: the path and the proof assume that outcome, not every outcome" } else { "none" },
+        "forced_win": {
+            "exists": forced.exists,
+            "plies": depth,
+            "min_plies": forced.min_plies,
+            "first_move": forced.first_move,
+            "strategy": forced.strategy,
+        },
+        "chance": chance,
     });
     if value && eng.simultaneous {
         let gv = crate::search::value_iteration(prog, &st, VALUE_BOUND, 200_000);
@@ -191,8 +219,11 @@ pub fn solve_text(v: &serde_json::Value) -> String {
             if let (Some(moves), Some(states)) = (p["moves"].as_array(), p["states"].as_array()) {
                 for (i, (m, st)) in moves.iter().zip(states).enumerate() {
                     let cmd = m["command"].as_str().unwrap_or("(pass)");
+                    let luck = m["probability"]
+                        .as_f64()
+                        .map_or(String::new(), |p| format!(" (chance {:.0}%)", p * 100.0));
                     s.push_str(&format!(
-                        "  {:>3}. {} [{}]   h {}  c {}\n",
+                        "  {:>3}. {} [{}]{luck}   h {}  c {}\n",
                         i + 1,
                         m["side"].as_str().unwrap_or("?"),
                         cmd,
@@ -205,10 +236,19 @@ pub fn solve_text(v: &serde_json::Value) -> String {
         None => s.push_str("no win for h found within the depth\n"),
     }
     match v["forced_win"]["exists"].as_bool() {
-        Some(true) => s.push_str(&format!(
-            "forced win: yes, within {} plies; first move {}\n",
-            v["forced_win"]["plies"], v["forced_win"]["first_move"]
-        )),
+        Some(true) => {
+            s.push_str(&format!(
+                "forced win: yes, within {} plies (fastest: {}); first move {}\n",
+                v["forced_win"]["plies"],
+                v["forced_win"]["min_plies"],
+                v["forced_win"]["first_move"]
+            ));
+            let tree = &v["forced_win"]["strategy"];
+            if !tree.is_null() {
+                s.push_str("strategy (h's move, then every c reply and chance outcome):\n");
+                s.push_str(&crate::search::solve::strategy_json_text(tree, 40, 40));
+            }
+        }
         Some(false) => s.push_str(&format!(
             "forced win: no forced win within {} plies\n",
             v["forced_win"]["plies"]

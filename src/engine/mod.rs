@@ -9,8 +9,8 @@ pub mod players;
 pub mod rng;
 
 use crate::program::{CCond, CEffect, CRule, CmdId, LOSE_STATE, Op, RuleProgram, WIN_STATE};
-use crate::syntax::ast::{SideRef, UpdOp};
-use std::cell::RefCell;
+use crate::syntax::ast::{CmpOp, SideRef, UpdOp};
+use std::cell::{Cell, RefCell};
 
 /// No command (a pass) in the history.
 pub const NONE: u32 = u32::MAX;
@@ -129,6 +129,101 @@ struct Write {
 struct Scratch {
     writes: Vec<Write>,
     stack: Vec<i64>,
+    /// Some write of this turn targets the other side's state or flag (simultaneous mode then
+    /// needs its two-pass order).
+    cross: bool,
+}
+
+/// One `rand(lo,hi)` draw made during a scripted turn (see [`Engine::play_scripted`]).
+///
+/// A draw whose value only decides one comparison with a constant (`rand(1,100)<=30`) has two
+/// outcomes, "holds" and "fails", weighted by how many values of the range give each; any other
+/// draw has one outcome per value of its range.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Draw {
+    /// Lower bound of the range.
+    pub lo: i64,
+    /// Upper bound of the range.
+    pub hi: i64,
+    /// Number of outcomes (at least 1).
+    pub outcomes: u64,
+    /// The outcome that was used (0-based).
+    pub pick: u64,
+    /// The value that was used.
+    pub value: i64,
+    /// Probability of the outcome that was used.
+    pub prob: f64,
+}
+
+/// Drives the `rand` draws of one turn for a search: draw k takes outcome `picks[k]`; draws past
+/// the end of `picks` take outcome 0, or, when `sampler` is set, an outcome drawn at random with
+/// its probability. Every draw made is recorded in `draws`, so a caller can count the draws of a
+/// turn, see their ranges, and enumerate their outcomes.
+#[derive(Clone, Debug, Default)]
+pub struct ChanceScript {
+    /// Chosen outcome per draw, in the order the turn draws them.
+    pub picks: Vec<u64>,
+    /// The draws the last scripted turn made.
+    pub draws: Vec<Draw>,
+    /// State of a SplitMix64 stream used for draws past `picks` (None: outcome 0).
+    pub sampler: Option<u64>,
+}
+
+impl ChanceScript {
+    /// Probability of the outcomes the last scripted turn used (1 with no draws).
+    pub fn probability(&self) -> f64 {
+        self.draws.iter().map(|d| d.prob).product()
+    }
+
+    /// Number of outcome combinations of the last turn's draws (saturating).
+    pub fn combinations(&self) -> u64 {
+        self.draws
+            .iter()
+            .fold(1u64, |a, d| a.saturating_mul(d.outcomes))
+    }
+}
+
+/// A `rand` draw that only decides `rand(..) OP k` (or `k OP rand(..)`, stored mirrored).
+#[derive(Clone, Copy, Debug)]
+struct BinaryDraw {
+    rule: u32,
+    slot: u16,
+    op: CmpOp,
+    k: i64,
+}
+
+/// How many values of [lo, hi] satisfy `v OP k`, a value that does and one that does not.
+fn split_range(op: CmpOp, k: i64, lo: i64, hi: i64) -> (u64, i64, i64) {
+    let (lo128, hi128, k128) = (lo as i128, hi as i128, k as i128);
+    let count = |a: i128, b: i128| if b < a { 0 } else { (b - a + 1) as u64 };
+    let size = count(lo128, hi128);
+    let (n, yes, no) = match op {
+        CmpOp::Eq => (
+            u64::from(lo <= k && k <= hi),
+            k,
+            if lo != k { lo } else { hi },
+        ),
+        CmpOp::Ne => (
+            size - u64::from(lo <= k && k <= hi),
+            if lo != k { lo } else { hi },
+            k,
+        ),
+        CmpOp::Lt => (count(lo128, hi128.min(k128 - 1)), lo, hi),
+        CmpOp::Le => (count(lo128, hi128.min(k128)), lo, hi),
+        CmpOp::Gt => (count(lo128.max(k128 + 1), hi128), hi, lo),
+        CmpOp::Ge => (count(lo128.max(k128), hi128), hi, lo),
+    };
+    (n.min(size), yes, no)
+}
+
+fn mirror(op: CmpOp) -> CmpOp {
+    match op {
+        CmpOp::Lt => CmpOp::Gt,
+        CmpOp::Le => CmpOp::Ge,
+        CmpOp::Gt => CmpOp::Lt,
+        CmpOp::Ge => CmpOp::Le,
+        o => o,
+    }
 }
 
 /// Replaces `rand` draws: (turn, side, rule, slot, lo, hi) → value.
@@ -151,7 +246,7 @@ pub struct Engine<'p> {
     pub hl: usize,
     /// Simultaneous mode.
     pub simultaneous: bool,
-    /// Rules without command atoms (availability candidates).
+    /// Rules without command atoms that enable or disable commands (availability).
     avail_rules: Vec<u32>,
     victory_rules: Vec<u32>,
     /// Per rule: the acting side's command it needs this turn (NONE if none), checked first.
@@ -162,7 +257,14 @@ pub struct Engine<'p> {
     by_cmd: Vec<Vec<u32>>,
     /// Per condition: a pre-decoded fast form.
     fast: Vec<Fast>,
+    /// Resolution may apply each effect as its rule is evaluated (see `direct_resolution`).
+    direct: bool,
     scratch: RefCell<Scratch>,
+    /// Draws that only decide one comparison with a constant.
+    binary_draws: Vec<BinaryDraw>,
+    /// A scripted turn is being played: draws follow `script`.
+    scripted: Cell<bool>,
+    script: RefCell<ChanceScript>,
     /// When set, `rand` draws are replaced: (turn, side, rule, slot, lo, hi) → value. Used by search.
     pub chance: Option<ChanceFn<'p>>,
 }
@@ -176,7 +278,7 @@ impl<'p> Engine<'p> {
     pub fn new(prog: &'p RuleProgram, seed: u64) -> Self {
         let hl = (prog.max_seq[0].max(prog.max_seq[1]) as usize).max(1);
         let avail_rules = (0..prog.rules.len() as u32)
-            .filter(|&i| !prog.rules[i as usize].has_cmd_atoms)
+            .filter(|&i| !prog.rules[i as usize].has_cmd_atoms && prog.rules[i as usize].has_enable)
             .collect();
         let victory_rules = (0..prog.rules.len() as u32)
             .filter(|&i| prog.rules[i as usize].victory)
@@ -199,15 +301,25 @@ impl<'p> Engine<'p> {
                     .unwrap_or(NONE)
             })
             .collect();
-        let fast = prog
+        let fast: Vec<Fast> = prog
             .conds
             .iter()
             .map(|c| match *c {
                 CCond::Cmp { op, lhs, rhs } => match (prog.code_of(lhs), prog.code_of(rhs)) {
-                    ([Op::Load(who, id)], [Op::Push(k)]) => Fast::LoadConst(rel(*who), *id, op, *k),
+                    ([Op::Load(who, id)], [Op::Push(k)]) => range_of(rel(*who), *id, op, *k),
+                    ([Op::Push(k)], [Op::Load(who, id)]) => {
+                        range_of(rel(*who), *id, mirror(op), *k)
+                    }
                     _ => Fast::General,
                 },
-                CCond::Truth { neg, side, state } => Fast::Truth(rel(side), state, neg),
+                // Non-zero is "not in [0, 0]".
+                CCond::Truth { neg, side, state } => Fast::Range {
+                    who: rel(side),
+                    id: state,
+                    lo: 0,
+                    hi: 0,
+                    neg: !neg,
+                },
                 CCond::Cmd {
                     neg,
                     opp,
@@ -221,8 +333,36 @@ impl<'p> Engine<'p> {
                 },
             })
             .collect();
+        let mut binary_draws = Vec::new();
+        for (ri, r) in prog.rules.iter().enumerate() {
+            for c in prog.rule_conds(r) {
+                let CCond::Cmp { op, lhs, rhs } = *c else {
+                    continue;
+                };
+                let only_rand_last = |code: &[Op]| match code.split_last() {
+                    Some((Op::Rand(s), rest)) => {
+                        (!rest.iter().any(|o| matches!(o, Op::Rand(_)))).then_some(*s)
+                    }
+                    _ => None,
+                };
+                let (l, rc) = (prog.code_of(lhs), prog.code_of(rhs));
+                let found = match (only_rand_last(l), rc, l, only_rand_last(rc)) {
+                    (Some(slot), [Op::Push(k)], _, _) => Some((slot, op, *k)),
+                    (_, _, [Op::Push(k)], Some(slot)) => Some((slot, mirror(op), *k)),
+                    _ => None,
+                };
+                if let Some((slot, op, k)) = found {
+                    binary_draws.push(BinaryDraw {
+                        rule: ri as u32,
+                        slot,
+                        op,
+                        k,
+                    });
+                }
+            }
+        }
         let nc = prog.commands.len();
-        let by_cmd = (0..=nc as u32)
+        let by_cmd: Vec<Vec<u32>> = (0..=nc as u32)
             .map(|c| {
                 let c = if c as usize == nc { NONE } else { c };
                 (0..prog.rules.len() as u32)
@@ -243,7 +383,9 @@ impl<'p> Engine<'p> {
                     .collect()
             })
             .collect();
+        let direct = direct_resolution(prog, &by_cmd, &fast);
         Self {
+            direct,
             by_cmd,
             need_cmd,
             fast,
@@ -256,8 +398,23 @@ impl<'p> Engine<'p> {
             avail_rules,
             victory_rules,
             scratch: RefCell::new(Scratch::default()),
+            binary_draws,
+            scripted: Cell::new(false),
+            script: RefCell::new(ChanceScript::default()),
             chance: None,
         }
+    }
+
+    /// The same engine with its fast paths off (resolution always collects writes on the
+    /// snapshot first): the plain §8 algorithm, which tests compare the fast paths against.
+    pub fn reference(mut self) -> Self {
+        self.direct = false;
+        self
+    }
+
+    /// Whether resolution takes the direct fast path (see [`Engine::reference`]).
+    pub fn is_direct(&self) -> bool {
+        self.direct
     }
 
     /// The starting position, with `first` to move (alternate mode), ready to choose.
@@ -286,6 +443,26 @@ impl<'p> Engine<'p> {
     /// by hand before a match starts from it.
     pub fn refresh_availability(&self, st: &mut State) -> Result<(), RuntimeError> {
         self.prepare(st, None).map_err(|e| *e)
+    }
+
+    /// Resets `st` to the starting position with `first` to move, reusing its buffers (as
+    /// [`Engine::initial`], without allocating).
+    pub fn reset(&self, st: &mut State, first: Side) -> Result<(), RuntimeError> {
+        let p = self.prog;
+        st.vals.clear();
+        st.vals.extend_from_slice(&p.init_values[0]);
+        st.vals.extend_from_slice(&p.init_values[1]);
+        st.enabled.clear();
+        st.enabled.extend_from_slice(&p.init_enabled[0]);
+        st.enabled.extend_from_slice(&p.init_enabled[1]);
+        st.hist.clear();
+        st.hist.resize(2 * self.hl, NONE);
+        st.own_turns = [0, 0];
+        st.turn = 0;
+        st.to_move = first;
+        st.outcome = None;
+        self.prepare(st, None)?;
+        Ok(())
     }
 
     /// Value of a state of a side.
@@ -317,10 +494,79 @@ impl<'p> Engine<'p> {
     }
 
     fn draw(&self, turn: u32, side: Side, rule: u32, slot: u16, lo: i64, hi: i64) -> i64 {
+        if self.scripted.get() {
+            return self.scripted_draw(rule, slot, lo, hi);
+        }
         if let Some(f) = &self.chance {
             return f(turn, side, rule, slot, lo, hi);
         }
         rng::draw(self.seed, turn, side, rule, slot, lo, hi)
+    }
+
+    #[cold]
+    fn scripted_draw(&self, rule: u32, slot: u16, lo: i64, hi: i64) -> i64 {
+        let mut sc = self.script.borrow_mut();
+        let size = ((hi as i128 - lo as i128 + 1) as u128).min(u64::MAX as u128) as u64;
+        let binary = self
+            .binary_draws
+            .iter()
+            .find(|b| b.rule == rule && b.slot == slot)
+            .map(|b| split_range(b.op, b.k, lo, hi));
+        let outcomes = match binary {
+            Some((n, _, _)) if n == 0 || n == size => 1,
+            Some(_) => 2,
+            None => size,
+        };
+        let k = sc.draws.len();
+        let pick = if let Some(&p) = sc.picks.get(k) {
+            p.min(outcomes - 1)
+        } else if let Some(state) = sc.sampler.as_mut() {
+            *state = state.wrapping_add(0x9E37_79B9_7F4A_7C15);
+            let u = rng::mix(*state);
+            match binary {
+                Some((n, _, _)) if outcomes == 2 => u64::from(u % size >= n),
+                _ => u % outcomes,
+            }
+        } else {
+            0
+        };
+        let (value, prob) = match binary {
+            Some((n, yes, no)) if outcomes == 2 => {
+                if pick == 0 {
+                    (yes, n as f64 / size as f64)
+                } else {
+                    (no, (size - n) as f64 / size as f64)
+                }
+            }
+            Some((n, yes, no)) => (if n == size { yes } else { no }, 1.0),
+            None => (lo + pick as i64, 1.0 / size as f64),
+        };
+        sc.draws.push(Draw {
+            lo,
+            hi,
+            outcomes,
+            pick,
+            value,
+            prob,
+        });
+        value
+    }
+
+    /// Plays one turn like [`Engine::play`], with every `rand` draw (of the resolution, the end
+    /// check and the next turn's availability) taken from `script`, which records the draws made.
+    pub fn play_scripted(
+        &self,
+        st: &mut State,
+        cmds: [Option<CmdId>; 2],
+        script: &mut ChanceScript,
+    ) -> Result<(), RuntimeError> {
+        script.draws.clear();
+        std::mem::swap(&mut *self.script.borrow_mut(), script);
+        self.scripted.set(true);
+        let r = self.play(st, cmds, None);
+        self.scripted.set(false);
+        std::mem::swap(&mut *self.script.borrow_mut(), script);
+        r
     }
 
     #[cold]
@@ -411,7 +657,7 @@ impl<'p> Engine<'p> {
     }
 
     /// Evaluates rule `ri`'s conditions for `side` on `st` (command atoms read the history).
-    #[inline]
+    #[inline(always)]
     fn holds(
         &self,
         ri: u32,
@@ -428,11 +674,15 @@ impl<'p> Engine<'p> {
         let base = r.conds.0 as usize;
         for (k, f) in self.fast[base..r.conds.1 as usize].iter().enumerate() {
             let ok = match *f {
-                Fast::LoadConst(who, id, op, kv) => {
-                    op.holds(st.vals[abs_side(who, side) * self.ns + id as usize], kv)
-                }
-                Fast::Truth(who, id, neg) => {
-                    (st.vals[abs_side(who, side) * self.ns + id as usize] != 0) != neg
+                Fast::Range {
+                    who,
+                    id,
+                    lo,
+                    hi,
+                    neg,
+                } => {
+                    let v = st.vals[abs_side(who, side) * self.ns + id as usize];
+                    (lo <= v && v <= hi) != neg
                 }
                 Fast::Cmd {
                     opp,
@@ -470,7 +720,11 @@ impl<'p> Engine<'p> {
 
     /// Whether one condition holds for `side` (for analysis; a runtime error counts as false).
     pub fn cond_holds(&self, c: &CCond, st: &State, side: Side) -> bool {
-        let mut stack = Vec::new();
+        self.cond_holds_with(c, st, side, &mut Vec::new())
+    }
+
+    /// [`Engine::cond_holds`] with a caller's evaluation stack (no allocation once it has grown).
+    pub fn cond_holds_with(&self, c: &CCond, st: &State, side: Side, stack: &mut Vec<i64>) -> bool {
         match *c {
             CCond::Truth {
                 neg,
@@ -484,7 +738,7 @@ impl<'p> Engine<'p> {
                     side,
                     st.turn + 1,
                     0,
-                    &mut stack,
+                    stack,
                 );
                 let b = self.eval(
                     self.prog.code_of(rhs),
@@ -492,7 +746,7 @@ impl<'p> Engine<'p> {
                     side,
                     st.turn + 1,
                     0,
-                    &mut stack,
+                    stack,
                 );
                 matches!((a, b), (Ok(a), Ok(b)) if op.holds(a, b))
             }
@@ -507,14 +761,24 @@ impl<'p> Engine<'p> {
 
     /// Value of an expression for `side` (for analysis; a runtime error gives 0).
     pub fn eval_code(&self, code: (u32, u32), st: &State, side: Side) -> i64 {
-        let mut stack = Vec::new();
+        self.eval_code_with(code, st, side, &mut Vec::new())
+    }
+
+    /// [`Engine::eval_code`] with a caller's evaluation stack.
+    pub fn eval_code_with(
+        &self,
+        code: (u32, u32),
+        st: &State,
+        side: Side,
+        stack: &mut Vec<i64>,
+    ) -> i64 {
         self.eval(
             self.prog.code_of(code),
             &st.vals,
             side,
             st.turn + 1,
             0,
-            &mut stack,
+            stack,
         )
         .unwrap_or(0)
     }
@@ -539,7 +803,7 @@ impl<'p> Engine<'p> {
             let turn = st.turn + 1;
             for &ri in &self.avail_rules {
                 let r = &self.prog.rules[ri as usize];
-                if !r.has_enable || !Self::period_ok(r, n) {
+                if !Self::period_ok(r, n) {
                     continue;
                 }
                 let held = self.holds(ri, r, st, side, turn, stack)?;
@@ -569,6 +833,85 @@ impl<'p> Engine<'p> {
         Ok(())
     }
 
+    /// `side`'s resolution when [`direct_resolution`] holds: each rule's effects are applied as
+    /// soon as it is evaluated — no rule reads what any rule writes, operands are constants and
+    /// conditions cannot fail, so this is the snapshot semantics of §8 with the same order of
+    /// application (and of overflow errors).
+    fn resolve_direct(&self, st: &mut State, side: Side) -> Res<()> {
+        let n = st.own_turns[side];
+        let turn = st.turn;
+        let now = st.hist[side * self.hl];
+        let list = &self.by_cmd[if now == NONE { self.nc } else { now as usize }];
+        let mut no_stack = Vec::new(); // never used: conditions here have fast forms
+        for &ri in list {
+            let r = &self.prog.rules[ri as usize];
+            if !Self::period_ok(r, n) {
+                continue;
+            }
+            let held = self.holds(ri, r, st, side, turn, &mut no_stack)?;
+            if !held && !r.iff {
+                continue;
+            }
+            for e in self.prog.rule_effects(r) {
+                let w = match *e {
+                    CEffect::Bool {
+                        side: who,
+                        state,
+                        value,
+                    } => {
+                        let s = resolve_side(who, side);
+                        Write {
+                            target: Target::Val(s * self.ns + state as usize),
+                            owner: s,
+                            writer: side,
+                            op: UpdOp::Set,
+                            value: (if held { value } else { !value }) as i64,
+                            rule: ri,
+                        }
+                    }
+                    CEffect::Update {
+                        side: who,
+                        state,
+                        op,
+                        expr,
+                    } => {
+                        if !held {
+                            continue;
+                        }
+                        let s = resolve_side(who, side);
+                        let [Op::Push(v)] = self.prog.code_of(expr) else {
+                            unreachable!("direct resolution needs constant operands")
+                        };
+                        Write {
+                            target: Target::Val(s * self.ns + state as usize),
+                            owner: s,
+                            writer: side,
+                            op,
+                            value: *v,
+                            rule: ri,
+                        }
+                    }
+                    CEffect::Enable { opp, cmd, on } => {
+                        if !r.has_cmd_atoms {
+                            continue; // belongs to availability
+                        }
+                        let s = if opp { 1 - side } else { side };
+                        Write {
+                            target: Target::Flag(s * self.nc + cmd as usize),
+                            owner: s,
+                            writer: side,
+                            op: UpdOp::Set,
+                            value: (if held { on } else { !on }) as i64,
+                            rule: ri,
+                        }
+                    }
+                };
+                self.apply(st, &w, None)?;
+            }
+        }
+        Ok(())
+    }
+
     /// Collects the writes of `side`'s resolution on the snapshot `st`.
     fn resolve(
         &self,
@@ -579,7 +922,11 @@ impl<'p> Engine<'p> {
     ) -> Res<()> {
         let n = st.own_turns[side];
         let turn = st.turn;
-        let Scratch { writes, stack, .. } = sc;
+        let Scratch {
+            writes,
+            stack,
+            cross,
+        } = sc;
         let now = st.hist[side * self.hl];
         let list = &self.by_cmd[if now == NONE { self.nc } else { now as usize }];
         for &ri in list {
@@ -655,6 +1002,9 @@ impl<'p> Engine<'p> {
                         });
                     }
                 }
+                if let Some(w) = writes.last() {
+                    *cross |= w.owner != w.writer;
+                }
             }
         }
         Ok(())
@@ -718,7 +1068,9 @@ impl<'p> Engine<'p> {
 
     fn push_hist(&self, st: &mut State, side: Side, cmd: Option<CmdId>) {
         let base = side * self.hl;
-        st.hist.copy_within(base..base + self.hl - 1, base + 1);
+        if self.hl > 1 {
+            st.hist.copy_within(base..base + self.hl - 1, base + 1);
+        }
         st.hist[base] = cmd.unwrap_or(NONE);
     }
 
@@ -749,28 +1101,39 @@ impl<'p> Engine<'p> {
             self.push_hist(st, s, c);
             st.own_turns[s] += 1;
         }
-        let mut sc = std::mem::take(&mut *self.scratch.borrow_mut());
-        sc.writes.clear();
-        let result = (|| -> Res<()> {
+        if self.direct && trace.is_none() {
             for &s in movers {
-                self.resolve(st, s, &mut sc, trace.as_deref_mut())?;
+                self.resolve_direct(st, s)?;
             }
-            if movers.len() == 1 {
-                for w in &sc.writes {
-                    self.apply(st, w, trace.as_deref_mut())?;
-                }
-            } else {
-                // Simultaneous: the other side's writes first, the owner's own last.
-                for pass in [false, true] {
-                    for w in sc.writes.iter().filter(|w| (w.owner == w.writer) == pass) {
+        } else {
+            let mut guard = self.scratch.borrow_mut();
+            let sc = &mut *guard;
+            sc.writes.clear();
+            sc.cross = false;
+            for &s in movers {
+                self.resolve(st, s, sc, trace.as_deref_mut())?;
+            }
+            let writes = std::mem::take(&mut sc.writes);
+            let result = (|| -> Res<()> {
+                if movers.len() == 1 || !sc.cross {
+                    // One side, or every write to its writer's own side: file order is the
+                    // order of §8 (the other side's writes first would be an empty pass).
+                    for w in &writes {
                         self.apply(st, w, trace.as_deref_mut())?;
                     }
+                } else {
+                    // Simultaneous: the other side's writes first, the owner's own last.
+                    for pass in [false, true] {
+                        for w in writes.iter().filter(|w| (w.owner == w.writer) == pass) {
+                            self.apply(st, w, trace.as_deref_mut())?;
+                        }
+                    }
                 }
-            }
-            Ok(())
-        })();
-        *self.scratch.borrow_mut() = sc;
-        result?;
+                Ok(())
+            })();
+            sc.writes = writes;
+            result?;
+        }
         self.end_check(st, trace.as_deref_mut())?;
         if st.outcome.is_none() {
             if !self.simultaneous {
@@ -781,7 +1144,26 @@ impl<'p> Engine<'p> {
         Ok(())
     }
 
-    fn end_check(&self, st: &mut State, mut trace: Option<&mut TurnTrace>) -> Res<()> {
+    fn end_check(&self, st: &mut State, trace: Option<&mut TurnTrace>) -> Res<()> {
+        if !self.victory_rules.is_empty() {
+            self.victory_check(st, trace)?;
+        }
+        let won = |s: Side| {
+            st.vals[s * self.ns + WIN_STATE as usize] != 0
+                || st.vals[(1 - s) * self.ns + LOSE_STATE as usize] != 0
+        };
+        st.outcome = match (won(0), won(1)) {
+            (true, true) => Some(Outcome::Draw),
+            (true, false) => Some(Outcome::H),
+            (false, true) => Some(Outcome::C),
+            _ if st.turn >= self.prog.settings.turn_limit => Some(Outcome::Draw),
+            _ => None,
+        };
+        Ok(())
+    }
+
+    /// Step 4's victory rules, for both sides.
+    fn victory_check(&self, st: &mut State, mut trace: Option<&mut TurnTrace>) -> Res<()> {
         let mut stack = std::mem::take(&mut self.scratch.borrow_mut().stack);
         for side in 0..2 {
             let n = st.own_turns[side];
@@ -842,28 +1224,82 @@ impl<'p> Engine<'p> {
             }
         }
         self.scratch.borrow_mut().stack = stack;
-        let won = |s: Side| {
-            st.vals[s * self.ns + WIN_STATE as usize] != 0
-                || st.vals[(1 - s) * self.ns + LOSE_STATE as usize] != 0
-        };
-        st.outcome = match (won(0), won(1)) {
-            (true, true) => Some(Outcome::Draw),
-            (true, false) => Some(Outcome::H),
-            (false, true) => Some(Outcome::C),
-            _ if st.turn >= self.prog.settings.turn_limit => Some(Outcome::Draw),
-            _ => None,
-        };
         Ok(())
     }
+}
+
+/// Whether resolution can apply effects at once instead of collecting writes: every condition
+/// of the rules that take part in resolution has a fast form (no expression to evaluate, so no
+/// runtime error), every numeric operand is a constant, no such rule reads a state that one of
+/// them writes (so the live state equals the snapshot for everything read), and — in
+/// simultaneous mode — every effect is on the acting side's own states and commands (so §8's
+/// "other side's writes first" pass is empty and the application order is file order per side).
+fn direct_resolution(prog: &RuleProgram, by_cmd: &[Vec<u32>], fast: &[Fast]) -> bool {
+    let mut rules: Vec<u32> = by_cmd.iter().flatten().copied().collect();
+    rules.sort_unstable();
+    rules.dedup();
+    let mut read = std::collections::HashSet::new();
+    let mut written = std::collections::HashSet::new();
+    for &ri in &rules {
+        let r = &prog.rules[ri as usize];
+        for (k, c) in prog.rule_conds(r).iter().enumerate() {
+            match (fast[r.conds.0 as usize + k], c) {
+                (Fast::General, _) => return false,
+                (_, CCond::Truth { state, .. }) => {
+                    read.insert(*state);
+                }
+                (_, CCond::Cmp { lhs, .. }) => {
+                    for op in prog.code_of(*lhs) {
+                        if let Op::Load(_, id) = op {
+                            read.insert(*id);
+                        }
+                    }
+                }
+                _ => {}
+            }
+        }
+        for e in prog.rule_effects(r) {
+            match *e {
+                CEffect::Bool { side, state, .. } => {
+                    if prog.settings.simultaneous && side != SideRef::S {
+                        return false;
+                    }
+                    written.insert(state);
+                }
+                CEffect::Update {
+                    side, state, expr, ..
+                } => {
+                    if prog.settings.simultaneous && side != SideRef::S {
+                        return false;
+                    }
+                    if !matches!(prog.code_of(expr), [Op::Push(_)]) {
+                        return false;
+                    }
+                    written.insert(state);
+                }
+                CEffect::Enable { opp, .. } => {
+                    if prog.settings.simultaneous && opp {
+                        return false;
+                    }
+                }
+            }
+        }
+    }
+    read.is_disjoint(&written)
 }
 
 /// A condition decoded for speed: sides as 0 = self, 1 = opponent, 2 = h, 3 = c.
 #[derive(Clone, Copy, Debug)]
 enum Fast {
-    /// `X.state OP constant`.
-    LoadConst(u8, u32, crate::syntax::ast::CmpOp, i64),
-    /// `X.state` is non-zero (`neg`: is zero).
-    Truth(u8, u32, bool),
+    /// `X.state` lies in [lo, hi] (`neg`: does not) — every comparison of one state with a
+    /// constant, and every truth test, without dispatching on the operator.
+    Range {
+        who: u8,
+        id: u32,
+        lo: i64,
+        hi: i64,
+        neg: bool,
+    },
     /// A command `back` turns ago of self (`opp` false) or the opponent.
     Cmd {
         opp: bool,
@@ -886,11 +1322,31 @@ fn rel(who: SideRef) -> u8 {
 
 #[inline(always)]
 fn abs_side(rel: u8, side: Side) -> Side {
-    match rel {
-        0 => side,
-        1 => 1 - side,
-        2 => 0,
-        _ => 1,
+    [side, 1 - side, 0, 1][rel as usize & 3]
+}
+
+/// `X.state OP k` as a range test.
+fn range_of(who: u8, id: u32, op: CmpOp, k: i64) -> Fast {
+    let (lo, hi, neg) = match op {
+        CmpOp::Eq => (k, k, false),
+        CmpOp::Ne => (k, k, true),
+        CmpOp::Lt => match k.checked_sub(1) {
+            Some(h) => (i64::MIN, h, false),
+            None => (1, 0, false), // empty: never holds
+        },
+        CmpOp::Le => (i64::MIN, k, false),
+        CmpOp::Gt => match k.checked_add(1) {
+            Some(l) => (l, i64::MAX, false),
+            None => (1, 0, false),
+        },
+        CmpOp::Ge => (k, i64::MAX, false),
+    };
+    Fast::Range {
+        who,
+        id,
+        lo,
+        hi,
+        neg,
     }
 }
 

@@ -2,24 +2,28 @@
 //! iterative deepening; a mixed strategy from the matrix game in simultaneous mode), and the
 //! win-path / forced-win solver.
 //!
-//! Inside a search `rand(a,b)` is replaced by its midpoint (a deterministic stand-in for chance),
-//! so a search never touches a match's draws.
+//! Inside a search `rand(a,b)` is chance: a move's value is the mean over its outcomes (every
+//! combination when there are few, seeded samples otherwise — see [`Searcher::outcomes`]), the
+//! shortest win may pick the favourable outcomes, and a forced win must hold for every outcome.
+//! A search never touches a match's draws.
 
 pub mod matrix;
+pub mod solve;
 
-use crate::analysis::{VictoryGraph, evaluate};
+use crate::analysis::{FastEval, VictoryGraph};
 use crate::engine::players::{Player, PlayerError};
 use crate::engine::rng::SplitMix;
-use crate::engine::{Engine, Outcome, Side, State};
+use crate::engine::{ChanceScript, Engine, Outcome, Side, State};
 use crate::program::{CmdId, RuleProgram};
 use rand::RngExt;
-use rustc_hash::{FxHashMap, FxHashSet, FxHasher};
+use rustc_hash::{FxHashMap, FxHasher};
 use std::hash::{Hash, Hasher};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
-/// An engine whose `rand` draws are the midpoint of their range.
+/// An engine whose unscripted `rand` draws are the midpoint of their range (the searches drive
+/// the draws with [`ChanceScript`]s and average over the outcomes).
 pub fn search_engine(prog: &RuleProgram) -> Engine<'_> {
     let mut e = Engine::new(prog, 0);
     e.chance = Some(Box::new(|_, _, _, _, lo, hi| lo + (hi - lo) / 2));
@@ -45,6 +49,20 @@ fn lcm_of(periods: &[u32]) -> u32 {
     periods
         .iter()
         .fold(1u32, |l, &p| (l / gcd(l, p)).saturating_mul(p).min(1 << 20))
+}
+
+/// The evaluation that is worth tanh(1) ≈ 0.76 of a win: 16, plus the largest advantage the
+/// file's constant advantage lines can give, so that advantage blocks do not saturate it.
+fn eval_scale(prog: &RuleProgram) -> f64 {
+    let adv: f64 = prog
+        .adv
+        .iter()
+        .map(|a| match prog.code_of(a.value) {
+            [crate::program::Op::Push(v)] => (a.weight * *v as f64).abs(),
+            _ => 0.0,
+        })
+        .sum();
+    16.0 + adv
 }
 
 /// Moves of a side: its enabled commands, or a single pass.
@@ -105,12 +123,20 @@ impl CpuSettings {
     }
 }
 
+/// Outcome combinations of one move up to which chance is enumerated exactly inside the CPU's
+/// search; beyond it, [`CHANCE_SAMPLES`] seeded samples stand for the distribution.
+pub const CHANCE_EXACT: u64 = 16;
+/// Samples drawn for a move with more than [`CHANCE_EXACT`] outcome combinations.
+pub const CHANCE_SAMPLES: u32 = 16;
+
 /// The searcher: shared by the CPU player and the solver.
 pub struct Searcher<'p> {
-    /// Engine with midpoint chance.
+    /// Engine (its `rand` draws are driven by chance scripts; unscripted draws take the midpoint).
     pub eng: Engine<'p>,
     /// The derived graph.
     pub graph: VictoryGraph,
+    /// Its evaluation, compiled for speed.
+    fast: FastEval,
     tt: FxHashMap<u64, (u32, f64, u8)>,
     /// Nodes visited so far.
     pub nodes: u64,
@@ -118,32 +144,57 @@ pub struct Searcher<'p> {
     pub cancel: Arc<AtomicBool>,
     /// Stop at this many nodes.
     pub node_budget: u64,
+    /// Enumerate chance exactly up to this many outcome combinations per move, else sample.
+    pub chance_exact: u64,
+    /// Set once a move's chance was sampled rather than enumerated.
+    pub sampled: bool,
     deadline: Option<Instant>,
     thin: f64,
     rng: SplitMix,
     lcm: u32,
     stopped: bool,
+    script: ChanceScript,
+    /// Spare positions and outcome lists, reused so the search allocates little.
+    pool: Vec<State>,
+    kid_pool: Vec<Vec<(State, f64)>>,
+    move_pool: Vec<Vec<Option<CmdId>>>,
+    /// Evaluation units that make a position about three-quarters of a win (see `eval`).
+    scale: f64,
 }
 
 const EXACT: u8 = 0;
 const LOWER: u8 = 1;
 const UPPER: u8 = 2;
 
+/// A decided value at or above this (for the side) is a certain win.
+const SURE_WIN: f64 = 0.999e9;
+
 impl<'p> Searcher<'p> {
     /// A searcher for a program.
     pub fn new(prog: &'p RuleProgram, seed: u64) -> Self {
+        let eng = search_engine(prog);
+        let graph = VictoryGraph::build(prog);
+        let fast = FastEval::new(&graph, &eng);
         Self {
-            eng: search_engine(prog),
-            graph: VictoryGraph::build(prog),
+            eng,
+            graph,
+            fast,
             tt: FxHashMap::default(),
             nodes: 0,
             cancel: Arc::new(AtomicBool::new(false)),
             node_budget: u64::MAX,
+            chance_exact: CHANCE_EXACT,
+            sampled: false,
             deadline: None,
             thin: 1.0,
             rng: SplitMix(seed),
             lcm: lcm_of(&prog.periods()),
             stopped: false,
+            script: ChanceScript::default(),
+            pool: Vec::new(),
+            kid_pool: Vec::new(),
+            move_pool: Vec::new(),
+            scale: eval_scale(prog),
         }
     }
 
@@ -161,15 +212,216 @@ impl<'p> Searcher<'p> {
         self.stopped
     }
 
-    fn child(&self, st: &State, cmds: [Option<CmdId>; 2]) -> State {
-        let mut c = st.clone();
-        if self.eng.play(&mut c, cmds, None).is_err() {
-            c.outcome = Some(Outcome::Draw); // a runtime error ends the line as a draw
+    /// The search value of `st` for side `x`: ±1e9 once decided (0 for a draw), else the
+    /// evaluation of §10.6 squashed into (−0.9e9, 0.9e9). Averaging over chance mixes decided
+    /// and undecided positions, so both must be on one scale, roughly a win expectation: an
+    /// unsquashed evaluation (a few points) would make any small chance of a decided outcome
+    /// outweigh every positional difference, and deeper searches (which see more such chances)
+    /// would play worse.
+    fn eval(&mut self, st: &State, x: Side) -> f64 {
+        let e = self.fast.evaluate(&self.graph, &self.eng, st, x);
+        if st.outcome.is_some() {
+            e
+        } else {
+            0.9e9 * (e / self.scale).tanh()
+        }
+    }
+
+    /// Own distance to winning of `x` in `st` (for breaking ties between equal moves).
+    fn own_distance(&self, st: &State, x: Side) -> u32 {
+        match st.outcome {
+            Some(Outcome::H) if x == 0 => 0,
+            Some(Outcome::C) if x == 1 => 0,
+            Some(_) => u32::MAX,
+            None => self.fast.to_win(&self.eng, st, x),
+        }
+    }
+
+    /// A copy of `st` from the pool.
+    fn copy_of(&mut self, st: &State) -> State {
+        match self.pool.pop() {
+            Some(mut c) => {
+                c.clone_from(st);
+                c
+            }
+            None => st.clone(),
+        }
+    }
+
+    /// Plays `cmds` from `st` with the draws of `self.script`; a runtime error ends the line as
+    /// a draw.
+    fn play_one(&mut self, st: &State, cmds: [Option<CmdId>; 2]) -> State {
+        let mut c = self.copy_of(st);
+        if self
+            .eng
+            .play_scripted(&mut c, cmds, &mut self.script)
+            .is_err()
+        {
+            c.outcome = Some(Outcome::Draw);
         }
         c
     }
 
-    /// Negamax value of `st` for the side to move (alternate mode).
+    /// Plays `cmds` from `st` with every draw at its first outcome (for tie-breaks).
+    fn play_midpoint(&mut self, st: &State, cmds: [Option<CmdId>; 2]) -> State {
+        self.script.picks.clear();
+        self.script.sampler = None;
+        self.play_one(st, cmds)
+    }
+
+    /// Returns the positions of an outcome list to the pool.
+    fn recycle(&mut self, mut kids: Vec<(State, f64)>) {
+        self.pool.extend(kids.drain(..).map(|k| k.0));
+        self.kid_pool.push(kids);
+    }
+
+    /// The chance outcomes of playing `cmds` from `st`, with their probabilities (summing to 1).
+    /// Every combination of outcomes is enumerated when there are at most `limit`; otherwise
+    /// [`CHANCE_SAMPLES`] samples are drawn, seeded by the position and the move (so a search is
+    /// reproducible), and identical positions are merged.
+    pub fn outcomes(
+        &mut self,
+        st: &State,
+        cmds: [Option<CmdId>; 2],
+        limit: u64,
+    ) -> Vec<(State, f64)> {
+        let mut out = self.kid_pool.pop().unwrap_or_default();
+        self.script.picks.clear();
+        self.script.sampler = None;
+        let c = self.play_one(st, cmds);
+        if self.script.draws.is_empty() {
+            out.push((c, 1.0));
+            return out;
+        }
+        if self.script.combinations() <= limit {
+            out.push((c, self.script.probability()));
+            loop {
+                // The next combination, odometer-wise: the last draw that has another outcome
+                // moves on; the draws after it start again from outcome 0.
+                let mut picks = std::mem::take(&mut self.script.picks);
+                picks.clear();
+                picks.extend(self.script.draws.iter().map(|d| d.pick));
+                while let Some(&last) = picks.last() {
+                    let k = picks.len() - 1;
+                    if last + 1 < self.script.draws[k].outcomes {
+                        picks[k] += 1;
+                        break;
+                    }
+                    picks.pop();
+                }
+                let done = picks.is_empty();
+                self.script.picks = picks;
+                if done {
+                    self.merge_same(&mut out);
+                    return out;
+                }
+                let c = self.play_one(st, cmds);
+                out.push((c, self.script.probability()));
+                if out.len() as u64 > limit.saturating_mul(4) {
+                    break; // later draws multiplied the outcomes: sample instead
+                }
+            }
+            self.pool.extend(out.drain(..).map(|k| k.0));
+        } else {
+            self.pool.push(c);
+        }
+        self.sampled = true;
+        let seed = position_key(st, self.lcm)
+            ^ crate::engine::rng::mix(
+                cmds[0].map_or(0xFFFF, u64::from) << 32 | cmds[1].map_or(0xFFFF, u64::from),
+            );
+        self.script.picks.clear();
+        let w = 1.0 / CHANCE_SAMPLES as f64;
+        let mut keys: Vec<u64> = Vec::with_capacity(CHANCE_SAMPLES as usize);
+        for i in 0..CHANCE_SAMPLES {
+            self.script.sampler = Some(crate::engine::rng::mix(seed.wrapping_add(i as u64)));
+            let c = self.play_one(st, cmds);
+            let k = position_key(&c, self.lcm);
+            if let Some(j) = keys.iter().position(|&x| x == k) {
+                out[j].1 += w;
+                self.pool.push(c);
+            } else {
+                keys.push(k);
+                out.push((c, w));
+            }
+        }
+        self.script.sampler = None;
+        out
+    }
+
+    /// Merges outcomes that reach the same position (summing their probabilities).
+    fn merge_same(&mut self, out: &mut Vec<(State, f64)>) {
+        if out.len() < 2 {
+            return;
+        }
+        // Few outcomes: compare positions directly (no hashing, no allocation).
+        let mut k = out.len();
+        while k > 1 {
+            k -= 1;
+            if let Some(j) = (0..k).find(|&j| out[j].0 == out[k].0) {
+                let (c, p) = out.swap_remove(k);
+                out[j].1 += p;
+                self.pool.push(c);
+            }
+        }
+    }
+
+    /// The moves of `side` (enabled commands, or a single pass) in a pooled buffer.
+    fn moves_of(&mut self, st: &State, side: Side) -> Vec<Option<CmdId>> {
+        let mut ms = self.move_pool.pop().unwrap_or_default();
+        ms.clear();
+        let base = side * self.eng.nc;
+        ms.extend(
+            (0..self.eng.nc as u32)
+                .filter(|&c| st.enabled[base + c as usize])
+                .map(Some),
+        );
+        if ms.is_empty() {
+            ms.push(None);
+        }
+        ms
+    }
+
+    /// Value for `side` of a child reached by `side`'s move (alternate mode).
+    fn after(&mut self, c: &State, side: Side, depth: u32, alpha: f64, beta: f64, ab: bool) -> f64 {
+        if c.outcome.is_some() {
+            // Prefer quicker wins: a decided child is worth a little less the deeper it lies.
+            self.eval(c, side) * (1.0 - 1e-6 * (64 - depth.min(64)) as f64)
+        } else if ab {
+            -self.negamax(c, depth - 1, -beta, -alpha, false)
+        } else {
+            -self.minimax(c, depth - 1)
+        }
+    }
+
+    /// Value for `side` of playing `cmds` from `st`: the mean over chance outcomes. With one
+    /// outcome the window is passed on; with several each is searched with a full window, so the
+    /// mean is exact.
+    fn move_value(
+        &mut self,
+        st: &State,
+        cmds: [Option<CmdId>; 2],
+        side: Side,
+        depth: u32,
+        alpha: f64,
+        beta: f64,
+        ab: bool,
+    ) -> f64 {
+        let kids = self.outcomes(st, cmds, self.chance_exact);
+        let v = if kids.len() == 1 {
+            self.after(&kids[0].0, side, depth, alpha, beta, ab)
+        } else {
+            let mut sum = 0.0;
+            for (c, p) in &kids {
+                sum += p * self.after(c, side, depth, f64::NEG_INFINITY, f64::INFINITY, ab);
+            }
+            sum
+        };
+        self.recycle(kids);
+        v
+    }
+
+    /// Negamax value of `st` for the side to move (alternate mode); chance is averaged.
     pub fn negamax(
         &mut self,
         st: &State,
@@ -181,7 +433,7 @@ impl<'p> Searcher<'p> {
         self.nodes += 1;
         let side = st.to_move;
         if st.outcome.is_some() || depth == 0 || self.out_of_time() {
-            return evaluate(&self.graph, &self.eng, st, side);
+            return self.eval(st, side);
         }
         let key = position_key(st, self.lcm) ^ (depth as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15);
         if let Some(&(d, v, flag)) = self.tt.get(&key)
@@ -192,21 +444,14 @@ impl<'p> Searcher<'p> {
         }
         let alpha0 = alpha;
         let mut best = f64::NEG_INFINITY;
-        let ms = moves(&self.eng, st, side);
+        let ms = self.moves_of(st, side);
         for (k, m) in ms.iter().enumerate() {
             if !root && k > 0 && self.thin > 1.0 && self.rng.random_range(0.0..self.thin) >= 1.0 {
                 continue;
             }
             let mut cmds = [None, None];
             cmds[side] = *m;
-            let c = self.child(st, cmds);
-            // Prefer quicker wins: a decided child is worth a little less the deeper it lies.
-            let v = if c.outcome.is_some() {
-                evaluate(&self.graph, &self.eng, &c, side)
-                    * (1.0 - 1e-6 * (64 - depth.min(64)) as f64)
-            } else {
-                -self.negamax(&c, depth - 1, -beta, -alpha, false)
-            };
+            let v = self.move_value(st, cmds, side, depth, alpha, beta, true);
             if v > best {
                 best = v;
             }
@@ -217,6 +462,7 @@ impl<'p> Searcher<'p> {
                 break;
             }
         }
+        self.move_pool.push(ms);
         if !self.stopped {
             let flag = if best <= alpha0 {
                 UPPER
@@ -230,23 +476,17 @@ impl<'p> Searcher<'p> {
         best
     }
 
-    /// Plain minimax (no pruning, no table): the reference the tests compare against.
+    /// Plain expectiminimax (no pruning, no table): the reference the tests compare against.
     pub fn minimax(&mut self, st: &State, depth: u32) -> f64 {
         let side = st.to_move;
         if st.outcome.is_some() || depth == 0 {
-            return evaluate(&self.graph, &self.eng, st, side);
+            return self.eval(st, side);
         }
         let mut best = f64::NEG_INFINITY;
         for m in moves(&self.eng, st, side) {
             let mut cmds = [None, None];
             cmds[side] = m;
-            let c = self.child(st, cmds);
-            let v = if c.outcome.is_some() {
-                evaluate(&self.graph, &self.eng, &c, side)
-                    * (1.0 - 1e-6 * (64 - depth.min(64)) as f64)
-            } else {
-                -self.minimax(&c, depth - 1)
-            };
+            let v = self.move_value(st, cmds, side, depth, 0.0, 0.0, false);
             best = best.max(v);
         }
         best
@@ -268,8 +508,13 @@ impl<'p> Searcher<'p> {
         let mut a = vec![vec![0.0; cm.len()]; hm.len()];
         for (i, &x) in hm.iter().enumerate() {
             for (j, &y) in cm.iter().enumerate() {
-                let c = self.child(st, [x, y]);
-                a[i][j] = self.sim_value(&c, depth.saturating_sub(1));
+                let kids = self.outcomes(st, [x, y], self.chance_exact);
+                let mut sum = 0.0;
+                for (c, p) in &kids {
+                    sum += p * self.sim_value(c, depth.saturating_sub(1));
+                }
+                self.recycle(kids);
+                a[i][j] = sum;
             }
         }
         let s = matrix::solve(&a);
@@ -279,13 +524,8 @@ impl<'p> Searcher<'p> {
     fn sim_value(&mut self, st: &State, depth: u32) -> f64 {
         self.nodes += 1;
         if st.outcome.is_some() || depth == 0 || self.out_of_time() {
-            // Scale the evaluation into (-1, 1) so decided and undecided values mix sensibly.
-            let e = evaluate(&self.graph, &self.eng, st, 0);
-            return if e.abs() >= 1e8 {
-                e.signum()
-            } else {
-                (e / 16.0).tanh() * 0.99
-            };
+            // Values for h in [-1, 1]: decided ±1, else the squashed evaluation.
+            return self.eval(st, 0) / 1e9;
         }
         let key = position_key(st, self.lcm) ^ (depth as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15);
         if let Some(&(d, v, _)) = self.tt.get(&key)
@@ -366,18 +606,27 @@ impl<'p> CpuPlayer<'p> {
                 s.stopped = false;
                 let mut best_here = None;
                 let mut best_v = f64::NEG_INFINITY;
+                let mut best_d = u32::MAX;
                 for &m in &all {
                     let mut cmds = [None, None];
                     cmds[side] = m;
-                    let c = s.child(st, cmds);
-                    let v = if c.outcome.is_some() {
-                        evaluate(&s.graph, &s.eng, &c, side)
-                    } else {
-                        -s.negamax(&c, depth - 1, f64::NEG_INFINITY, -best_v, false)
-                    };
-                    if v > best_v {
-                        best_v = v;
-                        best_here = Some(m);
+                    // Search with a window just below the best so far, so that equal moves get
+                    // exact values and the tie-break below can see them.
+                    let lo = best_v - best_v.abs() * 1e-9 - 1e-9;
+                    let v = s.move_value(st, cmds, side, depth, lo, f64::INFINITY, true);
+                    // Ties go to the move that brings this side nearer to winning (in the
+                    // position it leads to, before any reply): the side presses instead of
+                    // only keeping the balance.
+                    let tie = (v - best_v).abs() <= best_v.abs() * 1e-9 + 1e-9;
+                    if v > best_v || tie {
+                        let c = s.play_midpoint(st, cmds);
+                        let d = s.own_distance(&c, side);
+                        s.pool.push(c);
+                        if !tie || d < best_d {
+                            best_v = best_v.max(v);
+                            best_here = Some(m);
+                            best_d = d;
+                        }
                     }
                     if s.stopped {
                         break;
@@ -389,8 +638,8 @@ impl<'p> CpuPlayer<'p> {
                 if let Some(b) = best_here {
                     best = b;
                 }
-                if best_v >= 1e8 {
-                    break; // a forced win found
+                if best_v >= SURE_WIN {
+                    break; // a certain win found
                 }
             }
             choice = best;
@@ -438,17 +687,20 @@ pub struct PathStep {
     pub command: Option<String>,
     /// Both sides' states after the step.
     pub states: serde_json::Value,
+    /// Probability of the chance outcome the path assumes at this step (1 without chance).
+    pub probability: f64,
 }
 
 /// The shortest sequence of moves (h and c cooperating) that ends with h winning, by breadth-first
-/// search over positions (the turn counter is not part of a position), up to `max_plies`.
+/// search over positions (the turn counter is not part of a position), up to `max_plies`. Chance
+/// outcomes are branches: the path may assume favourable outcomes.
 pub fn shortest_win(
     prog: &RuleProgram,
     start: &State,
     max_plies: u32,
     state_cap: usize,
 ) -> Option<Vec<PathStep>> {
-    shortest_win_cancellable(prog, start, max_plies, state_cap, &Arc::default())
+    solve::shortest_win_in(prog, start, max_plies, state_cap, None)
 }
 
 /// [`shortest_win`] that gives up (returns `None`) soon after `cancel` is set.
@@ -459,95 +711,20 @@ pub fn shortest_win_cancellable(
     state_cap: usize,
     cancel: &Arc<AtomicBool>,
 ) -> Option<Vec<PathStep>> {
-    let s = Searcher::new(prog, 0);
-    let eng = &s.eng;
-    let mut seen: FxHashSet<u64> = FxHashSet::default();
-    let mut layer: Vec<(State, usize)> = vec![(start.clone(), usize::MAX)];
-    let mut parents: Vec<(usize, [Option<CmdId>; 2], State)> = Vec::new();
-    seen.insert(position_key(start, s.lcm));
-    for _ in 0..max_plies {
-        let mut next = Vec::new();
-        for (st, pi) in &layer {
-            let movers = eng.movers(st).to_vec();
-            let combos: Vec<[Option<CmdId>; 2]> = if movers.len() == 2 {
-                moves(eng, st, 0)
-                    .into_iter()
-                    .flat_map(|a| moves(eng, st, 1).into_iter().map(move |b| [a, b]))
-                    .collect()
-            } else {
-                moves(eng, st, movers[0])
-                    .into_iter()
-                    .map(|m| if movers[0] == 0 { [m, None] } else { [None, m] })
-                    .collect()
-            };
-            if cancel.load(Ordering::Relaxed) {
-                return None;
-            }
-            for cmds in combos {
-                let c = s.child(st, cmds);
-                if !seen.insert(position_key(&c, s.lcm)) {
-                    continue;
-                }
-                parents.push((*pi, cmds, c.clone()));
-                let me = parents.len() - 1;
-                if c.outcome == Some(Outcome::H) {
-                    let mut steps = Vec::new();
-                    let mut k = me;
-                    while k != usize::MAX {
-                        let (p, cm, ref stt) = parents[k];
-                        let mover = if cm[0].is_some() || (cm[1].is_none() && stt.to_move == 1) {
-                            0
-                        } else {
-                            1
-                        };
-                        let name = |c: Option<CmdId>| c.map(|c| prog.commands[c as usize].clone());
-                        let (side, command) = if eng.simultaneous {
-                            (
-                                "both",
-                                Some(format!(
-                                    "{}/{}",
-                                    name(cm[0]).unwrap_or_else(|| "pass".into()),
-                                    name(cm[1]).unwrap_or_else(|| "pass".into())
-                                )),
-                            )
-                        } else {
-                            (if mover == 0 { "h" } else { "c" }, name(cm[mover]))
-                        };
-                        steps.push(PathStep {
-                            side,
-                            command,
-                            states: crate::engine::players::final_states(eng, stt),
-                        });
-                        k = p;
-                    }
-                    steps.reverse();
-                    return Some(steps);
-                }
-                if c.outcome.is_none() {
-                    next.push((c, me));
-                }
-                if seen.len() > state_cap {
-                    return None;
-                }
-            }
-        }
-        layer = next;
-        if layer.is_empty() {
-            break;
-        }
-    }
-    None
+    solve::shortest_win_in(prog, start, max_plies, state_cap, Some(cancel))
 }
 
 /// Whether h can force a win within `plies` (alternate: one side's move per ply; simultaneous:
-/// one joint turn per ply, h choosing without seeing c's move), and h's first winning move.
+/// one joint turn per ply, h choosing without seeing c's move) against every reply and every
+/// chance outcome, and h's first winning move. [`solve::forced_win_in`] also gives the tree.
 pub fn forced_win(
     prog: &RuleProgram,
     start: &State,
     plies: u32,
     node_cap: u64,
 ) -> (Option<bool>, Option<String>) {
-    forced_win_cancellable(prog, start, plies, node_cap, &Arc::default())
+    let f = solve::forced_win_in(prog, start, plies, node_cap, None);
+    (f.exists, f.first_move)
 }
 
 /// [`forced_win`] that stops (giving "unknown") soon after `cancel` is set.
@@ -558,75 +735,9 @@ pub fn forced_win_cancellable(
     node_cap: u64,
     cancel: &Arc<AtomicBool>,
 ) -> (Option<bool>, Option<String>) {
-    let mut s = Searcher::new(prog, 0);
-    s.node_budget = node_cap;
-    s.cancel = cancel.clone();
-    let mut memo: FxHashMap<u64, bool> = FxHashMap::default();
-    fn win(s: &mut Searcher, st: &State, d: u32, memo: &mut FxHashMap<u64, bool>) -> bool {
-        if st.outcome == Some(Outcome::H) {
-            return true;
-        }
-        if st.outcome.is_some() || d == 0 || s.out_of_time() {
-            return false;
-        }
-        s.nodes += 1;
-        let key = position_key(st, s.lcm) ^ (d as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15);
-        if let Some(&v) = memo.get(&key) {
-            return v;
-        }
-        let hm = moves(&s.eng, st, 0);
-        let cm = moves(&s.eng, st, 1);
-        let r = if s.eng.simultaneous {
-            hm.iter().any(|&a| {
-                cm.iter().all(|&b| {
-                    let c = s.child(st, [a, b]);
-                    win(s, &c, d - 1, memo)
-                })
-            })
-        } else if st.to_move == 0 {
-            hm.iter().any(|&a| {
-                let c = s.child(st, [a, None]);
-                win(s, &c, d - 1, memo)
-            })
-        } else {
-            cm.iter().all(|&b| {
-                let c = s.child(st, [None, b]);
-                win(s, &c, d - 1, memo)
-            })
-        };
-        if !s.stopped {
-            memo.insert(key, r);
-        }
-        r
-    }
-    let result = win(&mut s, start, plies, &mut memo);
-    if s.stopped && !result {
-        return (None, None);
-    }
-    let first = if result && (s.eng.simultaneous || start.to_move == 0) {
-        moves(&s.eng, start, 0).into_iter().find(|&a| {
-            let cm = moves(&s.eng, start, 1);
-            if s.eng.simultaneous {
-                cm.iter().all(|&b| {
-                    let c = s.child(start, [a, b]);
-                    win(&mut s, &c, plies - 1, &mut memo)
-                })
-            } else {
-                let c = s.child(start, [a, None]);
-                win(&mut s, &c, plies - 1, &mut memo)
-            }
-        })
-    } else {
-        None
-    };
-    (
-        Some(result),
-        first.map(|m| m.map_or("pass".into(), |c| prog.commands[c as usize].clone())),
-    )
+    let f = solve::forced_win_in(prog, start, plies, node_cap, Some(cancel));
+    (f.exists, f.first_move)
 }
-
-/// h's moves, c's moves, and the child position of each joint move (row-major).
-type JointMoves = (Vec<Option<CmdId>>, Vec<Option<CmdId>>, Vec<usize>);
 
 /// The result of value iteration on a simultaneous game.
 #[derive(Clone, Debug)]
@@ -651,15 +762,14 @@ pub struct GameValue {
 /// position. The state space is bounded: every position reachable from `start` whose state
 /// values stay within `bound` of their starting values is solved exactly; positions beyond are a
 /// frontier valued by the derived evaluation (so a small bound gives an estimate). The turn
-/// counter is not part of a position: an endless game is worth 0.
+/// counter is not part of a position: an endless game is worth 0. Chance is averaged.
 pub fn value_iteration(
     prog: &RuleProgram,
     start: &State,
     bound: i64,
     max_states: usize,
 ) -> GameValue {
-    value_iteration_cancellable(prog, start, bound, max_states, &Arc::default())
-        .expect("not cancelled")
+    solve::value_iteration_in(prog, start, bound, max_states, None).expect("not cancelled")
 }
 
 /// [`value_iteration`] that gives up (returns `None`) soon after `cancel` is set.
@@ -670,111 +780,5 @@ pub fn value_iteration_cancellable(
     max_states: usize,
     cancel: &Arc<AtomicBool>,
 ) -> Option<GameValue> {
-    let s = Searcher::new(prog, 0);
-    let eng = &s.eng;
-    let inside = |st: &State| {
-        st.vals
-            .iter()
-            .zip(&start.vals)
-            .all(|(v, v0)| (v - v0).abs() <= bound)
-    };
-    let mut index: FxHashMap<u64, usize> = FxHashMap::default();
-    let mut states: Vec<State> = vec![start.clone()];
-    index.insert(position_key(start, s.lcm), 0);
-    // Per state: move lists and the child index of each joint move (usize::MAX for terminal).
-    let mut kids: Vec<JointMoves> = Vec::new();
-    let mut fixed: Vec<Option<f64>> = Vec::new();
-    let mut frontier = 0;
-    let mut i = 0;
-    while i < states.len() {
-        if i % 256 == 0 && cancel.load(Ordering::Relaxed) {
-            return None;
-        }
-        let st = states[i].clone();
-        let terminal = match st.outcome {
-            Some(Outcome::H) => Some(1.0),
-            Some(Outcome::C) => Some(-1.0),
-            Some(Outcome::Draw) => Some(0.0),
-            None if !inside(&st) || states.len() >= max_states => {
-                frontier += 1;
-                let e = evaluate(&s.graph, eng, &st, 0);
-                Some((e / 16.0).tanh() * 0.99)
-            }
-            None => None,
-        };
-        fixed.push(terminal);
-        if terminal.is_some() {
-            kids.push((vec![], vec![], vec![]));
-            i += 1;
-            continue;
-        }
-        let hm = moves(eng, &st, 0);
-        let cm = moves(eng, &st, 1);
-        let mut idx = Vec::with_capacity(hm.len() * cm.len());
-        for &a in &hm {
-            for &b in &cm {
-                let c = s.child(&st, [a, b]);
-                let k = position_key(&c, s.lcm);
-                let j = *index.entry(k).or_insert_with(|| {
-                    states.push(c);
-                    states.len() - 1
-                });
-                idx.push(j);
-            }
-        }
-        kids.push((hm, cm, idx));
-        i += 1;
-    }
-    let n = states.len();
-    let mut v: Vec<f64> = fixed.iter().map(|f| f.unwrap_or(0.0)).collect();
-    let mut iterations = 0;
-    let matrix_of = |v: &[f64], k: usize| -> Vec<Vec<f64>> {
-        let (hm, cm, idx) = &kids[k];
-        (0..hm.len())
-            .map(|a| (0..cm.len()).map(|b| v[idx[a * cm.len() + b]]).collect())
-            .collect()
-    };
-    for it in 0..5000 {
-        iterations = it + 1;
-        let mut delta: f64 = 0.0;
-        if cancel.load(Ordering::Relaxed) {
-            return None;
-        }
-        for k in 0..n {
-            if fixed[k].is_some() {
-                continue;
-            }
-            if k % 1024 == 0 && cancel.load(Ordering::Relaxed) {
-                return None;
-            }
-            let nv = matrix::solve(&matrix_of(&v, k)).value;
-            delta = delta.max((nv - v[k]).abs());
-            v[k] = nv;
-        }
-        if delta < 1e-10 {
-            break;
-        }
-    }
-    let (value, h, c, exploitability) = if fixed[0].is_some() {
-        (v[0], vec![], vec![], 0.0)
-    } else {
-        let a = matrix_of(&v, 0);
-        let sol = matrix::solve(&a);
-        let (hm, cm, _) = &kids[0];
-        (
-            sol.value,
-            hm.iter().copied().zip(sol.rows.iter().copied()).collect(),
-            cm.iter().copied().zip(sol.cols.iter().copied()).collect(),
-            matrix::exploitability(&a, &sol),
-        )
-    };
-    Some(GameValue {
-        value,
-        h,
-        c,
-        exploitability,
-        states: n,
-        frontier,
-        iterations,
-    })
+    solve::value_iteration_in(prog, start, bound, max_states, Some(cancel))
 }

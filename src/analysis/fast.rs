@@ -1,0 +1,391 @@
+//! The evaluation of §10.6 for the search's inner loop: the same numbers as
+//! [`super::evaluate`], from flat tables built once per program, with node sets as bit masks and
+//! no allocation per call.
+//!
+//! The distance of a node is the cost of its cheapest achiever tree, where a tree's cost is the
+//! sum of the own costs of its *distinct* nodes. Every node occurs in any tree with one own cost
+//! (that of its own cheapest achiever, or 0 when it holds), so a tree is a set of nodes and its
+//! cost the sum of their own costs: a `u128` per node, when the graph has at most 128 nodes.
+//! Larger graphs fall back to [`super::evaluate`].
+
+use super::{CondKind, Step, Target, UNREACHABLE, VictoryGraph, classify, evaluate, own_cost_of};
+use crate::engine::{Engine, Outcome, Side, State};
+use crate::program::{CCond, Op};
+use crate::syntax::ast::SideRef;
+use std::cell::RefCell;
+
+/// A node, flattened.
+struct FNode {
+    side: SideRef,
+    id: u32,
+    target: Target,
+    /// Σ step / period of the achievers that fire without a command.
+    free_rate: f64,
+}
+
+/// An achiever, flattened.
+#[derive(Clone, Copy)]
+struct FAch {
+    step: Step,
+    needs_command: bool,
+    period: u32,
+    conds: (u32, u32),
+}
+
+/// A decisive rule, flattened.
+struct FDecisive {
+    conds: Vec<usize>,
+    /// Its excluded conditions (cost 1 each unless they hold).
+    excluded: Vec<CCond>,
+}
+
+/// An advantage line, flattened.
+struct FAdv {
+    weight: f64,
+    conds: Vec<CCond>,
+    /// The value when it is a constant.
+    constant: Option<i64>,
+    value: (u32, u32),
+}
+
+/// Slots in the evaluation cache (a power of two).
+const CACHE: usize = 1 << 14;
+
+#[derive(Default)]
+struct Scratch {
+    /// Per node: 0 not yet, 1 done with a tree, 2 done without one.
+    state: Vec<u8>,
+    own: Vec<u32>,
+    set: Vec<u128>,
+    stack: Vec<i64>,
+}
+
+/// The evaluation compiled for one program and graph.
+pub struct FastEval {
+    nodes: Vec<FNode>,
+    /// Per node: the range of its achievers in `ach`.
+    ach_of: Vec<(u32, u32)>,
+    ach: Vec<FAch>,
+    /// The achievers' condition nodes, addressed by `FAch::conds`.
+    ach_conds: Vec<u32>,
+    decisive: Vec<FDecisive>,
+    adv: Vec<FAdv>,
+    cap: u32,
+    /// Too many nodes for the bit masks: use the general evaluation.
+    general: bool,
+    /// The evaluation reads the command history (an advantage line or an excluded condition
+    /// has a command atom), so the cache key must include it.
+    reads_history: bool,
+    /// A direct-mapped cache of evaluations: (key, value for h) per slot, key 0 = empty.
+    cache: RefCell<(Vec<u64>, Vec<f64>)>,
+    scratch: RefCell<Scratch>,
+}
+
+impl FastEval {
+    /// Compiles the evaluation of `g` for the engine's program.
+    pub fn new(g: &VictoryGraph, eng: &Engine) -> Self {
+        let p = eng.prog;
+        let nodes = g
+            .nodes
+            .iter()
+            .map(|n| FNode {
+                side: n.key.side,
+                id: n.key.id,
+                target: n.key.target,
+                free_rate: n
+                    .achievers
+                    .iter()
+                    .filter(|a| !a.needs_command)
+                    .filter_map(|a| {
+                        if let Step::Add(d) = a.step {
+                            Some(d.abs() / a.period.max(1) as f64)
+                        } else {
+                            None
+                        }
+                    })
+                    .sum(),
+            })
+            .collect();
+        let decisive: Vec<FDecisive> = g
+            .decisive
+            .iter()
+            .map(|d| FDecisive {
+                conds: d.conds.clone(),
+                excluded: p
+                    .rule_conds(&p.rules[d.rule])
+                    .iter()
+                    .filter(|c| matches!(classify(p, c), CondKind::Excluded(..)))
+                    .copied()
+                    .collect(),
+            })
+            .collect();
+        let adv: Vec<FAdv> = p
+            .adv
+            .iter()
+            .map(|a| FAdv {
+                weight: a.weight,
+                conds: p.conds[a.conds.0 as usize..a.conds.1 as usize].to_vec(),
+                constant: match p.code_of(a.value) {
+                    [Op::Push(v)] => Some(*v),
+                    _ => None,
+                },
+                value: a.value,
+            })
+            .collect();
+        let n = g.nodes.len();
+        let has_cmd = |c: &CCond| matches!(c, CCond::Cmd { .. });
+        let reads_history = adv.iter().any(|a: &FAdv| a.conds.iter().any(has_cmd))
+            || decisive
+                .iter()
+                .any(|d: &FDecisive| d.excluded.iter().any(has_cmd));
+        let mut ach = Vec::new();
+        let mut ach_conds = Vec::new();
+        let mut ach_of = Vec::new();
+        for node in &g.nodes {
+            let start = ach.len() as u32;
+            for a in &node.achievers {
+                let c0 = ach_conds.len() as u32;
+                ach_conds.extend(a.conds.iter().map(|&c| c as u32));
+                ach.push(FAch {
+                    step: a.step,
+                    needs_command: a.needs_command,
+                    period: a.period,
+                    conds: (c0, ach_conds.len() as u32),
+                });
+            }
+            ach_of.push((start, ach.len() as u32));
+        }
+        Self {
+            ach_of,
+            ach,
+            ach_conds,
+            reads_history,
+            cache: RefCell::new((vec![0; CACHE], vec![0.0; CACHE])),
+            nodes,
+            decisive,
+            adv,
+            cap: p.settings.turn_limit.min(UNREACHABLE),
+            general: n > 128,
+            scratch: RefCell::new(Scratch {
+                state: vec![0; n],
+                own: vec![0; n],
+                set: vec![0; n],
+                stack: Vec::new(),
+            }),
+        }
+    }
+
+    fn abs(s: SideRef, x: Side) -> Side {
+        match s {
+            SideRef::S => x,
+            SideRef::O => 1 - x,
+            SideRef::H => 0,
+            SideRef::C => 1,
+        }
+    }
+
+    fn holds(&self, eng: &Engine, st: &State, i: usize, x: Side) -> bool {
+        let n = &self.nodes[i];
+        let side = Self::abs(n.side, x);
+        match n.target {
+            Target::Enabled => st.enabled[side * eng.nc + n.id as usize],
+            Target::NonZero => st.vals[side * eng.ns + n.id as usize] != 0,
+            Target::Range(lo, hi) => {
+                let v = st.vals[side * eng.ns + n.id as usize];
+                v >= lo && v <= hi
+            }
+        }
+    }
+
+    fn cost(sc: &Scratch, mut set: u128) -> u32 {
+        let mut total = 0u32;
+        while set != 0 {
+            let k = set.trailing_zeros() as usize;
+            total = total.saturating_add(sc.own[k]);
+            set &= set - 1;
+        }
+        total
+    }
+
+    /// The cheapest tree of node `i` (its node set, its own cost in `sc.own[i]`), as in
+    /// `Evaluator::tree`: the same order of visits, so cycles are cut the same way.
+    fn tree(
+        &self,
+        eng: &Engine,
+        st: &State,
+        x: Side,
+        i: usize,
+        on_stack: &mut u128,
+        sc: &mut Scratch,
+    ) -> Option<u128> {
+        match sc.state[i] {
+            1 => return Some(sc.set[i]),
+            2 => return None,
+            _ => {}
+        }
+        let bit = 1u128 << i;
+        if self.holds(eng, st, i, x) {
+            sc.state[i] = 1;
+            sc.own[i] = 0;
+            sc.set[i] = bit;
+            return Some(bit);
+        }
+        if *on_stack & bit != 0 {
+            return None; // a cycle: cut
+        }
+        *on_stack |= bit;
+        let n = &self.nodes[i];
+        let cur = if n.target == Target::Enabled {
+            0
+        } else {
+            st.vals[Self::abs(n.side, x) * eng.ns + n.id as usize]
+        };
+        let mut best: Option<(u32, u128, u32)> = None;
+        let (a0, a1) = self.ach_of[i];
+        for a in &self.ach[a0 as usize..a1 as usize] {
+            let Some(own) = own_cost_of(
+                n.target,
+                cur,
+                a.step,
+                a.needs_command,
+                a.period,
+                n.free_rate,
+            ) else {
+                continue;
+            };
+            let mut set = bit;
+            let mut ok = true;
+            for &c in &self.ach_conds[a.conds.0 as usize..a.conds.1 as usize] {
+                match self.tree(eng, st, x, c as usize, on_stack, sc) {
+                    Some(sub) => set |= sub,
+                    None => {
+                        ok = false;
+                        break;
+                    }
+                }
+            }
+            if !ok {
+                continue;
+            }
+            let total = own.saturating_add(Self::cost(sc, set & !bit));
+            if best.is_none_or(|b| total < b.0) {
+                best = Some((total, set, own));
+            }
+        }
+        *on_stack &= !bit;
+        match best {
+            Some((_, set, own)) => {
+                sc.state[i] = 1;
+                sc.own[i] = own;
+                sc.set[i] = set;
+                Some(set)
+            }
+            None => {
+                sc.state[i] = 2;
+                None
+            }
+        }
+    }
+
+    /// The distance to winning of side `x` (as [`super::distances`]`.to_win`).
+    pub fn to_win(&self, eng: &Engine, st: &State, x: Side) -> u32 {
+        let mut sc = self.scratch.borrow_mut();
+        let sc = &mut *sc;
+        sc.state.fill(0);
+        let mut on_stack = 0u128;
+        // Every node in order, as `distances` does: the memo then holds the same trees.
+        for i in 0..self.nodes.len() {
+            self.tree(eng, st, x, i, &mut on_stack, sc);
+        }
+        let mut best = self.cap;
+        for d in &self.decisive {
+            let mut set = 0u128;
+            let mut ok = true;
+            for &c in &d.conds {
+                match sc.state[c] {
+                    1 => set |= sc.set[c],
+                    _ => {
+                        ok = false;
+                        break;
+                    }
+                }
+            }
+            let cost = if ok {
+                let extra = d
+                    .excluded
+                    .iter()
+                    .filter(|c| !eng.cond_holds_with(c, st, x, &mut sc.stack))
+                    .count() as u32;
+                (1 + Self::cost(sc, set) + extra).min(self.cap)
+            } else {
+                self.cap
+            };
+            best = best.min(cost);
+        }
+        best
+    }
+
+    /// The advantage-block sum for side `x` (as [`super::advantage`]).
+    pub fn advantage(&self, eng: &Engine, st: &State, x: Side) -> f64 {
+        let mut sc = self.scratch.borrow_mut();
+        let mut sum = 0.0;
+        for a in &self.adv {
+            if a.conds
+                .iter()
+                .all(|c| eng.cond_holds_with(c, st, x, &mut sc.stack))
+            {
+                let v = match a.constant {
+                    Some(v) => v,
+                    None => eng.eval_code_with(a.value, st, x, &mut sc.stack),
+                };
+                sum += a.weight * v as f64;
+            }
+        }
+        sum
+    }
+
+    /// The evaluation for side `x` (as [`super::evaluate`]).
+    pub fn evaluate(&self, g: &VictoryGraph, eng: &Engine, st: &State, x: Side) -> f64 {
+        match st.outcome {
+            Some(Outcome::Draw) => return 0.0,
+            Some(Outcome::H) => return if x == 0 { 1e9 } else { -1e9 },
+            Some(Outcome::C) => return if x == 1 { 1e9 } else { -1e9 },
+            None => {}
+        }
+        if self.general {
+            return evaluate(g, eng, st, x);
+        }
+        // The evaluation is antisymmetric, so one entry (the value for h) serves both sides.
+        let key = {
+            use std::hash::{Hash, Hasher};
+            let mut h = rustc_hash::FxHasher::default();
+            st.vals.hash(&mut h);
+            st.enabled.hash(&mut h);
+            if self.reads_history {
+                st.hist.hash(&mut h);
+            }
+            h.finish() | 1
+        };
+        let slot = (key as usize ^ (key >> 32) as usize) & (CACHE - 1);
+        {
+            let c = self.cache.borrow();
+            if c.0[slot] == key {
+                return if x == 0 { c.1[slot] } else { -c.1[slot] };
+            }
+        }
+        let v = self.compute(eng, st, 0);
+        let mut c = self.cache.borrow_mut();
+        c.0[slot] = key;
+        c.1[slot] = v;
+        if x == 0 { v } else { -v }
+    }
+
+    fn compute(&self, eng: &Engine, st: &State, x: Side) -> f64 {
+        let dx = self.to_win(eng, st, x) as f64;
+        let dy = self.to_win(eng, st, 1 - x) as f64;
+        if self.adv.is_empty() {
+            return dy - dx;
+        }
+        (dy - dx) + self.advantage(eng, st, x) - self.advantage(eng, st, 1 - x)
+    }
+}
