@@ -64,10 +64,17 @@ pub fn shortest_win_in(
     seen.insert(position_key(start, lcm));
     for _ in 0..max_plies {
         let mut next = Vec::new();
-        for (st, pi) in &layer {
+        for li in 0..layer.len() {
             if cancelled(cancel) {
+                // Millions of positions can be held here: free them on a thread of their own,
+                // so a cancelled search ends at once.
+                let big = (parents, layer, next, seen);
+                let _ = std::thread::Builder::new()
+                    .name("kumite-free".into())
+                    .spawn(move || drop(big));
                 return None;
             }
+            let (st, pi) = (&layer[li].0, &layer[li].1);
             let mover = st.to_move;
             for cmds in joint_moves(&s, st) {
                 let kids = s.outcomes(st, cmds, SOLVER_CHANCE_EXACT);
@@ -542,6 +549,9 @@ pub fn value_iteration_in(
         for k in 0..n {
             if fixed[k].is_some() {
                 continue;
+            }
+            if k % 1024 == 1023 && cancelled(cancel) {
+                return None;
             }
             let nv = matrix::solve(&matrix_of(&v, k)).value;
             delta = delta.max((nv - v[k]).abs());
