@@ -248,19 +248,19 @@ fn cancel_stops_a_long_win_path_search() {
         .state_mut()
         .cancel_win_path()
         .expect("a search was running");
-    h.step();
-    h.get_by_label("Search cancelled.");
     while !done.load(std::sync::atomic::Ordering::Acquire) {
         assert!(
             t0.elapsed() < Duration::from_secs(10),
             "the search did not stop"
         );
-        std::thread::sleep(Duration::from_millis(1));
+        std::thread::sleep(Duration::from_micros(200));
     }
     println!(
         "cancel → search thread ended in {:.1} ms",
         t0.elapsed().as_secs_f64() * 1000.0
     );
+    h.step();
+    h.get_by_label("Search cancelled.");
 }
 
 /// Frame times while the win-path search and the CPU both run (two background threads on a
