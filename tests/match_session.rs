@@ -67,7 +67,7 @@ fn simultaneous_turns_wait_for_both_and_hide_nothing_from_the_rules() {
     if !s.over() {
         let charges = s.value(0, s.prog().state_id("チャージ").unwrap() as usize);
         if charges < 5 {
-            assert!(s.key("s").unwrap_err().contains("not enabled"));
+            assert!(s.key("s").unwrap_err().to_string().contains("not enabled"));
         }
     }
 }

@@ -162,7 +162,7 @@ impl MatchPanel {
     }
 
     /// Handles the game keys (call only while the panel has focus).
-    pub fn keys(&mut self, ctx: &egui::Context) {
+    pub fn keys(&mut self, ctx: &egui::Context, lang: Lang) {
         let Some(s) = self.session.as_mut() else {
             return;
         };
@@ -172,7 +172,7 @@ impl MatchPanel {
             match s.key(&k) {
                 Ok(Some(_)) => self.message = None,
                 Ok(None) => {}
-                Err(e) => self.message = Some(e),
+                Err(e) => self.message = Some(e.text(lang)),
             }
         }
     }
@@ -728,7 +728,7 @@ impl MatchPanel {
         if let Some(c) = clicked
             && let Err(e) = s.choose(side, c)
         {
-            *message = Some(e);
+            *message = Some(e.text(lang));
         }
     }
 

@@ -626,7 +626,7 @@ impl StudioApp {
         }
         self.shortcuts(&ctx);
         if ctx.memory(|m| m.has_focus(match_panel::focus_id())) {
-            self.matchp.keys(&ctx);
+            self.matchp.keys(&ctx, self.lang());
         }
         self.matchp.tick(&ctx);
         self.close_request(&ctx);

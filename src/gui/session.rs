@@ -103,6 +103,46 @@ impl<T> Drop for Job<T> {
     }
 }
 
+/// Why a choice was refused.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Refusal {
+    /// The match has ended.
+    Over,
+    /// It is not that side's (or any human's) turn.
+    NotYourTurn,
+    /// The command is not enabled for the side now.
+    NotEnabled(String, Side),
+}
+
+impl Refusal {
+    /// The message in `lang`.
+    pub fn text(&self, lang: super::i18n::Lang) -> String {
+        use super::i18n::pick;
+        match self {
+            Refusal::Over => pick(lang, "The match is over.", "対戦は終わりました。").into(),
+            Refusal::NotYourTurn => pick(
+                lang,
+                "Wait: it is not your turn.",
+                "お待ちください: まだあなたの番ではありません。",
+            )
+            .into(),
+            Refusal::NotEnabled(c, side) => pick(
+                lang,
+                "[{c}] is not enabled for {s} now.",
+                "[{c}] は今 {s} には使えません。",
+            )
+            .replace("{c}", c)
+            .replace("{s}", side_name(*side)),
+        }
+    }
+}
+
+impl std::fmt::Display for Refusal {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.text(super::i18n::Lang::En))
+    }
+}
+
 /// Who plays a side.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub enum Controller {
@@ -327,20 +367,19 @@ impl MatchSession {
 
     /// `side` chooses `cmd` (None: pass). Resolves the turn once every mover has chosen
     /// (in real-time play, at the next tick).
-    pub fn choose(&mut self, side: Side, cmd: Option<CmdId>) -> Result<(), String> {
+    pub fn choose(&mut self, side: Side, cmd: Option<CmdId>) -> Result<(), Refusal> {
         if self.over() {
-            return Err("the match is over".into());
+            return Err(Refusal::Over);
         }
         if !self.movers().contains(&side) {
-            return Err(format!("it is not {}'s turn", side_name(side)));
+            return Err(Refusal::NotYourTurn);
         }
         if let Some(c) = cmd
             && !self.is_enabled(side, c)
         {
-            return Err(format!(
-                "[{}] is not enabled for {}",
-                self.prog().commands[c as usize],
-                side_name(side)
+            return Err(Refusal::NotEnabled(
+                self.prog().commands[c as usize].clone(),
+                side,
             ));
         }
         self.pending[side] = Some(cmd);
@@ -362,15 +401,15 @@ impl MatchSession {
 
     /// A key from the `':` bindings was pressed: the human to move plays its command.
     /// `Ok(None)`: the key is not bound (ignored).
-    pub fn key(&mut self, key: &str) -> Result<Option<CmdId>, String> {
+    pub fn key(&mut self, key: &str) -> Result<Option<CmdId>, Refusal> {
         let Some(cmd) = self.prog().command_for_key(key) else {
             return Ok(None);
         };
         let Some(side) = self.human_to_choose() else {
             return Err(if self.over() {
-                "the match is over".into()
+                Refusal::Over
             } else {
-                "wait: it is not your turn".into()
+                Refusal::NotYourTurn
             });
         };
         self.choose(side, Some(cmd)).map(|()| Some(cmd))
