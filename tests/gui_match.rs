@@ -353,3 +353,18 @@ fn measure_frame_times_during_a_long_search() {
         times[times.len() - 1]
     );
 }
+
+#[test]
+fn example1_win_path_proves_the_forced_win_with_its_strategy() {
+    let mut h = harness(StudioApp::new_for_test(Lang::En, ""));
+    settle(&mut h);
+    open_example(&mut h, "ex1_push.kmt");
+    h.key_press(Key::F7);
+    step_until(&mut h, "the win path", |a| a.winpath_result().is_some());
+    h.get_by_label("Shortest win for h: 21 plies");
+    h.get_by_label("Forced win: yes — h wins against every reply within 21 plies");
+    h.get_by_label("First move: 押す");
+    h.get_by_label("Winning strategy (h's move against every reply)");
+    let r = h.state().winpath_result().unwrap();
+    assert!(r.strategy.as_deref().unwrap().contains("押す"));
+}

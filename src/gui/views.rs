@@ -191,7 +191,12 @@ impl StudioApp {
                         egui::StrokeKind::Inside,
                     );
                 }
-                let action = self.matchp.ui(ui, lang, self.last_good.as_ref(), focused);
+                let action = egui::Frame::new()
+                    .inner_margin(egui::Margin::symmetric(6, 2))
+                    .show(ui, |ui| {
+                        self.matchp.ui(ui, lang, self.last_good.as_ref(), focused)
+                    })
+                    .inner;
                 let pressed_inside = ui.input(|i| {
                     i.pointer.any_pressed()
                         && i.pointer

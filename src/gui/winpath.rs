@@ -6,10 +6,7 @@ use super::i18n::{Lang, pick};
 use super::session::{Job, Polled};
 use crate::engine::{Side, State};
 use crate::program::{CmdId, Compiled, RuleProgram};
-use crate::search::{
-    GameValue, PathStep, forced_win_cancellable, shortest_win_cancellable,
-    value_iteration_cancellable,
-};
+use crate::search::{GameValue, PathStep, shortest_win_cancellable, value_iteration_cancellable};
 use egui::{Color32, RichText, Ui};
 use std::sync::Arc;
 use std::time::Duration;
@@ -34,6 +31,12 @@ pub struct WinPathResult {
     pub forced: Option<bool>,
     /// h's first move of the forced win.
     pub forced_first: Option<String>,
+    /// The fewest plies within which h forces the win.
+    pub forced_plies: Option<u32>,
+    /// The forced win's strategy as an indented tree of lines.
+    pub strategy: Option<String>,
+    /// The proof covers sampled chance outcomes only (too many to enumerate).
+    pub sampled: bool,
     /// Simultaneous games: the value and strategies.
     pub value: Option<GameValue>,
     /// The rules use `rand`.
@@ -89,7 +92,7 @@ pub fn compute(
         return None;
     }
     phase.store(1, Relaxed);
-    let (forced, forced_first) = forced_win_cancellable(prog, start, plies, 20_000_000, cancel);
+    let f = crate::search::solve::forced_win_in(prog, start, plies, 20_000_000, Some(cancel));
     if cancel.load(std::sync::atomic::Ordering::Relaxed) {
         return None;
     }
@@ -115,8 +118,14 @@ pub fn compute(
         plies,
         shortest,
         moves,
-        forced,
-        forced_first,
+        forced: f.exists,
+        forced_first: f.first_move,
+        forced_plies: f.min_plies,
+        strategy: f
+            .strategy
+            .as_ref()
+            .map(|s| crate::search::solve::strategy_text(s, 16, 60)),
+        sampled: f.sampled,
         value,
         has_chance: prog.rules.iter().any(|r| r.has_rand),
         elapsed: t0.elapsed(),
@@ -428,13 +437,32 @@ fn show_result(ui: &mut Ui, lang: Lang, r: &WinPathResult, action: &mut Option<W
                         "Forced win: yes — h wins against every reply within {} plies",
                         "必勝: あり — h はどんな応手にも {} 手以内に勝てる",
                     )
-                    .replace("{}", &r.plies.to_string()),
+                    .replace("{}", &r.forced_plies.unwrap_or(r.plies).to_string()),
                 )
                 .strong()
                 .color(good_color(ui)),
             );
             if let Some(f) = &r.forced_first {
                 ui.label(format!("{} {f}", pick(lang, "First move:", "初手:")));
+            }
+            if r.sampled {
+                ui.weak(pick(
+                    lang,
+                    "Some moves had too many chance outcomes: the proof covers sampled outcomes.",
+                    "乱数の結果が多すぎる手があり、証明は抽出した結果についてのものです。",
+                ));
+            }
+            if let Some(t) = &r.strategy {
+                egui::CollapsingHeader::new(pick(
+                    lang,
+                    "Winning strategy (h's move against every reply)",
+                    "必勝戦略(どの応手にも対する h の手)",
+                ))
+                .id_salt("strategy")
+                .default_open(true)
+                .show(ui, |ui| {
+                    ui.label(RichText::new(t).monospace().size(12.0));
+                });
             }
         }
         Some(false) => {
