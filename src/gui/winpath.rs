@@ -390,6 +390,8 @@ fn show_result(ui: &mut Ui, lang: Lang, r: &WinPathResult, action: &mut Option<W
                     *action = Some(WinPathAction::Replay);
                 }
             });
+            show_forced(ui, lang, r);
+            ui.add_space(6.0);
             egui::Grid::new("winpath-steps")
                 .striped(true)
                 .num_columns(4)
@@ -425,72 +427,8 @@ fn show_result(ui: &mut Ui, lang: Lang, r: &WinPathResult, action: &mut Option<W
                 ))
                 .strong(),
             );
+            show_forced(ui, lang, r);
         }
-    }
-    ui.add_space(6.0);
-    match r.forced {
-        Some(true) => {
-            ui.label(
-                RichText::new(
-                    pick(
-                        lang,
-                        "Forced win: yes — h wins against every reply within {} plies",
-                        "必勝: あり — h はどんな応手にも {} 手以内に勝てる",
-                    )
-                    .replace("{}", &r.forced_plies.unwrap_or(r.plies).to_string()),
-                )
-                .strong()
-                .color(good_color(ui)),
-            );
-            if let Some(f) = &r.forced_first {
-                ui.label(format!("{} {f}", pick(lang, "First move:", "初手:")));
-            }
-            if r.sampled {
-                ui.weak(pick(
-                    lang,
-                    "Some moves had too many chance outcomes: the proof covers sampled outcomes.",
-                    "乱数の結果が多すぎる手があり、証明は抽出した結果についてのものです。",
-                ));
-            }
-            if let Some(t) = &r.strategy {
-                egui::CollapsingHeader::new(pick(
-                    lang,
-                    "Winning strategy (h's move against every reply)",
-                    "必勝戦略(どの応手にも対する h の手)",
-                ))
-                .id_salt("strategy")
-                .default_open(true)
-                .show(ui, |ui| {
-                    ui.label(RichText::new(t).monospace().size(12.0));
-                });
-            }
-        }
-        Some(false) => {
-            ui.label(
-                pick(
-                    lang,
-                    "Forced win: none within {} plies",
-                    "必勝: {} 手以内にはなし",
-                )
-                .replace("{}", &r.plies.to_string()),
-            );
-        }
-        None => {
-            ui.label(pick(
-                lang,
-                "Forced win: undecided (the search budget ran out).",
-                "必勝: 未確定(探索の上限に達しました)。",
-            ));
-        }
-    }
-    if r.has_chance {
-        ui.weak(pick(
-            lang,
-            "These rules use rand(a,b): the path may count on favourable outcomes; a replay can \
-             go otherwise.",
-            "このルールは rand(a,b) を使います。勝ち筋は有利な結果を前提にすることがあり、\
-             再生では違う展開になることがあります。",
-        ));
     }
     if let Some(v) = &r.value {
         ui.separator();
@@ -542,4 +480,72 @@ fn command_label(r: &WinPathResult, m: Option<CmdId>) -> String {
                 .unwrap_or_else(|| format!("#{c}"))
         },
     )
+}
+
+fn show_forced(ui: &mut Ui, lang: Lang, r: &WinPathResult) {
+    ui.add_space(6.0);
+    match r.forced {
+        Some(true) => {
+            ui.label(
+                RichText::new(
+                    pick(
+                        lang,
+                        "Forced win: yes — h wins against every reply within {} plies",
+                        "必勝: あり — h はどんな応手にも {} 手以内に勝てる",
+                    )
+                    .replace("{}", &r.forced_plies.unwrap_or(r.plies).to_string()),
+                )
+                .strong()
+                .color(good_color(ui)),
+            );
+            if let Some(f) = &r.forced_first {
+                ui.label(format!("{} {f}", pick(lang, "First move:", "初手:")));
+            }
+            if r.sampled {
+                ui.weak(pick(
+                    lang,
+                    "Some moves had too many chance outcomes: the proof covers sampled outcomes.",
+                    "乱数の結果が多すぎる手があり、証明は抽出した結果についてのものです。",
+                ));
+            }
+            if let Some(t) = &r.strategy {
+                egui::CollapsingHeader::new(pick(
+                    lang,
+                    "Winning strategy (h's move against every reply)",
+                    "必勝戦略(どの応手にも対する h の手)",
+                ))
+                .id_salt("strategy")
+                .default_open(false)
+                .show(ui, |ui| {
+                    ui.label(RichText::new(t).monospace().size(12.0));
+                });
+            }
+        }
+        Some(false) => {
+            ui.label(
+                pick(
+                    lang,
+                    "Forced win: none within {} plies",
+                    "必勝: {} 手以内にはなし",
+                )
+                .replace("{}", &r.plies.to_string()),
+            );
+        }
+        None => {
+            ui.label(pick(
+                lang,
+                "Forced win: undecided (the search budget ran out).",
+                "必勝: 未確定(探索の上限に達しました)。",
+            ));
+        }
+    }
+    if r.has_chance {
+        ui.weak(pick(
+            lang,
+            "These rules use rand(a,b): the path may count on favourable outcomes; a replay can \
+             go otherwise.",
+            "このルールは rand(a,b) を使います。勝ち筋は有利な結果を前提にすることがあり、\
+             再生では違う展開になることがあります。",
+        ));
+    }
 }
