@@ -175,3 +175,33 @@ fn perft_counts_sequences() {
     assert_eq!(code, 0);
     assert!(out.contains("depth 5: 4 sequences"), "{out}");
 }
+
+#[test]
+fn output_into_a_closed_pipe_ends_quietly() {
+    use std::io::{BufRead, BufReader};
+    // A long output (the expansion of a big file) read for one line only, as `| head -1` does.
+    let dir = std::env::temp_dir().join(format!("kumite-pipe-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let big = dir.join("big.kmt");
+    let mut text = String::from("!:体力=30,[殴る]\n");
+    for i in 0..20_000 {
+        text.push_str(&format!("[殴る],S.体力>={}:O.体力-1\n", i % 50));
+    }
+    std::fs::write(&big, text).unwrap();
+    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_kumite"))
+        .args(["expand", big.to_str().unwrap()])
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut first = String::new();
+    BufReader::new(child.stdout.take().unwrap())
+        .read_line(&mut first)
+        .unwrap();
+    assert!(!first.is_empty());
+    let out = child.wait_with_output().unwrap();
+    let _ = std::fs::remove_dir_all(&dir);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(!err.contains("panicked"), "{err}");
+    assert_eq!(out.status.code(), Some(0), "{err}");
+}

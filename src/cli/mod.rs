@@ -1,7 +1,29 @@
 //! The command line: thin wrappers over the library.
 
+/// `print!` that ends the process quietly when stdout is a closed pipe (`kumite … | head`).
+macro_rules! out {
+    ($($t:tt)*) => { $crate::cli::write_out(format_args!($($t)*)) };
+}
+
+/// `println!` that ends the process quietly when stdout is a closed pipe.
+macro_rules! outln {
+    () => { $crate::cli::write_out(format_args!("\n")) };
+    ($($t:tt)*) => { $crate::cli::write_out(format_args!("{}\n", format_args!($($t)*))) };
+}
+
 pub mod analyse;
 pub mod play;
+
+/// Writes to stdout; a reader that went away (a broken pipe) ends the process with status 0,
+/// as for other command-line tools, instead of a panic.
+pub fn write_out(args: std::fmt::Arguments) {
+    let mut o = std::io::stdout().lock();
+    if let Err(e) = o.write_fmt(args).and_then(|()| o.flush())
+        && e.kind() == std::io::ErrorKind::BrokenPipe
+    {
+        std::process::exit(0);
+    }
+}
 
 use crate::diag::{JsonDiagnostic, LineIndex, Severity, render_ariadne};
 use crate::program::{compile, expanded_kmt};
@@ -300,9 +322,9 @@ pub fn run(cmd: Command) -> ExitCode {
                 Err(e) => return fail(&format!("runtime error at {e}")),
             };
             match format.as_str() {
-                "json" => println!("{}", analyse::tree_json(&prog, &g, &eng, &st)),
-                "dot" => print!("{}", analyse::tree_dot(&g, &eng, &st)),
-                _ => print!("{}", analyse::tree_text(&g, &eng, &st)),
+                "json" => outln!("{}", analyse::tree_json(&prog, &g, &eng, &st)),
+                "dot" => out!("{}", analyse::tree_dot(&g, &eng, &st)),
+                _ => out!("{}", analyse::tree_text(&g, &eng, &st)),
             }
             ExitCode::SUCCESS
         }
@@ -320,15 +342,15 @@ pub fn run(cmd: Command) -> ExitCode {
             };
             let out = analyse::solve(&prog, side_of(first.as_deref(), &prog), depth, value);
             if format == Format::Json {
-                println!("{}", out);
+                outln!("{}", out);
             } else {
-                print!("{}", analyse::solve_text(&out));
+                out!("{}", analyse::solve_text(&out));
             }
             ExitCode::SUCCESS
         }
         Command::Replay { log } => match play::replay(&log) {
             Ok(msg) => {
-                println!("{msg}");
+                outln!("{msg}");
                 ExitCode::SUCCESS
             }
             Err(e) => {
@@ -356,7 +378,7 @@ pub fn run(cmd: Command) -> ExitCode {
             for d in 1..=depth {
                 let mut decided = 0;
                 match play::perft(&eng, &st, d, &mut decided) {
-                    Ok(n) => println!("depth {d}: {n} sequences ({decided} decided earlier)"),
+                    Ok(n) => outln!("depth {d}: {n} sequences ({decided} decided earlier)"),
                     Err(e) => return fail(&format!("runtime error at {e}")),
                 }
             }
@@ -507,19 +529,19 @@ fn arena(
     };
     let gps = games as f64 / secs;
     if format == Format::Json {
-        println!(
+        outln!(
             "{}",
             serde_json::json!({"games":games,"h_wins":hw,"c_wins":cw,"draws":dr,"errors":er,"forfeits":n_forfeits,"mean_turns":mean_turns,"games_per_second":gps})
         );
     } else {
         let (lo, hi) = play::wilson(hw, games);
-        println!(
+        outln!(
             "{games} games: h {hw} wins, c {cw} wins, {dr} draws, {er} errors, {n_forfeits} forfeits"
         );
         for f in &forfeits {
-            println!("  {f}");
+            outln!("  {f}");
         }
-        println!(
+        outln!(
             "h win rate {:.1}% (95% CI {:.1}–{:.1}%), mean {:.1} turns, {:.0} games/s",
             100.0 * hw as f64 / games.max(1) as f64,
             lo * 100.0,
@@ -597,7 +619,7 @@ fn check(files: &[PathBuf], format: Format, deny_warnings: bool, color: &str) ->
         }
     }
     if format == Format::Json {
-        println!("{}", serde_json::Value::Array(json));
+        outln!("{}", serde_json::Value::Array(json));
     }
     if failed {
         ExitCode::from(1)
@@ -634,7 +656,7 @@ fn expand(file: &PathBuf, output: Option<&PathBuf>) -> ExitCode {
                 return ExitCode::from(2);
             }
         }
-        None => print!("{out}"),
+        None => out!("{out}"),
     }
     ExitCode::SUCCESS
 }

@@ -361,7 +361,7 @@ pub fn match_command(
 /// Prints a match result as a line of text or as JSON.
 pub fn print_result(r: &MatchResult, json: bool) {
     if json {
-        println!("{}", serde_json::to_string(r).unwrap_or_default());
+        outln!("{}", serde_json::to_string(r).unwrap_or_default());
         return;
     }
     let who = |x: &str| match x {
@@ -371,15 +371,15 @@ pub fn print_result(r: &MatchResult, json: bool) {
         _ => "error",
     };
     match (&r.error, &r.forfeit) {
-        (Some(e), _) => println!("error after {} turns: {e}", r.turns),
-        (None, Some(f)) => println!(
+        (Some(e), _) => outln!("error after {} turns: {e}", r.turns),
+        (None, Some(f)) => outln!(
             "result: {} by forfeit after {} turns — {} forfeits: {}",
             who(r.result),
             r.turns,
             f.side,
             f.reason
         ),
-        (None, None) => println!(
+        (None, None) => outln!(
             "result: {} after {} turns (seed {})",
             who(r.result),
             r.turns,
