@@ -259,6 +259,13 @@ pub struct Engine<'p> {
     fast: Vec<Fast>,
     /// Resolution may apply each effect as its rule is evaluated (see `direct_resolution`).
     direct: bool,
+    /// The availability rules in a compact form, when none has a condition that needs an
+    /// expression evaluated (so none can fail): used when no trace is recorded.
+    avail_fast: Option<Vec<Avail>>,
+    /// Per effect: its operand when that is a constant (else 0).
+    effect_const: Vec<i64>,
+    /// Their enable effects: (opponent's, command, on).
+    avail_en: Vec<(bool, u32, bool)>,
     scratch: RefCell<Scratch>,
     /// Draws that only decide one comparison with a constant.
     binary_draws: Vec<BinaryDraw>,
@@ -277,7 +284,7 @@ impl<'p> Engine<'p> {
     /// A new engine.
     pub fn new(prog: &'p RuleProgram, seed: u64) -> Self {
         let hl = (prog.max_seq[0].max(prog.max_seq[1]) as usize).max(1);
-        let avail_rules = (0..prog.rules.len() as u32)
+        let avail_rules: Vec<u32> = (0..prog.rules.len() as u32)
             .filter(|&i| !prog.rules[i as usize].has_cmd_atoms && prog.rules[i as usize].has_enable)
             .collect();
         let victory_rules = (0..prog.rules.len() as u32)
@@ -384,7 +391,44 @@ impl<'p> Engine<'p> {
             })
             .collect();
         let direct = direct_resolution(prog, &by_cmd, &fast);
+        let mut avail_en = Vec::new();
+        let avail_fast = avail_rules
+            .iter()
+            .map(|&ri: &u32| {
+                let r = &prog.rules[ri as usize];
+                let conds = &fast[r.conds.0 as usize..r.conds.1 as usize];
+                if conds.iter().any(|f| matches!(f, Fast::General)) {
+                    return None;
+                }
+                let e0 = avail_en.len() as u32;
+                for e in prog.rule_effects(r) {
+                    if let CEffect::Enable { opp, cmd, on } = *e {
+                        avail_en.push((opp, cmd, on));
+                    }
+                }
+                Some(Avail {
+                    period: r.period,
+                    iff: r.iff,
+                    conds: r.conds,
+                    en: (e0, avail_en.len() as u32),
+                })
+            })
+            .collect::<Option<Vec<Avail>>>();
+        let effect_const = prog
+            .effects
+            .iter()
+            .map(|e| match *e {
+                CEffect::Update { expr, .. } => match prog.code_of(expr) {
+                    [Op::Push(v)] => *v,
+                    _ => 0,
+                },
+                _ => 0,
+            })
+            .collect();
         Self {
+            effect_const,
+            avail_fast,
+            avail_en,
             direct,
             by_cmd,
             need_cmd,
@@ -702,6 +746,32 @@ impl<'p> Engine<'p> {
         Ok(true)
     }
 
+    /// Conditions that all have fast forms (no expression to evaluate), for `side` on `st`.
+    #[inline(always)]
+    fn fast_conds(&self, range: (u32, u32), st: &State, side: Side) -> bool {
+        self.fast[range.0 as usize..range.1 as usize]
+            .iter()
+            .all(|f| match *f {
+                Fast::Range {
+                    who,
+                    id,
+                    lo,
+                    hi,
+                    neg,
+                } => {
+                    let v = st.vals[abs_side(who, side) * self.ns + id as usize];
+                    (lo <= v && v <= hi) != neg
+                }
+                Fast::Cmd {
+                    opp,
+                    back,
+                    cmd,
+                    neg,
+                } => (self.command_at(st, if opp { 1 - side } else { side }, back) == cmd) != neg,
+                Fast::General => false,
+            })
+    }
+
     /// The command `side` played `back` turns ago (0 = the latest), or NONE.
     #[inline]
     pub fn command_at(&self, st: &State, side: Side, back: u8) -> u32 {
@@ -790,6 +860,25 @@ impl<'p> Engine<'p> {
         } else {
             &[1]
         };
+        if let (Some(avail), None) = (&self.avail_fast, &trace) {
+            for &side in movers {
+                let n = st.own_turns[side] + 1;
+                for a in avail {
+                    if a.period > 1 && !n.is_multiple_of(a.period) {
+                        continue;
+                    }
+                    let held = self.fast_conds(a.conds, st, side);
+                    if !held && !a.iff {
+                        continue;
+                    }
+                    for &(opp, cmd, on) in &self.avail_en[a.en.0 as usize..a.en.1 as usize] {
+                        let s = if opp { 1 - side } else { side };
+                        st.enabled[s * self.nc + cmd as usize] = held == on;
+                    }
+                }
+            }
+            return Ok(());
+        }
         let mut sc = self.scratch.borrow_mut();
         let Scratch { stack, .. } = &mut *sc;
         for &side in movers {
@@ -833,74 +922,70 @@ impl<'p> Engine<'p> {
     /// application (and of overflow errors).
     fn resolve_direct(&self, st: &mut State, side: Side) -> Res<()> {
         let n = st.own_turns[side];
-        let turn = st.turn;
         let now = st.hist[side * self.hl];
         let list = &self.by_cmd[if now == NONE { self.nc } else { now as usize }];
-        let mut no_stack = Vec::new(); // never used: conditions here have fast forms
         for &ri in list {
             let r = &self.prog.rules[ri as usize];
             if !Self::period_ok(r, n) {
                 continue;
             }
-            let held = self.holds(ri, r, st, side, turn, &mut no_stack)?;
+            let need = self.need_cmd[ri as usize];
+            let held = (need == NONE || need == now) && self.fast_conds(r.conds, st, side);
             if !held && !r.iff {
                 continue;
             }
-            for e in self.prog.rule_effects(r) {
-                let w = match *e {
+            let e0 = r.effects.0 as usize;
+            for (k, e) in self.prog.rule_effects(r).iter().enumerate() {
+                match *e {
                     CEffect::Bool {
                         side: who,
                         state,
                         value,
                     } => {
-                        let s = resolve_side(who, side);
-                        Write {
-                            target: Target::Val(s * self.ns + state as usize),
-                            owner: s,
-                            writer: side,
-                            op: UpdOp::Set,
-                            value: (if held { value } else { !value }) as i64,
-                            rule: ri,
-                        }
+                        st.vals[resolve_side(who, side) * self.ns + state as usize] =
+                            (held == value) as i64;
                     }
                     CEffect::Update {
                         side: who,
                         state,
                         op,
-                        expr,
+                        ..
                     } => {
                         if !held {
                             continue;
                         }
-                        let s = resolve_side(who, side);
-                        let [Op::Push(v)] = self.prog.code_of(expr) else {
-                            unreachable!("direct resolution needs constant operands")
+                        let i = resolve_side(who, side) * self.ns + state as usize;
+                        let (cur, v) = (st.vals[i], self.effect_const[e0 + k]);
+                        let new = match op {
+                            UpdOp::Set => Some(v),
+                            UpdOp::Add => cur.checked_add(v),
+                            UpdOp::Sub => cur.checked_sub(v),
+                            UpdOp::Mul => cur.checked_mul(v),
+                            UpdOp::Div => cur.checked_div(v),
                         };
-                        Write {
-                            target: Target::Val(s * self.ns + state as usize),
-                            owner: s,
-                            writer: side,
-                            op,
-                            value: *v,
-                            rule: ri,
+                        match new {
+                            Some(x) => st.vals[i] = x,
+                            None => {
+                                // Overflow or division by zero: the general path words the error.
+                                let w = Write {
+                                    target: Target::Val(i),
+                                    owner: i / self.ns,
+                                    writer: side,
+                                    op,
+                                    value: v,
+                                    rule: ri,
+                                };
+                                return self.apply(st, &w, None);
+                            }
                         }
                     }
                     CEffect::Enable { opp, cmd, on } => {
-                        if !r.has_cmd_atoms {
-                            continue; // belongs to availability
-                        }
-                        let s = if opp { 1 - side } else { side };
-                        Write {
-                            target: Target::Flag(s * self.nc + cmd as usize),
-                            owner: s,
-                            writer: side,
-                            op: UpdOp::Set,
-                            value: (if held { on } else { !on }) as i64,
-                            rule: ri,
+                        if r.has_cmd_atoms {
+                            let s = if opp { 1 - side } else { side };
+                            st.enabled[s * self.nc + cmd as usize] = held == on;
                         }
                     }
-                };
-                self.apply(st, &w, None)?;
+                }
             }
         }
         Ok(())
@@ -1280,6 +1365,15 @@ fn direct_resolution(prog: &RuleProgram, by_cmd: &[Vec<u32>], fast: &[Fast]) -> 
         }
     }
     read.is_disjoint(&written)
+}
+
+/// An availability rule, compact.
+#[derive(Clone, Copy, Debug)]
+struct Avail {
+    period: u32,
+    iff: bool,
+    conds: (u32, u32),
+    en: (u32, u32),
 }
 
 /// A condition decoded for speed: sides as 0 = self, 1 = opponent, 2 = h, 3 = c.
