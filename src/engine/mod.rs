@@ -308,21 +308,23 @@ impl<'p> Engine<'p> {
                     .unwrap_or(NONE)
             })
             .collect();
+        let ns = prog.states.len();
         let fast: Vec<Fast> = prog
             .conds
             .iter()
             .map(|c| match *c {
                 CCond::Cmp { op, lhs, rhs } => match (prog.code_of(lhs), prog.code_of(rhs)) {
-                    ([Op::Load(who, id)], [Op::Push(k)]) => range_of(rel(*who), *id, op, *k),
+                    ([Op::Load(who, id)], [Op::Push(k)]) => {
+                        range_of(val_off(*who, *id, ns), op, *k)
+                    }
                     ([Op::Push(k)], [Op::Load(who, id)]) => {
-                        range_of(rel(*who), *id, mirror(op), *k)
+                        range_of(val_off(*who, *id, ns), mirror(op), *k)
                     }
                     _ => Fast::General,
                 },
                 // Non-zero is "not in [0, 0]".
                 CCond::Truth { neg, side, state } => Fast::Range {
-                    who: rel(side),
-                    id: state,
+                    off: val_off(side, state, ns),
                     lo: 0,
                     hi: 0,
                     neg: !neg,
@@ -332,12 +334,23 @@ impl<'p> Engine<'p> {
                     opp,
                     back,
                     cmd,
-                } => Fast::Cmd {
-                    opp,
-                    back,
-                    cmd,
-                    neg,
-                },
+                } => {
+                    // Index into the history for each acting side (NONE_AT: before the kept
+                    // history, i.e. no command).
+                    let at = |acting: usize| {
+                        let s = if opp { 1 - acting } else { acting };
+                        if (back as usize) < hl {
+                            (s * hl + back as usize) as u32
+                        } else {
+                            NONE_AT
+                        }
+                    };
+                    Fast::Cmd {
+                        off: [at(0), at(1)],
+                        cmd,
+                        neg,
+                    }
+                }
             })
             .collect();
         let mut binary_draws = Vec::new();
@@ -712,22 +725,19 @@ impl<'p> Engine<'p> {
         let base = r.conds.0 as usize;
         for (k, f) in self.fast[base..r.conds.1 as usize].iter().enumerate() {
             let ok = match *f {
-                Fast::Range {
-                    who,
-                    id,
-                    lo,
-                    hi,
-                    neg,
-                } => {
-                    let v = st.vals[abs_side(who, side) * self.ns + id as usize];
+                Fast::Range { off, lo, hi, neg } => {
+                    let v = st.vals[off[side] as usize];
                     (lo <= v && v <= hi) != neg
                 }
-                Fast::Cmd {
-                    opp,
-                    back,
-                    cmd,
-                    neg,
-                } => (self.command_at(st, if opp { 1 - side } else { side }, back) == cmd) != neg,
+                Fast::Cmd { off, cmd, neg } => {
+                    let at = off[side];
+                    let c = if at == NONE_AT {
+                        NONE
+                    } else {
+                        st.hist[at as usize]
+                    };
+                    (c == cmd) != neg
+                }
                 Fast::General => match self.prog.conds[base + k] {
                     CCond::Cmp { op, lhs, rhs } => {
                         let a =
@@ -752,22 +762,19 @@ impl<'p> Engine<'p> {
         self.fast[range.0 as usize..range.1 as usize]
             .iter()
             .all(|f| match *f {
-                Fast::Range {
-                    who,
-                    id,
-                    lo,
-                    hi,
-                    neg,
-                } => {
-                    let v = st.vals[abs_side(who, side) * self.ns + id as usize];
+                Fast::Range { off, lo, hi, neg } => {
+                    let v = st.vals[off[side] as usize];
                     (lo <= v && v <= hi) != neg
                 }
-                Fast::Cmd {
-                    opp,
-                    back,
-                    cmd,
-                    neg,
-                } => (self.command_at(st, if opp { 1 - side } else { side }, back) == cmd) != neg,
+                Fast::Cmd { off, cmd, neg } => {
+                    let at = off[side];
+                    let c = if at == NONE_AT {
+                        NONE
+                    } else {
+                        st.hist[at as usize]
+                    };
+                    (c == cmd) != neg
+                }
                 Fast::General => false,
             })
     }
@@ -1376,45 +1383,36 @@ struct Avail {
     en: (u32, u32),
 }
 
-/// A condition decoded for speed: sides as 0 = self, 1 = opponent, 2 = h, 3 = c.
+/// A condition decoded for speed, with its indices resolved for either acting side.
 #[derive(Clone, Copy, Debug)]
 enum Fast {
     /// `X.state` lies in [lo, hi] (`neg`: does not) — every comparison of one state with a
-    /// constant, and every truth test, without dispatching on the operator.
+    /// constant, and every truth test, without dispatching on the operator. `off[s]` is the
+    /// state's index in `State::vals` when side `s` acts.
     Range {
-        who: u8,
-        id: u32,
+        off: [u32; 2],
         lo: i64,
         hi: i64,
         neg: bool,
     },
-    /// A command `back` turns ago of self (`opp` false) or the opponent.
-    Cmd {
-        opp: bool,
-        back: u8,
-        cmd: u32,
-        neg: bool,
-    },
+    /// A command `back` turns ago of self or the opponent: `off[s]` is its index in
+    /// `State::hist` when side `s` acts ([`NONE_AT`]: before the kept history).
+    Cmd { off: [u32; 2], cmd: u32, neg: bool },
     /// Anything else: evaluate the general way.
     General,
 }
 
-fn rel(who: SideRef) -> u8 {
-    match who {
-        SideRef::S => 0,
-        SideRef::O => 1,
-        SideRef::H => 2,
-        SideRef::C => 3,
-    }
-}
+/// A history index that means "no command".
+const NONE_AT: u32 = u32::MAX;
 
-#[inline(always)]
-fn abs_side(rel: u8, side: Side) -> Side {
-    [side, 1 - side, 0, 1][rel as usize & 3]
+/// The index of `who.id` in `State::vals` when side 0 or side 1 acts.
+fn val_off(who: SideRef, id: u32, ns: usize) -> [u32; 2] {
+    let at = |acting: usize| (resolve_side(who, acting) * ns + id as usize) as u32;
+    [at(0), at(1)]
 }
 
 /// `X.state OP k` as a range test.
-fn range_of(who: u8, id: u32, op: CmpOp, k: i64) -> Fast {
+fn range_of(off: [u32; 2], op: CmpOp, k: i64) -> Fast {
     let (lo, hi, neg) = match op {
         CmpOp::Eq => (k, k, false),
         CmpOp::Ne => (k, k, true),
@@ -1429,13 +1427,7 @@ fn range_of(who: u8, id: u32, op: CmpOp, k: i64) -> Fast {
         },
         CmpOp::Ge => (k, i64::MAX, false),
     };
-    Fast::Range {
-        who,
-        id,
-        lo,
-        hi,
-        neg,
-    }
+    Fast::Range { off, lo, hi, neg }
 }
 
 /// The absolute side a written side names when `side` acts.
