@@ -49,7 +49,7 @@ struct FAdv {
 }
 
 /// Slots in the evaluation cache (a power of two).
-const CACHE: usize = 1 << 14;
+const CACHE: usize = 1 << 12;
 
 #[derive(Default)]
 struct Scratch {
