@@ -263,7 +263,7 @@ impl<'p> Searcher<'p> {
     }
 
     /// Plays `cmds` from `st` with every draw at its first outcome (for tie-breaks).
-    fn play_midpoint(&mut self, st: &State, cmds: [Option<CmdId>; 2]) -> State {
+    fn play_first_outcome(&mut self, st: &State, cmds: [Option<CmdId>; 2]) -> State {
         self.script.picks.clear();
         self.script.sampler = None;
         self.play_one(st, cmds)
@@ -614,7 +614,7 @@ impl<'p> CpuPlayer<'p> {
                     // only keeping the balance.
                     let tie = (v - best_v).abs() <= best_v.abs() * 1e-9 + 1e-9;
                     if v > best_v || tie {
-                        let c = s.play_midpoint(st, cmds);
+                        let c = s.play_first_outcome(st, cmds);
                         let d = s.own_distance(&c, side);
                         s.pool.push(c);
                         if !tie || d < best_d {
