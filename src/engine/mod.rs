@@ -262,8 +262,8 @@ pub struct Engine<'p> {
     /// The availability rules in a compact form, when none has a condition that needs an
     /// expression evaluated (so none can fail): used when no trace is recorded.
     avail_fast: Option<Vec<Avail>>,
-    /// Per effect: its operand when that is a constant (else 0).
-    effect_const: Vec<i64>,
+    /// Per effect: its operand when that is a constant.
+    effect_const: Vec<Option<i64>>,
     /// Their enable effects: (opponent's, command, on).
     avail_en: Vec<(bool, u32, bool)>,
     scratch: RefCell<Scratch>,
@@ -432,10 +432,10 @@ impl<'p> Engine<'p> {
             .iter()
             .map(|e| match *e {
                 CEffect::Update { expr, .. } => match prog.code_of(expr) {
-                    [Op::Push(v)] => *v,
-                    _ => 0,
+                    [Op::Push(v)] => Some(*v),
+                    _ => None,
                 },
-                _ => 0,
+                _ => None,
             })
             .collect();
         Self {
@@ -962,7 +962,7 @@ impl<'p> Engine<'p> {
                             continue;
                         }
                         let i = resolve_side(who, side) * self.ns + state as usize;
-                        let (cur, v) = (st.vals[i], self.effect_const[e0 + k]);
+                        let (cur, v) = (st.vals[i], self.effect_const[e0 + k].unwrap_or(0));
                         let new = match op {
                             UpdOp::Set => Some(v),
                             UpdOp::Add => cur.checked_add(v),
@@ -1033,7 +1033,8 @@ impl<'p> Engine<'p> {
                     m.origin.describe(),
                 ));
             }
-            for e in self.prog.rule_effects(r) {
+            let e0 = r.effects.0 as usize;
+            for (k, e) in self.prog.rule_effects(r).iter().enumerate() {
                 match *e {
                     CEffect::Bool {
                         side: who,
@@ -1061,8 +1062,12 @@ impl<'p> Engine<'p> {
                             continue;
                         }
                         let s = resolve_side(who, side);
-                        let v =
-                            self.eval(self.prog.code_of(expr), &st.vals, side, turn, ri, stack)?;
+                        let v = match self.effect_const[e0 + k] {
+                            Some(v) => v,
+                            None => {
+                                self.eval(self.prog.code_of(expr), &st.vals, side, turn, ri, stack)?
+                            }
+                        };
                         writes.push(Write {
                             target: Target::Val(s * self.ns + state as usize),
                             owner: s,
