@@ -262,6 +262,11 @@ pub struct Engine<'p> {
     /// The availability rules in a compact form, when none has a condition that needs an
     /// expression evaluated (so none can fail): used when no trace is recorded.
     avail_fast: Option<Vec<Avail>>,
+    /// The direct path's rules per command (and one more list for a pass, last): ranges into
+    /// `direct_rules`, whose effects are ranges into `direct_fx`.
+    direct_lists: Vec<(u32, u32)>,
+    direct_rules: Vec<DirectRule>,
+    direct_fx: Vec<DirectFx>,
     /// Per effect: its operand when that is a constant.
     effect_const: Vec<Option<i64>>,
     /// Their enable effects: (opponent's, command, on).
@@ -438,7 +443,64 @@ impl<'p> Engine<'p> {
                 _ => None,
             })
             .collect();
+        let (mut direct_lists, mut direct_rules, mut direct_fx) = (vec![], vec![], vec![]);
+        if direct {
+            let ns = prog.states.len();
+            for list in &by_cmd {
+                let l0 = direct_rules.len() as u32;
+                for &ri in list {
+                    let r = &prog.rules[ri as usize];
+                    let f0 = direct_fx.len() as u32;
+                    for e in prog.rule_effects(r) {
+                        direct_fx.push(match *e {
+                            CEffect::Bool { side, state, value } => DirectFx::Bool {
+                                off: val_off(side, state, ns),
+                                value,
+                            },
+                            CEffect::Update {
+                                side,
+                                state,
+                                op,
+                                expr,
+                            } => DirectFx::Update {
+                                off: val_off(side, state, ns),
+                                op,
+                                v: match prog.code_of(expr) {
+                                    [Op::Push(v)] => *v,
+                                    _ => unreachable!("direct resolution needs constant operands"),
+                                },
+                            },
+                            CEffect::Enable { opp, cmd, on } => {
+                                if !r.has_cmd_atoms {
+                                    continue; // belongs to availability
+                                }
+                                let at = |acting: usize| {
+                                    let s = if opp { 1 - acting } else { acting };
+                                    (s * nc + cmd as usize) as u32
+                                };
+                                DirectFx::Flag {
+                                    off: [at(0), at(1)],
+                                    on,
+                                }
+                            }
+                        });
+                    }
+                    direct_rules.push(DirectRule {
+                        rule: ri,
+                        period: r.period,
+                        need: need_cmd[ri as usize],
+                        conds: r.conds,
+                        iff: r.iff,
+                        fx: (f0, direct_fx.len() as u32),
+                    });
+                }
+                direct_lists.push((l0, direct_rules.len() as u32));
+            }
+        }
         Self {
+            direct_lists,
+            direct_rules,
+            direct_fx,
             effect_const,
             avail_fast,
             avail_en,
@@ -930,39 +992,27 @@ impl<'p> Engine<'p> {
     fn resolve_direct(&self, st: &mut State, side: Side) -> Res<()> {
         let n = st.own_turns[side];
         let now = st.hist[side * self.hl];
-        let list = &self.by_cmd[if now == NONE { self.nc } else { now as usize }];
-        for &ri in list {
-            let r = &self.prog.rules[ri as usize];
-            if !Self::period_ok(r, n) {
+        let (a, b) = self.direct_lists[if now == NONE { self.nc } else { now as usize }];
+        for r in &self.direct_rules[a as usize..b as usize] {
+            if r.period > 1 && !n.is_multiple_of(r.period) {
                 continue;
             }
-            let need = self.need_cmd[ri as usize];
-            let held = (need == NONE || need == now) && self.fast_conds(r.conds, st, side);
+            let held = (r.need == NONE || r.need == now) && self.fast_conds(r.conds, st, side);
             if !held && !r.iff {
                 continue;
             }
-            let e0 = r.effects.0 as usize;
-            for (k, e) in self.prog.rule_effects(r).iter().enumerate() {
-                match *e {
-                    CEffect::Bool {
-                        side: who,
-                        state,
-                        value,
-                    } => {
-                        st.vals[resolve_side(who, side) * self.ns + state as usize] =
-                            (held == value) as i64;
+            for fx in &self.direct_fx[r.fx.0 as usize..r.fx.1 as usize] {
+                match *fx {
+                    DirectFx::Bool { off, value } => {
+                        st.vals[off[side] as usize] = (held == value) as i64
                     }
-                    CEffect::Update {
-                        side: who,
-                        state,
-                        op,
-                        ..
-                    } => {
+                    DirectFx::Flag { off, on } => st.enabled[off[side] as usize] = held == on,
+                    DirectFx::Update { off, op, v } => {
                         if !held {
                             continue;
                         }
-                        let i = resolve_side(who, side) * self.ns + state as usize;
-                        let (cur, v) = (st.vals[i], self.effect_const[e0 + k].unwrap_or(0));
+                        let i = off[side] as usize;
+                        let cur = st.vals[i];
                         let new = match op {
                             UpdOp::Set => Some(v),
                             UpdOp::Add => cur.checked_add(v),
@@ -980,16 +1030,10 @@ impl<'p> Engine<'p> {
                                     writer: side,
                                     op,
                                     value: v,
-                                    rule: ri,
+                                    rule: r.rule,
                                 };
                                 return self.apply(st, &w, None);
                             }
-                        }
-                    }
-                    CEffect::Enable { opp, cmd, on } => {
-                        if r.has_cmd_atoms {
-                            let s = if opp { 1 - side } else { side };
-                            st.enabled[s * self.nc + cmd as usize] = held == on;
                         }
                     }
                 }
@@ -1377,6 +1421,25 @@ fn direct_resolution(prog: &RuleProgram, by_cmd: &[Vec<u32>], fast: &[Fast]) -> 
         }
     }
     read.is_disjoint(&written)
+}
+
+/// A rule on the direct resolution path, compact.
+#[derive(Clone, Copy, Debug)]
+struct DirectRule {
+    rule: u32,
+    period: u32,
+    need: u32,
+    conds: (u32, u32),
+    iff: bool,
+    fx: (u32, u32),
+}
+
+/// An effect on the direct path, with its target's index for either acting side.
+#[derive(Clone, Copy, Debug)]
+enum DirectFx {
+    Bool { off: [u32; 2], value: bool },
+    Update { off: [u32; 2], op: UpdOp, v: i64 },
+    Flag { off: [u32; 2], on: bool },
 }
 
 /// An availability rule, compact.
