@@ -269,8 +269,8 @@ pub struct Engine<'p> {
     direct_fx: Vec<DirectFx>,
     /// Per effect: its operand when that is a constant.
     effect_const: Vec<Option<i64>>,
-    /// Their enable effects: (opponent's, command, on).
-    avail_en: Vec<(bool, u32, bool)>,
+    /// Their enable effects: (the flag's index for either acting side, on).
+    avail_en: Vec<([u32; 2], bool)>,
     scratch: RefCell<Scratch>,
     /// Draws that only decide one comparison with a constant.
     binary_draws: Vec<BinaryDraw>,
@@ -421,7 +421,12 @@ impl<'p> Engine<'p> {
                 let e0 = avail_en.len() as u32;
                 for e in prog.rule_effects(r) {
                     if let CEffect::Enable { opp, cmd, on } = *e {
-                        avail_en.push((opp, cmd, on));
+                        // The flag's index in `State::enabled` for either acting side.
+                        let at = |acting: usize| {
+                            let s = if opp { 1 - acting } else { acting };
+                            (s * prog.commands.len() + cmd as usize) as u32
+                        };
+                        avail_en.push(([at(0), at(1)], on));
                     }
                 }
                 Some(Avail {
@@ -940,9 +945,8 @@ impl<'p> Engine<'p> {
                     if !held && !a.iff {
                         continue;
                     }
-                    for &(opp, cmd, on) in &self.avail_en[a.en.0 as usize..a.en.1 as usize] {
-                        let s = if opp { 1 - side } else { side };
-                        st.enabled[s * self.nc + cmd as usize] = held == on;
+                    for &(off, on) in &self.avail_en[a.en.0 as usize..a.en.1 as usize] {
+                        st.enabled[off[side] as usize] = held == on;
                     }
                 }
             }
