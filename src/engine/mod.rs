@@ -926,6 +926,26 @@ impl<'p> Engine<'p> {
     }
 
     /// Availability for the side(s) about to move (`only`: one side), then records flag changes.
+    /// Availability from the compact rules (they cannot fail).
+    #[inline(always)]
+    fn prepare_fast(&self, st: &mut State, movers: &[Side], avail: &[Avail]) {
+        for &side in movers {
+            let n = st.own_turns[side] + 1;
+            for a in avail {
+                if a.period > 1 && !n.is_multiple_of(a.period) {
+                    continue;
+                }
+                let held = self.fast_conds(a.conds, st, side);
+                if !held && !a.iff {
+                    continue;
+                }
+                for &(off, on) in &self.avail_en[a.en.0 as usize..a.en.1 as usize] {
+                    st.enabled[off[side] as usize] = held == on;
+                }
+            }
+        }
+    }
+
     fn prepare(&self, st: &mut State, mut trace: Option<&mut TurnTrace>) -> Res<()> {
         let movers: &[Side] = if self.simultaneous {
             &[0, 1]
@@ -935,21 +955,7 @@ impl<'p> Engine<'p> {
             &[1]
         };
         if let (Some(avail), None) = (&self.avail_fast, &trace) {
-            for &side in movers {
-                let n = st.own_turns[side] + 1;
-                for a in avail {
-                    if a.period > 1 && !n.is_multiple_of(a.period) {
-                        continue;
-                    }
-                    let held = self.fast_conds(a.conds, st, side);
-                    if !held && !a.iff {
-                        continue;
-                    }
-                    for &(off, on) in &self.avail_en[a.en.0 as usize..a.en.1 as usize] {
-                        st.enabled[off[side] as usize] = held == on;
-                    }
-                }
-            }
+            self.prepare_fast(st, movers, avail);
             return Ok(());
         }
         let mut sc = self.scratch.borrow_mut();
@@ -1278,11 +1284,15 @@ impl<'p> Engine<'p> {
             if !self.simultaneous {
                 st.to_move = 1 - st.to_move;
             }
-            self.prepare(st, trace)?;
+            match (&self.avail_fast, &trace) {
+                (Some(avail), None) => self.prepare_fast(st, self.movers(st), avail),
+                _ => self.prepare(st, trace)?,
+            }
         }
         Ok(())
     }
 
+    #[inline]
     fn end_check(&self, st: &mut State, trace: Option<&mut TurnTrace>) -> Res<()> {
         if !self.victory_rules.is_empty() {
             self.victory_check(st, trace)?;
