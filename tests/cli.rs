@@ -205,3 +205,44 @@ fn output_into_a_closed_pipe_ends_quietly() {
     assert!(!err.contains("panicked"), "{err}");
     assert_eq!(out.status.code(), Some(0), "{err}");
 }
+
+#[test]
+fn solve_prints_the_forced_win_as_a_strategy_tree_and_says_how_chance_was_treated() {
+    let root = common::root();
+    let grips = root.join("rules").join("ex3_grips.kmt");
+    let g = grips.to_str().expect("path");
+    let (code, out, _) = kumite(&["solve", g, "--depth", "9", "--format", "json"]);
+    assert_eq!(code, 0);
+    let v: serde_json::Value = serde_json::from_str(&out).expect("JSON");
+    assert_eq!(v["shortest_win"]["plies"], 5);
+    let f = &v["forced_win"];
+    assert_eq!(
+        (f["exists"].as_bool(), f["plies"].as_u64()),
+        (Some(true), Some(9))
+    );
+    assert_eq!(f["min_plies"], 5);
+    assert_eq!(f["strategy"]["to_move"], "h");
+    assert_eq!(f["strategy"]["h"], "左マワシ取る");
+    assert_eq!(v["chance"], "none");
+    let (code, text, _) = kumite(&["solve", g, "--depth", "9"]);
+    assert_eq!(code, 0);
+    assert!(
+        text.contains("h: 左マワシ取る") && text.contains("投げる (win)"),
+        "{text}"
+    );
+    // With rand: the path may assume lucky outcomes, the forced win needs every outcome.
+    let sumo = root.join("rules").join("sumo.kmt");
+    let (code, out, _) = kumite(&[
+        "solve",
+        sumo.to_str().expect("path"),
+        "--depth",
+        "5",
+        "--format",
+        "json",
+    ]);
+    assert_eq!(code, 0);
+    let v: serde_json::Value = serde_json::from_str(&out).expect("JSON");
+    assert_eq!(v["shortest_win"]["plies"], 5);
+    assert_eq!(v["forced_win"]["exists"], false);
+    assert!(v["chance"].as_str().unwrap_or("").contains("every outcome"));
+}

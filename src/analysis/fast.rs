@@ -49,7 +49,7 @@ struct FAdv {
 }
 
 /// Slots in the evaluation cache (a power of two).
-const CACHE: usize = 1 << 14;
+const CACHE: usize = 1 << 12;
 
 #[derive(Default)]
 struct Scratch {
@@ -73,6 +73,8 @@ pub struct FastEval {
     cap: u32,
     /// Too many nodes for the bit masks: use the general evaluation.
     general: bool,
+    /// When the graph has no cycle: its nodes with every achiever condition before the node.
+    order: Option<Vec<u32>>,
     /// The evaluation reads the command history (an advantage line or an excluded condition
     /// has a command atom), so the cache key must include it.
     reads_history: bool,
@@ -155,7 +157,9 @@ impl FastEval {
             }
             ach_of.push((start, ach.len() as u32));
         }
+        let order = topological(&ach_of, &ach, &ach_conds);
         Self {
+            order,
             ach_of,
             ach,
             ach_conds,
@@ -287,15 +291,79 @@ impl FastEval {
         }
     }
 
+    /// Node `i` when all nodes its achievers need are done (acyclic graphs: the same result as
+    /// `tree`, whose order of visits only matters where a cycle is cut).
+    #[inline]
+    fn node_bottom_up(&self, eng: &Engine, st: &State, x: Side, i: usize, sc: &mut Scratch) {
+        let bit = 1u128 << i;
+        if self.holds(eng, st, i, x) {
+            sc.state[i] = 1;
+            sc.own[i] = 0;
+            sc.set[i] = bit;
+            return;
+        }
+        let n = &self.nodes[i];
+        let cur = if n.target == Target::Enabled {
+            0
+        } else {
+            st.vals[Self::abs(n.side, x) * eng.ns + n.id as usize]
+        };
+        let mut best: Option<(u32, u128, u32)> = None;
+        let (a0, a1) = self.ach_of[i];
+        for a in &self.ach[a0 as usize..a1 as usize] {
+            let Some(own) = own_cost_of(
+                n.target,
+                cur,
+                a.step,
+                a.needs_command,
+                a.period,
+                n.free_rate,
+            ) else {
+                continue;
+            };
+            let mut set = bit;
+            let mut ok = true;
+            for &c in &self.ach_conds[a.conds.0 as usize..a.conds.1 as usize] {
+                if sc.state[c as usize] == 1 {
+                    set |= sc.set[c as usize];
+                } else {
+                    ok = false;
+                    break;
+                }
+            }
+            if !ok {
+                continue;
+            }
+            let total = own.saturating_add(Self::cost(sc, set & !bit));
+            if best.is_none_or(|b| total < b.0) {
+                best = Some((total, set, own));
+            }
+        }
+        match best {
+            Some((_, set, own)) => {
+                sc.state[i] = 1;
+                sc.own[i] = own;
+                sc.set[i] = set;
+            }
+            None => sc.state[i] = 2,
+        }
+    }
+
     /// The distance to winning of side `x` (as [`super::distances`]`.to_win`).
     pub fn to_win(&self, eng: &Engine, st: &State, x: Side) -> u32 {
         let mut sc = self.scratch.borrow_mut();
         let sc = &mut *sc;
-        sc.state.fill(0);
-        let mut on_stack = 0u128;
-        // Every node in order, as `distances` does: the memo then holds the same trees.
-        for i in 0..self.nodes.len() {
-            self.tree(eng, st, x, i, &mut on_stack, sc);
+        if let Some(order) = &self.order {
+            for &i in order {
+                self.node_bottom_up(eng, st, x, i as usize, sc);
+            }
+        } else {
+            sc.state.fill(0);
+            let mut on_stack = 0u128;
+            // Every node in order, as `distances` does: the memo then holds the same trees.
+            for i in 0..self.nodes.len() {
+                self.tree(eng, st, x, i, &mut on_stack, sc);
+            }
         }
         let mut best = self.cap;
         for d in &self.decisive {
@@ -388,4 +456,44 @@ impl FastEval {
         }
         (dy - dx) + self.advantage(eng, st, x) - self.advantage(eng, st, 1 - x)
     }
+}
+
+/// The nodes in an order where every node comes after the nodes its achievers need, or None
+/// if the graph has a cycle.
+fn topological(ach_of: &[(u32, u32)], ach: &[FAch], ach_conds: &[u32]) -> Option<Vec<u32>> {
+    // 0 = new, 1 = on the path, 2 = done.
+    fn visit(
+        i: usize,
+        mark: &mut [u8],
+        out: &mut Vec<u32>,
+        ach_of: &[(u32, u32)],
+        ach: &[FAch],
+        ach_conds: &[u32],
+    ) -> bool {
+        match mark[i] {
+            1 => return false,
+            2 => return true,
+            _ => {}
+        }
+        mark[i] = 1;
+        let (a0, a1) = ach_of[i];
+        for a in &ach[a0 as usize..a1 as usize] {
+            for &c in &ach_conds[a.conds.0 as usize..a.conds.1 as usize] {
+                if !visit(c as usize, mark, out, ach_of, ach, ach_conds) {
+                    return false;
+                }
+            }
+        }
+        mark[i] = 2;
+        out.push(i as u32);
+        true
+    }
+    let mut mark = vec![0u8; ach_of.len()];
+    let mut out = Vec::with_capacity(ach_of.len());
+    for i in 0..ach_of.len() {
+        if !visit(i, &mut mark, &mut out, ach_of, ach, ach_conds) {
+            return None;
+        }
+    }
+    Some(out)
 }

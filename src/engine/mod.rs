@@ -259,6 +259,18 @@ pub struct Engine<'p> {
     fast: Vec<Fast>,
     /// Resolution may apply each effect as its rule is evaluated (see `direct_resolution`).
     direct: bool,
+    /// The availability rules in a compact form, when none has a condition that needs an
+    /// expression evaluated (so none can fail): used when no trace is recorded.
+    avail_fast: Option<Vec<Avail>>,
+    /// The direct path's rules per command (and one more list for a pass, last): ranges into
+    /// `direct_rules`, whose effects are ranges into `direct_fx`.
+    direct_lists: Vec<(u32, u32)>,
+    direct_rules: Vec<DirectRule>,
+    direct_fx: Vec<DirectFx>,
+    /// Per effect: its operand when that is a constant.
+    effect_const: Vec<Option<i64>>,
+    /// Their enable effects: (the flag's index for either acting side, on).
+    avail_en: Vec<([u32; 2], bool)>,
     scratch: RefCell<Scratch>,
     /// Draws that only decide one comparison with a constant.
     binary_draws: Vec<BinaryDraw>,
@@ -277,7 +289,7 @@ impl<'p> Engine<'p> {
     /// A new engine.
     pub fn new(prog: &'p RuleProgram, seed: u64) -> Self {
         let hl = (prog.max_seq[0].max(prog.max_seq[1]) as usize).max(1);
-        let avail_rules = (0..prog.rules.len() as u32)
+        let avail_rules: Vec<u32> = (0..prog.rules.len() as u32)
             .filter(|&i| !prog.rules[i as usize].has_cmd_atoms && prog.rules[i as usize].has_enable)
             .collect();
         let victory_rules = (0..prog.rules.len() as u32)
@@ -301,21 +313,23 @@ impl<'p> Engine<'p> {
                     .unwrap_or(NONE)
             })
             .collect();
+        let ns = prog.states.len();
         let fast: Vec<Fast> = prog
             .conds
             .iter()
             .map(|c| match *c {
                 CCond::Cmp { op, lhs, rhs } => match (prog.code_of(lhs), prog.code_of(rhs)) {
-                    ([Op::Load(who, id)], [Op::Push(k)]) => range_of(rel(*who), *id, op, *k),
+                    ([Op::Load(who, id)], [Op::Push(k)]) => {
+                        range_of(val_off(*who, *id, ns), op, *k)
+                    }
                     ([Op::Push(k)], [Op::Load(who, id)]) => {
-                        range_of(rel(*who), *id, mirror(op), *k)
+                        range_of(val_off(*who, *id, ns), mirror(op), *k)
                     }
                     _ => Fast::General,
                 },
                 // Non-zero is "not in [0, 0]".
                 CCond::Truth { neg, side, state } => Fast::Range {
-                    who: rel(side),
-                    id: state,
+                    off: val_off(side, state, ns),
                     lo: 0,
                     hi: 0,
                     neg: !neg,
@@ -325,12 +339,23 @@ impl<'p> Engine<'p> {
                     opp,
                     back,
                     cmd,
-                } => Fast::Cmd {
-                    opp,
-                    back,
-                    cmd,
-                    neg,
-                },
+                } => {
+                    // Index into the history for each acting side (NONE_AT: before the kept
+                    // history, i.e. no command).
+                    let at = |acting: usize| {
+                        let s = if opp { 1 - acting } else { acting };
+                        if (back as usize) < hl {
+                            (s * hl + back as usize) as u32
+                        } else {
+                            NONE_AT
+                        }
+                    };
+                    Fast::Cmd {
+                        off: [at(0), at(1)],
+                        cmd,
+                        neg,
+                    }
+                }
             })
             .collect();
         let mut binary_draws = Vec::new();
@@ -384,7 +409,106 @@ impl<'p> Engine<'p> {
             })
             .collect();
         let direct = direct_resolution(prog, &by_cmd, &fast);
+        let mut avail_en = Vec::new();
+        let avail_fast = avail_rules
+            .iter()
+            .map(|&ri: &u32| {
+                let r = &prog.rules[ri as usize];
+                let conds = &fast[r.conds.0 as usize..r.conds.1 as usize];
+                if conds.iter().any(|f| matches!(f, Fast::General)) {
+                    return None;
+                }
+                let e0 = avail_en.len() as u32;
+                for e in prog.rule_effects(r) {
+                    if let CEffect::Enable { opp, cmd, on } = *e {
+                        // The flag's index in `State::enabled` for either acting side.
+                        let at = |acting: usize| {
+                            let s = if opp { 1 - acting } else { acting };
+                            (s * prog.commands.len() + cmd as usize) as u32
+                        };
+                        avail_en.push(([at(0), at(1)], on));
+                    }
+                }
+                Some(Avail {
+                    period: r.period,
+                    iff: r.iff,
+                    conds: r.conds,
+                    en: (e0, avail_en.len() as u32),
+                })
+            })
+            .collect::<Option<Vec<Avail>>>();
+        let effect_const = prog
+            .effects
+            .iter()
+            .map(|e| match *e {
+                CEffect::Update { expr, .. } => match prog.code_of(expr) {
+                    [Op::Push(v)] => Some(*v),
+                    _ => None,
+                },
+                _ => None,
+            })
+            .collect();
+        let (mut direct_lists, mut direct_rules, mut direct_fx) = (vec![], vec![], vec![]);
+        if direct {
+            let ns = prog.states.len();
+            for list in &by_cmd {
+                let l0 = direct_rules.len() as u32;
+                for &ri in list {
+                    let r = &prog.rules[ri as usize];
+                    let f0 = direct_fx.len() as u32;
+                    for e in prog.rule_effects(r) {
+                        direct_fx.push(match *e {
+                            CEffect::Bool { side, state, value } => DirectFx::Bool {
+                                off: val_off(side, state, ns),
+                                value,
+                            },
+                            CEffect::Update {
+                                side,
+                                state,
+                                op,
+                                expr,
+                            } => DirectFx::Update {
+                                off: val_off(side, state, ns),
+                                op,
+                                v: match prog.code_of(expr) {
+                                    [Op::Push(v)] => *v,
+                                    _ => unreachable!("direct resolution needs constant operands"),
+                                },
+                            },
+                            CEffect::Enable { opp, cmd, on } => {
+                                if !r.has_cmd_atoms {
+                                    continue; // belongs to availability
+                                }
+                                let at = |acting: usize| {
+                                    let s = if opp { 1 - acting } else { acting };
+                                    (s * nc + cmd as usize) as u32
+                                };
+                                DirectFx::Flag {
+                                    off: [at(0), at(1)],
+                                    on,
+                                }
+                            }
+                        });
+                    }
+                    direct_rules.push(DirectRule {
+                        rule: ri,
+                        period: r.period,
+                        need: need_cmd[ri as usize],
+                        conds: r.conds,
+                        iff: r.iff,
+                        fx: (f0, direct_fx.len() as u32),
+                    });
+                }
+                direct_lists.push((l0, direct_rules.len() as u32));
+            }
+        }
         Self {
+            direct_lists,
+            direct_rules,
+            direct_fx,
+            effect_const,
+            avail_fast,
+            avail_en,
             direct,
             by_cmd,
             need_cmd,
@@ -674,22 +798,19 @@ impl<'p> Engine<'p> {
         let base = r.conds.0 as usize;
         for (k, f) in self.fast[base..r.conds.1 as usize].iter().enumerate() {
             let ok = match *f {
-                Fast::Range {
-                    who,
-                    id,
-                    lo,
-                    hi,
-                    neg,
-                } => {
-                    let v = st.vals[abs_side(who, side) * self.ns + id as usize];
+                Fast::Range { off, lo, hi, neg } => {
+                    let v = st.vals[off[side] as usize];
                     (lo <= v && v <= hi) != neg
                 }
-                Fast::Cmd {
-                    opp,
-                    back,
-                    cmd,
-                    neg,
-                } => (self.command_at(st, if opp { 1 - side } else { side }, back) == cmd) != neg,
+                Fast::Cmd { off, cmd, neg } => {
+                    let at = off[side];
+                    let c = if at == NONE_AT {
+                        NONE
+                    } else {
+                        st.hist[at as usize]
+                    };
+                    (c == cmd) != neg
+                }
                 Fast::General => match self.prog.conds[base + k] {
                     CCond::Cmp { op, lhs, rhs } => {
                         let a =
@@ -706,6 +827,29 @@ impl<'p> Engine<'p> {
             }
         }
         Ok(true)
+    }
+
+    /// Conditions that all have fast forms (no expression to evaluate), for `side` on `st`.
+    #[inline(always)]
+    fn fast_conds(&self, range: (u32, u32), st: &State, side: Side) -> bool {
+        self.fast[range.0 as usize..range.1 as usize]
+            .iter()
+            .all(|f| match *f {
+                Fast::Range { off, lo, hi, neg } => {
+                    let v = st.vals[off[side] as usize];
+                    (lo <= v && v <= hi) != neg
+                }
+                Fast::Cmd { off, cmd, neg } => {
+                    let at = off[side];
+                    let c = if at == NONE_AT {
+                        NONE
+                    } else {
+                        st.hist[at as usize]
+                    };
+                    (c == cmd) != neg
+                }
+                Fast::General => false,
+            })
     }
 
     /// The command `side` played `back` turns ago (0 = the latest), or NONE.
@@ -788,6 +932,26 @@ impl<'p> Engine<'p> {
     }
 
     /// Availability for the side(s) about to move (`only`: one side), then records flag changes.
+    /// Availability from the compact rules (they cannot fail).
+    #[inline(always)]
+    fn prepare_fast(&self, st: &mut State, movers: &[Side], avail: &[Avail]) {
+        for &side in movers {
+            let n = st.own_turns[side] + 1;
+            for a in avail {
+                if a.period > 1 && !n.is_multiple_of(a.period) {
+                    continue;
+                }
+                let held = self.fast_conds(a.conds, st, side);
+                if !held && !a.iff {
+                    continue;
+                }
+                for &(off, on) in &self.avail_en[a.en.0 as usize..a.en.1 as usize] {
+                    st.enabled[off[side] as usize] = held == on;
+                }
+            }
+        }
+    }
+
     fn prepare(&self, st: &mut State, mut trace: Option<&mut TurnTrace>) -> Res<()> {
         let movers: &[Side] = if self.simultaneous {
             &[0, 1]
@@ -796,6 +960,10 @@ impl<'p> Engine<'p> {
         } else {
             &[1]
         };
+        if let (Some(avail), None) = (&self.avail_fast, &trace) {
+            self.prepare_fast(st, movers, avail);
+            return Ok(());
+        }
         let mut sc = self.scratch.borrow_mut();
         let Scratch { stack, .. } = &mut *sc;
         for &side in movers {
@@ -839,74 +1007,52 @@ impl<'p> Engine<'p> {
     /// application (and of overflow errors).
     fn resolve_direct(&self, st: &mut State, side: Side) -> Res<()> {
         let n = st.own_turns[side];
-        let turn = st.turn;
         let now = st.hist[side * self.hl];
-        let list = &self.by_cmd[if now == NONE { self.nc } else { now as usize }];
-        let mut no_stack = Vec::new(); // never used: conditions here have fast forms
-        for &ri in list {
-            let r = &self.prog.rules[ri as usize];
-            if !Self::period_ok(r, n) {
+        let (a, b) = self.direct_lists[if now == NONE { self.nc } else { now as usize }];
+        for r in &self.direct_rules[a as usize..b as usize] {
+            if r.period > 1 && !n.is_multiple_of(r.period) {
                 continue;
             }
-            let held = self.holds(ri, r, st, side, turn, &mut no_stack)?;
+            let held = (r.need == NONE || r.need == now) && self.fast_conds(r.conds, st, side);
             if !held && !r.iff {
                 continue;
             }
-            for e in self.prog.rule_effects(r) {
-                let w = match *e {
-                    CEffect::Bool {
-                        side: who,
-                        state,
-                        value,
-                    } => {
-                        let s = resolve_side(who, side);
-                        Write {
-                            target: Target::Val(s * self.ns + state as usize),
-                            owner: s,
-                            writer: side,
-                            op: UpdOp::Set,
-                            value: (if held { value } else { !value }) as i64,
-                            rule: ri,
-                        }
+            for fx in &self.direct_fx[r.fx.0 as usize..r.fx.1 as usize] {
+                match *fx {
+                    DirectFx::Bool { off, value } => {
+                        st.vals[off[side] as usize] = (held == value) as i64
                     }
-                    CEffect::Update {
-                        side: who,
-                        state,
-                        op,
-                        expr,
-                    } => {
+                    DirectFx::Flag { off, on } => st.enabled[off[side] as usize] = held == on,
+                    DirectFx::Update { off, op, v } => {
                         if !held {
                             continue;
                         }
-                        let s = resolve_side(who, side);
-                        let [Op::Push(v)] = self.prog.code_of(expr) else {
-                            unreachable!("direct resolution needs constant operands")
+                        let i = off[side] as usize;
+                        let cur = st.vals[i];
+                        let new = match op {
+                            UpdOp::Set => Some(v),
+                            UpdOp::Add => cur.checked_add(v),
+                            UpdOp::Sub => cur.checked_sub(v),
+                            UpdOp::Mul => cur.checked_mul(v),
+                            UpdOp::Div => cur.checked_div(v),
                         };
-                        Write {
-                            target: Target::Val(s * self.ns + state as usize),
-                            owner: s,
-                            writer: side,
-                            op,
-                            value: *v,
-                            rule: ri,
+                        match new {
+                            Some(x) => st.vals[i] = x,
+                            None => {
+                                // Overflow or division by zero: the general path words the error.
+                                let w = Write {
+                                    target: Target::Val(i),
+                                    owner: i / self.ns,
+                                    writer: side,
+                                    op,
+                                    value: v,
+                                    rule: r.rule,
+                                };
+                                return self.apply(st, &w, None);
+                            }
                         }
                     }
-                    CEffect::Enable { opp, cmd, on } => {
-                        if !r.has_cmd_atoms {
-                            continue; // belongs to availability
-                        }
-                        let s = if opp { 1 - side } else { side };
-                        Write {
-                            target: Target::Flag(s * self.nc + cmd as usize),
-                            owner: s,
-                            writer: side,
-                            op: UpdOp::Set,
-                            value: (if held { on } else { !on }) as i64,
-                            rule: ri,
-                        }
-                    }
-                };
-                self.apply(st, &w, None)?;
+                }
             }
         }
         Ok(())
@@ -947,7 +1093,8 @@ impl<'p> Engine<'p> {
                     m.origin.describe(),
                 ));
             }
-            for e in self.prog.rule_effects(r) {
+            let e0 = r.effects.0 as usize;
+            for (k, e) in self.prog.rule_effects(r).iter().enumerate() {
                 match *e {
                     CEffect::Bool {
                         side: who,
@@ -975,8 +1122,12 @@ impl<'p> Engine<'p> {
                             continue;
                         }
                         let s = resolve_side(who, side);
-                        let v =
-                            self.eval(self.prog.code_of(expr), &st.vals, side, turn, ri, stack)?;
+                        let v = match self.effect_const[e0 + k] {
+                            Some(v) => v,
+                            None => {
+                                self.eval(self.prog.code_of(expr), &st.vals, side, turn, ri, stack)?
+                            }
+                        };
                         writes.push(Write {
                             target: Target::Val(s * self.ns + state as usize),
                             owner: s,
@@ -1139,11 +1290,15 @@ impl<'p> Engine<'p> {
             if !self.simultaneous {
                 st.to_move = 1 - st.to_move;
             }
-            self.prepare(st, trace)?;
+            match (&self.avail_fast, &trace) {
+                (Some(avail), None) => self.prepare_fast(st, self.movers(st), avail),
+                _ => self.prepare(st, trace)?,
+            }
         }
         Ok(())
     }
 
+    #[inline]
     fn end_check(&self, st: &mut State, trace: Option<&mut TurnTrace>) -> Res<()> {
         if !self.victory_rules.is_empty() {
             self.victory_check(st, trace)?;
@@ -1288,45 +1443,64 @@ fn direct_resolution(prog: &RuleProgram, by_cmd: &[Vec<u32>], fast: &[Fast]) -> 
     read.is_disjoint(&written)
 }
 
-/// A condition decoded for speed: sides as 0 = self, 1 = opponent, 2 = h, 3 = c.
+/// A rule on the direct resolution path, compact.
+#[derive(Clone, Copy, Debug)]
+struct DirectRule {
+    rule: u32,
+    period: u32,
+    need: u32,
+    conds: (u32, u32),
+    iff: bool,
+    fx: (u32, u32),
+}
+
+/// An effect on the direct path, with its target's index for either acting side.
+#[derive(Clone, Copy, Debug)]
+enum DirectFx {
+    Bool { off: [u32; 2], value: bool },
+    Update { off: [u32; 2], op: UpdOp, v: i64 },
+    Flag { off: [u32; 2], on: bool },
+}
+
+/// An availability rule, compact.
+#[derive(Clone, Copy, Debug)]
+struct Avail {
+    period: u32,
+    iff: bool,
+    conds: (u32, u32),
+    en: (u32, u32),
+}
+
+/// A condition decoded for speed, with its indices resolved for either acting side.
 #[derive(Clone, Copy, Debug)]
 enum Fast {
     /// `X.state` lies in [lo, hi] (`neg`: does not) — every comparison of one state with a
-    /// constant, and every truth test, without dispatching on the operator.
+    /// constant, and every truth test, without dispatching on the operator. `off[s]` is the
+    /// state's index in `State::vals` when side `s` acts.
     Range {
-        who: u8,
-        id: u32,
+        off: [u32; 2],
         lo: i64,
         hi: i64,
         neg: bool,
     },
-    /// A command `back` turns ago of self (`opp` false) or the opponent.
-    Cmd {
-        opp: bool,
-        back: u8,
-        cmd: u32,
-        neg: bool,
-    },
+    /// A command `back` turns ago of self or the opponent: `off[s]` is its index in
+    /// `State::hist` when side `s` acts ([`NONE_AT`]: before the kept history).
+    Cmd { off: [u32; 2], cmd: u32, neg: bool },
     /// Anything else: evaluate the general way.
     General,
 }
 
-fn rel(who: SideRef) -> u8 {
-    match who {
-        SideRef::S => 0,
-        SideRef::O => 1,
-        SideRef::H => 2,
-        SideRef::C => 3,
-    }
-}
+/// A history index that means "no command".
+const NONE_AT: u32 = u32::MAX;
 
-#[inline(always)]
-fn abs_side(rel: u8, side: Side) -> Side {
-    [side, 1 - side, 0, 1][rel as usize & 3]
+/// The index of `who.id` in `State::vals` when side 0 or side 1 acts.
+fn val_off(who: SideRef, id: u32, ns: usize) -> [u32; 2] {
+    let at = |acting: usize| (resolve_side(who, acting) * ns + id as usize) as u32;
+    [at(0), at(1)]
 }
 
 /// `X.state OP k` as a range test.
-fn range_of(who: u8, id: u32, op: CmpOp, k: i64) -> Fast {
+fn range_of(off: [u32; 2], op: CmpOp, k: i64) -> Fast {
     let (lo, hi, neg) = match op {
         CmpOp::Eq => (k, k, false),
         CmpOp::Ne => (k, k, true),
@@ -1341,13 +1515,7 @@ fn range_of(who: u8, id: u32, op: CmpOp, k: i64) -> Fast {
         },
         CmpOp::Ge => (k, i64::MAX, false),
     };
-    Fast::Range {
-        who,
-        id,
-        lo,
-        hi,
-        neg,
-    }
+    Fast::Range { off, lo, hi, neg }
 }
 
 /// The absolute side a written side names when `side` acts.

@@ -263,7 +263,7 @@ impl<'p> Searcher<'p> {
     }
 
     /// Plays `cmds` from `st` with every draw at its first outcome (for tie-breaks).
-    fn play_midpoint(&mut self, st: &State, cmds: [Option<CmdId>; 2]) -> State {
+    fn play_first_outcome(&mut self, st: &State, cmds: [Option<CmdId>; 2]) -> State {
         self.script.picks.clear();
         self.script.sampler = None;
         self.play_one(st, cmds)
@@ -382,12 +382,13 @@ impl<'p> Searcher<'p> {
         ms
     }
 
-    /// Value for `side` of a child reached by `side`'s move (alternate mode).
-    fn after(&mut self, c: &State, side: Side, depth: u32, alpha: f64, beta: f64, ab: bool) -> f64 {
+    /// Value for `side` of a child reached by `side`'s move (alternate mode), by alpha-beta in
+    /// the window (alpha, beta), or by plain minimax when `window` is None.
+    fn after(&mut self, c: &State, side: Side, depth: u32, window: Option<(f64, f64)>) -> f64 {
         if c.outcome.is_some() {
             // Prefer quicker wins: a decided child is worth a little less the deeper it lies.
             self.eval(c, side) * (1.0 - 1e-6 * (64 - depth.min(64)) as f64)
-        } else if ab {
+        } else if let Some((alpha, beta)) = window {
             -self.negamax(c, depth - 1, -beta, -alpha, false)
         } else {
             -self.minimax(c, depth - 1)
@@ -403,17 +404,16 @@ impl<'p> Searcher<'p> {
         cmds: [Option<CmdId>; 2],
         side: Side,
         depth: u32,
-        alpha: f64,
-        beta: f64,
-        ab: bool,
+        window: Option<(f64, f64)>,
     ) -> f64 {
         let kids = self.outcomes(st, cmds, self.chance_exact);
         let v = if kids.len() == 1 {
-            self.after(&kids[0].0, side, depth, alpha, beta, ab)
+            self.after(&kids[0].0, side, depth, window)
         } else {
+            let full = window.map(|_| (f64::NEG_INFINITY, f64::INFINITY));
             let mut sum = 0.0;
             for (c, p) in &kids {
-                sum += p * self.after(c, side, depth, f64::NEG_INFINITY, f64::INFINITY, ab);
+                sum += p * self.after(c, side, depth, full);
             }
             sum
         };
@@ -451,7 +451,7 @@ impl<'p> Searcher<'p> {
             }
             let mut cmds = [None, None];
             cmds[side] = *m;
-            let v = self.move_value(st, cmds, side, depth, alpha, beta, true);
+            let v = self.move_value(st, cmds, side, depth, Some((alpha, beta)));
             if v > best {
                 best = v;
             }
@@ -486,7 +486,7 @@ impl<'p> Searcher<'p> {
         for m in moves(&self.eng, st, side) {
             let mut cmds = [None, None];
             cmds[side] = m;
-            let v = self.move_value(st, cmds, side, depth, 0.0, 0.0, false);
+            let v = self.move_value(st, cmds, side, depth, None);
             best = best.max(v);
         }
         best
@@ -613,13 +613,13 @@ impl<'p> CpuPlayer<'p> {
                     // Search with a window just below the best so far, so that equal moves get
                     // exact values and the tie-break below can see them.
                     let lo = best_v - best_v.abs() * 1e-9 - 1e-9;
-                    let v = s.move_value(st, cmds, side, depth, lo, f64::INFINITY, true);
+                    let v = s.move_value(st, cmds, side, depth, Some((lo, f64::INFINITY)));
                     // Ties go to the move that brings this side nearer to winning (in the
                     // position it leads to, before any reply): the side presses instead of
                     // only keeping the balance.
                     let tie = (v - best_v).abs() <= best_v.abs() * 1e-9 + 1e-9;
                     if v > best_v || tie {
-                        let c = s.play_midpoint(st, cmds);
+                        let c = s.play_first_outcome(st, cmds);
                         let d = s.own_distance(&c, side);
                         s.pool.push(c);
                         if !tie || d < best_d {

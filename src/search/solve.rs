@@ -59,8 +59,7 @@ pub fn shortest_win_in(
     let lcm = s.lcm;
     let mut seen: FxHashSet<u64> = FxHashSet::default();
     let mut layer: Vec<(State, usize)> = vec![(start.clone(), usize::MAX)];
-    // (parent, joint move, mover, probability of the assumed outcome, position after it)
-    let mut parents: Vec<(usize, [Option<CmdId>; 2], usize, f64, State)> = Vec::new();
+    let mut parents: Vec<Parent> = Vec::new();
     seen.insert(position_key(start, lcm));
     for _ in 0..max_plies {
         let mut next = Vec::new();
@@ -105,12 +104,11 @@ pub fn shortest_win_in(
     None
 }
 
-fn path_to(
-    prog: &RuleProgram,
-    s: &Searcher,
-    parents: &[(usize, [Option<CmdId>; 2], usize, f64, State)],
-    mut k: usize,
-) -> Vec<PathStep> {
+/// A position reached in the breadth-first search: (parent, joint move, mover, probability of
+/// the chance outcome assumed, the position).
+type Parent = (usize, [Option<CmdId>; 2], usize, f64, State);
+
+fn path_to(prog: &RuleProgram, s: &Searcher, parents: &[Parent], mut k: usize) -> Vec<PathStep> {
     let mut steps = Vec::new();
     while k != usize::MAX {
         let (p, cm, mover, prob, ref stt) = parents[k];
