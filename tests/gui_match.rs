@@ -185,9 +185,20 @@ fn the_win_path_of_sumo_is_found_and_replayed_in_the_match_panel() {
     h.step();
     h.step();
     h.get_by_label_contains("Replaying the win path: 0/5");
-    for _ in 0..5 {
+    // Ctrl+2 shows the tree, which follows the replayed match.
+    h.key_press_modifiers(Modifiers::COMMAND, Key::Num2);
+    h.step();
+    h.get_by_label_contains("(match, after turn 0)");
+    h.key_press_modifiers(Modifiers::COMMAND, Key::Num3);
+    h.step();
+    for _ in 0..2 {
         h.get_by_label("Next step").click();
         h.step();
+        h.step();
+    }
+    // The rest from the keyboard (F10: the replay's next step).
+    for _ in 0..3 {
+        h.key_press(Key::F10);
         h.step();
     }
     h.step();

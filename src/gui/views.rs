@@ -240,6 +240,31 @@ impl StudioApp {
         if self.winpath.busy() && pressed(Key::Escape) {
             self.winpath.cancel();
         }
+        // Shift+F7: replay the path found; F10: the replay's next step.
+        if ctx.input_mut(|i| i.consume_key(egui::Modifiers::SHIFT, Key::F7))
+            && self
+                .winpath
+                .result
+                .as_ref()
+                .is_some_and(|r| !r.moves.is_empty())
+        {
+            self.replay_win_path();
+        }
+        if pressed(Key::F10)
+            && let Some(s) = self.matchp.session.as_mut()
+        {
+            s.replay_step();
+        }
+        // Ctrl+1/2/3: the view tabs (Ctrl combinations are never game keys).
+        for (k, tab) in [
+            (Key::Num1, ViewTab::Expanded),
+            (Key::Num2, ViewTab::Tree),
+            (Key::Num3, ViewTab::WinPath),
+        ] {
+            if ctx.input_mut(|i| i.consume_key(egui::Modifiers::COMMAND, k)) {
+                self.persisted.view_tab = tab;
+            }
+        }
     }
 
     /// New match with the current rules (F5), focused for the keys.
@@ -277,8 +302,36 @@ impl StudioApp {
                 self.persisted.view_tab = ViewTab::WinPath;
                 self.find_win_path(&ctx);
             }
-            if item(ui, pick(lang, "Victory conditions", "勝利評価条件"), "F9") {
+            if item(
+                ui,
+                pick(lang, "Replay the win path", "勝ち筋を対戦で再生"),
+                "Shift+F7",
+            ) && self
+                .winpath
+                .result
+                .as_ref()
+                .is_some_and(|r| !r.moves.is_empty())
+            {
+                self.replay_win_path();
+            }
+            if item(ui, pick(lang, "Replay: next step", "再生: 次の手"), "F10")
+                && let Some(s) = self.matchp.session.as_mut()
+            {
+                s.replay_step();
+            }
+            ui.separator();
+            if item(ui, pick(lang, "Expanded rules", "展開ルール"), "Ctrl+1") {
+                self.persisted.view_tab = ViewTab::Expanded;
+            }
+            if item(
+                ui,
+                pick(lang, "Victory conditions", "勝利評価条件"),
+                "F9 / Ctrl+2",
+            ) {
                 self.persisted.view_tab = ViewTab::Tree;
+            }
+            if item(ui, pick(lang, "Win path", "勝ち筋"), "Ctrl+3") {
+                self.persisted.view_tab = ViewTab::WinPath;
             }
             ui.separator();
             ui.checkbox(
