@@ -71,6 +71,12 @@ pub struct Persisted {
     pub show_match: bool,
     /// Width of the match panel.
     pub match_width: f32,
+    /// Who played h and c in the last match.
+    pub match_players: [session::Controller; 2],
+    /// The last match used the file's CPU level.
+    pub match_file_cpu: bool,
+    /// The last match was played in real time.
+    pub match_realtime: bool,
 }
 
 /// The tabs of the view panel beside the editor.
@@ -97,6 +103,9 @@ impl Default for Persisted {
             view_tab: ViewTab::Expanded,
             show_match: true,
             match_width: 400.0,
+            match_players: [session::Controller::Human, session::Controller::Cpu],
+            match_file_cpu: true,
+            match_realtime: false,
         }
     }
 }
@@ -196,6 +205,10 @@ pub fn run_with(file: Option<PathBuf>) -> eframe::Result {
 
 impl StudioApp {
     fn with_state(persisted: Persisted, text: String, doc: Document) -> Self {
+        let mut matchp = MatchPanel::default();
+        matchp.players = persisted.match_players;
+        matchp.file_cpu = persisted.match_file_cpu;
+        matchp.realtime = persisted.match_realtime;
         Self {
             persisted,
             editor: EditorPanel::new(text),
@@ -230,7 +243,7 @@ impl StudioApp {
             tree: TreeView::default(),
             winpath: WinPathView::default(),
             winpath_compiled: None,
-            matchp: MatchPanel::default(),
+            matchp,
             initial: None,
         }
     }

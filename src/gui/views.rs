@@ -209,6 +209,9 @@ impl StudioApp {
                 action
             });
         self.persisted.match_width = panel.response.rect.width();
+        self.persisted.match_players = self.matchp.players;
+        self.persisted.match_file_cpu = self.matchp.file_cpu;
+        self.persisted.match_realtime = self.matchp.realtime;
         if let Some(MatchAction::ShowLine(line)) = panel.inner {
             self.editor.picked_line = Some(line.saturating_sub(1));
             self.editor.reveal_line(line.saturating_sub(1));
