@@ -4,6 +4,8 @@
 //! The checker runs on a worker thread, so after an edit the tests step frames until its
 //! answer has arrived ([`settle`], bounded).
 
+mod common;
+
 use egui_kittest::Harness;
 use egui_kittest::kittest::{NodeT, Queryable};
 use kumite::gui::StudioApp;
@@ -231,16 +233,8 @@ fn measure_frame_times_typing_into_10k_lines() {
     let mut app = StudioApp::new_for_test(Lang::En, &big);
     let ctx = egui::Context::default();
     let size = egui::vec2(1400.0, 900.0);
-    let input = |events: Vec<egui::Event>| egui::RawInput {
-        screen_rect: Some(egui::Rect::from_min_size(egui::Pos2::ZERO, size)),
-        events,
-        ..Default::default()
-    };
     let frame = |app: &mut StudioApp, events: Vec<egui::Event>| {
-        let t0 = Instant::now();
-        let out = ctx.run_ui(input(events), |ui| app.show(ui));
-        let _ = ctx.tessellate(out.shapes, out.pixels_per_point);
-        t0.elapsed().as_secs_f64() * 1000.0
+        common::timed_frame(&ctx, app, size, events)
     };
     // Warm up: fonts, the first layout, the first check.
     for _ in 0..3 {

@@ -4,6 +4,8 @@
 //! The CPU and the searches run on their own threads, so the tests step frames (with short
 //! sleeps) until those have answered, with a bound.
 
+mod common;
+
 use egui::{Key, Modifiers};
 use egui_kittest::Harness;
 use egui_kittest::kittest::Queryable;
@@ -284,16 +286,8 @@ fn measure_frame_times_during_a_long_search() {
     let mut app = StudioApp::new_for_test(Lang::En, text);
     let ctx = egui::Context::default();
     let size = egui::vec2(1500.0, 950.0);
-    let input = |events: Vec<egui::Event>| egui::RawInput {
-        screen_rect: Some(egui::Rect::from_min_size(egui::Pos2::ZERO, size)),
-        events,
-        ..Default::default()
-    };
     let frame = |app: &mut StudioApp, events: Vec<egui::Event>| {
-        let t0 = Instant::now();
-        let out = ctx.run_ui(input(events), |ui| app.show(ui));
-        let _ = ctx.tessellate(out.shapes, out.pixels_per_point);
-        t0.elapsed().as_secs_f64() * 1000.0
+        common::timed_frame(&ctx, app, size, events)
     };
     let t0 = Instant::now();
     while !app.is_checked() && t0.elapsed() < Duration::from_secs(30) {

@@ -238,6 +238,26 @@ impl FastEval {
             return None; // a cycle: cut
         }
         *on_stack |= bit;
+        let best = self.best_achiever(eng, st, x, i, sc, |sc, c| {
+            self.tree(eng, st, x, c, on_stack, sc)
+        });
+        *on_stack &= !bit;
+        Self::record(sc, i, best)
+    }
+
+    /// The cheapest achiever of node `i` (which does not hold): its node set and own cost.
+    /// `child` gives the node set of a condition node (None: unreachable).
+    #[inline]
+    fn best_achiever(
+        &self,
+        eng: &Engine,
+        st: &State,
+        x: Side,
+        i: usize,
+        sc: &mut Scratch,
+        mut child: impl FnMut(&mut Scratch, usize) -> Option<u128>,
+    ) -> Option<(u128, u32)> {
+        let bit = 1u128 << i;
         let n = &self.nodes[i];
         let cur = if n.target == Target::Enabled {
             0
@@ -246,7 +266,7 @@ impl FastEval {
         };
         let mut best: Option<(u32, u128, u32)> = None;
         let (a0, a1) = self.ach_of[i];
-        for a in &self.ach[a0 as usize..a1 as usize] {
+        'ach: for a in &self.ach[a0 as usize..a1 as usize] {
             let Some(own) = own_cost_of(
                 n.target,
                 cur,
@@ -258,27 +278,25 @@ impl FastEval {
                 continue;
             };
             let mut set = bit;
-            let mut ok = true;
             for &c in &self.ach_conds[a.conds.0 as usize..a.conds.1 as usize] {
-                match self.tree(eng, st, x, c as usize, on_stack, sc) {
+                match child(sc, c as usize) {
                     Some(sub) => set |= sub,
-                    None => {
-                        ok = false;
-                        break;
-                    }
+                    None => continue 'ach,
                 }
-            }
-            if !ok {
-                continue;
             }
             let total = own.saturating_add(Self::cost(sc, set & !bit));
             if best.is_none_or(|b| total < b.0) {
                 best = Some((total, set, own));
             }
         }
-        *on_stack &= !bit;
+        best.map(|(_, set, own)| (set, own))
+    }
+
+    /// Stores node `i`'s result in the scratch tables.
+    #[inline]
+    fn record(sc: &mut Scratch, i: usize, best: Option<(u128, u32)>) -> Option<u128> {
         match best {
-            Some((_, set, own)) => {
+            Some((set, own)) => {
                 sc.state[i] = 1;
                 sc.own[i] = own;
                 sc.set[i] = set;
@@ -302,51 +320,10 @@ impl FastEval {
             sc.set[i] = bit;
             return;
         }
-        let n = &self.nodes[i];
-        let cur = if n.target == Target::Enabled {
-            0
-        } else {
-            st.vals[Self::abs(n.side, x) * eng.ns + n.id as usize]
-        };
-        let mut best: Option<(u32, u128, u32)> = None;
-        let (a0, a1) = self.ach_of[i];
-        for a in &self.ach[a0 as usize..a1 as usize] {
-            let Some(own) = own_cost_of(
-                n.target,
-                cur,
-                a.step,
-                a.needs_command,
-                a.period,
-                n.free_rate,
-            ) else {
-                continue;
-            };
-            let mut set = bit;
-            let mut ok = true;
-            for &c in &self.ach_conds[a.conds.0 as usize..a.conds.1 as usize] {
-                if sc.state[c as usize] == 1 {
-                    set |= sc.set[c as usize];
-                } else {
-                    ok = false;
-                    break;
-                }
-            }
-            if !ok {
-                continue;
-            }
-            let total = own.saturating_add(Self::cost(sc, set & !bit));
-            if best.is_none_or(|b| total < b.0) {
-                best = Some((total, set, own));
-            }
-        }
-        match best {
-            Some((_, set, own)) => {
-                sc.state[i] = 1;
-                sc.own[i] = own;
-                sc.set[i] = set;
-            }
-            None => sc.state[i] = 2,
-        }
+        let best = self.best_achiever(eng, st, x, i, sc, |sc, c| {
+            (sc.state[c] == 1).then(|| sc.set[c])
+        });
+        Self::record(sc, i, best);
     }
 
     /// The distance to winning of side `x` (as [`super::distances`]`.to_win`).

@@ -797,21 +797,9 @@ impl<'p> Engine<'p> {
         }
         let base = r.conds.0 as usize;
         for (k, f) in self.fast[base..r.conds.1 as usize].iter().enumerate() {
-            let ok = match *f {
-                Fast::Range { off, lo, hi, neg } => {
-                    let v = st.vals[off[side] as usize];
-                    (lo <= v && v <= hi) != neg
-                }
-                Fast::Cmd { off, cmd, neg } => {
-                    let at = off[side];
-                    let c = if at == NONE_AT {
-                        NONE
-                    } else {
-                        st.hist[at as usize]
-                    };
-                    (c == cmd) != neg
-                }
-                Fast::General => match self.prog.conds[base + k] {
+            let ok = match self.fast_one(f, st, side) {
+                Some(ok) => ok,
+                None => match self.prog.conds[base + k] {
                     CCond::Cmp { op, lhs, rhs } => {
                         let a =
                             self.eval(self.prog.code_of(lhs), &st.vals, side, turn, ri, stack)?;
@@ -829,27 +817,33 @@ impl<'p> Engine<'p> {
         Ok(true)
     }
 
+    /// One condition in fast form for `side` on `st`; None when it needs the general evaluator.
+    #[inline(always)]
+    fn fast_one(&self, f: &Fast, st: &State, side: Side) -> Option<bool> {
+        match *f {
+            Fast::Range { off, lo, hi, neg } => {
+                let v = st.vals[off[side] as usize];
+                Some((lo <= v && v <= hi) != neg)
+            }
+            Fast::Cmd { off, cmd, neg } => {
+                let at = off[side];
+                let c = if at == NONE_AT {
+                    NONE
+                } else {
+                    st.hist[at as usize]
+                };
+                Some((c == cmd) != neg)
+            }
+            Fast::General => None,
+        }
+    }
+
     /// Conditions that all have fast forms (no expression to evaluate), for `side` on `st`.
     #[inline(always)]
     fn fast_conds(&self, range: (u32, u32), st: &State, side: Side) -> bool {
         self.fast[range.0 as usize..range.1 as usize]
             .iter()
-            .all(|f| match *f {
-                Fast::Range { off, lo, hi, neg } => {
-                    let v = st.vals[off[side] as usize];
-                    (lo <= v && v <= hi) != neg
-                }
-                Fast::Cmd { off, cmd, neg } => {
-                    let at = off[side];
-                    let c = if at == NONE_AT {
-                        NONE
-                    } else {
-                        st.hist[at as usize]
-                    };
-                    (c == cmd) != neg
-                }
-                Fast::General => false,
-            })
+            .all(|f| self.fast_one(f, st, side) == Some(true))
     }
 
     /// The command `side` played `back` turns ago (0 = the latest), or NONE.

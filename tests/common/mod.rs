@@ -48,3 +48,22 @@ pub fn kumite(args: &[&str]) -> (i32, String, String) {
         String::from_utf8_lossy(&out.stderr).into_owned(),
     )
 }
+
+/// Draws one frame of the studio at `size` with `events`, as the window would, and returns how
+/// long it took in milliseconds (layout, drawing and tessellation).
+pub fn timed_frame(
+    ctx: &egui::Context,
+    app: &mut kumite::gui::StudioApp,
+    size: egui::Vec2,
+    events: Vec<egui::Event>,
+) -> f64 {
+    let input = egui::RawInput {
+        screen_rect: Some(egui::Rect::from_min_size(egui::Pos2::ZERO, size)),
+        events,
+        ..Default::default()
+    };
+    let t0 = std::time::Instant::now();
+    let out = ctx.run_ui(input, |ui| app.show(ui));
+    let _ = ctx.tessellate(out.shapes, out.pixels_per_point);
+    t0.elapsed().as_secs_f64() * 1000.0
+}
