@@ -87,7 +87,9 @@ struct Macros {
 /// Expands a parsed file. Diagnostics are appended to `diags`.
 pub fn expand(file: &mut ParsedFile, index: &LineIndex, diags: &mut Vec<Diagnostic>) -> Expanded {
     let names = &mut file.names;
-    let macros = collect_macros(&file.stmts, names, diags);
+    let mut macros = collect_macros(&file.stmts, names, diags);
+    // A constant whose line is broken is still defined: its syntax error is the one report.
+    macros.defined.extend(file.broken_consts.iter().copied());
     let mut out = Expanded {
         macro_names: macros.alts.keys().copied().collect(),
         ..Default::default()
@@ -318,193 +320,233 @@ fn collect_macros(stmts: &[Stmt], names: &Names, diags: &mut Vec<Diagnostic>) ->
             }
         }
     }
-    // Flatten command macros, detecting cycles.
-    let mut alts: HashMap<NameId, Vec<NameId>> = HashMap::new();
-    let mut reported: HashSet<NameId> = HashSet::new();
-    fn flatten(
-        id: NameId,
-        defs: &HashMap<NameId, (Vec<CmdRef>, Span)>,
-        done: &mut HashMap<NameId, Vec<NameId>>,
-        stack: &mut Vec<NameId>,
-        names: &Names,
-        diags: &mut Vec<Diagnostic>,
-        reported: &mut HashSet<NameId>,
-    ) -> Vec<NameId> {
-        if let Some(v) = done.get(&id) {
-            return v.clone();
-        }
-        let Some((list, span)) = defs.get(&id) else {
-            return vec![id];
-        };
-        if stack.contains(&id) {
-            if reported.insert(id) {
-                let cycle: Vec<String> = stack
-                    .iter()
-                    .skip_while(|x| **x != id)
-                    .chain(std::iter::once(&id))
-                    .map(|x| format!("[{}]", names.get(*x)))
-                    .collect();
-                diags.push(
-                    Diagnostic::error(
-                        "E023",
-                        span.clone(),
-                        format!("macro cycle: {}", cycle.join(" → ")),
-                    )
-                    .with_help("a macro may not stand, directly or through others, for itself"),
-                );
-            }
-            return vec![];
-        }
-        stack.push(id);
-        let mut out = Vec::new();
-        for a in list {
-            for leaf in flatten(a.name, defs, done, stack, names, diags, reported) {
-                if !out.contains(&leaf) {
-                    out.push(leaf);
-                }
-            }
-        }
-        stack.pop();
-        done.insert(id, out.clone());
-        out
-    }
-    for id in &order {
-        let mut stack = Vec::new();
-        flatten(
-            *id,
-            &cmd_defs,
-            &mut alts,
-            &mut stack,
-            names,
-            diags,
-            &mut reported,
-        );
-    }
-    // Evaluate constants, detecting cycles.
-    let mut consts: HashMap<NameId, i64> = HashMap::new();
-    let mut keys: Vec<NameId> = const_defs.keys().copied().collect();
-    keys.sort_by_key(|k| const_defs[k].1.start);
-    fn eval_const(
-        id: NameId,
-        defs: &HashMap<NameId, (Expr, Span)>,
-        done: &mut HashMap<NameId, i64>,
-        failed: &mut HashSet<NameId>,
-        stack: &mut Vec<NameId>,
-        names: &Names,
-        diags: &mut Vec<Diagnostic>,
-    ) -> Option<i64> {
-        if let Some(v) = done.get(&id) {
-            return Some(*v);
-        }
-        let (e, span) = defs.get(&id)?;
-        if stack.contains(&id) {
-            let members: Vec<NameId> = stack.iter().skip_while(|x| **x != id).copied().collect();
-            // Report each cycle once, at its first member.
-            if !members.iter().any(|m| done.contains_key(m)) {
-                let cycle: Vec<&str> = members
-                    .iter()
-                    .chain(std::iter::once(&id))
-                    .map(|x| names.get(*x))
-                    .collect();
-                diags.push(Diagnostic::error(
-                    "E023",
-                    span.clone(),
-                    format!("constant cycle: {}", cycle.join(" → ")),
-                ));
-            }
-            return None;
-        }
-        if failed.contains(&id) {
-            return None;
-        }
-        stack.push(id);
-        let v = const_value(e, defs, done, failed, stack, names, diags);
-        stack.pop();
-        match v {
-            Some(v) => {
-                done.insert(id, v);
-            }
-            None => {
-                failed.insert(id);
-            }
-        }
-        v
-    }
-    fn const_value(
-        e: &Expr,
-        defs: &HashMap<NameId, (Expr, Span)>,
-        done: &mut HashMap<NameId, i64>,
-        failed: &mut HashSet<NameId>,
-        stack: &mut Vec<NameId>,
-        names: &Names,
-        diags: &mut Vec<Diagnostic>,
-    ) -> Option<i64> {
-        let bad = |diags: &mut Vec<Diagnostic>, s: Span, m: &str| {
-            diags.push(Diagnostic::error("E025", s, m.to_string()));
-            None
-        };
-        match e {
-            Expr::Int(v, _) => Some(*v),
-            Expr::Const(n, s) => {
-                if defs.contains_key(n) {
-                    eval_const(*n, defs, done, failed, stack, names, diags)
-                } else {
-                    diags.push(unknown_const(
-                        *n,
-                        s.clone(),
-                        names,
-                        defs.keys().map(|k| names.get(*k)),
-                    ));
-                    None
-                }
-            }
-            Expr::State(r) => bad(diags, r.span.clone(), "a constant cannot read a state"),
-            Expr::Neg(a, s) => {
-                let a = const_value(a, defs, done, failed, stack, names, diags)?;
-                a.checked_neg()
-                    .or_else(|| bad(diags, s.clone(), "overflow in constant"))
-            }
-            Expr::Bin(op, a, b, s) => {
-                let a = const_value(a, defs, done, failed, stack, names, diags)?;
-                let b = const_value(b, defs, done, failed, stack, names, diags)?;
-                crate::program::apply_bin(*op, a, b)
-                    .or_else(|| bad(diags, s.clone(), "overflow or division by zero in constant"))
-            }
-            Expr::Call(Func::Rand, _, s) => bad(diags, s.clone(), "a constant cannot be random"),
-            Expr::Call(f, args, s) => {
-                let vals: Option<Vec<i64>> = args
-                    .iter()
-                    .map(|a| const_value(a, defs, done, failed, stack, names, diags))
-                    .collect();
-                let vals = vals?;
-                match f {
-                    Func::Min => Some(vals[0].min(vals[1])),
-                    Func::Max => Some(vals[0].max(vals[1])),
-                    _ => vals[0]
-                        .checked_abs()
-                        .or_else(|| bad(diags, s.clone(), "overflow in constant")),
-                }
-            }
-        }
-    }
-    let mut failed = HashSet::new();
-    for k in keys {
-        let mut stack = Vec::new();
-        eval_const(
-            k,
-            &const_defs,
-            &mut consts,
-            &mut failed,
-            &mut stack,
-            names,
-            diags,
-        );
-    }
+    let alts = flatten_macros(&cmd_defs, &order, names, diags);
+    let consts = eval_consts(&const_defs, names, diags);
     let defined = const_defs.keys().copied().collect();
     Macros {
         alts,
         consts,
         defined,
+    }
+}
+
+/// A step of an explicit depth-first walk: enter a node, or leave it once its children are
+/// done. The walks over macro and constant definitions use an explicit stack, so a chain of
+/// thousands of definitions cannot overflow the thread's stack.
+#[derive(Clone, Copy)]
+enum Visit {
+    Enter(NameId),
+    Exit(NameId),
+}
+
+/// Flattens command macros to their leaf commands (in order, without repeats), reporting each
+/// cycle (E023) once; a macro on a cycle keeps the leaves it reaches by other paths.
+fn flatten_macros(
+    defs: &HashMap<NameId, (Vec<CmdRef>, Span)>,
+    order: &[NameId],
+    names: &Names,
+    diags: &mut Vec<Diagnostic>,
+) -> HashMap<NameId, Vec<NameId>> {
+    let mut done: HashMap<NameId, Vec<NameId>> = HashMap::new();
+    let mut reported: HashSet<NameId> = HashSet::new();
+    // The current path: the macros entered and not yet left (with their positions in `path`).
+    let mut path: Vec<NameId> = Vec::new();
+    let mut on_path: HashMap<NameId, usize> = HashMap::new();
+    for &root in order {
+        let mut work = vec![Visit::Enter(root)];
+        while let Some(v) = work.pop() {
+            match v {
+                Visit::Enter(id) => {
+                    if done.contains_key(&id) || !defs.contains_key(&id) {
+                        continue;
+                    }
+                    if let Some(&at) = on_path.get(&id) {
+                        // A back edge: `id` stands, through the path, for itself.
+                        if reported.insert(id) {
+                            let cycle: Vec<String> = path[at..]
+                                .iter()
+                                .chain(std::iter::once(&id))
+                                .map(|x| format!("[{}]", names.get(*x)))
+                                .collect();
+                            diags.push(
+                                Diagnostic::error(
+                                    "E023",
+                                    defs[&id].1.clone(),
+                                    format!("macro cycle: {}", cycle.join(" → ")),
+                                )
+                                .with_help(
+                                    "a macro may not stand, directly or through others, for itself",
+                                ),
+                            );
+                        }
+                        continue;
+                    }
+                    on_path.insert(id, path.len());
+                    path.push(id);
+                    work.push(Visit::Exit(id));
+                    work.extend(defs[&id].0.iter().rev().map(|a| Visit::Enter(a.name)));
+                }
+                Visit::Exit(id) => {
+                    path.pop();
+                    on_path.remove(&id);
+                    let mut out: Vec<NameId> = Vec::new();
+                    for a in &defs[&id].0 {
+                        let leaves: &[NameId] = if !defs.contains_key(&a.name) {
+                            std::slice::from_ref(&a.name)
+                        } else {
+                            // A macro still on the path is a cycle: it adds nothing here.
+                            done.get(&a.name).map_or(&[], |v| v.as_slice())
+                        };
+                        for &leaf in leaves {
+                            if !out.contains(&leaf) {
+                                out.push(leaf);
+                            }
+                        }
+                    }
+                    done.insert(id, out);
+                }
+            }
+        }
+    }
+    done
+}
+
+/// The names of the constants an expression uses.
+fn const_refs(e: &Expr, out: &mut Vec<NameId>) {
+    match e {
+        Expr::Const(n, _) => out.push(*n),
+        Expr::Int(..) | Expr::State(_) => {}
+        Expr::Neg(a, _) => const_refs(a, out),
+        Expr::Bin(_, a, b, _) => {
+            const_refs(a, out);
+            const_refs(b, out);
+        }
+        Expr::Call(_, args, _) => args.iter().for_each(|a| const_refs(a, out)),
+    }
+}
+
+/// Evaluates every constant in dependency order (file order between independent ones),
+/// reporting cycles (E023), unknown names (E020) and values that do not compute (E025). A
+/// constant that uses a failed one fails silently (its cause is reported once).
+fn eval_consts(
+    defs: &HashMap<NameId, (Expr, Span)>,
+    names: &Names,
+    diags: &mut Vec<Diagnostic>,
+) -> HashMap<NameId, i64> {
+    let mut keys: Vec<NameId> = defs.keys().copied().collect();
+    keys.sort_by_key(|k| defs[k].1.start);
+    let mut done: HashMap<NameId, i64> = HashMap::new();
+    let mut failed: HashSet<NameId> = HashSet::new();
+    let mut path: Vec<NameId> = Vec::new();
+    let mut on_path: HashMap<NameId, usize> = HashMap::new();
+    let mut refs = Vec::new();
+    for &root in &keys {
+        let mut work = vec![Visit::Enter(root)];
+        while let Some(v) = work.pop() {
+            match v {
+                Visit::Enter(id) => {
+                    if done.contains_key(&id) || failed.contains(&id) || !defs.contains_key(&id) {
+                        continue;
+                    }
+                    if let Some(&at) = on_path.get(&id) {
+                        let cycle: Vec<&str> = path[at..]
+                            .iter()
+                            .chain(std::iter::once(&id))
+                            .map(|x| names.get(*x))
+                            .collect();
+                        diags.push(Diagnostic::error(
+                            "E023",
+                            defs[&id].1.clone(),
+                            format!("constant cycle: {}", cycle.join(" → ")),
+                        ));
+                        // Every member of the cycle fails (each silently but this report).
+                        failed.extend(path[at..].iter().copied());
+                        continue;
+                    }
+                    on_path.insert(id, path.len());
+                    path.push(id);
+                    work.push(Visit::Exit(id));
+                    refs.clear();
+                    const_refs(&defs[&id].0, &mut refs);
+                    work.extend(refs.iter().rev().map(|&n| Visit::Enter(n)));
+                }
+                Visit::Exit(id) => {
+                    path.pop();
+                    on_path.remove(&id);
+                    if failed.contains(&id) {
+                        continue;
+                    }
+                    match const_value(&defs[&id].0, defs, &done, names, diags) {
+                        Some(v) => {
+                            done.insert(id, v);
+                        }
+                        None => {
+                            failed.insert(id);
+                        }
+                    }
+                }
+            }
+        }
+    }
+    done
+}
+
+/// The value of a constant's expression once the constants it uses are evaluated (`done`;
+/// a defined constant missing there has failed and was reported).
+fn const_value(
+    e: &Expr,
+    defs: &HashMap<NameId, (Expr, Span)>,
+    done: &HashMap<NameId, i64>,
+    names: &Names,
+    diags: &mut Vec<Diagnostic>,
+) -> Option<i64> {
+    let bad = |diags: &mut Vec<Diagnostic>, s: Span, m: &str| {
+        diags.push(Diagnostic::error("E025", s, m.to_string()));
+        None
+    };
+    match e {
+        Expr::Int(v, _) => Some(*v),
+        Expr::Const(n, s) => {
+            if defs.contains_key(n) {
+                done.get(n).copied()
+            } else {
+                diags.push(unknown_const(
+                    *n,
+                    s.clone(),
+                    names,
+                    defs.keys().map(|k| names.get(*k)),
+                ));
+                None
+            }
+        }
+        Expr::State(r) => bad(diags, r.span.clone(), "a constant cannot read a state"),
+        Expr::Neg(a, s) => {
+            let a = const_value(a, defs, done, names, diags)?;
+            a.checked_neg()
+                .or_else(|| bad(diags, s.clone(), "overflow in constant"))
+        }
+        Expr::Bin(op, a, b, s) => {
+            let a = const_value(a, defs, done, names, diags)?;
+            let b = const_value(b, defs, done, names, diags)?;
+            crate::program::apply_bin(*op, a, b)
+                .or_else(|| bad(diags, s.clone(), "overflow or division by zero in constant"))
+        }
+        Expr::Call(Func::Rand, _, s) => bad(diags, s.clone(), "a constant cannot be random"),
+        Expr::Call(f, args, s) => {
+            let vals: Option<Vec<i64>> = args
+                .iter()
+                .map(|a| const_value(a, defs, done, names, diags))
+                .collect();
+            match (f, vals?.as_slice()) {
+                (Func::Min, &[a, b]) => Some(a.min(b)),
+                (Func::Max, &[a, b]) => Some(a.max(b)),
+                (Func::Abs, &[a]) => a
+                    .checked_abs()
+                    .or_else(|| bad(diags, s.clone(), "overflow in constant")),
+                // The wrong number of arguments was reported by the parser (E001).
+                _ => None,
+            }
+        }
     }
 }
 

@@ -573,11 +573,13 @@ fn fold_const(e: &Expr) -> Option<i64> {
         Expr::Call(Func::Rand, _, _) => None,
         Expr::Call(f, args, _) => {
             let v: Option<Vec<i64>> = args.iter().map(fold_const).collect();
-            let v = v?;
-            match f {
-                Func::Min => Some(v[0].min(v[1])),
-                Func::Max => Some(v[0].max(v[1])),
-                _ => v[0].checked_abs(),
+            // A call with the wrong number of arguments has its own error (E001); it folds
+            // to nothing rather than indexing past its arguments.
+            match (f, v?.as_slice()) {
+                (Func::Min, &[a, b]) => Some(a.min(b)),
+                (Func::Max, &[a, b]) => Some(a.max(b)),
+                (Func::Abs, &[a]) => a.checked_abs(),
+                _ => None,
             }
         }
     }

@@ -575,7 +575,7 @@ fn check(files: &[PathBuf], format: Format, deny_warnings: bool, color: &str) ->
                 if format == Format::Json {
                     json.push(serde_json::json!({"severity":"error","code":"E000","message":e,"file":name,"line":0,"column":0,"end_line":0,"end_column":0,"help":null}));
                 } else {
-                    let _ = writeln!(stderr, "error: {e}");
+                    let _ = writeln!(stderr, "error[E000]: {e}");
                 }
                 continue;
             }
@@ -632,8 +632,9 @@ fn expand(file: &PathBuf, output: Option<&PathBuf>) -> ExitCode {
     let text = match read_rules(file) {
         Ok(t) => t,
         Err(e) => {
-            eprintln!("error: {e}");
-            return ExitCode::from(2);
+            // As `check`: a file that cannot be read as rules is an error in the file (E000).
+            eprintln!("error[E000]: {e}");
+            return ExitCode::from(1);
         }
     };
     let c = compile(&text);

@@ -133,11 +133,14 @@ impl Player for HumanPlayer {
             let _ = out.flush();
             let mut line = String::new();
             let n = std::io::stdin().lock().read_line(&mut line).map_err(|e| {
-                PlayerError::new(FailKind::Other, format!("cannot read the terminal: {e}"))
+                PlayerError::new(
+                    FailKind::HumanInputEnded,
+                    format!("cannot read the terminal: {e}"),
+                )
             })?;
             if n == 0 {
                 return Err(PlayerError::new(
-                    FailKind::Other,
+                    FailKind::HumanInputEnded,
                     "end of input on the terminal",
                 ));
             }

@@ -129,9 +129,6 @@ struct Write {
 struct Scratch {
     writes: Vec<Write>,
     stack: Vec<i64>,
-    /// Some write of this turn targets the other side's state or flag (simultaneous mode then
-    /// needs its two-pass order).
-    cross: bool,
 }
 
 /// One `rand(lo,hi)` draw made during a scripted turn (see [`Engine::play_scripted`]).
@@ -269,8 +266,9 @@ pub struct Engine<'p> {
     direct_fx: Vec<DirectFx>,
     /// Per effect: its operand when that is a constant.
     effect_const: Vec<Option<i64>>,
-    /// Their enable effects: (the flag's index for either acting side, on).
-    avail_en: Vec<([u32; 2], bool)>,
+    /// Their enable effects: (the flag's index for either acting side, on, on the opponent's
+    /// flag).
+    avail_en: Vec<([u32; 2], bool, bool)>,
     scratch: RefCell<Scratch>,
     /// Draws that only decide one comparison with a constant.
     binary_draws: Vec<BinaryDraw>,
@@ -426,7 +424,7 @@ impl<'p> Engine<'p> {
                             let s = if opp { 1 - acting } else { acting };
                             (s * prog.commands.len() + cmd as usize) as u32
                         };
-                        avail_en.push(([at(0), at(1)], on));
+                        avail_en.push(([at(0), at(1)], on, opp));
                     }
                 }
                 Some(Avail {
@@ -921,32 +919,56 @@ impl<'p> Engine<'p> {
         .unwrap_or(0)
     }
 
+    /// Whether a rule with this period runs on a side's `n`-th own turn (n ≥ 1 in resolution
+    /// and availability, where n counts the turn being taken or about to be taken).
     fn period_ok(r: &CRule, n: u32) -> bool {
         r.period <= 1 || n.is_multiple_of(r.period)
     }
 
-    /// Availability for the side(s) about to move (`only`: one side), then records flag changes.
-    /// Availability from the compact rules (they cannot fail).
+    /// Whether a victory rule runs in the end check when the side has taken `n` turns: a
+    /// periodic one only when n ≥ 1 and n is a multiple of its period (§8 step 4), so a side
+    /// that has not acted yet is not checked by it. A rule without a period (or `@1/`, which
+    /// is the same rule) runs at every end check.
+    fn victory_period_ok(r: &CRule, n: u32) -> bool {
+        r.period <= 1 || (n >= 1 && n.is_multiple_of(r.period))
+    }
+
+    /// Availability for the side(s) about to move from the compact rules (they cannot fail).
+    ///
+    /// In simultaneous mode both sides' availability is evaluated on one state (conditions of
+    /// availability rules read only state values and histories, which availability never
+    /// writes) and merged per flag: the other side's writes first, the owner's last (§8).
     #[inline(always)]
     fn prepare_fast(&self, st: &mut State, movers: &[Side], avail: &[Avail]) {
-        for &side in movers {
-            let n = st.own_turns[side] + 1;
-            for a in avail {
-                if a.period > 1 && !n.is_multiple_of(a.period) {
-                    continue;
-                }
-                let held = self.fast_conds(a.conds, st, side);
-                if !held && !a.iff {
-                    continue;
-                }
-                for &(off, on) in &self.avail_en[a.en.0 as usize..a.en.1 as usize] {
-                    st.enabled[off[side] as usize] = held == on;
+        let passes: &[Option<bool>] = if movers.len() > 1 {
+            &[Some(true), Some(false)]
+        } else {
+            &[None]
+        };
+        for &pass in passes {
+            for &side in movers {
+                let n = st.own_turns[side] + 1;
+                for a in avail {
+                    if a.period > 1 && !n.is_multiple_of(a.period) {
+                        continue;
+                    }
+                    let held = self.fast_conds(a.conds, st, side);
+                    if !held && !a.iff {
+                        continue;
+                    }
+                    for &(off, on, opp) in &self.avail_en[a.en.0 as usize..a.en.1 as usize] {
+                        if pass.is_none_or(|p| p == opp) {
+                            st.enabled[off[side] as usize] = held == on;
+                        }
+                    }
                 }
             }
         }
     }
 
-    fn prepare(&self, st: &mut State, mut trace: Option<&mut TurnTrace>) -> Res<()> {
+    /// Availability for the side(s) about to move, recording flag changes in `trace`; merged
+    /// as in [`Engine::prepare_fast`].
+    fn prepare(&self, st: &mut State, trace: Option<&mut TurnTrace>) -> Res<()> {
         let movers: &[Side] = if self.simultaneous {
             &[0, 1]
         } else if st.to_move == 0 {
@@ -959,7 +981,9 @@ impl<'p> Engine<'p> {
             return Ok(());
         }
         let mut sc = self.scratch.borrow_mut();
-        let Scratch { stack, .. } = &mut *sc;
+        let Scratch { stack, writes, .. } = &mut *sc;
+        writes.clear();
+        // Evaluate every mover's availability on the same state first, then apply.
         for &side in movers {
             let n = st.own_turns[side] + 1;
             let turn = st.turn + 1;
@@ -975,21 +999,45 @@ impl<'p> Engine<'p> {
                 for e in self.prog.rule_effects(r) {
                     if let CEffect::Enable { opp, cmd, on } = *e {
                         let s = if opp { 1 - side } else { side };
-                        let idx = s * self.nc + cmd as usize;
-                        let v = if held { on } else { !on };
-                        if st.enabled[idx] != v {
-                            if let Some(t) = trace.as_deref_mut() {
-                                t.changes.push(Change {
-                                    side: side_name(s),
-                                    name: format!("[{}]", self.prog.commands[cmd as usize]),
-                                    from: st.enabled[idx] as i64,
-                                    to: v as i64,
-                                });
-                            }
-                            st.enabled[idx] = v;
-                        }
+                        writes.push(Write {
+                            target: Target::Flag(s * self.nc + cmd as usize),
+                            owner: s,
+                            writer: side,
+                            op: UpdOp::Set,
+                            value: (held == on) as i64,
+                            rule: ri,
+                        });
                     }
                 }
+            }
+        }
+        let writes = std::mem::take(writes);
+        drop(sc);
+        let result = self.apply_merged(st, &writes, trace);
+        self.scratch.borrow_mut().writes = writes;
+        result
+    }
+
+    /// Applies collected writes: the writes to a side's state or flag made by the other side
+    /// first, then its owner's own, each group in the order collected (file order per side).
+    /// With one writer, or no write across sides, that is simply the order collected (the
+    /// result per target is the same, and so is which overflow is reported first).
+    fn apply_merged(
+        &self,
+        st: &mut State,
+        writes: &[Write],
+        mut trace: Option<&mut TurnTrace>,
+    ) -> Res<()> {
+        let one_writer = writes.windows(2).all(|p| p[0].writer == p[1].writer);
+        if one_writer || writes.iter().all(|w| w.owner == w.writer) {
+            for w in writes {
+                self.apply(st, w, trace.as_deref_mut())?;
+            }
+            return Ok(());
+        }
+        for own in [false, true] {
+            for w in writes.iter().filter(|w| (w.owner == w.writer) == own) {
+                self.apply(st, w, trace.as_deref_mut())?;
             }
         }
         Ok(())
@@ -1062,11 +1110,7 @@ impl<'p> Engine<'p> {
     ) -> Res<()> {
         let n = st.own_turns[side];
         let turn = st.turn;
-        let Scratch {
-            writes,
-            stack,
-            cross,
-        } = sc;
+        let Scratch { writes, stack } = sc;
         let now = st.hist[side * self.hl];
         let list = &self.by_cmd[if now == NONE { self.nc } else { now as usize }];
         for &ri in list {
@@ -1146,9 +1190,6 @@ impl<'p> Engine<'p> {
                             rule: ri,
                         });
                     }
-                }
-                if let Some(w) = writes.last() {
-                    *cross |= w.owner != w.writer;
                 }
             }
         }
@@ -1254,29 +1295,13 @@ impl<'p> Engine<'p> {
             let mut guard = self.scratch.borrow_mut();
             let sc = &mut *guard;
             sc.writes.clear();
-            sc.cross = false;
             for &s in movers {
                 self.resolve(st, s, sc, trace.as_deref_mut())?;
             }
             let writes = std::mem::take(&mut sc.writes);
-            let result = (|| -> Res<()> {
-                if movers.len() == 1 || !sc.cross {
-                    // One side, or every write to its writer's own side: file order is the
-                    // order of §8 (the other side's writes first would be an empty pass).
-                    for w in &writes {
-                        self.apply(st, w, trace.as_deref_mut())?;
-                    }
-                } else {
-                    // Simultaneous: the other side's writes first, the owner's own last.
-                    for pass in [false, true] {
-                        for w in writes.iter().filter(|w| (w.owner == w.writer) == pass) {
-                            self.apply(st, w, trace.as_deref_mut())?;
-                        }
-                    }
-                }
-                Ok(())
-            })();
-            sc.writes = writes;
+            drop(guard);
+            let result = self.apply_merged(st, &writes, trace.as_deref_mut());
+            self.scratch.borrow_mut().writes = writes;
             result?;
         }
         self.end_check(st, trace.as_deref_mut())?;
@@ -1311,17 +1336,21 @@ impl<'p> Engine<'p> {
         Ok(())
     }
 
-    /// Step 4's victory rules, for both sides.
-    fn victory_check(&self, st: &mut State, mut trace: Option<&mut TurnTrace>) -> Res<()> {
-        let mut stack = std::mem::take(&mut self.scratch.borrow_mut().stack);
+    /// Step 4's victory rules, for both sides: all evaluated on the same post-resolution
+    /// state, then applied with the merge (so one side's end-check write never hides the
+    /// other's).
+    fn victory_check(&self, st: &mut State, trace: Option<&mut TurnTrace>) -> Res<()> {
+        let mut sc = self.scratch.borrow_mut();
+        let Scratch { writes, stack, .. } = &mut *sc;
+        writes.clear();
         for side in 0..2 {
             let n = st.own_turns[side];
             for &ri in &self.victory_rules {
                 let r = &self.prog.rules[ri as usize];
-                if !Self::period_ok(r, n) {
+                if !Self::victory_period_ok(r, n) {
                     continue;
                 }
-                let held = self.holds(ri, r, st, side, st.turn, &mut stack)?;
+                let held = self.holds(ri, r, st, side, st.turn, stack)?;
                 if !held && !r.iff {
                     continue;
                 }
@@ -1338,7 +1367,7 @@ impl<'p> Engine<'p> {
                                 owner: s,
                                 writer: side,
                                 op: UpdOp::Set,
-                                value: (if held { value } else { !value }) as i64,
+                                value: (held == value) as i64,
                                 rule: ri,
                             }
                         }
@@ -1355,7 +1384,7 @@ impl<'p> Engine<'p> {
                                 side,
                                 st.turn,
                                 ri,
-                                &mut stack,
+                                stack,
                             )?;
                             Write {
                                 target: Target::Val(s * self.ns + state as usize),
@@ -1368,12 +1397,15 @@ impl<'p> Engine<'p> {
                         }
                         _ => continue,
                     };
-                    self.apply(st, &w, trace.as_deref_mut())?;
+                    writes.push(w);
                 }
             }
         }
-        self.scratch.borrow_mut().stack = stack;
-        Ok(())
+        let writes = std::mem::take(writes);
+        drop(sc);
+        let result = self.apply_merged(st, &writes, trace);
+        self.scratch.borrow_mut().writes = writes;
+        result
     }
 }
 
@@ -1397,8 +1429,10 @@ fn direct_resolution(prog: &RuleProgram, by_cmd: &[Vec<u32>], fast: &[Fast]) -> 
                 (_, CCond::Truth { state, .. }) => {
                     read.insert(*state);
                 }
-                (_, CCond::Cmp { lhs, .. }) => {
-                    for op in prog.code_of(*lhs) {
+                (_, CCond::Cmp { lhs, rhs, .. }) => {
+                    // Either side of a comparison may hold the state (`3<S.x` as well as
+                    // `S.x>3`).
+                    for op in prog.code_of(*lhs).iter().chain(prog.code_of(*rhs)) {
                         if let Op::Load(_, id) = op {
                             read.insert(*id);
                         }

@@ -20,8 +20,8 @@ pub enum FailKind {
     BadReply = 14,
     /// No reply within the time limit.
     Timeout = 15,
-    /// Anything else (e.g. the terminal closed under a human player).
-    Other = 16,
+    /// A human player's input ended (end of file, a closed terminal) or could not be read.
+    HumanInputEnded = 16,
 }
 
 /// A player's failure.

@@ -744,8 +744,12 @@ impl StudioApp {
             self.seen_version = self.editor.view.version;
             self.dirty = self.editor.text != self.doc.saved_text;
             let text: Arc<str> = Arc::from(self.editor.text.as_str());
-            self.worker
-                .submit(self.editor.view.version, text, Some(ctx.clone()));
+            self.worker.submit(
+                self.editor.view.version,
+                text,
+                self.editor.cursor.0,
+                Some(ctx.clone()),
+            );
         }
         self.autosave(&ctx);
         self.dialogs(&ctx);

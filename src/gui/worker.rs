@@ -208,7 +208,60 @@ pub fn check(version: u64, text: Arc<str>) -> Checked {
 struct Job {
     version: u64,
     text: Arc<str>,
+    /// The 0-based line being edited: where an internal error is shown.
+    line: usize,
     ctx: Option<egui::Context>,
+}
+
+/// Checks `text`, turning a panic inside the checker into an internal-error diagnostic (E099)
+/// on the line being edited, so the checker thread lives on and the next edit is checked.
+fn check_guarded(version: u64, text: Arc<str>, line: usize) -> Checked {
+    guarded(version, text, line, check)
+}
+
+/// Runs `run` (a checker) and turns its panic into an E099 diagnostic on `line`.
+fn guarded(
+    version: u64,
+    text: Arc<str>,
+    line: usize,
+    run: impl FnOnce(u64, Arc<str>) -> Checked + std::panic::UnwindSafe,
+) -> Checked {
+    let t0 = Instant::now();
+    let attempt = {
+        let text = text.clone();
+        std::panic::catch_unwind(move || run(version, text))
+    };
+    attempt.unwrap_or_else(|panic| {
+        let what = panic
+            .downcast_ref::<&str>()
+            .map(|s| s.to_string())
+            .or_else(|| panic.downcast_ref::<String>().cloned())
+            .unwrap_or_else(|| "unknown panic".to_string());
+        let start: usize = text.split_inclusive('\n').take(line).map(str::len).sum();
+        let start = start.min(text.len());
+        let end = text[start..].find('\n').map_or(text.len(), |k| start + k);
+        let diag = crate::diag::Diagnostic::error(
+            "E099",
+            start..end,
+            format!("internal error in the checker: {what}"),
+        )
+        .with_help(
+            "this is a bug in Kumite, not in your rules: the views keep the last good version; please report the file",
+        );
+        let (l, col) = LineIndex::new(&text).line_col(&text, start);
+        Checked {
+            version,
+            text,
+            diags: vec![DiagItem {
+                diag,
+                line: l,
+                col,
+            }],
+            errors: 1,
+            view: None,
+            elapsed: t0.elapsed(),
+        }
+    })
 }
 
 /// A background checker thread.
@@ -245,10 +298,10 @@ impl Worker {
                     while let Ok(newer) = job_rx.try_recv() {
                         job = newer;
                     }
-                    let (version, text) = (job.version, job.text);
+                    let (version, text, line) = (job.version, job.text, job.line);
                     let done = match &pool {
-                        Some(pool) => pool.install(|| check(version, text)),
-                        None => check(version, text),
+                        Some(pool) => pool.install(|| check_guarded(version, text, line)),
+                        None => check_guarded(version, text, line),
                     };
                     if res_tx.send(done).is_err() {
                         break;
@@ -267,9 +320,20 @@ impl Worker {
         }
     }
 
-    /// Queues `text` (version `version`) for checking.
-    pub fn submit(&mut self, version: u64, text: Arc<str>, ctx: Option<egui::Context>) {
-        let job = Job { version, text, ctx };
+    /// Queues `text` (version `version`, edited at 0-based `line`) for checking.
+    pub fn submit(
+        &mut self,
+        version: u64,
+        text: Arc<str>,
+        line: usize,
+        ctx: Option<egui::Context>,
+    ) {
+        let job = Job {
+            version,
+            text,
+            line,
+            ctx,
+        };
         if let Err(mpsc::SendError(job)) = self.jobs.send(job) {
             // The thread is gone (a panic in the checker): start a new one.
             let received = self.received;
@@ -295,5 +359,26 @@ impl Worker {
     /// True while a sent version has not come back.
     pub fn busy(&self) -> bool {
         self.received < self.sent
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_panicking_check_becomes_an_internal_error_on_the_edited_line() {
+        let text: Arc<str> = Arc::from("!:[a]\n[a]:S.x+1\nS.x>3:S.勝利\n");
+        let c = guarded(7, text.clone(), 1, |_, _| panic!("boom"));
+        assert_eq!(c.version, 7);
+        assert_eq!(c.errors, 1);
+        assert!(c.view.is_none());
+        let d = &c.diags[0];
+        assert_eq!((d.diag.code, d.line), ("E099", 2)); // shown 1-based
+        assert!(d.diag.message.contains("boom"), "{}", d.diag.message);
+        assert_eq!(&text[d.diag.span.clone()], "[a]:S.x+1");
+        // A check that does not panic passes through unchanged.
+        let ok = guarded(8, text, 0, check);
+        assert_eq!((ok.version, ok.errors), (8, 0));
     }
 }

@@ -1,4 +1,9 @@
-//! Zero-sum matrix games: the optimal mixed strategies by linear programming (simplex).
+//! Zero-sum matrix games: the optimal mixed strategies by linear programming (simplex), after
+//! merging identical rows and columns; very large games that remain are solved approximately by
+//! regret matching within a time budget (an anytime method: the CPU must answer within P).
+
+use std::collections::HashMap;
+use std::time::Instant;
 
 /// The solution of a matrix game for the row player (who maximises).
 #[derive(Clone, Debug, PartialEq)]
@@ -11,8 +16,117 @@ pub struct MatrixSolution {
     pub cols: Vec<f64>,
 }
 
-/// Solves the game with payoff `a[i][j]` to the row player.
+/// Games with more cells than this (after merging identical rows and columns) are solved by
+/// regret matching when a deadline is given.
+pub const EXACT_CELLS: usize = 96 * 96;
+
+/// Solves the game with payoff `a[i][j]` to the row player exactly.
 pub fn solve(a: &[Vec<f64>]) -> MatrixSolution {
+    solve_within(a, None)
+}
+
+/// Solves the game; with a `deadline`, a game too large to solve exactly in time
+/// ([`EXACT_CELLS`]) is solved approximately by regret matching until the deadline.
+pub fn solve_within(a: &[Vec<f64>], deadline: Option<Instant>) -> MatrixSolution {
+    let m = a.len();
+    let n = a.first().map_or(0, Vec::len);
+    // Identical rows (columns) are one strategy: solve the game between representatives.
+    let rows = representatives(m, |i| a[i].iter().map(|x| x.to_bits()).collect());
+    let cols = representatives(n, |j| a.iter().map(|r| r[j].to_bits()).collect());
+    let small: Vec<Vec<f64>> = rows
+        .iter()
+        .map(|&i| cols.iter().map(|&j| a[i][j]).collect())
+        .collect();
+    let s = match deadline {
+        Some(d) if rows.len() * cols.len() > EXACT_CELLS => regret_matching(&small, d),
+        _ => simplex(&small),
+    };
+    let spread = |reps: &[usize], p: &[f64], len: usize| {
+        let mut v = vec![0.0; len];
+        for (k, &i) in reps.iter().enumerate() {
+            v[i] = p[k];
+        }
+        v
+    };
+    MatrixSolution {
+        value: s.value,
+        rows: spread(&rows, &s.rows, m),
+        cols: spread(&cols, &s.cols, n),
+    }
+}
+
+/// The first index of each distinct key among `0..len`, in order.
+fn representatives(len: usize, key: impl Fn(usize) -> Vec<u64>) -> Vec<usize> {
+    let mut seen: HashMap<Vec<u64>, ()> = HashMap::new();
+    (0..len)
+        .filter(|&i| seen.insert(key(i), ()).is_none())
+        .collect()
+}
+
+/// Regret matching+ with linearly weighted averages, until `deadline` (at least a few
+/// iterations, at most 20,000): an approximate equilibrium whose exploitability shrinks with
+/// the iterations.
+fn regret_matching(a: &[Vec<f64>], deadline: Instant) -> MatrixSolution {
+    let m = a.len();
+    let n = a.first().map_or(0, Vec::len);
+    let (mut rr, mut rc) = (vec![0.0; m], vec![0.0; n]);
+    let (mut avg_r, mut avg_c) = (vec![0.0; m], vec![0.0; n]);
+    let strategy = |reg: &[f64]| {
+        let s: f64 = reg.iter().sum();
+        if s > 0.0 {
+            reg.iter().map(|r| r / s).collect::<Vec<f64>>()
+        } else {
+            vec![1.0 / reg.len() as f64; reg.len()]
+        }
+    };
+    for t in 1..=20_000u32 {
+        if t > 8 && Instant::now() >= deadline {
+            break;
+        }
+        let (x, y) = (strategy(&rr), strategy(&rc));
+        // Row payoffs against y, column payoffs (losses) against x.
+        let ur: Vec<f64> = a
+            .iter()
+            .map(|row| row.iter().zip(&y).map(|(v, p)| v * p).sum())
+            .collect();
+        let u: f64 = ur.iter().zip(&x).map(|(v, p)| v * p).sum();
+        let uc: Vec<f64> = (0..n)
+            .map(|j| -(0..m).map(|i| a[i][j] * x[i]).sum::<f64>())
+            .collect();
+        for i in 0..m {
+            rr[i] = (rr[i] + ur[i] - u).max(0.0);
+        }
+        for j in 0..n {
+            rc[j] = (rc[j] + uc[j] + u).max(0.0);
+        }
+        let w = t as f64;
+        for i in 0..m {
+            avg_r[i] += w * x[i];
+        }
+        for j in 0..n {
+            avg_c[j] += w * y[j];
+        }
+    }
+    let norm = |v: &mut Vec<f64>| {
+        let s: f64 = v.iter().sum();
+        for x in v.iter_mut() {
+            *x /= s;
+        }
+    };
+    norm(&mut avg_r);
+    norm(&mut avg_c);
+    let value = (0..m)
+        .map(|i| (0..n).map(|j| avg_r[i] * a[i][j] * avg_c[j]).sum::<f64>())
+        .sum();
+    MatrixSolution {
+        value,
+        rows: avg_r,
+        cols: avg_c,
+    }
+}
+
+/// The exact solution by the simplex method (Bland's rule).
+fn simplex(a: &[Vec<f64>]) -> MatrixSolution {
     let m = a.len();
     let n = a.first().map_or(0, Vec::len);
     if m == 0 || n == 0 {
@@ -61,11 +175,11 @@ pub fn solve(a: &[Vec<f64>]) -> MatrixSolution {
         for x in t[l].iter_mut() {
             *x /= pv;
         }
-        for i in 0..=m {
-            if i != l && t[i][e].abs() > 0.0 {
-                let f = t[i][e];
-                let pivot_row = t[l].clone();
-                for (x, y) in t[i].iter_mut().zip(&pivot_row) {
+        let pivot_row = t[l].clone();
+        for (i, row) in t.iter_mut().enumerate() {
+            if i != l && row[e].abs() > 0.0 {
+                let f = row[e];
+                for (x, y) in row.iter_mut().zip(&pivot_row) {
                     *x -= f * y;
                 }
             }

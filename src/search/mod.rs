@@ -15,6 +15,7 @@ use crate::engine::players::{Player, PlayerError};
 use crate::engine::rng::SplitMix;
 use crate::engine::{ChanceScript, Engine, Outcome, Side, State};
 use crate::program::{CmdId, RuleProgram};
+use crate::syntax::ast::Setting;
 use rand::RngExt;
 use rustc_hash::{FxHashMap, FxHasher};
 use std::hash::{Hash, Hasher};
@@ -99,25 +100,25 @@ impl CpuSettings {
             mistakes: s.mistakes,
             period_ms: s.period_ms,
         };
-        for item in spec.split(',').map(str::trim).filter(|x| !x.is_empty()) {
-            let (k, v) = item.split_at(1);
-            let bad = || {
+        // Full-width and IME forms read as ASCII, as everywhere in the language (`Ｓ５`).
+        let folded: String = spec.chars().map(crate::syntax::lexer::norm).collect();
+        for item in folded.split(',').map(str::trim).filter(|x| !x.is_empty()) {
+            let bad = |why: &str| {
                 format!(
-                    "cpu setting '{item}': expected S<depth>, D<thinning>, E<mistakes> or P<ms>"
+                    "cpu setting '{item}': {why} (expected S<depth 1–30>, D<thinning 1–1000>, E<mistakes 0–10> or P<ms 1–3600000>)"
                 )
             };
-            match k.to_ascii_uppercase().as_str() {
-                "S" => c.depth = v.parse().map_err(|_| bad())?,
-                "D" => c.thin = v.parse().map_err(|_| bad())?,
-                "E" => c.mistakes = v.parse().map_err(|_| bad())?,
-                "P" => c.period_ms = v.parse().map_err(|_| bad())?,
-                _ => return Err(bad()),
+            match crate::syntax::parser::parse_setting(item) {
+                Ok(Setting::Depth(v)) => c.depth = v,
+                Ok(Setting::Thin(v)) => c.thin = v,
+                Ok(Setting::Mistakes(v)) => c.mistakes = v,
+                Ok(Setting::Period(v)) => c.period_ms = v,
+                Ok(_) => return Err(bad("not a CPU setting")),
+                Err((_, msg, help)) if help.contains(" must be ") => {
+                    return Err(bad(&format!("{msg}; {help}")));
+                }
+                Err(_) => return Err(bad("unknown setting")),
             }
-        }
-        if c.depth == 0 || c.depth > 30 || c.thin < 1.0 || c.mistakes > 10 || c.period_ms == 0 {
-            return Err(format!(
-                "cpu settings out of range: {c:?} (S 1–30, D >= 1, E 0–10, P >= 1)"
-            ));
         }
         Ok(c)
     }
@@ -202,11 +203,26 @@ impl<'p> Searcher<'p> {
         if self.stopped {
             return true;
         }
+        // The clock is read every few nodes: a node of a large program (hundreds of commands)
+        // can take long, and the CPU must answer within its period P.
         if self.nodes >= self.node_budget
             || self.cancel.load(Ordering::Relaxed)
-            || (self.nodes.is_multiple_of(256)
-                && self.deadline.is_some_and(|d| Instant::now() >= d))
+            || (self.nodes.is_multiple_of(4) && self.past_deadline())
         {
+            self.stopped = true;
+        }
+        self.stopped
+    }
+
+    /// True once the thinking period is over.
+    fn past_deadline(&self) -> bool {
+        self.deadline.is_some_and(|d| Instant::now() >= d)
+    }
+
+    /// Stops the search if it was cancelled or its time is up (checked now, whatever the node
+    /// count): used between root moves.
+    fn stop_now(&mut self) -> bool {
+        if self.cancel.load(Ordering::Relaxed) || self.past_deadline() {
             self.stopped = true;
         }
         self.stopped
@@ -517,7 +533,7 @@ impl<'p> Searcher<'p> {
                 a[i][j] = sum;
             }
         }
-        let s = matrix::solve(&a);
+        let s = matrix::solve_within(&a, self.deadline);
         (s.value, hm, cm, s)
     }
 
@@ -583,15 +599,10 @@ impl<'p> CpuPlayer<'p> {
         let choice;
         let all = moves(&s.eng, st, side);
         if s.eng.simultaneous {
-            let (_, hm, cm, sol) = s.matrix_value(st, self.settings.depth.min(4));
-            let (ms, probs) = if side == 0 {
-                (hm, sol.rows)
-            } else {
-                (cm, sol.cols)
-            };
+            let probs = Self::mixed_strategy(s, st, side, &all, self.settings.depth.min(4));
             let r: f64 = self.rng.random_range(0.0..1.0);
             let mut acc = 0.0;
-            let mut pick = ms.len() - 1;
+            let mut pick = all.len() - 1;
             for (k, p) in probs.iter().enumerate() {
                 acc += p;
                 if r < acc {
@@ -599,15 +610,23 @@ impl<'p> CpuPlayer<'p> {
                     break;
                 }
             }
-            choice = ms[pick];
+            choice = all[pick];
         } else {
             let mut best = all[0];
             for depth in 1..=self.settings.depth {
                 s.stopped = false;
+                if depth > 1 && s.stop_now() {
+                    break;
+                }
                 let mut best_here = None;
                 let mut best_v = f64::NEG_INFINITY;
                 let mut best_d = u32::MAX;
                 for &m in &all {
+                    // Each root move is searched only while time remains; at depth 1 the best
+                    // of the moves examined so far stands.
+                    if s.stop_now() {
+                        break;
+                    }
                     let mut cmds = [None, None];
                     cmds[side] = m;
                     // Search with a window just below the best so far, so that equal moves get
@@ -618,6 +637,9 @@ impl<'p> CpuPlayer<'p> {
                     // position it leads to, before any reply): the side presses instead of
                     // only keeping the balance.
                     let tie = (v - best_v).abs() <= best_v.abs() * 1e-9 + 1e-9;
+                    if s.stopped && best_here.is_some() {
+                        break; // the value of an interrupted search is not comparable
+                    }
                     if v > best_v || tie {
                         let c = s.play_first_outcome(st, cmds);
                         let d = s.own_distance(&c, side);
@@ -654,6 +676,67 @@ impl<'p> CpuPlayer<'p> {
             return others[self.rng.random_range(0..others.len())];
         }
         choice
+    }
+}
+
+impl CpuPlayer<'_> {
+    /// The CPU's mixed strategy over its moves `mine` in a simultaneous game: the matrix game
+    /// of its moves against the opponent's, deepened one joint turn at a time while time
+    /// remains. Rows are filled one of the CPU's moves at a time, so when the period ends during
+    /// the first depth the game restricted to the moves examined so far is solved; a deeper
+    /// depth that did not finish is discarded.
+    fn mixed_strategy(
+        s: &mut Searcher,
+        st: &State,
+        side: Side,
+        mine: &[Option<CmdId>],
+        max_depth: u32,
+    ) -> Vec<f64> {
+        let theirs = moves(&s.eng, st, 1 - side);
+        let mut strategy: Option<Vec<f64>> = None;
+        for depth in 1..=max_depth.max(1) {
+            s.stopped = false;
+            if depth > 1 && s.stop_now() {
+                break;
+            }
+            let mut a: Vec<Vec<f64>> = Vec::with_capacity(mine.len());
+            for &x in mine {
+                if s.stop_now() {
+                    break;
+                }
+                let mut row = Vec::with_capacity(theirs.len());
+                for &y in &theirs {
+                    let cmds = if side == 0 { [x, y] } else { [y, x] };
+                    let kids = s.outcomes(st, cmds, s.chance_exact);
+                    let mut sum = 0.0;
+                    for (c, p) in &kids {
+                        sum += p * s.sim_value(c, depth - 1);
+                    }
+                    s.recycle(kids);
+                    // sim_value is h's value.
+                    row.push(if side == 0 { sum } else { -sum });
+                }
+                a.push(row);
+            }
+            let complete = a.len() == mine.len() && !s.stopped;
+            if complete || (strategy.is_none() && !a.is_empty()) {
+                let sol = matrix::solve_within(&a, s.deadline);
+                let mut p = sol.rows;
+                p.resize(mine.len(), 0.0);
+                strategy = Some(p);
+                if sol.value >= SURE_WIN / 1e9 {
+                    break; // a certain win found
+                }
+            }
+            if !complete {
+                break;
+            }
+        }
+        strategy.unwrap_or_else(|| {
+            let mut p = vec![0.0; mine.len()];
+            p[0] = 1.0;
+            p
+        })
     }
 }
 

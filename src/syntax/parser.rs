@@ -78,6 +78,36 @@ fn sym<'t>(s: Sym) -> impl Parser<'t, In<'t>, Tok, Err<'t>> + Clone {
     just(Tok::Sym(s))
 }
 
+/// A function call `min(a,b)`, `max(a,b)`, `abs(a)`, `rand(a,b)`: the same parser in full
+/// expressions and in short-form terms, so the argument count is checked everywhere (E001).
+fn call<'t>(
+    expr: impl Parser<'t, In<'t>, Expr, Err<'t>> + Clone,
+) -> impl Parser<'t, In<'t>, Expr, Err<'t>> + Clone {
+    select! { Tok::Name(n) if (8..12).contains(&n.0) => func_of(n) }
+        .then(
+            expr.separated_by(sym(Sym::Comma))
+                .collect::<Vec<_>>()
+                .delimited_by(sym(Sym::LParen), sym(Sym::RParen)),
+        )
+        .validate(|(f, args): (Func, Vec<Expr>), e, em| {
+            if args.len() != f.arity() {
+                em.emit(custom(
+                    "E001",
+                    e.span(),
+                    &format!(
+                        "{}() takes {} argument{}, not {}",
+                        f.name(),
+                        f.arity(),
+                        if f.arity() == 1 { "" } else { "s" },
+                        args.len()
+                    ),
+                    "",
+                ));
+            }
+            Expr::Call(f, args, sp(e.span()))
+        })
+}
+
 /// All line parsers, built once per file.
 struct Parsers<'t> {
     rule: P<'t, Rule>,
@@ -116,30 +146,7 @@ fn parsers<'t>() -> Parsers<'t> {
 
     let expr = recursive(|expr| {
         let lit = int.map_with(|v, e| Expr::Int(v, sp(e.span())));
-        let call = select! { Tok::Name(n) if (8..12).contains(&n.0) => func_of(n) }
-            .then(
-                expr.clone()
-                    .separated_by(sym(Sym::Comma))
-                    .collect::<Vec<_>>()
-                    .delimited_by(sym(Sym::LParen), sym(Sym::RParen)),
-            )
-            .validate(|(f, args): (Func, Vec<Expr>), e, em| {
-                if args.len() != f.arity() {
-                    em.emit(custom(
-                        "E001",
-                        e.span(),
-                        &format!(
-                            "{}() takes {} argument{}, not {}",
-                            f.name(),
-                            f.arity(),
-                            if f.arity() == 1 { "" } else { "s" },
-                            args.len()
-                        ),
-                        "",
-                    ));
-                }
-                Expr::Call(f, args, sp(e.span()))
-            });
+        let call = call(expr.clone());
         let konst = name
             .then_ignore(sym(Sym::Dot).not())
             .map_with(|n, e| Expr::Const(n, sp(e.span())));
@@ -193,14 +200,7 @@ fn parsers<'t>() -> Parsers<'t> {
             sym(Sym::Percent).to(BinOp::Mod),
         ));
         let lit = int.map_with(|v, e| Expr::Int(v, sp(e.span())));
-        let call = select! { Tok::Name(n) if (8..12).contains(&n.0) => func_of(n) }
-            .then(
-                expr.clone()
-                    .separated_by(sym(Sym::Comma))
-                    .collect::<Vec<_>>()
-                    .delimited_by(sym(Sym::LParen), sym(Sym::RParen)),
-            )
-            .map_with(|(f, args), e| Expr::Call(f, args, sp(e.span())));
+        let call = call(expr.clone());
         let konst = name
             .then_ignore(sym(Sym::Dot).not())
             .map_with(|n, e| Expr::Const(n, sp(e.span())));
@@ -656,6 +656,9 @@ pub struct ParsedFile {
     pub names: Names,
     /// Syntax and block-structure diagnostics.
     pub diags: Vec<Diagnostic>,
+    /// Constants whose definition line (`名前:…` in a macro block) has a syntax error: they
+    /// are defined, so their uses are not reported again as unknown (E020).
+    pub broken_consts: Vec<NameId>,
 }
 
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
@@ -792,6 +795,8 @@ enum Parsed {
     Rule(Rule),
     Init(Vec<InitItem>),
     Def(MacroDef),
+    /// A constant definition that did not parse: its name.
+    BrokenConst(NameId),
     Adv(AdvLine),
     Pct(Option<f64>),
     Amp(Option<Vec<(NameId, NameId)>>),
@@ -809,7 +814,12 @@ fn run_job<'t>(
     match job.kind {
         JobKind::Rule => run(&p.rule, slice, job.eoi, names, diags).map(Parsed::Rule),
         JobKind::Init => run(&p.init, slice, job.eoi, names, diags).map(Parsed::Init),
-        JobKind::Def => run(&p.macro_def, slice, job.eoi, names, diags).map(Parsed::Def),
+        JobKind::Def => run(&p.macro_def, slice, job.eoi, names, diags)
+            .map(Parsed::Def)
+            .or(match slice {
+                [(Tok::Name(n), _), (Tok::Sym(Sym::Colon), _), ..] => Some(Parsed::BrokenConst(*n)),
+                _ => None,
+            }),
         JobKind::Adv => run(&p.adv_line, slice, job.eoi, names, diags).map(Parsed::Adv),
         JobKind::Pct => run(&p.pct_header, slice, job.eoi, names, diags).map(Parsed::Pct),
         JobKind::Amp => run(&p.amp_header, slice, job.eoi, names, diags).map(Parsed::Amp),
@@ -1085,6 +1095,7 @@ pub fn parse(text: &str) -> ParsedFile {
 
     // Assemble statements in file order.
     let mut stmts = Vec::new();
+    let mut broken_consts = Vec::new();
     let mut block: Option<OpenBlock> = None;
     for a in actions {
         match a {
@@ -1093,6 +1104,7 @@ pub fn parse(text: &str) -> ParsedFile {
                 (Some(Parsed::Rule(r)), None) => stmts.push(Stmt::Rule(r)),
                 (Some(Parsed::Init(items)), _) => stmts.push(Stmt::Init(items)),
                 (Some(Parsed::Def(d)), Some(b)) => b.defs.push(d),
+                (Some(Parsed::BrokenConst(n)), _) => broken_consts.push(n),
                 (Some(Parsed::Adv(l)), Some(b)) => b.lines.push(l),
                 _ => {}
             },
@@ -1127,6 +1139,7 @@ pub fn parse(text: &str) -> ParsedFile {
                     match results[c].take() {
                         Some(Parsed::Rule(r)) => b.rules.push(r),
                         Some(Parsed::Def(d)) => b.defs.push(d),
+                        Some(Parsed::BrokenConst(n)) => broken_consts.push(n),
                         Some(Parsed::Adv(l)) => b.lines.push(l),
                         _ => {}
                     }
@@ -1161,6 +1174,7 @@ pub fn parse(text: &str) -> ParsedFile {
         stmts,
         names,
         diags,
+        broken_consts,
     }
 }
 
@@ -1358,7 +1372,8 @@ pub const SETTING_RANGES: [(char, u32, u32); 5] = [
     ('D', 1, 1000),
 ];
 
-fn parse_setting(item: &str) -> Result<Setting, (&'static str, String, String)> {
+/// One `~` setting (already folded to ASCII forms): the setting, or (code, message, help).
+pub fn parse_setting(item: &str) -> Result<Setting, (&'static str, String, String)> {
     let lower = item.to_ascii_lowercase();
     match lower.as_str() {
         "同時" | "simultaneous" => return Ok(Setting::Simultaneous),
