@@ -204,9 +204,10 @@ pub fn highlight_line(line: &str) -> Vec<(Range<usize>, Kind)> {
         }
         if c.is_ascii_digit() || (c == 'ー' && c_at(i + 1).is_ascii_digit()) {
             i += 1;
-            while c_at(i).is_ascii_digit()
-                || (c_at(i) == '.' && c_at(i + 1).is_ascii_digit())
-                || (kind == LineKind::Settings && is_name_char(c_at(i)))
+            while i < n
+                && (c_at(i).is_ascii_digit()
+                    || (c_at(i) == '.' && c_at(i + 1).is_ascii_digit())
+                    || (kind == LineKind::Settings && is_name_char(c_at(i))))
             {
                 i += 1;
             }
