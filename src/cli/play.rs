@@ -77,7 +77,8 @@ pub fn make_player<'a>(
             }
             Ok(Box::new(crate::ai_protocol::AiPlayer::new(
                 cmd,
-                std::time::Duration::from_secs_f64(ai_timeout),
+                std::time::Duration::try_from_secs_f64(ai_timeout)
+                    .unwrap_or(std::time::Duration::from_secs(86_400)),
             )))
         }
         other => Err(format!(
@@ -206,7 +207,9 @@ pub fn run_with(
             eprintln!("{}", trace_text(eng, t));
         }
         if delay > 0.0 {
-            std::thread::sleep(std::time::Duration::from_secs_f64(delay));
+            std::thread::sleep(
+                std::time::Duration::try_from_secs_f64(delay.min(60.0)).unwrap_or_default(),
+            );
         }
     })
 }
