@@ -9,7 +9,7 @@
 use crate::engine::players::{FailKind, GameInfo, Player, PlayerError, side_states};
 use crate::engine::{Engine, NONE, Outcome, Side, State};
 use crate::program::CmdId;
-use std::io::{BufRead, BufReader, BufWriter, Write};
+use std::io::{BufRead, BufReader, BufWriter, Read, Write};
 use std::process::{Child, ChildStdin, Command, Stdio};
 use std::sync::mpsc::{Receiver, RecvTimeoutError, channel};
 use std::time::{Duration, Instant};
@@ -17,7 +17,8 @@ use std::time::{Duration, Instant};
 struct Proc {
     child: Child,
     stdin: BufWriter<ChildStdin>,
-    lines: Receiver<String>,
+    /// The AI's lines; `Err` once a line was too long (nothing is read after it).
+    lines: Receiver<Result<String, String>>,
 }
 
 impl Drop for Proc {
@@ -92,18 +93,7 @@ impl AiPlayer {
             }
         };
         let (tx, rx) = channel();
-        std::thread::spawn(move || {
-            for line in BufReader::new(stdout).lines() {
-                match line {
-                    Ok(l) => {
-                        if tx.send(l).is_err() {
-                            break;
-                        }
-                    }
-                    Err(_) => break,
-                }
-            }
-        });
+        std::thread::spawn(move || read_lines(stdout, &tx));
         self.proc = Some(Proc {
             child,
             stdin: BufWriter::new(stdin),
@@ -164,7 +154,14 @@ impl AiPlayer {
             return Err(PlayerError::new(FailKind::Exited, "the AI is not running"));
         };
         match p.lines.recv_timeout(self.timeout) {
-            Ok(l) => Ok(l.trim_end_matches('\r').to_string()),
+            Ok(Ok(l)) => Ok(l.trim_end_matches('\r').to_string()),
+            Ok(Err(why)) => {
+                self.proc = None;
+                Err(PlayerError::new(
+                    FailKind::BadReply,
+                    format!("{why} while Kumite waited for {what}"),
+                ))
+            }
             Err(RecvTimeoutError::Timeout) => {
                 self.proc = None;
                 Err(PlayerError::new(
@@ -340,5 +337,39 @@ impl Player for AiPlayer {
 
     fn name(&self) -> String {
         self.ai_name.clone().unwrap_or_else(|| self.command.clone())
+    }
+}
+
+/// The longest line Kumite reads from an AI: a reply is a short JSON object, and an AI that
+/// never ends its line must not fill the memory.
+pub const MAX_LINE_BYTES: usize = 1 << 20;
+
+/// Sends the AI's output line by line (invalid UTF-8 replaced, not fatal) until it ends, the
+/// receiver goes, or a line exceeds [`MAX_LINE_BYTES`].
+fn read_lines(out: impl Read, tx: &std::sync::mpsc::Sender<Result<String, String>>) {
+    let mut r = BufReader::new(out);
+    let mut buf = Vec::new();
+    loop {
+        buf.clear();
+        let limit = MAX_LINE_BYTES as u64 + 1;
+        match (&mut r).take(limit).read_until(b'\n', &mut buf) {
+            Ok(0) | Err(_) => break,
+            Ok(_) => {
+                if buf.last() == Some(&b'\n') {
+                    buf.pop();
+                } else if buf.len() > MAX_LINE_BYTES {
+                    let _ = tx.send(Err(format!(
+                        "the AI sent a line longer than {MAX_LINE_BYTES} bytes"
+                    )));
+                    break;
+                }
+                if tx
+                    .send(Ok(String::from_utf8_lossy(&buf).into_owned()))
+                    .is_err()
+                {
+                    break;
+                }
+            }
+        }
     }
 }

@@ -1087,6 +1087,8 @@ pub fn expr_text(e: &Expr, names: &Names) -> String {
 
 fn write_expr(s: &mut String, e: &Expr, names: &Names) {
     match e {
+        // i64::MIN has no literal of its own: `9223372036854775808` does not fit.
+        Expr::Int(i64::MIN, _) => s.push_str("(-9223372036854775807-1)"),
         Expr::Int(v, _) => {
             let _ = write!(s, "{v}");
         }

@@ -71,8 +71,8 @@ pub struct FastEval {
     decisive: Vec<FDecisive>,
     adv: Vec<FAdv>,
     cap: u32,
-    /// Too many nodes for the bit masks: use the general evaluation.
-    general: bool,
+    /// Too many nodes for the bit masks: the graph, for the general evaluation.
+    general: Option<Box<VictoryGraph>>,
     /// When the graph has no cycle: its nodes with every achiever condition before the node.
     order: Option<Vec<u32>>,
     /// The evaluation reads the command history (an advantage line or an excluded condition
@@ -169,7 +169,7 @@ impl FastEval {
             decisive,
             adv,
             cap: p.settings.turn_limit.min(UNREACHABLE),
-            general: n > 128,
+            general: (n > 128).then(|| Box::new(g.clone())),
             scratch: RefCell::new(Scratch {
                 state: vec![0; n],
                 own: vec![0; n],
@@ -328,6 +328,9 @@ impl FastEval {
 
     /// The distance to winning of side `x` (as [`super::distances`]`.to_win`).
     pub fn to_win(&self, eng: &Engine, st: &State, x: Side) -> u32 {
+        if let Some(g) = &self.general {
+            return super::distances(g, eng, st, x).to_win;
+        }
         let mut sc = self.scratch.borrow_mut();
         let sc = &mut *sc;
         if let Some(order) = &self.order {
@@ -361,7 +364,9 @@ impl FastEval {
                     .iter()
                     .filter(|c| !eng.cond_holds_with(c, st, x, &mut sc.stack))
                     .count() as u32;
-                (1 + Self::cost(sc, set) + extra).min(self.cap)
+                1u32.saturating_add(Self::cost(sc, set))
+                    .saturating_add(extra)
+                    .min(self.cap)
             } else {
                 self.cap
             };
@@ -397,7 +402,7 @@ impl FastEval {
             Some(Outcome::C) => return if x == 1 { 1e9 } else { -1e9 },
             None => {}
         }
-        if self.general {
+        if self.general.is_some() {
             return evaluate(g, eng, st, x);
         }
         // The evaluation is antisymmetric, so one entry (the value for h) serves both sides.

@@ -575,7 +575,7 @@ impl<'g, 'p> Evaluator<'g, 'p> {
             if !ok {
                 continue;
             }
-            let total: u32 = parts.iter().map(|p| p.1).sum();
+            let total = saturating_sum(&parts);
             if best.as_ref().is_none_or(|b| total < b.0) {
                 best = Some((total, parts));
             }
@@ -584,6 +584,11 @@ impl<'g, 'p> Evaluator<'g, 'p> {
         self.memo.insert(i, best.clone());
         best
     }
+}
+
+/// The total cost of a tree's parts; huge gaps stay at `u32::MAX` instead of wrapping.
+fn saturating_sum(parts: &[(usize, u32)]) -> u32 {
+    parts.iter().fold(0u32, |t, p| t.saturating_add(p.1))
 }
 
 fn merge(into: &mut Vec<(usize, u32)>, from: &[(usize, u32)]) {
@@ -684,7 +689,9 @@ pub fn distances(g: &VictoryGraph, eng: &Engine, st: &State, x: Side) -> Distanc
                     matches!(classify(p, c), CondKind::Excluded(..)) && !eng.cond_holds(c, st, x)
                 })
                 .count() as u32;
-            (1 + parts.iter().map(|p| p.1).sum::<u32>() + extra).min(cap)
+            1u32.saturating_add(saturating_sum(&parts))
+                .saturating_add(extra)
+                .min(cap)
         })
         .collect();
     let to_win = decisive.iter().copied().min().unwrap_or(cap);

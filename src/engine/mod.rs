@@ -65,7 +65,7 @@ impl std::fmt::Display for RuntimeError {
 }
 
 /// The position of a match: flat integers only.
-#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+#[derive(Clone, Debug, Default, PartialEq, Eq, Hash)]
 pub struct State {
     /// State values: side * n_states + state.
     pub vals: Vec<i64>,
@@ -661,7 +661,7 @@ impl<'p> Engine<'p> {
                 }
             }
             Some((n, yes, no)) => (if n == size { yes } else { no }, 1.0),
-            None => (lo + pick as i64, 1.0 / size as f64),
+            None => (lo.wrapping_add(pick as i64), 1.0 / size as f64),
         };
         sc.draws.push(Draw {
             lo,

@@ -27,7 +27,9 @@ use std::time::{Duration, Instant};
 /// the draws with [`ChanceScript`]s and average over the outcomes).
 pub fn search_engine(prog: &RuleProgram) -> Engine<'_> {
     let mut e = Engine::new(prog, 0);
-    e.chance = Some(Box::new(|_, _, _, _, lo, hi| lo + (hi - lo) / 2));
+    e.chance = Some(Box::new(|_, _, _, _, lo, hi| {
+        ((i128::from(lo) + i128::from(hi)) / 2) as i64
+    }));
     e
 }
 
@@ -331,6 +333,9 @@ impl<'p> Searcher<'p> {
                     self.merge_same(&mut out);
                     return out;
                 }
+                // Every further outcome is a resolution like a node's: it counts against the
+                // node budget, so chance-heavy games cannot outrun it.
+                self.nodes = self.nodes.saturating_add(1);
                 let c = self.play_one(st, cmds);
                 out.push((c, self.script.probability()));
                 if out.len() as u64 > limit.saturating_mul(4) {
@@ -351,6 +356,7 @@ impl<'p> Searcher<'p> {
         let mut keys: Vec<u64> = Vec::with_capacity(CHANCE_SAMPLES as usize);
         for i in 0..CHANCE_SAMPLES {
             self.script.sampler = Some(crate::engine::rng::mix(seed.wrapping_add(i as u64)));
+            self.nodes = self.nodes.saturating_add(1);
             let c = self.play_one(st, cmds);
             let k = position_key(&c, self.lcm);
             if let Some(j) = keys.iter().position(|&x| x == k) {
@@ -368,6 +374,31 @@ impl<'p> Searcher<'p> {
     /// Merges outcomes that reach the same position (summing their probabilities).
     fn merge_same(&mut self, out: &mut Vec<(State, f64)>) {
         if out.len() < 2 {
+            return;
+        }
+        if out.len() > 16 {
+            // Many outcomes (two rolls already give 4096): hash, then confirm equality.
+            let mut first: FxHashMap<u64, usize> = FxHashMap::default();
+            let mut kept: Vec<(State, f64)> = Vec::with_capacity(out.len());
+            for (c, p) in out.drain(..) {
+                let h = {
+                    let mut hs = FxHasher::default();
+                    c.hash(&mut hs);
+                    hs.finish()
+                };
+                match first.get(&h) {
+                    Some(&j) if kept[j].0 == c => {
+                        kept[j].1 += p;
+                        self.pool.push(c);
+                    }
+                    Some(_) => kept.push((c, p)),
+                    None => {
+                        first.insert(h, kept.len());
+                        kept.push((c, p));
+                    }
+                }
+            }
+            *out = kept;
             return;
         }
         // Few outcomes: compare positions directly (no hashing, no allocation).
@@ -749,6 +780,14 @@ impl Player for CpuPlayer<'_> {
         _enabled: &[CmdId],
     ) -> Result<Option<CmdId>, PlayerError> {
         Ok(self.think(st, side))
+    }
+    fn reseed(&mut self, seed: u64) -> bool {
+        // As `new` seeds them; the evaluation and its cache depend on the program only.
+        self.searcher.rng = SplitMix(seed ^ 0xC0FFEE);
+        self.searcher.sampled = false;
+        self.rng = SplitMix(crate::engine::rng::mix(seed ^ 0xC9));
+        self.last_nodes = 0;
+        true
     }
     fn name(&self) -> String {
         format!(

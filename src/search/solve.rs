@@ -45,7 +45,8 @@ fn cmd_name(prog: &RuleProgram, c: Option<CmdId>) -> String {
     c.map_or_else(|| "pass".into(), |c| prog.commands[c as usize].clone())
 }
 
-/// [`super::shortest_win`], stopping (None) soon after `cancel` is set. Chance outcomes are
+/// [`super::shortest_win`], stopping (None) soon after `cancel` is set, or once it holds more
+/// than `state_cap` positions or has resolved more than 8 × `state_cap` chance outcomes. Chance outcomes are
 /// branches of the search, so the path may assume favourable outcomes (each step says how likely
 /// the outcome it assumed was).
 pub fn shortest_win_in(
@@ -57,6 +58,7 @@ pub fn shortest_win_in(
 ) -> Option<Vec<PathStep>> {
     let mut s = Searcher::new(prog, 0);
     let lcm = s.lcm;
+    let work_cap = (state_cap as u64).saturating_mul(8);
     let mut seen: FxHashSet<u64> = FxHashSet::default();
     let mut layer: Vec<(State, usize)> = vec![(start.clone(), usize::MAX)];
     let mut parents: Vec<Parent> = Vec::new();
@@ -76,6 +78,11 @@ pub fn shortest_win_in(
             let (st, pi) = (&layer[li].0, &layer[li].1);
             let mover = st.to_move;
             for cmds in joint_moves(&s, st) {
+                // Resolutions count as well as positions: a chance move can resolve thousands
+                // of outcomes that all fold into a few positions.
+                if s.nodes > work_cap {
+                    return None;
+                }
                 let kids = s.outcomes(st, cmds, SOLVER_CHANCE_EXACT);
                 for (c, p) in &kids {
                     if !seen.insert(position_key(c, lcm)) {
@@ -205,6 +212,9 @@ impl Prover<'_, '_> {
 
     /// All outcomes of `cmds` win for h within `d` plies.
     fn all_outcomes_win(&mut self, st: &State, cmds: [Option<CmdId>; 2], d: u32) -> bool {
+        if self.s.out_of_time() {
+            return false;
+        }
         let kids = self.s.outcomes(st, cmds, SOLVER_CHANCE_EXACT);
         let r = kids.iter().all(|(c, _)| self.win(c, d));
         self.s.recycle(kids);
@@ -357,8 +367,9 @@ pub fn forced_win_in(
     if pr.s.stopped && !result {
         out.exists = None;
     } else if result {
-        // A fresh budget for the quickest-win search and the tree.
+        // A fresh budget for the quickest-win search and the tree (a cancel still stops them).
         pr.s.node_budget = pr.s.nodes.saturating_add(node_cap);
+        pr.s.stopped = false;
         out.min_plies = pr.fastest(start, plies);
         let d = out.min_plies.unwrap_or(plies);
         if pr.s.eng.simultaneous || start.to_move == 0 {
@@ -466,7 +477,7 @@ pub fn value_iteration_in(
         st.vals
             .iter()
             .zip(&start.vals)
-            .all(|(v, v0)| (v - v0).abs() <= bound)
+            .all(|(v, v0)| v.abs_diff(*v0) <= bound.unsigned_abs())
     };
     let mut index: FxHashMap<u64, usize> = FxHashMap::default();
     let mut states: Vec<State> = vec![start.clone()];

@@ -65,7 +65,7 @@ pub enum Tok {
     Name(NameId),
     /// An unsigned integer.
     Int(i64),
-    /// A decimal number such as `0.6` (only valid as an advantage weight); stored as thousandths... see value.
+    /// A decimal number such as `0.6` (only valid as an advantage weight), as its f64 bits.
     Dec(DecBits),
     /// A symbol.
     Sym(Sym),
@@ -281,6 +281,23 @@ pub fn lex_line_with(
             }
             let txt: String = chars[s..i].iter().map(|x| x.1).collect();
             let span = chars[s].0..chars[i - 1].2;
+            // `-9223372036854775808` after a unary minus is i64::MIN: fold the sign into it.
+            let unary_min = txt.trim_start_matches('0') == "9223372036854775808"
+                && matches!(out.last(), Some((Tok::Sym(Sym::Minus), _)))
+                && !matches!(
+                    out.len().checked_sub(2).map(|k| &out[k].0),
+                    Some(
+                        Tok::Int(_)
+                            | Tok::Dec(_)
+                            | Tok::Name(_)
+                            | Tok::Sym(Sym::RParen | Sym::RBrack)
+                    )
+                );
+            if unary_min {
+                let (_, minus) = out.pop().expect("checked above");
+                out.push((Tok::Int(i64::MIN), SimpleSpan::from(minus.start..span.end)));
+                continue;
+            }
             match txt.parse::<i64>() {
                 Ok(v) => out.push((Tok::Int(v), SimpleSpan::from(span))),
                 Err(_) => {

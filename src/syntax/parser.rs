@@ -728,10 +728,33 @@ impl OpenBlock {
 /// Deepest nesting we accept on one line (keeps every later recursive walk shallow).
 const MAX_NESTING: usize = 64;
 
+/// The most arithmetic operators one line may hold. Deeper trees than this would only risk the
+/// recursion of later stages (a chain of tens of thousands of `+` overflowed the studio's
+/// checker thread); no real rule comes near it.
+const MAX_OPERATORS: usize = 1000;
+
 fn nesting_ok(toks: &[Spanned], diags: &mut Vec<Diagnostic>) -> bool {
     let mut depth = 0usize;
     let mut run = 0usize;
+    let mut ops = 0usize;
     for (t, s) in toks {
+        if matches!(
+            t,
+            Tok::Sym(Sym::Plus | Sym::Minus | Sym::Star | Sym::Slash | Sym::Percent)
+        ) {
+            ops += 1;
+            if ops > MAX_OPERATORS {
+                diags.push(
+                    Diagnostic::error(
+                        "E005",
+                        s.start..s.end,
+                        format!("a line may hold at most {MAX_OPERATORS} operators"),
+                    )
+                    .with_help("split the computation with a named constant or a macro"),
+                );
+                return false;
+            }
+        }
         match t {
             Tok::Sym(Sym::LParen) => depth += 1,
             Tok::Sym(Sym::RParen) => depth = depth.saturating_sub(1),

@@ -1204,7 +1204,7 @@ fn exercise(text: &str, seed: u64, tally: &mut Tally) -> Result<(), String> {
     check_diags(text, &c)?;
     let out = expanded_kmt(&c, "x");
     // The studio's checker and highlighter, on every few texts.
-    if seed % 4 == 0 && !skip("studio") {
+    if seed.is_multiple_of(4) && !skip("studio") {
         let _ = kumite::gui::worker::check(0, Arc::from(text));
     }
     if !skip("highlight") {
@@ -1242,7 +1242,7 @@ fn exercise(text: &str, seed: u64, tally: &mut Tally) -> Result<(), String> {
 }
 
 fn analyse_and_play(prog: &RuleProgram, seed: u64, tally: &mut Tally) -> Result<(), String> {
-    let first = if seed % 3 == 0 {
+    let first = if seed.is_multiple_of(3) {
         usize::from(prog.settings.cpu_first)
     } else {
         (seed % 2) as usize
@@ -1523,7 +1523,7 @@ fn analyse_and_play(prog: &RuleProgram, seed: u64, tally: &mut Tally) -> Result<
         if p.outcome.is_none() {
             let settings = CpuSettings {
                 depth: 1 + (seed % 2) as u32,
-                thin: if seed % 5 == 0 { 2.0 } else { 1.0 },
+                thin: if seed.is_multiple_of(5) { 2.0 } else { 1.0 },
                 mistakes: (seed % 4) as u32,
                 period_ms: 5,
             };
@@ -1542,7 +1542,7 @@ fn analyse_and_play(prog: &RuleProgram, seed: u64, tally: &mut Tally) -> Result<
     }
 
     // A short match with traces (`kumite match --h random --c random --max-turns …`).
-    if seed % 2 == 0 && !skip("match") {
+    if seed.is_multiple_of(2) && !skip("match") {
         let mut h = RandomPlayer::new(seed);
         let mut cpl = RandomPlayer::new(seed ^ 1);
         let mut ps: [&mut dyn Player; 2] = [&mut h, &mut cpl];
@@ -1616,7 +1616,7 @@ fn signature(err: &str) -> String {
         let mut out = String::new();
         let mut prev = ' ';
         for c in head.chars() {
-            if !(c.is_ascii_digit() && !prev.is_ascii_alphanumeric()) || prev.is_ascii_uppercase() {
+            if !c.is_ascii_digit() || prev.is_ascii_alphanumeric() {
                 out.push(c);
             }
             if !c.is_ascii_digit() || !prev.is_ascii_uppercase() {
@@ -1747,7 +1747,8 @@ proptest! {
         let text = chain_text(n, kind, order, cycle);
         let t0 = Instant::now();
         fuzz_case(&text, seed)?;
-        prop_assert!(t0.elapsed() < Duration::from_secs(5), "chain n={n} kind={kind} took {:?}", t0.elapsed());
+        // A hang detector, not a speed test: these take milliseconds; minutes mean a loop.
+        prop_assert!(t0.elapsed() < Duration::from_secs(60), "chain n={n} kind={kind} hung: {:?}", t0.elapsed());
     }
 }
 
