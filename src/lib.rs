@@ -5,6 +5,7 @@
 
 pub mod ai_protocol;
 pub mod analysis;
+pub mod arena;
 pub mod cli;
 pub mod diag;
 pub mod engine;

@@ -32,6 +32,19 @@ use std::io::{IsTerminal, Write};
 use std::path::PathBuf;
 use std::process::ExitCode;
 
+/// A `--delay` value: seconds, 0 to 60.
+fn parse_delay(s: &str) -> Result<f64, String> {
+    match s.trim().parse::<f64>() {
+        Ok(v) if (0.0..=60.0).contains(&v) => Ok(v),
+        Ok(_) => Err("the delay must be between 0 and 60 seconds".into()),
+        Err(_) => Err(format!("'{s}' is not a number of seconds")),
+    }
+}
+
+/// Stack bytes per ply of `solve --depth` (the forced-win proof recurses once per ply; a ply
+/// takes well under this).
+const SOLVE_STACK_PER_PLY: usize = 4096;
+
 /// Kumite: design, check, play and analyse two-sided command games written as rule files.
 #[derive(Parser, Debug)]
 #[command(name = "kumite", version, about, long_about = None)]
@@ -96,8 +109,8 @@ pub enum Command {
         /// Stop after this many turns (a draw).
         #[arg(long)]
         max_turns: Option<u32>,
-        /// Seconds to wait after each turn, to watch.
-        #[arg(long, default_value_t = 0.0)]
+        /// Seconds to wait after each turn, to watch (0 to 60).
+        #[arg(long, default_value_t = 0.0, value_parser = parse_delay)]
         delay: f64,
         /// Show which rules fired and what changed each turn.
         #[arg(long)]
@@ -141,6 +154,19 @@ pub enum Command {
         /// Who moves first.
         #[arg(long, value_parser = ["h", "c"])]
         first: Option<String>,
+        /// Play only slice I of N of the games (0 ≤ I < N; game i keeps its seed); merge the
+        /// slices' JSON results with `kumite merge`.
+        #[arg(long, value_name = "I/N", value_parser = crate::arena::Shard::parse)]
+        shard: Option<crate::arena::Shard>,
+        /// Output format (json carries everything `kumite merge` needs).
+        #[arg(long, value_enum, default_value_t = Format::Text)]
+        format: Format,
+    },
+    /// Add up the JSON results of arena shards (`kumite arena --shard I/N --format json`).
+    Merge {
+        /// Result files (`-` reads standard input).
+        #[arg(required = true)]
+        files: Vec<PathBuf>,
         /// Output format.
         #[arg(long, value_enum, default_value_t = Format::Text)]
         format: Format,
@@ -181,8 +207,9 @@ pub enum Command {
         /// Override an initial value (see match).
         #[arg(long = "set")]
         set: Vec<String>,
-        /// Search depth in plies (alternate: single moves; simultaneous: joint turns).
-        #[arg(long, default_value_t = 30)]
+        /// Search depth in plies (alternate: single moves; simultaneous: joint turns), at most
+        /// 100,000.
+        #[arg(long, default_value_t = 30, value_parser = clap::value_parser!(u32).range(0..=100_000))]
         depth: u32,
         /// Who moves first.
         #[arg(long, value_parser = ["h", "c"])]
@@ -290,26 +317,28 @@ pub fn run(cmd: Command) -> ExitCode {
             ai_timeout,
             set,
             first,
+            shard,
             format,
         } => {
             let prog = match load_program(&file, &set) {
                 Ok(p) => p,
                 Err(e) => return fail(&e),
             };
-            let first = side_of(first.as_deref(), &prog);
-            arena(
-                &prog,
-                &file.display().to_string(),
-                &h,
-                &c,
+            let run = crate::arena::ArenaRun {
+                prog: &prog,
+                rules_name: file.display().to_string(),
+                h,
+                c,
                 games,
                 seed,
-                jobs,
-                first,
+                first: side_of(first.as_deref(), &prog),
                 ai_timeout,
-                format,
-            )
+                shard,
+                jobs,
+            };
+            arena(&run, format)
         }
+        Command::Merge { files, format } => merge(&files, format),
         Command::Tree { file, set, format } => {
             let prog = match load_program(&file, &set) {
                 Ok(p) => p,
@@ -340,7 +369,23 @@ pub fn run(cmd: Command) -> ExitCode {
                 Ok(p) => p,
                 Err(e) => return fail(&e),
             };
-            let out = analyse::solve(&prog, side_of(first.as_deref(), &prog), depth, value);
+            let first = side_of(first.as_deref(), &prog);
+            // The forced-win proof recurses once per ply: give it a stack to match the depth.
+            let stack = (16 << 20) + depth as usize * SOLVE_STACK_PER_PLY;
+            let out = match std::thread::scope(|sc| {
+                std::thread::Builder::new()
+                    .name("kumite-solve".into())
+                    .stack_size(stack)
+                    .spawn_scoped(sc, || analyse::solve(&prog, first, depth, value))
+                    .map(|h| h.join())
+            }) {
+                Ok(Ok(out)) => out,
+                Ok(Err(panic)) => std::panic::resume_unwind(panic),
+                Err(e) => {
+                    eprintln!("error: cannot start the solver for depth {depth}: {e}");
+                    return ExitCode::from(1);
+                }
+            };
             if format == Format::Json {
                 outln!("{}", out);
             } else {
@@ -425,136 +470,103 @@ pub fn load_program(
     Ok(prog)
 }
 
-#[allow(clippy::too_many_arguments)]
-fn arena(
-    prog: &crate::program::RuleProgram,
-    rules_name: &str,
-    h: &str,
-    c: &str,
-    games: u64,
-    seed: u64,
-    jobs: Option<usize>,
-    first: usize,
-    ai_timeout: f64,
-    format: Format,
-) -> ExitCode {
-    use rayon::prelude::*;
-    for spec in [h, c] {
-        if let Err(e) = play::make_player(prog, spec, 0, 0, ai_timeout) {
-            return fail(&e);
-        }
-    }
-    let opts_for = |i: u64| crate::engine::players::MatchOptions {
-        seed: crate::engine::rng::mix(seed.wrapping_add(i).wrapping_mul(0x2545_F491_4F6C_DD1D)),
-        first,
-        trace: false,
-        max_turns: None,
-        rules_name: rules_name.to_string(),
-        game: i,
-    };
+fn arena(run: &crate::arena::ArenaRun, format: Format) -> ExitCode {
     let t0 = std::time::Instant::now();
-    let mut forfeits: Vec<String> = Vec::new();
-    let results: Vec<(String, u32)> = if play::is_ai(h) || play::is_ai(c) {
-        // One process per AI for the whole run: games one after another.
-        let mut players = match (
-            play::make_player(prog, h, seed, 0, ai_timeout),
-            play::make_player(prog, c, seed, 1, ai_timeout),
-        ) {
-            (Ok(a), Ok(b)) => [a, b],
-            (Err(e), _) | (_, Err(e)) => return fail(&e),
-        };
-        (0..games)
-            .map(|i| {
-                let opts = opts_for(i);
-                if !play::is_ai(h) {
-                    players[0] = play::make_player(prog, h, opts.seed, 0, ai_timeout)
-                        .unwrap_or_else(|_| {
-                            Box::new(crate::engine::players::RandomPlayer::new(opts.seed))
-                        });
-                }
-                if !play::is_ai(c) {
-                    players[1] = play::make_player(prog, c, opts.seed, 1, ai_timeout)
-                        .unwrap_or_else(|_| {
-                            Box::new(crate::engine::players::RandomPlayer::new(opts.seed))
-                        });
-                }
-                let r = play::run_with(prog, &mut players, &opts, 0.0, false);
-                if let Some(f) = &r.forfeit
-                    && forfeits.len() < 5
-                {
-                    forfeits.push(format!("game {i}: {} forfeits: {}", f.side, f.reason));
-                }
-                (
-                    if r.forfeit.is_some() {
-                        format!("{}*", r.result)
-                    } else {
-                        r.result.to_string()
-                    },
-                    r.turns,
-                )
-            })
-            .collect()
-    } else {
-        let pool = match rayon::ThreadPoolBuilder::new()
-            .num_threads(jobs.unwrap_or(0))
-            .build()
-        {
-            Ok(p) => p,
-            Err(e) => return fail(&format!("cannot start worker threads: {e}")),
-        };
-        pool.install(|| {
-            (0..games)
-                .into_par_iter()
-                .map(
-                    |i| match play::run_match(prog, h, c, &opts_for(i), 0.0, false, ai_timeout) {
-                        Ok(r) => (r.result.to_string(), r.turns),
-                        Err(_) => ("error".to_string(), 0),
-                    },
-                )
-                .collect()
-        })
+    let stats = match crate::arena::run(run) {
+        Ok(s) => s,
+        Err(e) => return fail(&e),
     };
-    let n_forfeits = results.iter().filter(|r| r.0.ends_with('*')).count() as u64;
-    let results: Vec<(String, u32)> = results
-        .into_iter()
-        .map(|(r, t)| (r.trim_end_matches('*').to_string(), t))
-        .collect();
-    let secs = t0.elapsed().as_secs_f64().max(1e-9);
-    let count = |k: &str| results.iter().filter(|r| r.0 == k).count() as u64;
-    let (hw, cw, dr, er) = (count("h"), count("c"), count("draw"), count("error"));
-    let mean_turns = if games > 0 {
-        results.iter().map(|r| r.1 as f64).sum::<f64>() / games as f64
-    } else {
-        0.0
-    };
-    let gps = games as f64 / secs;
-    if format == Format::Json {
-        outln!(
-            "{}",
-            serde_json::json!({"games":games,"h_wins":hw,"c_wins":cw,"draws":dr,"errors":er,"forfeits":n_forfeits,"mean_turns":mean_turns,"games_per_second":gps})
-        );
-    } else {
-        let (lo, hi) = play::wilson(hw, games);
-        outln!(
-            "{games} games: h {hw} wins, c {cw} wins, {dr} draws, {er} errors, {n_forfeits} forfeits"
-        );
-        for f in &forfeits {
-            outln!("  {f}");
-        }
-        outln!(
-            "h win rate {:.1}% (95% CI {:.1}–{:.1}%), mean {:.1} turns, {:.0} games/s",
-            100.0 * hw as f64 / games.max(1) as f64,
-            lo * 100.0,
-            hi * 100.0,
-            mean_turns,
-            gps
-        );
-    }
-    if er > 0 {
+    let secs = t0.elapsed().as_secs_f64();
+    let json = crate::arena::result_json(run, &stats, secs);
+    print_arena(&json, &stats, format);
+    if stats.errors > 0 {
         ExitCode::from(3)
     } else {
         ExitCode::SUCCESS
     }
+}
+
+/// Prints an arena result (a run's or merged shards').
+fn print_arena(json: &serde_json::Value, stats: &crate::arena::ArenaStats, format: Format) {
+    if format == Format::Json {
+        outln!("{json}");
+        return;
+    }
+    let s = stats;
+    let ranges = json["game_ranges"].as_array().map_or(0, Vec::len);
+    let total = json["total_games"].as_u64().unwrap_or(s.games);
+    if s.games != total || ranges > 1 {
+        outln!("games {} of a run of {total}", json["game_ranges"]);
+    }
+    outln!(
+        "{} games: h {} wins, c {} wins, {} draws, {} errors, {} forfeits",
+        s.games,
+        s.h_wins,
+        s.c_wins,
+        s.draws,
+        s.errors,
+        s.forfeits
+    );
+    for (g, m) in &s.forfeit_examples {
+        outln!("  game {g}: {m}");
+    }
+    let (lo, hi) = play::wilson(s.h_wins, s.games);
+    outln!(
+        "h win rate {:.1}% (95% CI {:.1}–{:.1}%), mean {:.1} turns (median {}, p90 {}), {:.0} games/s",
+        100.0 * s.h_wins as f64 / s.games.max(1) as f64,
+        lo * 100.0,
+        hi * 100.0,
+        s.mean_turns(),
+        s.quantile(0.5),
+        s.quantile(0.9),
+        json["games_per_second"].as_f64().unwrap_or(0.0)
+    );
+}
+
+fn merge(files: &[PathBuf], format: Format) -> ExitCode {
+    let mut results = Vec::new();
+    for f in files {
+        let name = f.display().to_string();
+        let text = if name == "-" {
+            let mut t = String::new();
+            std::io::Read::read_to_string(&mut std::io::stdin(), &mut t).map(|_| t)
+        } else {
+            std::fs::read_to_string(f)
+        };
+        let text = match text {
+            Ok(t) => t,
+            Err(e) => {
+                eprintln!("error: cannot read {name}: {e}");
+                return ExitCode::from(2);
+            }
+        };
+        // A file may hold several results, one per line (shards appended to one file).
+        for (k, line) in text.lines().filter(|l| !l.trim().is_empty()).enumerate() {
+            match serde_json::from_str::<serde_json::Value>(line) {
+                Ok(v) => results.push((format!("{name}:{}", k + 1), v)),
+                Err(e) => {
+                    eprintln!("error: {name}:{}: not JSON: {e}", k + 1);
+                    return ExitCode::from(2);
+                }
+            }
+        }
+    }
+    let merged = match crate::arena::merge(&results) {
+        Ok(m) => m,
+        Err(e) => {
+            eprintln!("error: {e}");
+            return ExitCode::from(2);
+        }
+    };
+    let stats = match crate::arena::parse_result(&merged) {
+        Ok((_, s, _)) => s,
+        Err(e) => {
+            eprintln!("error: {e}");
+            return ExitCode::from(2);
+        }
+    };
+    print_arena(&merged, &stats, format);
+    ExitCode::SUCCESS
 }
 
 fn check(files: &[PathBuf], format: Format, deny_warnings: bool, color: &str) -> ExitCode {

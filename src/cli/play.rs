@@ -58,12 +58,10 @@ pub fn make_player<'a>(
             Ok(Box::new(crate::search::CpuPlayer::new(
                 prog,
                 settings,
-                seed.wrapping_add(side as u64 * 0x51ED),
+                player_seed(spec, seed, side),
             )))
         }
-        "random" => Ok(Box::new(RandomPlayer::new(
-            seed.wrapping_add(side as u64 * 0x9E37_79B9),
-        ))),
+        "random" => Ok(Box::new(RandomPlayer::new(player_seed(spec, seed, side)))),
         "human" => Ok(Box::new(HumanPlayer)),
         s if s.starts_with("ai:") => {
             let cmd = &s[3..];
@@ -85,6 +83,33 @@ pub fn make_player<'a>(
             "unknown player '{other}': use human, random, cpu[:S5,D1,E0,P200] or ai:COMMAND"
         )),
     }
+}
+
+/// The seed [`make_player`] gives the player of `spec` on `side` for a game seed.
+fn player_seed(spec: &str, seed: u64, side: Side) -> u64 {
+    if spec == "random" {
+        seed.wrapping_add(side as u64 * 0x9E37_79B9)
+    } else {
+        seed.wrapping_add(side as u64 * 0x51ED)
+    }
+}
+
+/// Makes `player` (made from `spec`) play the next game as [`make_player`] would make it for
+/// `seed`: reseeded in place where it can be, made anew otherwise. External AIs keep their
+/// process (they are told each game's seed when it begins).
+pub fn ready_player<'a>(
+    player: &mut Box<dyn Player + Send + 'a>,
+    prog: &'a RuleProgram,
+    spec: &str,
+    seed: u64,
+    side: Side,
+    ai_timeout: f64,
+) -> Result<(), String> {
+    if is_ai(spec) || player.reseed(player_seed(spec, seed, side)) {
+        return Ok(());
+    }
+    *player = make_player(prog, spec, seed, side, ai_timeout)?;
+    Ok(())
 }
 
 /// True if the player spec is an external AI (one process, so games run one after another).
@@ -189,6 +214,9 @@ impl Player for Box<dyn Player + Send + '_> {
     }
     fn name(&self) -> String {
         (**self).name()
+    }
+    fn reseed(&mut self, seed: u64) -> bool {
+        (**self).reseed(seed)
     }
 }
 

@@ -84,6 +84,11 @@ pub trait Player {
     fn name(&self) -> String {
         "player".into()
     }
+    /// Starts afresh as if just made with `seed` (the seed its constructor took), so one player
+    /// can serve many games; false if this player cannot (make a new one instead).
+    fn reseed(&mut self, _seed: u64) -> bool {
+        false
+    }
 }
 
 /// Uniform over the enabled commands, from its own seeded stream.
@@ -113,6 +118,10 @@ impl Player for RandomPlayer {
     }
     fn name(&self) -> String {
         "random".into()
+    }
+    fn reseed(&mut self, seed: u64) -> bool {
+        *self = Self::new(seed);
+        true
     }
 }
 
@@ -182,6 +191,19 @@ fn side_str(s: Side) -> &'static str {
     if s == 0 { "h" } else { "c" }
 }
 
+/// How a game ended, without its record (see [`play_game`]).
+#[derive(Debug)]
+pub struct GameEnd {
+    /// "h", "c", "draw" or "error".
+    pub result: &'static str,
+    /// Turns played.
+    pub turns: u32,
+    /// The runtime error, if the game ended with one.
+    pub error: Option<String>,
+    /// The side that forfeited and why.
+    pub forfeit: Option<(Side, PlayerError)>,
+}
+
 /// Plays a match between two players. `on_turn` is called after every turn.
 pub fn play_match(
     prog: &RuleProgram,
@@ -192,28 +214,75 @@ pub fn play_match(
     let eng = Engine::new(prog, opts.seed);
     let mut moves = Vec::new();
     let mut traces = Vec::new();
-    let mut res = MatchResult {
+    let mut st = State::default();
+    let end = play_game(
+        &eng,
+        &mut st,
+        players,
+        opts,
+        &mut Vec::new(),
+        |eng, st, movers, cmds, t| {
+            for &s in movers {
+                moves.push(MoveRecord {
+                    turn: st.turn,
+                    side: side_str(s).into(),
+                    command: cmds[s].map(|c| prog.commands[c as usize].clone()),
+                });
+            }
+            on_turn(eng, st, t.as_ref());
+            if let Some(t) = t {
+                traces.push(t);
+            }
+        },
+    );
+    MatchResult {
+        result: end.result,
+        turns: end.turns,
+        seed: opts.seed,
+        moves,
+        error: end.error,
+        forfeit: end.forfeit.map(|(s, e)| Forfeit {
+            side: side_str(s),
+            kind: e.kind,
+            reason: e.message,
+        }),
+        trace: traces,
+        final_states: if st.vals.is_empty() {
+            serde_json::Value::Null
+        } else {
+            final_states(&eng, &st)
+        },
+    }
+}
+
+/// Plays one game on `eng` (its seed already set for the game) in `st`, whose buffers are reused:
+/// the loop of [`play_match`] without a record, for runs of many games. `enabled` is scratch.
+/// `on_turn` gets the position after each turn, the sides that moved, their commands and the
+/// turn's trace (when `opts.trace`).
+pub fn play_game(
+    eng: &Engine,
+    st: &mut State,
+    players: &mut [&mut dyn Player; 2],
+    opts: &MatchOptions,
+    enabled: &mut Vec<CmdId>,
+    mut on_turn: impl FnMut(&Engine, &State, &[Side], [Option<CmdId>; 2], Option<TurnTrace>),
+) -> GameEnd {
+    let mut end = GameEnd {
         result: "error",
         turns: 0,
-        seed: opts.seed,
-        moves: vec![],
         error: None,
         forfeit: None,
-        trace: vec![],
-        final_states: serde_json::Value::Null,
     };
-    let mut st = match eng.initial(opts.first) {
-        Ok(s) => s,
-        Err(e) => {
-            res.error = Some(format!("runtime error at {e}"));
-            return res;
-        }
-    };
+    if let Err(e) = eng.reset(st, opts.first) {
+        end.error = Some(format!("runtime error at {e}"));
+        st.vals.clear();
+        return end;
+    }
     let mut forfeit: Option<(Side, PlayerError)> = None;
     for (side, player) in players.iter_mut().enumerate() {
         if forfeit.is_none()
             && let Err(e) = player.begin(
-                &eng,
+                eng,
                 &GameInfo {
                     rules: &opts.rules_name,
                     side,
@@ -225,7 +294,6 @@ pub fn play_match(
             forfeit = Some((side, e));
         }
     }
-    let mut enabled = Vec::new();
     let mut error = None;
     let outcome = 'game: loop {
         if forfeit.is_some() {
@@ -238,12 +306,12 @@ pub fn play_match(
             break 'game Some(Outcome::Draw);
         }
         let mut cmds = [None, None];
-        for &s in eng.movers(&st) {
-            eng.enabled_commands(&st, s, &mut enabled);
+        for &s in eng.movers(st) {
+            eng.enabled_commands(st, s, enabled);
             if enabled.is_empty() {
                 continue;
             }
-            match players[s].choose(&eng, &st, s, &enabled) {
+            match players[s].choose(eng, st, s, enabled) {
                 Ok(c) => cmds[s] = c.filter(|c| enabled.contains(c)),
                 Err(e) => {
                     forfeit = Some((s, e));
@@ -251,21 +319,17 @@ pub fn play_match(
                 }
             }
         }
-        let mut t = TurnTrace::default();
-        let movers = eng.movers(&st);
-        let r: Result<(), RuntimeError> =
-            eng.play(&mut st, cmds, if opts.trace { Some(&mut t) } else { None });
-        for &s in movers {
-            moves.push(MoveRecord {
-                turn: st.turn,
-                side: side_str(s).into(),
-                command: cmds[s].map(|c| prog.commands[c as usize].clone()),
-            });
-        }
-        on_turn(&eng, &st, opts.trace.then_some(&t));
-        if opts.trace {
-            traces.push(t);
-        }
+        let movers = eng.movers(st);
+        let r: Result<(), RuntimeError> = if opts.trace {
+            let mut t = TurnTrace::default();
+            let r = eng.play(st, cmds, Some(&mut t));
+            on_turn(eng, st, movers, cmds, Some(t));
+            r
+        } else {
+            let r = eng.play(st, cmds, None);
+            on_turn(eng, st, movers, cmds, None);
+            r
+        };
         if let Err(e) = r {
             error = Some(format!("runtime error at {e}"));
             break 'game None;
@@ -286,20 +350,13 @@ pub fn play_match(
         if forfeit.as_ref().is_some_and(|(s, _)| *s == side) {
             continue; // a failed player is not told anything more
         }
-        p.finish(&eng, &st, side, o, reason.as_deref());
+        p.finish(eng, st, side, o, reason.as_deref());
     }
-    res.result = result;
-    res.turns = st.turn;
-    res.moves = moves;
-    res.error = error;
-    res.forfeit = forfeit.map(|(s, e)| Forfeit {
-        side: side_str(s),
-        kind: e.kind,
-        reason: e.message,
-    });
-    res.trace = traces;
-    res.final_states = final_states(&eng, &st);
-    res
+    end.result = result;
+    end.turns = st.turn;
+    end.error = error;
+    end.forfeit = forfeit;
+    end
 }
 
 /// Both sides' state values as JSON (`勝利`/`敗北` included).

@@ -1,0 +1,501 @@
+//! Many games between two players, for statistics: `kumite arena` and `kumite merge`.
+//!
+//! Each worker thread owns one engine, one position and its two players and reuses them for
+//! every game it plays (a game only reseeds them); a game's result goes straight into the
+//! worker's counts, so nothing is allocated per move or per game. Game `i` always has the same
+//! seed, so a run can be cut into shards (`--shard I/N`, a contiguous slice of the games) on
+//! other machines, and the shards' JSON results add up ([`ArenaStats::merge`]) to exactly the
+//! counts of the whole run.
+
+use crate::cli::play::{is_ai, make_player, ready_player};
+use crate::engine::players::{GameEnd, MatchOptions, Player, play_game};
+use crate::engine::{Engine, Side, State};
+use crate::program::{CmdId, RuleProgram};
+use serde::{Deserialize, Serialize};
+use std::ops::Range;
+
+/// Games a worker plays between two looks at the shared work queue.
+const BLOCK: u64 = 1024;
+
+/// Forfeit messages kept in a result (those of the lowest game numbers).
+const EXAMPLES: usize = 5;
+
+/// The seed of game `i` of a run with `seed`.
+pub fn game_seed(seed: u64, i: u64) -> u64 {
+    crate::engine::rng::mix(seed.wrapping_add(i).wrapping_mul(0x2545_F491_4F6C_DD1D))
+}
+
+/// A slice of a run: shard `index` of `count` (0-based).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Shard {
+    /// Which slice, 0 ≤ index < count.
+    pub index: u64,
+    /// How many slices.
+    pub count: u64,
+}
+
+impl Shard {
+    /// Parses `I/N` (0 ≤ I < N).
+    pub fn parse(s: &str) -> Result<Self, String> {
+        let bad = || format!("--shard takes I/N with 0 ≤ I < N, e.g. 0/4, not '{s}'");
+        let (i, n) = s.split_once('/').ok_or_else(bad)?;
+        let index: u64 = i.trim().parse().map_err(|_| bad())?;
+        let count: u64 = n.trim().parse().map_err(|_| bad())?;
+        if count == 0 || index >= count {
+            return Err(bad());
+        }
+        Ok(Self { index, count })
+    }
+
+    /// The games of this shard out of `games`: a contiguous slice; the shards of a run are
+    /// disjoint and cover it.
+    pub fn range(&self, games: u64) -> Range<u64> {
+        let at = |k: u64| (games as u128 * k as u128 / self.count as u128) as u64;
+        at(self.index)..at(self.index + 1)
+    }
+}
+
+/// Counts over games, added up in place and mergeable across workers and shards.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct ArenaStats {
+    /// Games played.
+    pub games: u64,
+    /// Games h won.
+    pub h_wins: u64,
+    /// Games c won.
+    pub c_wins: u64,
+    /// Draws (the turn limit included).
+    pub draws: u64,
+    /// Games ended by a runtime error.
+    pub errors: u64,
+    /// Games decided by a forfeit (counted as a win for the other side too).
+    pub forfeits: u64,
+    /// Turns over all games.
+    pub turns_total: u64,
+    /// `lengths[t]`: games that lasted `t` turns.
+    #[serde(skip)]
+    pub lengths: Vec<u64>,
+    /// (game, message) of the first forfeits, by game number.
+    #[serde(skip)]
+    pub forfeit_examples: Vec<(u64, String)>,
+}
+
+impl ArenaStats {
+    /// Adds game `game`'s end.
+    #[inline]
+    pub fn record(&mut self, game: u64, end: &GameEnd) {
+        self.games += 1;
+        match end.result {
+            "h" => self.h_wins += 1,
+            "c" => self.c_wins += 1,
+            "draw" => self.draws += 1,
+            _ => self.errors += 1,
+        }
+        self.turns_total += u64::from(end.turns);
+        let t = end.turns as usize;
+        if t >= self.lengths.len() {
+            self.lengths.resize(t + 1, 0);
+        }
+        self.lengths[t] += 1;
+        if let Some((side, e)) = &end.forfeit {
+            self.forfeits += 1;
+            let msg = format!(
+                "{} forfeits: {}",
+                if *side == 0 { "h" } else { "c" },
+                e.message
+            );
+            self.add_examples(&[(game, msg)]);
+        }
+    }
+
+    fn add_examples(&mut self, more: &[(u64, String)]) {
+        self.forfeit_examples.extend_from_slice(more);
+        self.forfeit_examples.sort_by_key(|e| e.0);
+        self.forfeit_examples.truncate(EXAMPLES);
+    }
+
+    /// Adds another set of counts (another worker's, another shard's).
+    pub fn merge(&mut self, o: &ArenaStats) {
+        self.games += o.games;
+        self.h_wins += o.h_wins;
+        self.c_wins += o.c_wins;
+        self.draws += o.draws;
+        self.errors += o.errors;
+        self.forfeits += o.forfeits;
+        self.turns_total += o.turns_total;
+        if o.lengths.len() > self.lengths.len() {
+            self.lengths.resize(o.lengths.len(), 0);
+        }
+        for (a, b) in self.lengths.iter_mut().zip(&o.lengths) {
+            *a += b;
+        }
+        self.add_examples(&o.forfeit_examples);
+    }
+
+    /// Mean game length in turns.
+    pub fn mean_turns(&self) -> f64 {
+        if self.games == 0 {
+            0.0
+        } else {
+            self.turns_total as f64 / self.games as f64
+        }
+    }
+
+    /// The length at quantile `q` (0..=1) of the games, in turns.
+    pub fn quantile(&self, q: f64) -> u32 {
+        if self.games == 0 {
+            return 0;
+        }
+        let want = ((q * self.games as f64).ceil() as u64).clamp(1, self.games);
+        let mut seen = 0;
+        for (t, &n) in self.lengths.iter().enumerate() {
+            seen += n;
+            if seen >= want {
+                return t as u32;
+            }
+        }
+        self.lengths.len().saturating_sub(1) as u32
+    }
+
+    /// The histogram as `[[turns, games], …]` (nonzero entries only).
+    pub fn histogram(&self) -> Vec<[u64; 2]> {
+        self.lengths
+            .iter()
+            .enumerate()
+            .filter(|x| *x.1 > 0)
+            .map(|(t, &n)| [t as u64, n])
+            .collect()
+    }
+}
+
+/// What to run.
+pub struct ArenaRun<'a> {
+    /// The program.
+    pub prog: &'a RuleProgram,
+    /// Rule file name (told to players, written in the result).
+    pub rules_name: String,
+    /// h's player spec.
+    pub h: String,
+    /// c's player spec.
+    pub c: String,
+    /// Games in the whole run.
+    pub games: u64,
+    /// The run's seed.
+    pub seed: u64,
+    /// Who moves first (alternate mode).
+    pub first: Side,
+    /// Seconds an external AI may take per decision.
+    pub ai_timeout: f64,
+    /// The slice to play (None: all).
+    pub shard: Option<Shard>,
+    /// Worker threads (None: one per core). External AIs always play one game at a time.
+    pub jobs: Option<usize>,
+}
+
+/// One worker's engine, position, players and scratch, reused for every game it plays.
+struct Worker<'p> {
+    eng: Engine<'p>,
+    st: State,
+    players: [Box<dyn Player + Send + 'p>; 2],
+    enabled: Vec<CmdId>,
+    opts: MatchOptions,
+}
+
+impl<'p> Worker<'p> {
+    fn new(run: &ArenaRun<'p>) -> Result<Self, String> {
+        Ok(Self {
+            eng: Engine::new(run.prog, 0),
+            st: State::default(),
+            players: [
+                make_player(run.prog, &run.h, 0, 0, run.ai_timeout)?,
+                make_player(run.prog, &run.c, 0, 1, run.ai_timeout)?,
+            ],
+            enabled: Vec::new(),
+            opts: MatchOptions {
+                seed: 0,
+                first: run.first,
+                trace: false,
+                max_turns: None,
+                rules_name: run.rules_name.clone(),
+                game: 0,
+            },
+        })
+    }
+
+    /// Plays game `i` of `run` into `stats`.
+    fn play(&mut self, run: &ArenaRun<'p>, i: u64, stats: &mut ArenaStats) {
+        let seed = game_seed(run.seed, i);
+        self.opts.seed = seed;
+        self.opts.game = i;
+        self.eng.seed = seed;
+        for (side, spec) in [&run.h, &run.c].into_iter().enumerate() {
+            if let Err(e) = ready_player(
+                &mut self.players[side],
+                run.prog,
+                spec,
+                seed,
+                side,
+                run.ai_timeout,
+            ) {
+                // Checked when the run began; should a player still fail, the game is an error.
+                stats.record(
+                    i,
+                    &GameEnd {
+                        result: "error",
+                        turns: 0,
+                        error: Some(e),
+                        forfeit: None,
+                    },
+                );
+                return;
+            }
+        }
+        let [a, b] = &mut self.players;
+        let mut ps: [&mut dyn Player; 2] = [a.as_mut(), b.as_mut()];
+        let end = play_game(
+            &self.eng,
+            &mut self.st,
+            &mut ps,
+            &self.opts,
+            &mut self.enabled,
+            |_, _, _, _, _| {},
+        );
+        stats.record(i, &end);
+    }
+}
+
+/// Plays the run's games (its shard's, if any) and returns their counts.
+pub fn run(run: &ArenaRun) -> Result<ArenaStats, String> {
+    let range = run.shard.map_or(0..run.games, |s| s.range(run.games));
+    if is_ai(&run.h) || is_ai(&run.c) {
+        // One process per AI for the whole run: games one after another.
+        let mut w = Worker::new(run)?;
+        let mut stats = ArenaStats::default();
+        for i in range {
+            w.play(run, i, &mut stats);
+        }
+        return Ok(stats);
+    }
+    // Fail early, with the player's message, rather than once per worker.
+    Worker::new(run)?;
+    use rayon::prelude::*;
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(run.jobs.unwrap_or(0))
+        .build()
+        .map_err(|e| format!("cannot start worker threads: {e}"))?;
+    let blocks = (range.end - range.start).div_ceil(BLOCK);
+    let stats = pool.install(|| {
+        (0..blocks)
+            .into_par_iter()
+            .map_init(
+                || Worker::new(run),
+                |w, b| {
+                    let mut stats = ArenaStats::default();
+                    let lo = range.start + b * BLOCK;
+                    let hi = (lo + BLOCK).min(range.end);
+                    if let Ok(w) = w {
+                        for i in lo..hi {
+                            w.play(run, i, &mut stats);
+                        }
+                    }
+                    stats
+                },
+            )
+            .reduce(ArenaStats::default, |mut a, b| {
+                a.merge(&b);
+                a
+            })
+    });
+    Ok(stats)
+}
+
+/// A run's result as JSON: the counts and everything needed to merge shards.
+pub fn result_json(run: &ArenaRun, stats: &ArenaStats, seconds: f64) -> serde_json::Value {
+    let range = run.shard.map_or(0..run.games, |s| s.range(run.games));
+    result_json_of(
+        &Meta {
+            rules: run.rules_name.clone(),
+            h: run.h.clone(),
+            c: run.c.clone(),
+            seed: run.seed,
+            total_games: run.games,
+            first: run.first,
+            ranges: vec![[range.start, range.end]],
+        },
+        stats,
+        seconds,
+    )
+}
+
+/// What identifies a run, for merging.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Meta {
+    /// Rule file name.
+    pub rules: String,
+    /// h's player spec.
+    pub h: String,
+    /// c's player spec.
+    pub c: String,
+    /// The run's seed.
+    pub seed: u64,
+    /// Games in the whole run.
+    pub total_games: u64,
+    /// Who moved first.
+    pub first: Side,
+    /// The game ranges covered, `[start, end)`.
+    pub ranges: Vec<[u64; 2]>,
+}
+
+fn result_json_of(m: &Meta, s: &ArenaStats, seconds: f64) -> serde_json::Value {
+    serde_json::json!({
+        "kind": "kumite-arena",
+        "rules": m.rules,
+        "players": {"h": m.h, "c": m.c},
+        "seed": m.seed,
+        "first": if m.first == 0 { "h" } else { "c" },
+        "total_games": m.total_games,
+        "game_ranges": m.ranges,
+        "games": s.games,
+        "h_wins": s.h_wins,
+        "c_wins": s.c_wins,
+        "draws": s.draws,
+        "errors": s.errors,
+        "forfeits": s.forfeits,
+        "turns_total": s.turns_total,
+        "mean_turns": s.mean_turns(),
+        "median_turns": s.quantile(0.5),
+        "p90_turns": s.quantile(0.9),
+        "length_histogram": s.histogram(),
+        "forfeit_examples": s.forfeit_examples.iter()
+            .map(|(g, m)| serde_json::json!({"game": g, "message": m}))
+            .collect::<Vec<_>>(),
+        "seconds": seconds,
+        "games_per_second": s.games as f64 / seconds.max(1e-9),
+    })
+}
+
+/// Reads one result written by `kumite arena --format json` (or `kumite merge`).
+pub fn parse_result(v: &serde_json::Value) -> Result<(Meta, ArenaStats, f64), String> {
+    if v["kind"] != "kumite-arena" {
+        return Err("not a result of `kumite arena --format json`".into());
+    }
+    let num = |k: &str| {
+        v[k].as_u64()
+            .ok_or_else(|| format!("the field \"{k}\" is missing or not a whole number"))
+    };
+    let text = |k: &serde_json::Value, name: &str| {
+        k.as_str()
+            .map(str::to_string)
+            .ok_or_else(|| format!("the field \"{name}\" is missing"))
+    };
+    let ranges: Vec<[u64; 2]> = serde_json::from_value(v["game_ranges"].clone())
+        .map_err(|_| "the field \"game_ranges\" is missing or malformed".to_string())?;
+    let meta = Meta {
+        rules: text(&v["rules"], "rules")?,
+        h: text(&v["players"]["h"], "players.h")?,
+        c: text(&v["players"]["c"], "players.c")?,
+        seed: num("seed")?,
+        total_games: num("total_games")?,
+        first: usize::from(v["first"] == "c"),
+        ranges,
+    };
+    let mut stats = ArenaStats {
+        games: num("games")?,
+        h_wins: num("h_wins")?,
+        c_wins: num("c_wins")?,
+        draws: num("draws")?,
+        errors: num("errors")?,
+        forfeits: num("forfeits")?,
+        turns_total: num("turns_total")?,
+        lengths: Vec::new(),
+        forfeit_examples: Vec::new(),
+    };
+    let hist: Vec<[u64; 2]> = serde_json::from_value(v["length_histogram"].clone())
+        .map_err(|_| "the field \"length_histogram\" is missing or malformed".to_string())?;
+    for [t, n] in hist {
+        let t = usize::try_from(t)
+            .ok()
+            .filter(|&t| t <= 100_000_000)
+            .ok_or_else(|| {
+                format!("a game length of {t} turns in \"length_histogram\" is out of range")
+            })?;
+        if t >= stats.lengths.len() {
+            stats.lengths.resize(t + 1, 0);
+        }
+        stats.lengths[t] += n;
+    }
+    if stats.lengths.iter().sum::<u64>() != stats.games {
+        return Err("\"length_histogram\" does not add up to \"games\"".into());
+    }
+    if let Some(ex) = v["forfeit_examples"].as_array() {
+        for e in ex {
+            if let (Some(g), Some(m)) = (e["game"].as_u64(), e["message"].as_str()) {
+                stats.forfeit_examples.push((g, m.to_string()));
+            }
+        }
+    }
+    Ok((meta, stats, v["seconds"].as_f64().unwrap_or(0.0)))
+}
+
+/// Adds up results of the same run (shards): they must agree on the rules, players, seed,
+/// total games and first mover, and cover disjoint games. Returns the merged JSON.
+pub fn merge(results: &[(String, serde_json::Value)]) -> Result<serde_json::Value, String> {
+    let mut acc: Option<(Meta, ArenaStats, f64)> = None;
+    for (name, v) in results {
+        let (m, s, secs) = parse_result(v).map_err(|e| format!("{name}: {e}"))?;
+        match &mut acc {
+            None => acc = Some((m, s, secs)),
+            Some((am, as_, asecs)) => {
+                let differ = |what: &str, a: &dyn std::fmt::Debug, b: &dyn std::fmt::Debug| {
+                    format!("{name}: its {what} ({b:?}) differs from the first file's ({a:?})")
+                };
+                let file_name = |r: &str| {
+                    std::path::Path::new(r)
+                        .file_name()
+                        .map(|f| f.to_string_lossy().into_owned())
+                };
+                if file_name(&m.rules) != file_name(&am.rules) {
+                    return Err(differ("rule file", &am.rules, &m.rules));
+                }
+                if (&m.h, &m.c) != (&am.h, &am.c) {
+                    return Err(differ("players", &(&am.h, &am.c), &(&m.h, &m.c)));
+                }
+                if m.seed != am.seed {
+                    return Err(differ("seed", &am.seed, &m.seed));
+                }
+                if m.total_games != am.total_games {
+                    return Err(differ("total games", &am.total_games, &m.total_games));
+                }
+                if m.first != am.first {
+                    return Err(differ("first mover", &am.first, &m.first));
+                }
+                for r in &m.ranges {
+                    if let Some(o) = am.ranges.iter().find(|o| r[0] < o[1] && o[0] < r[1]) {
+                        return Err(format!(
+                            "{name}: games {}..{} overlap games {}..{} of an earlier file \
+                             (the same shard twice?)",
+                            r[0], r[1], o[0], o[1]
+                        ));
+                    }
+                }
+                am.ranges.extend_from_slice(&m.ranges);
+                as_.merge(&s);
+                *asecs += secs;
+            }
+        }
+    }
+    let Some((mut m, s, secs)) = acc else {
+        return Err("no results to merge".into());
+    };
+    m.ranges.sort();
+    // Adjacent ranges join, so a complete set of shards reads as one run.
+    let mut joined: Vec<[u64; 2]> = Vec::new();
+    for r in m.ranges {
+        match joined.last_mut() {
+            Some(l) if l[1] == r[0] => l[1] = r[1],
+            _ => joined.push(r),
+        }
+    }
+    m.ranges = joined;
+    Ok(result_json_of(&m, &s, secs))
+}
