@@ -13,7 +13,7 @@ import sys
 import time
 
 CHARGE, BEAM, SPECIAL, GUARD = 0, 1, 2, 3
-NAMES = {CHARGE: "charge", BEAM: "beam", SPECIAL: "special", GUARD: "guard"}
+NAMES = {CHARGE: "チャージ", BEAM: "ビーム", SPECIAL: "スペシウム光線", GUARD: "ガード"}
 SPECIAL_COST = 5
 TURN_LIMIT = 1000
 
@@ -28,20 +28,20 @@ class Fighter:
 
     def charge_up(self):
         self.charge += 1
-        self.last_action = "charge"
+        self.last_action = "チャージ"
 
     def beam(self, target):
         if self.charge >= 1:
             self.charge -= 1
-            self.last_action = "beam"
+            self.last_action = "ビーム"
 
     def special(self, target):
         if self.charge >= SPECIAL_COST:
             self.charge -= SPECIAL_COST
-            self.last_action = "special"
+            self.last_action = "スペシウム光線"
 
     def guard(self):
-        self.last_action = "guard"
+        self.last_action = "ガード"
 
     def options(self):
         out = [CHARGE, GUARD]
@@ -85,17 +85,43 @@ class Env:
             player.guard()
 
     def _winner(self, x, y):
-        """1 if player 1 wins, -1 if player 2 wins, 0 to go on."""
-        if x == y:
+        """1 if player 1 wins, -1 if player 2 wins, 0 to go on.
+
+        As in the article, the two last actions are compared as names, pair by pair through
+        the whole 4x4 table (an if/elif chain over the sixteen pairs), not by a shortcut.
+        """
+        if x == "チャージ" and y == "チャージ":
             return 0
-        if x == "special":
-            return 1
-        if y == "special":
+        elif x == "チャージ" and y == "ビーム":
             return -1
-        if x == "beam" and y == "charge":
-            return 1
-        if y == "beam" and x == "charge":
+        elif x == "チャージ" and y == "スペシウム光線":
             return -1
+        elif x == "チャージ" and y == "ガード":
+            return 0
+        elif x == "ビーム" and y == "チャージ":
+            return 1
+        elif x == "ビーム" and y == "ビーム":
+            return 0
+        elif x == "ビーム" and y == "スペシウム光線":
+            return -1
+        elif x == "ビーム" and y == "ガード":
+            return 0
+        elif x == "スペシウム光線" and y == "チャージ":
+            return 1
+        elif x == "スペシウム光線" and y == "ビーム":
+            return 1
+        elif x == "スペシウム光線" and y == "スペシウム光線":
+            return 0
+        elif x == "スペシウム光線" and y == "ガード":
+            return 1
+        elif x == "ガード" and y == "チャージ":
+            return 0
+        elif x == "ガード" and y == "ビーム":
+            return 0
+        elif x == "ガード" and y == "スペシウム光線":
+            return -1
+        elif x == "ガード" and y == "ガード":
+            return 0
         return 0
 
 

@@ -269,6 +269,9 @@ pub struct Engine<'p> {
     /// Their enable effects: (the flag's index for either acting side, on, on the opponent's
     /// flag).
     avail_en: Vec<([u32; 2], bool, bool)>,
+    /// Some compact availability rule sets a flag of the opponent (`O.[X]`): simultaneous
+    /// availability then needs its two merge passes; otherwise one pass gives the same flags.
+    avail_cross: bool,
     scratch: RefCell<Scratch>,
     /// Draws that only decide one comparison with a constant.
     binary_draws: Vec<BinaryDraw>,
@@ -312,7 +315,7 @@ impl<'p> Engine<'p> {
             })
             .collect();
         let ns = prog.states.len();
-        let fast: Vec<Fast> = prog
+        let mut fast: Vec<Fast> = prog
             .conds
             .iter()
             .map(|c| match *c {
@@ -449,10 +452,26 @@ impl<'p> Engine<'p> {
         let (mut direct_lists, mut direct_rules, mut direct_fx) = (vec![], vec![], vec![]);
         if direct {
             let ns = prog.states.len();
-            for list in &by_cmd {
+            for (c, list) in by_cmd.iter().enumerate() {
                 let l0 = direct_rules.len() as u32;
                 for &ri in list {
                     let r = &prog.rules[ri as usize];
+                    // In the list of the command a rule needs, that need is already met: its
+                    // condition is dropped (a copy of the other conditions goes at the end of
+                    // `fast`), so the turn tests only what can still fail.
+                    let (mut need, mut conds) = (need_cmd[ri as usize], r.conds);
+                    if need != NONE && need as usize == c {
+                        let at = |f: &Fast| {
+                            matches!(*f, Fast::Cmd { off, cmd, neg: false }
+                            if cmd == need && off == [0, hl as u32])
+                        };
+                        let own = fast[r.conds.0 as usize..r.conds.1 as usize].to_vec();
+                        if let Some(k) = own.iter().position(at) {
+                            let c0 = fast.len() as u32;
+                            fast.extend(own.iter().enumerate().filter(|e| e.0 != k).map(|e| *e.1));
+                            (need, conds) = (NONE, (c0, fast.len() as u32));
+                        }
+                    }
                     let f0 = direct_fx.len() as u32;
                     for e in prog.rule_effects(r) {
                         direct_fx.push(match *e {
@@ -491,8 +510,8 @@ impl<'p> Engine<'p> {
                     direct_rules.push(DirectRule {
                         rule: ri,
                         period: r.period,
-                        need: need_cmd[ri as usize],
-                        conds: r.conds,
+                        need,
+                        conds,
                         iff: r.iff,
                         fx: (f0, direct_fx.len() as u32),
                     });
@@ -506,6 +525,7 @@ impl<'p> Engine<'p> {
             direct_fx,
             effect_const,
             avail_fast,
+            avail_cross: avail_en.iter().any(|e| e.2),
             avail_en,
             direct,
             by_cmd,
@@ -839,9 +859,12 @@ impl<'p> Engine<'p> {
     /// Conditions that all have fast forms (no expression to evaluate), for `side` on `st`.
     #[inline(always)]
     fn fast_conds(&self, range: (u32, u32), st: &State, side: Side) -> bool {
-        self.fast[range.0 as usize..range.1 as usize]
-            .iter()
-            .all(|f| self.fast_one(f, st, side) == Some(true))
+        for f in &self.fast[range.0 as usize..range.1 as usize] {
+            if self.fast_one(f, st, side) != Some(true) {
+                return false;
+            }
+        }
+        true
     }
 
     /// The command `side` played `back` turns ago (0 = the latest), or NONE.
@@ -937,10 +960,11 @@ impl<'p> Engine<'p> {
     ///
     /// In simultaneous mode both sides' availability is evaluated on one state (conditions of
     /// availability rules read only state values and histories, which availability never
-    /// writes) and merged per flag: the other side's writes first, the owner's last (§8).
+    /// writes) and merged per flag: the other side's writes first, the owner's last (§8). When
+    /// no rule sets an opponent's flag each flag has one writer, and one pass is the same.
     #[inline(always)]
     fn prepare_fast(&self, st: &mut State, movers: &[Side], avail: &[Avail]) {
-        let passes: &[Option<bool>] = if movers.len() > 1 {
+        let passes: &[Option<bool>] = if movers.len() > 1 && self.avail_cross {
             &[Some(true), Some(false)]
         } else {
             &[None]

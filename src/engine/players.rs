@@ -113,8 +113,7 @@ impl Player for RandomPlayer {
         _side: Side,
         enabled: &[CmdId],
     ) -> Result<Option<CmdId>, PlayerError> {
-        use rand::RngExt;
-        Ok(Some(enabled[self.rng.random_range(0..enabled.len())]))
+        Ok(Some(enabled[self.rng.below(enabled.len())]))
     }
     fn name(&self) -> String {
         "random".into()
