@@ -16,6 +16,25 @@ fn bench(c: &mut Criterion) {
     c.bench_function("compile 10k lines", |b| {
         b.iter(|| kumite::program::compile(black_box(&big)))
     });
+    // One keystroke: the studio's checker keeps a parse cache, and each check sees one line
+    // changed (two versions of a number typed into a rule in the middle of the file).
+    let at = big.find("S.左構え55").expect("the generator's line") + "S.左構え".len();
+    let versions = [1, 2].map(|d| format!("{}{d}{}", &big[..at], &big[at..]));
+    let mut cache = kumite::syntax::parser::ParseCache::default();
+    let mut flip = 0;
+    c.bench_function("edit one line of 10k", |b| {
+        b.iter(|| {
+            flip ^= 1;
+            kumite::program::compile_cached(black_box(&versions[flip]), &mut cache)
+        })
+    });
+    c.bench_function("edit one line of 10k, studio check", |b| {
+        b.iter(|| {
+            flip ^= 1;
+            let text: std::sync::Arc<str> = versions[flip].as_str().into();
+            kumite::gui::worker::check_with(0, text, Some(&mut cache))
+        })
+    });
     let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("rules");
     let mut files: Vec<_> = std::fs::read_dir(dir)
         .expect("rules/")

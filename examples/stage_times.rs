@@ -2,6 +2,15 @@
 mod genfile;
 fn main() {
     let big = genfile::generated(10_000);
+    if std::env::args().nth(1).is_some_and(|a| a == "dump") {
+        print!("{big}");
+        return;
+    }
+    if std::env::args().nth(1).is_some_and(|a| a == "edit") {
+        edit_times(&big, 40);
+        return;
+    }
+    edit_times(&big, 40);
     let n: usize = std::env::args()
         .nth(1)
         .and_then(|a| a.parse().ok())
@@ -28,4 +37,52 @@ fn main() {
             );
         }
     }
+}
+
+/// One keystroke in the 10,000-line file, as the studio's checker sees it: each check sees one
+/// line changed (a number typed into it), so it re-parses exactly that line.
+fn edit_times(big: &str, n: usize) {
+    let at = big.find("S.左構え55").unwrap_or(0) + "S.左構え".len();
+    let mut cache = kumite::syntax::parser::ParseCache::default();
+    kumite::program::compile_cached(big, &mut cache);
+    let mut compile = Vec::new();
+    let mut check = Vec::new();
+    let (mut parse, mut graph) = (Vec::new(), Vec::new());
+    for i in 0..n {
+        let a: std::sync::Arc<str> = format!("{}{}{}", &big[..at], i % 10, &big[at..]).into();
+        let b: std::sync::Arc<str> = format!("{}{}{}", &big[..at], i % 10 + 10, &big[at..]).into();
+        let t0 = std::time::Instant::now();
+        let p = kumite::syntax::parser::parse_cached(&a, Some(&mut cache));
+        parse.push(t0.elapsed());
+        drop(p);
+        let t0 = std::time::Instant::now();
+        let c = kumite::program::compile_cached(&a, &mut cache);
+        compile.push(t0.elapsed());
+        let t0 = std::time::Instant::now();
+        if let Some(p) = &c.program {
+            let _ = kumite::analysis::VictoryGraph::build(p);
+        }
+        graph.push(t0.elapsed());
+        assert!(cache.last_parsed <= 1 && c.program.is_some());
+        drop(c);
+        let t0 = std::time::Instant::now();
+        let _ = kumite::gui::worker::check_with(i as u64, b, Some(&mut cache));
+        check.push(t0.elapsed());
+    }
+    compile.sort();
+    check.sort();
+    parse.sort();
+    graph.sort();
+    println!(
+        "  of which: parse_cached median {:?}, victory graph median {:?}",
+        parse[n / 2],
+        graph[n / 2]
+    );
+    println!(
+        "edit one line of 10k: compile_cached median {:?} p90 {:?} | studio check median {:?} p90 {:?}",
+        compile[n / 2],
+        compile[n * 9 / 10],
+        check[n / 2],
+        check[n * 9 / 10]
+    );
 }

@@ -228,7 +228,9 @@ pub fn edit_distance(a: &str, b: &str) -> usize {
     prev[b.len()]
 }
 
-/// The known name nearest to `name`, if it is one or two edits away (and not the name itself).
+/// The known name nearest to `name`, if it is one or two edits away (and not the name itself); ties
+/// go to the shorter name, then the first in text order, so the suggestion never depends on the
+/// order `known` comes in.
 pub fn did_you_mean<'a>(name: &str, known: impl IntoIterator<Item = &'a str>) -> Option<&'a str> {
     let len = name.chars().count();
     known
@@ -236,6 +238,6 @@ pub fn did_you_mean<'a>(name: &str, known: impl IntoIterator<Item = &'a str>) ->
         .filter(|k| *k != name)
         .map(|k| (edit_distance(name, k), k))
         .filter(|(d, k)| *d <= 2 && *d * 3 <= len.max(k.chars().count()) + 1)
-        .min_by_key(|(d, k)| (*d, k.len()))
+        .min_by_key(|(d, k)| (*d, k.len(), *k))
         .map(|(_, k)| k)
 }

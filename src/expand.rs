@@ -95,7 +95,9 @@ pub fn expand(file: &mut ParsedFile, index: &LineIndex, diags: &mut Vec<Diagnost
         ..Default::default()
     };
     out.constants = macros.consts.iter().map(|(k, v)| (*k, *v)).collect();
-    out.constants.sort();
+    // By name (not by id: ids depend on what the interner saw before).
+    out.constants
+        .sort_by(|a, b| names.get(a.0).cmp(names.get(b.0)));
     let mut budget_hit = false;
     let line_of = |s: &Span| index.line_of(s.start) + 1;
 

@@ -473,13 +473,31 @@ impl Compiled {
 
 /// Runs the whole pipeline: parse, expand, compile, check.
 pub fn compile(text: &str) -> Compiled {
+    compile_with(text, None)
+}
+
+/// [`compile`] while a text is being edited: lines unchanged since the last call with the same
+/// `cache` are not parsed again. Gives what [`compile`] gives, up to the numbering of names.
+pub fn compile_cached(text: &str, cache: &mut parser::ParseCache) -> Compiled {
+    compile_with(text, Some(cache))
+}
+
+fn compile_with(text: &str, cache: Option<&mut parser::ParseCache>) -> Compiled {
     let index = LineIndex::new(text);
-    let mut parsed = parser::parse(text);
+    let mut parsed = parser::parse_cached(text, cache);
     let mut diags = std::mem::take(&mut parsed.diags);
     let expanded = expand::expand(&mut parsed, &index, &mut diags);
     let names = parsed.names;
     let program = build(&expanded, &names, &mut diags);
-    diags.sort_by_key(|d| (d.span.start, d.severity, d.code));
+    // Ties go by message, so the order never depends on the numbering of names.
+    diags.sort_by(|a, b| {
+        (a.span.start, a.severity, a.code, &a.message).cmp(&(
+            b.span.start,
+            b.severity,
+            b.code,
+            &b.message,
+        ))
+    });
     diags.dedup();
     let ok = !diags.iter().any(|d| d.is_error());
     Compiled {

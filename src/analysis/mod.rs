@@ -339,6 +339,28 @@ impl VictoryGraph {
                 excluded,
             });
         }
+        // The rules that write each state or enable each command (for itself): the only ones
+        // `step_of` can find a step or a problem in. Without it every node scans every rule.
+        let mut writers: HashMap<(bool, SideRef, u32), Vec<usize>> = HashMap::new();
+        for (ri, r) in p.rules.iter().enumerate() {
+            for e in p.rule_effects(r) {
+                let at = match *e {
+                    CEffect::Enable {
+                        opp: false,
+                        cmd,
+                        on: true,
+                    } => (true, SideRef::S, cmd),
+                    CEffect::Bool { side, state, .. } | CEffect::Update { side, state, .. } => {
+                        (false, side, state)
+                    }
+                    _ => continue,
+                };
+                let v = writers.entry(at).or_default();
+                if v.last() != Some(&ri) {
+                    v.push(ri);
+                }
+            }
+        }
         let mut qi = 0;
         while qi < queue.len() {
             let ni = queue[qi];
@@ -348,7 +370,9 @@ impl VictoryGraph {
                 continue;
             }
             let key = g.nodes[ni].key;
-            for (ri, r) in p.rules.iter().enumerate() {
+            let at = (key.target == Target::Enabled, key.side, key.id);
+            for &ri in writers.get(&at).map_or(&[][..], |v| &v[..]) {
+                let r = &p.rules[ri];
                 for e in p.rule_effects(r) {
                     match step_of(p, e, &key) {
                         Ok(Some(step)) => {

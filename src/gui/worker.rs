@@ -6,7 +6,8 @@
 //! A 10,000-line file takes longer than a frame to check, so typing never waits for it.
 
 use crate::diag::{Diagnostic, LineIndex, Severity};
-use crate::program::{Compiled, Settings, compile};
+use crate::program::{Compiled, Settings, compile, compile_cached};
+use crate::syntax::parser::ParseCache;
 use std::sync::Arc;
 use std::sync::mpsc::{self, Receiver, Sender};
 use std::time::{Duration, Instant};
@@ -178,8 +179,17 @@ pub struct Checked {
 
 /// Checks one text (what the worker thread runs; also usable directly).
 pub fn check(version: u64, text: Arc<str>) -> Checked {
+    check_with(version, text, None)
+}
+
+/// [`check`], reusing the parses of the lines that did not change since the last text checked
+/// with `cache` (what the worker thread runs: a keystroke re-parses one line).
+pub fn check_with(version: u64, text: Arc<str>, cache: Option<&mut ParseCache>) -> Checked {
     let t0 = Instant::now();
-    let compiled = compile(&text);
+    let compiled = match cache {
+        Some(c) => compile_cached(&text, c),
+        None => compile(&text),
+    };
     let index = LineIndex::new(&text);
     let diags: Vec<DiagItem> = compiled
         .diags
@@ -214,9 +224,23 @@ struct Job {
 }
 
 /// Checks `text`, turning a panic inside the checker into an internal-error diagnostic (E099)
-/// on the line being edited, so the checker thread lives on and the next edit is checked.
-fn check_guarded(version: u64, text: Arc<str>, line: usize) -> Checked {
-    guarded(version, text, line, check)
+/// on the line being edited, so the checker thread lives on and the next edit is checked. After
+/// a panic the cache starts afresh (it may have been left half updated).
+fn check_guarded(version: u64, text: Arc<str>, line: usize, cache: &mut ParseCache) -> Checked {
+    use std::panic::AssertUnwindSafe;
+    let mut ok = false;
+    let (cache_in, ok_in) = (AssertUnwindSafe(&mut *cache), AssertUnwindSafe(&mut ok));
+    let out = guarded(version, text, line, move |v, t| {
+        // Moved whole (not field by field) so the closure holds the wrappers.
+        let (c, done) = (cache_in, ok_in);
+        let checked = check_with(v, t, Some(c.0));
+        *done.0 = true;
+        checked
+    });
+    if !ok {
+        *cache = ParseCache::default();
+    }
+    out
 }
 
 /// Runs `run` (a checker) and turns its panic into an E099 diagnostic on `line`.
@@ -293,6 +317,7 @@ impl Worker {
                     .thread_name(|i| format!("kumite-check-{i}"))
                     .build()
                     .ok();
+                let mut cache = ParseCache::default();
                 while let Ok(mut job) = job_rx.recv() {
                     // Only the newest text matters.
                     while let Ok(newer) = job_rx.try_recv() {
@@ -300,8 +325,10 @@ impl Worker {
                     }
                     let (version, text, line) = (job.version, job.text, job.line);
                     let done = match &pool {
-                        Some(pool) => pool.install(|| check_guarded(version, text, line)),
-                        None => check_guarded(version, text, line),
+                        Some(pool) => {
+                            pool.install(|| check_guarded(version, text, line, &mut cache))
+                        }
+                        None => check_guarded(version, text, line, &mut cache),
                     };
                     if res_tx.send(done).is_err() {
                         break;

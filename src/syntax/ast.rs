@@ -482,3 +482,143 @@ pub enum Stmt {
         lines: Vec<AdvLine>,
     },
 }
+
+/// Every span inside a node, for moving a node parsed on one line of a text to where that line
+/// now stands (the incremental checker reuses a line's parse when only other lines changed).
+pub trait Spans {
+    /// Calls `f` on every span of the node.
+    fn spans(&mut self, f: &mut dyn FnMut(&mut Span));
+}
+
+impl Spans for StateRef {
+    fn spans(&mut self, f: &mut dyn FnMut(&mut Span)) {
+        f(&mut self.span)
+    }
+}
+
+impl Spans for CmdRef {
+    fn spans(&mut self, f: &mut dyn FnMut(&mut Span)) {
+        f(&mut self.span)
+    }
+}
+
+impl Spans for Expr {
+    fn spans(&mut self, f: &mut dyn FnMut(&mut Span)) {
+        match self {
+            Expr::Int(_, s) | Expr::Const(_, s) => f(s),
+            Expr::State(r) => r.spans(f),
+            Expr::Neg(a, s) => {
+                a.spans(f);
+                f(s)
+            }
+            Expr::Bin(_, a, b, s) => {
+                a.spans(f);
+                b.spans(f);
+                f(s)
+            }
+            Expr::Call(_, args, s) => {
+                args.iter_mut().for_each(|a| a.spans(f));
+                f(s)
+            }
+        }
+    }
+}
+
+impl Spans for Cond {
+    fn spans(&mut self, f: &mut dyn FnMut(&mut Span)) {
+        match self {
+            Cond::Truth { state, span, .. } => {
+                state.spans(f);
+                f(span)
+            }
+            Cond::Cmp { lhs, rhs, span, .. } => {
+                lhs.spans(f);
+                rhs.spans(f);
+                f(span)
+            }
+            Cond::Cmd { cmd, span, .. } => {
+                cmd.spans(f);
+                f(span)
+            }
+        }
+    }
+}
+
+impl Spans for Effect {
+    fn spans(&mut self, f: &mut dyn FnMut(&mut Span)) {
+        match self {
+            Effect::Bool { state, span, .. } => {
+                state.spans(f);
+                f(span)
+            }
+            Effect::Update {
+                state, expr, span, ..
+            } => {
+                state.spans(f);
+                expr.spans(f);
+                f(span)
+            }
+            Effect::Enable { cmd, span, .. } => {
+                cmd.spans(f);
+                f(span)
+            }
+        }
+    }
+}
+
+impl Spans for Rule {
+    fn spans(&mut self, f: &mut dyn FnMut(&mut Span)) {
+        if let Some((_, s)) = &mut self.period {
+            f(s)
+        }
+        self.conds.iter_mut().for_each(|c| c.spans(f));
+        f(&mut self.op_span);
+        self.effects.iter_mut().for_each(|e| e.spans(f));
+        f(&mut self.span)
+    }
+}
+
+impl Spans for InitItem {
+    fn spans(&mut self, f: &mut dyn FnMut(&mut Span)) {
+        match self {
+            InitItem::Value { value, span, .. } => {
+                value.spans(f);
+                f(span)
+            }
+            InitItem::Enabled { cmd, span, .. } => {
+                cmd.spans(f);
+                f(span)
+            }
+        }
+    }
+}
+
+impl Spans for MacroDef {
+    fn spans(&mut self, f: &mut dyn FnMut(&mut Span)) {
+        match self {
+            MacroDef::Commands { name, alts, span } => {
+                name.spans(f);
+                alts.iter_mut().for_each(|a| a.spans(f));
+                f(span)
+            }
+            MacroDef::Const {
+                name_span,
+                value,
+                span,
+                ..
+            } => {
+                f(name_span);
+                value.spans(f);
+                f(span)
+            }
+        }
+    }
+}
+
+impl Spans for AdvLine {
+    fn spans(&mut self, f: &mut dyn FnMut(&mut Span)) {
+        self.conds.iter_mut().for_each(|c| c.spans(f));
+        self.value.spans(f);
+        f(&mut self.span)
+    }
+}

@@ -797,7 +797,7 @@ enum Action {
     Settings { start: usize, end: usize },
 }
 
-#[derive(Clone, Copy)]
+#[derive(Clone, Copy, PartialEq, Eq, Hash)]
 enum JobKind {
     Rule,
     Init,
@@ -814,6 +814,7 @@ struct Job {
     eoi: usize,
 }
 
+#[derive(Clone)]
 enum Parsed {
     Rule(Rule),
     Init(Vec<InitItem>),
@@ -852,12 +853,79 @@ fn run_job<'t>(
     }
 }
 
+impl Parsed {
+    /// Moves every span by `to - from` (a parse made for a line at `from`, reused at `to`).
+    fn rebase(&mut self, from: usize, to: usize) {
+        let mut f = |s: &mut Span| *s = shift(s, from, to);
+        match self {
+            Parsed::Rule(r) => r.spans(&mut f),
+            Parsed::Init(items) => items.iter_mut().for_each(|i| i.spans(&mut f)),
+            Parsed::Def(d) => d.spans(&mut f),
+            Parsed::Adv(l) => l.spans(&mut f),
+            Parsed::BrokenConst(_) | Parsed::Pct(_) | Parsed::Amp(_) | Parsed::Dollar => {}
+        }
+    }
+}
+
+/// `s` moved by `to - from`. Wrapping arithmetic: a span before `from` (none is expected) still
+/// comes back exactly where it was when moved back.
+fn shift(s: &Span, from: usize, to: usize) -> Span {
+    let m = |x: usize| x.wrapping_sub(from).wrapping_add(to);
+    m(s.start)..m(s.end)
+}
+
+/// [`Parsed::rebase`] for a diagnostic.
+fn rebase_diag(d: &mut Diagnostic, from: usize, to: usize) {
+    let f = |s: &mut Span| *s = shift(s, from, to);
+    f(&mut d.span);
+    d.labels.iter_mut().for_each(|(s, _)| f(s));
+}
+
+/// What a line's parse depends on: the kind of statement expected there, its tokens (names as
+/// ids of the cache's interner) with spans relative to the first token, and where its input ends.
+#[derive(PartialEq, Eq, Hash)]
+struct JobKey {
+    kind: JobKind,
+    toks: Vec<(Tok, u32, u32)>,
+    eoi: u32,
+}
+
+/// A line's parse, with spans relative to the line's first token.
+#[derive(Clone)]
+struct JobResult {
+    parsed: Option<Parsed>,
+    diags: Vec<Diagnostic>,
+}
+
+/// Per-line parse results kept between checks of a text being edited: a line whose tokens are
+/// unchanged is not parsed again, only moved to where it now stands. The cache keeps one
+/// interner for all the versions it sees (so a name keeps its id) and only the lines of the
+/// latest version. [`parse_cached`] with a cache gives exactly what [`parse`] gives, up to the
+/// numbering of names.
+#[derive(Default)]
+pub struct ParseCache {
+    names: Option<Names>,
+    lines: rustc_hash::FxHashMap<JobKey, JobResult>,
+    /// Lines parsed / reused by the latest parse.
+    pub last_parsed: usize,
+    /// Lines reused by the latest parse.
+    pub last_reused: usize,
+}
+
 /// Files at least this long are parsed on several threads.
 const PARALLEL_LINES: usize = 800;
 
 /// Parses a whole rule file.
 pub fn parse(text: &str) -> ParsedFile {
-    let mut names = new_names();
+    parse_cached(text, None)
+}
+
+/// [`parse`], reusing the parses of unchanged lines from `cache` and leaving this text's there.
+pub fn parse_cached(text: &str, mut cache: Option<&mut ParseCache>) -> ParsedFile {
+    let mut names = cache
+        .as_mut()
+        .and_then(|c| c.names.take())
+        .unwrap_or_else(new_names);
     let mut diags = Vec::new();
     let mut toks: Vec<Spanned> = Vec::new();
     let mut actions: Vec<Action> = Vec::new();
@@ -1077,21 +1145,49 @@ pub fn parse(text: &str) -> ParsedFile {
         actions.push(Action::Close);
     }
 
-    // Parse every line's tokens (in parallel for long files: each thread builds its own parsers).
-    let results: Vec<(Option<Parsed>, Vec<Diagnostic>)> = {
+    // Reuse the cached parses of unchanged lines.
+    let base_of = |j: &Job| toks.get(j.toks.start).map_or(j.eoi, |t| t.1.start);
+    let mut reused: Vec<Option<JobResult>> = Vec::new();
+    let mut keys: Vec<Option<JobKey>> = Vec::new();
+    if let Some(c) = cache.as_deref_mut() {
+        for j in &jobs {
+            let base = base_of(j);
+            let key = JobKey {
+                kind: j.kind,
+                toks: toks[j.toks.clone()]
+                    .iter()
+                    .map(|(t, sp)| {
+                        let r = shift(&(sp.start..sp.end), base, 0);
+                        (*t, r.start as u32, r.end as u32)
+                    })
+                    .collect(),
+                eoi: j.eoi.wrapping_sub(base) as u32,
+            };
+            reused.push(c.lines.get(&key).cloned());
+            keys.push(Some(key));
+        }
+    }
+    let todo: Vec<usize> = (0..jobs.len())
+        .filter(|&i| reused.get(i).is_none_or(|r| r.is_none()))
+        .collect();
+    // Parse the other lines' tokens (in parallel for long files: each thread builds its own
+    // parsers).
+    let fresh: Vec<(Option<Parsed>, Vec<Diagnostic>)> = {
         let names = &names;
         let toks = &toks[..];
-        let work = |chunk: &[Job]| -> Vec<(Option<Parsed>, Vec<Diagnostic>)> {
+        let jobs = &jobs[..];
+        let work = |chunk: &[usize]| -> Vec<(Option<Parsed>, Vec<Diagnostic>)> {
             let p = parsers();
             chunk
                 .iter()
-                .map(|j| {
+                .map(|&i| {
                     let mut d = Vec::new();
-                    let r = run_job(&p, j, toks, names, &mut d);
+                    let r = run_job(&p, &jobs[i], toks, names, &mut d);
                     (r, d)
                 })
                 .collect()
         };
+        let jobs = &todo[..];
         if jobs.len() >= PARALLEL_LINES {
             use rayon::prelude::*;
             let size = jobs
@@ -1105,16 +1201,45 @@ pub fn parse(text: &str) -> ParsedFile {
                 .flatten()
                 .collect()
         } else {
-            work(&jobs)
+            work(jobs)
         }
     };
-    let mut results: Vec<Option<Parsed>> = results
-        .into_iter()
-        .map(|(r, d)| {
-            diags.extend(d);
-            r
-        })
-        .collect();
+    // Put every line's result in its place (diagnostics in line order, as a full parse gives
+    // them), and keep this version's lines in the cache.
+    let mut fresh = fresh.into_iter();
+    let mut kept = rustc_hash::FxHashMap::default();
+    let mut results: Vec<Option<Parsed>> = Vec::with_capacity(jobs.len());
+    for (i, j) in jobs.iter().enumerate() {
+        let base = base_of(j);
+        let (r, d) = match reused.get_mut(i).and_then(Option::take) {
+            Some(mut hit) => {
+                if let Some(p) = &mut hit.parsed {
+                    p.rebase(0, base);
+                }
+                hit.diags.iter_mut().for_each(|d| rebase_diag(d, 0, base));
+                (hit.parsed, hit.diags)
+            }
+            None => fresh.next().unwrap_or_default(),
+        };
+        if let Some(key) = keys.get_mut(i).and_then(Option::take) {
+            let mut rel = JobResult {
+                parsed: r.clone(),
+                diags: d.clone(),
+            };
+            if let Some(p) = &mut rel.parsed {
+                p.rebase(base, 0);
+            }
+            rel.diags.iter_mut().for_each(|d| rebase_diag(d, base, 0));
+            kept.insert(key, rel);
+        }
+        diags.extend(d);
+        results.push(r);
+    }
+    if let Some(c) = cache.as_deref_mut() {
+        c.last_parsed = todo.len();
+        c.last_reused = jobs.len() - todo.len();
+        c.lines = kept;
+    }
 
     // Assemble statements in file order.
     let mut stmts = Vec::new();
@@ -1192,6 +1317,9 @@ pub fn parse(text: &str) -> ParsedFile {
     }
     if let Some(b) = block.take() {
         stmts.push(b.finish());
+    }
+    if let Some(c) = cache {
+        c.names = Some(names.clone());
     }
     ParsedFile {
         stmts,
