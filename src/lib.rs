@@ -11,6 +11,7 @@ pub mod diag;
 pub mod engine;
 pub mod expand;
 pub mod fsutil;
+#[cfg(feature = "studio")]
 pub mod gui;
 pub mod program;
 pub mod search;

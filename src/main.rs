@@ -12,6 +12,16 @@ fn main() -> ExitCode {
     }
 }
 
+#[cfg(not(feature = "studio"))]
+fn studio(_file: Option<std::path::PathBuf>) -> ExitCode {
+    eprintln!(
+        "kumite: this build has no studio window (built without the `studio` feature); \
+         every other command works: kumite --help"
+    );
+    ExitCode::from(2)
+}
+
+#[cfg(feature = "studio")]
 fn studio(file: Option<std::path::PathBuf>) -> ExitCode {
     match kumite::gui::run_with(file) {
         Ok(()) => ExitCode::SUCCESS,

@@ -1059,7 +1059,7 @@ fn highlight_guarded(text: &str) -> Result<(), String> {
                     let mut r = Ok(());
                     for line in text.split('\n') {
                         *LINE.lock().unwrap_or_else(|e| e.into_inner()) = line.to_string();
-                        let runs = kumite::gui::highlight::highlight_line(line);
+                        let runs = kumite::syntax::highlight::highlight_line(line);
                         let mut at = 0;
                         for (g, _) in &runs {
                             if g.start != at || g.end <= g.start || !line.is_char_boundary(g.end) {
@@ -1204,6 +1204,7 @@ fn exercise(text: &str, seed: u64, tally: &mut Tally) -> Result<(), String> {
     check_diags(text, &c)?;
     let out = expanded_kmt(&c, "x");
     // The studio's checker and highlighter, on every few texts.
+    #[cfg(feature = "studio")]
     if seed.is_multiple_of(4) && !skip("studio") {
         let _ = kumite::gui::worker::check(0, Arc::from(text));
     }

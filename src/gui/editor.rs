@@ -7,10 +7,10 @@
 //! re-lays one line; the whole text is compared and hashed once, which is cheap. The joined
 //! galley itself is cached until the text or the decorations change.
 
-use super::highlight::{Kind, highlight_line};
 use super::i18n::{Lang, T, tr};
 use super::worker::{Checked, DiagItem};
 use crate::diag::Severity;
+use crate::syntax::highlight::{Kind, highlight_line};
 use egui::text::{CCursor, CCursorRange, LayoutJob, TextFormat};
 use egui::{
     Align, Color32, Event, FontId, Galley, Id, Key, Modifiers, Rect, Sense, Shape, Stroke,

@@ -11,7 +11,6 @@ pub mod editor;
 pub mod expanded;
 pub mod files;
 pub mod fonts;
-pub mod highlight;
 pub mod i18n;
 pub mod match_panel;
 pub mod session;

@@ -51,6 +51,7 @@ pub fn kumite(args: &[&str]) -> (i32, String, String) {
 
 /// Draws one frame of the studio at `size` with `events`, as the window would, and returns how
 /// long it took in milliseconds (layout, drawing and tessellation).
+#[cfg(feature = "studio")]
 pub fn timed_frame(
     ctx: &egui::Context,
     app: &mut kumite::gui::StudioApp,

@@ -1,0 +1,95 @@
+//! The headless build: `cargo build --no-default-features` gives the library and a command line
+//! without the studio's GUI crates (eframe, egui, rfd …), for servers, CI and AI training. This
+//! test builds it (in its own target directory, so the binary the other tests run is left
+//! alone), checks that no GUI crate went into it, and runs it.
+
+use std::path::PathBuf;
+use std::process::Command;
+
+fn root() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+}
+
+#[test]
+fn the_command_line_builds_and_runs_without_the_studio() {
+    let target = root().join("target").join("headless");
+    let cargo = env!("CARGO");
+    let tree = Command::new(cargo)
+        .args([
+            "tree",
+            "--no-default-features",
+            "-e",
+            "normal",
+            "--prefix",
+            "none",
+        ])
+        .current_dir(root())
+        .output()
+        .expect("cargo tree");
+    assert!(
+        tree.status.success(),
+        "{}",
+        String::from_utf8_lossy(&tree.stderr)
+    );
+    let deps = String::from_utf8_lossy(&tree.stdout);
+    for gui in [
+        "eframe ",
+        "egui ",
+        "egui_extras ",
+        "egui_plot ",
+        "rfd ",
+        "winit ",
+    ] {
+        assert!(
+            !deps.lines().any(|l| l.starts_with(gui)),
+            "the headless build depends on {gui}"
+        );
+    }
+    let build = Command::new(cargo)
+        .args([
+            "build",
+            "--release",
+            "--no-default-features",
+            "--bin",
+            "kumite",
+        ])
+        .env("CARGO_TARGET_DIR", &target)
+        .current_dir(root())
+        .output()
+        .expect("cargo build");
+    assert!(
+        build.status.success(),
+        "headless build failed:\n{}",
+        String::from_utf8_lossy(&build.stderr)
+    );
+    let bin = target.join("release").join("kumite");
+    let run = |args: &[&str]| {
+        let out = Command::new(&bin)
+            .args(args)
+            .current_dir(root())
+            .output()
+            .expect("run the headless kumite");
+        (
+            out.status.code(),
+            String::from_utf8_lossy(&out.stdout).into_owned(),
+            String::from_utf8_lossy(&out.stderr).into_owned(),
+        )
+    };
+    let (code, out, _) = run(&["check", "rules/sumo.kmt"]);
+    assert_eq!(code, Some(0), "{out}");
+    let (code, out, _) = run(&[
+        "arena",
+        "rules/cc_lemon.kmt",
+        "--games",
+        "1000",
+        "--seed",
+        "1",
+        "--format",
+        "json",
+    ]);
+    assert_eq!(code, Some(0));
+    assert!(out.contains("\"games\":1000"), "{out}");
+    let (code, _, err) = run(&["studio"]);
+    assert_eq!(code, Some(2));
+    assert!(err.contains("no studio window"), "{err}");
+}
