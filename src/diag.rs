@@ -67,13 +67,6 @@ impl Diagnostic {
         self.help = Some(help.into());
         self
     }
-    /// Sets the help line if `help` is `Some`.
-    pub fn with_help_opt(mut self, help: Option<String>) -> Self {
-        if help.is_some() {
-            self.help = help;
-        }
-        self
-    }
     /// True for errors.
     pub fn is_error(&self) -> bool {
         self.severity == Severity::Error
@@ -100,11 +93,6 @@ impl LineIndex {
             Ok(i) => i,
             Err(i) => i - 1,
         }
-    }
-
-    /// Byte offset where 0-based line `line` starts.
-    pub fn line_start(&self, line: usize) -> usize {
-        self.starts.get(line).copied().unwrap_or(usize::MAX)
     }
 
     /// Number of lines.

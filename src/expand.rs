@@ -74,11 +74,15 @@ pub struct Expanded {
     pub macro_names: HashSet<NameId>,
     /// Constants and their values.
     pub constants: Vec<(NameId, i64)>,
+    /// Command macros in definition order, each with its leaf commands.
+    pub macros: Vec<(NameId, Vec<NameId>)>,
 }
 
 struct Macros {
     /// Flattened alternatives of each command macro (leaf commands, in order).
     alts: HashMap<NameId, Vec<NameId>>,
+    /// Command macros in the order they are defined.
+    order: Vec<NameId>,
     consts: HashMap<NameId, i64>,
     /// Constants that are defined (their value may have failed to compute, already reported).
     defined: HashSet<NameId>,
@@ -92,6 +96,11 @@ pub fn expand(file: &mut ParsedFile, index: &LineIndex, diags: &mut Vec<Diagnost
     macros.defined.extend(file.broken_consts.iter().copied());
     let mut out = Expanded {
         macro_names: macros.alts.keys().copied().collect(),
+        macros: macros
+            .order
+            .iter()
+            .filter_map(|m| Some((*m, macros.alts.get(m)?.clone())))
+            .collect(),
         ..Default::default()
     };
     out.constants = macros.consts.iter().map(|(k, v)| (*k, *v)).collect();
@@ -327,6 +336,7 @@ fn collect_macros(stmts: &[Stmt], names: &Names, diags: &mut Vec<Diagnostic>) ->
     let defined = const_defs.keys().copied().collect();
     Macros {
         alts,
+        order,
         consts,
         defined,
     }

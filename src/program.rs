@@ -1080,7 +1080,14 @@ fn build(x: &Expanded, names: &Names, diags: &mut Vec<Diagnostic>) -> RuleProgra
         adv_meta,
         max_seq,
         constants,
-        macros: Vec::new(),
+        macros: x
+            .macros
+            .iter()
+            .map(|(m, alts)| {
+                let alts = alts.iter().map(|a| names.get(*a).to_string()).collect();
+                (names.get(*m).to_string(), alts)
+            })
+            .collect(),
     }
 }
 

@@ -98,6 +98,14 @@ fn patent_examples_expand_as_the_spec_says() {
         texts,
         ["S.体力>0:[はたく],[殴る]", "S.体力>0:[はたく],[蹴る]"]
     );
+    // The macro table the studio's Macros grid shows.
+    assert_eq!(
+        p.macros,
+        [(
+            "攻撃".to_string(),
+            vec!["殴る".to_string(), "蹴る".to_string()]
+        )]
+    );
     let c = compile(&common::read(
         &common::root().join("rules/ex4_grips_symmetric.kmt"),
     ));

@@ -1,4 +1,4 @@
-//! Derived victory-evaluation conditions (勝利評価条件, LANGUAGE.md §10): from the compiled rules
+//! Derived victory-evaluation conditions (勝利評価条件, rules/README.md §11, the contract's §10): from the compiled rules
 //! alone, the graph of conditions that lead to a win, each side's estimated distance to winning
 //! in a position, and the evaluation the CPU searches with.
 

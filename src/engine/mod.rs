@@ -1,4 +1,4 @@
-//! The match engine: exact turn semantics (LANGUAGE.md §8) over a compiled [`RuleProgram`].
+//! The match engine: exact turn semantics (rules/README.md §9, the language contract's §8) over a compiled [`RuleProgram`].
 //!
 //! A [`State`] is always *ready to choose*: the availability rules of the side(s) about to move
 //! have run. [`Engine::play`] resolves one turn (one side in alternate mode, both in simultaneous

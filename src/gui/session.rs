@@ -610,19 +610,6 @@ impl MatchSession {
         again
     }
 
-    /// Waits (for tests) until the CPU has moved or `timeout` passes.
-    pub fn wait_for_cpu(&mut self, timeout: Duration) {
-        let end = Instant::now() + timeout;
-        loop {
-            self.tick(None);
-            if self.thinking.is_none() || Instant::now() >= end {
-                self.tick(None);
-                return;
-            }
-            std::thread::sleep(Duration::from_millis(5));
-        }
-    }
-
     fn start_thinking(&mut self, side: Side, ctx: Option<egui::Context>) {
         let compiled = self.compiled.clone();
         let mut settings = self.cpu.clone();

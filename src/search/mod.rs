@@ -610,11 +610,6 @@ impl<'p> CpuPlayer<'p> {
         }
     }
 
-    /// The cancel flag (set it to stop a search at once).
-    pub fn cancel_flag(&self) -> Arc<AtomicBool> {
-        self.searcher.cancel.clone()
-    }
-
     /// Uses `flag` as the cancel flag (a window shares one flag with its thinking thread).
     pub fn set_cancel_flag(&mut self, flag: Arc<AtomicBool>) {
         self.searcher.cancel = flag;
@@ -846,18 +841,6 @@ pub fn forced_win(
     node_cap: u64,
 ) -> (Option<bool>, Option<String>) {
     let f = solve::forced_win_in(prog, start, plies, node_cap, None);
-    (f.exists, f.first_move)
-}
-
-/// [`forced_win`] that stops (giving "unknown") soon after `cancel` is set.
-pub fn forced_win_cancellable(
-    prog: &RuleProgram,
-    start: &State,
-    plies: u32,
-    node_cap: u64,
-    cancel: &Arc<AtomicBool>,
-) -> (Option<bool>, Option<String>) {
-    let f = solve::forced_win_in(prog, start, plies, node_cap, Some(cancel));
     (f.exists, f.first_move)
 }
 

@@ -20,9 +20,6 @@ pub fn norm(c: char) -> char {
     }
 }
 
-/// The characters that end a name (besides white space).
-pub const SYNTAX_CHARS: &str = "!\"#$%&'()*+,-./:;<=>?@[]{}~|";
-
 /// True if `c` (already folded) may appear in a name.
 pub fn is_name_char(c: char) -> bool {
     !c.is_whitespace()

@@ -24,10 +24,6 @@ impl Names {
         self.map.insert(s.to_string(), id);
         id
     }
-    /// The id of `s` if it was interned.
-    pub fn lookup(&self, s: &str) -> Option<NameId> {
-        self.map.get(s).copied()
-    }
     /// The text of `id`.
     pub fn get(&self, id: NameId) -> &str {
         &self.list[id.0 as usize]
