@@ -1498,6 +1498,7 @@ fn analyse_and_play(prog: &RuleProgram, seed: u64, tally: &mut Tally) -> Result<
                     thin: 1.0,
                     mistakes: 0,
                     period_ms: 300,
+                    exact: false,
                 };
                 let mut cpu = CpuPlayer::new(prog, settings, seed);
                 match cpu.think(p, side) {
@@ -1527,6 +1528,7 @@ fn analyse_and_play(prog: &RuleProgram, seed: u64, tally: &mut Tally) -> Result<
                 thin: if seed.is_multiple_of(5) { 2.0 } else { 1.0 },
                 mistakes: (seed % 4) as u32,
                 period_ms: 5,
+                exact: false,
             };
             let mut cpu = CpuPlayer::new(prog, settings, seed);
             let side = eng.movers(p)[0];

@@ -328,8 +328,15 @@ impl FastEval {
 
     /// The distance to winning of side `x` (as [`super::distances`]`.to_win`).
     pub fn to_win(&self, eng: &Engine, st: &State, x: Side) -> u32 {
+        self.both(eng, st, x).0
+    }
+
+    /// The distance to winning of `x` and its soft form over every decisive rule (as
+    /// [`super::soft_distance`]).
+    fn both(&self, eng: &Engine, st: &State, x: Side) -> (u32, f64) {
         if let Some(g) = &self.general {
-            return super::distances(g, eng, st, x).to_win;
+            let d = super::distances(g, eng, st, x);
+            return (d.to_win, super::soft_distance(&d.decisive, self.cap));
         }
         let mut sc = self.scratch.borrow_mut();
         let sc = &mut *sc;
@@ -346,6 +353,7 @@ impl FastEval {
             }
         }
         let mut best = self.cap;
+        let mut soft = super::SoftMin::default();
         for d in &self.decisive {
             let mut set = 0u128;
             let mut ok = true;
@@ -371,8 +379,9 @@ impl FastEval {
                 self.cap
             };
             best = best.min(cost);
+            soft.add(cost, self.cap);
         }
-        best
+        (best, soft.value(self.cap))
     }
 
     /// The advantage-block sum for side `x` (as [`super::advantage`]).
@@ -431,8 +440,8 @@ impl FastEval {
     }
 
     fn compute(&self, eng: &Engine, st: &State, x: Side) -> f64 {
-        let dx = self.to_win(eng, st, x) as f64;
-        let dy = self.to_win(eng, st, 1 - x) as f64;
+        let dx = self.both(eng, st, x).1;
+        let dy = self.both(eng, st, 1 - x).1;
         if self.adv.is_empty() {
             return dy - dx;
         }

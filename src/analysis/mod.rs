@@ -727,6 +727,54 @@ pub fn distances(g: &VictoryGraph, eng: &Engine, st: &State, x: Side) -> Distanc
     }
 }
 
+/// The distance a position's evaluation uses: the soft minimum `−ln Σ exp(−d)` over the
+/// decisive rules' distances (unreachable ones left out; `cap` when none is reachable). It is
+/// the distance to winning when one way to win is far nearer than the others, and a little
+/// less when several are about as near — so a step toward a second way to win (a charge toward
+/// スペシウム光線 while ビーム is already ready) counts in the evaluation, where the plain
+/// minimum would not move.
+pub fn soft_distance(decisive: &[u32], cap: u32) -> f64 {
+    let mut s = SoftMin::default();
+    for &d in decisive {
+        s.add(d, cap);
+    }
+    s.value(cap)
+}
+
+/// An accumulator for [`soft_distance`].
+#[derive(Default)]
+pub(crate) struct SoftMin {
+    min: Option<u32>,
+    /// Σ exp(−(d − min)) over the distances added so far.
+    sum: f64,
+}
+
+impl SoftMin {
+    pub(crate) fn add(&mut self, d: u32, cap: u32) {
+        if d >= cap {
+            return;
+        }
+        match self.min {
+            None => {
+                self.min = Some(d);
+                self.sum = 1.0;
+            }
+            Some(m) if d < m => {
+                self.sum = self.sum * (-((m - d) as f64)).exp() + 1.0;
+                self.min = Some(d);
+            }
+            Some(m) => self.sum += (-((d - m) as f64)).exp(),
+        }
+    }
+
+    pub(crate) fn value(&self, cap: u32) -> f64 {
+        match self.min {
+            None => cap as f64,
+            Some(m) => m as f64 - self.sum.ln(),
+        }
+    }
+}
+
 /// The advantage-block sum for side `x`.
 pub fn advantage(eng: &Engine, st: &State, x: Side) -> f64 {
     let p = eng.prog;
@@ -750,7 +798,8 @@ pub fn evaluate(g: &VictoryGraph, eng: &Engine, st: &State, x: Side) -> f64 {
         Some(Outcome::C) => return if x == 1 { 1e9 } else { -1e9 },
         None => {}
     }
-    let dx = distances(g, eng, st, x).to_win as f64;
-    let dy = distances(g, eng, st, 1 - x).to_win as f64;
+    let cap = eng.prog.settings.turn_limit.min(UNREACHABLE);
+    let dx = soft_distance(&distances(g, eng, st, x).decisive, cap);
+    let dy = soft_distance(&distances(g, eng, st, 1 - x).decisive, cap);
     (dy - dx) + advantage(eng, st, x) - advantage(eng, st, 1 - x)
 }

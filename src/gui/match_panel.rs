@@ -66,6 +66,7 @@ impl Default for MatchPanel {
                 thin: 1.0,
                 mistakes: 0,
                 period_ms: 500,
+                exact: false,
             },
             realtime: false,
             message: None,
@@ -82,6 +83,7 @@ pub fn file_cpu(s: &crate::program::Settings) -> CpuSettings {
         thin: s.thin,
         mistakes: s.mistakes,
         period_ms: s.period_ms,
+        exact: false,
     }
 }
 
@@ -110,11 +112,13 @@ fn changed_color(ui: &Ui) -> Color32 {
 impl MatchPanel {
     /// The CPU settings a new match uses with `view`'s program.
     pub fn cpu_settings(&self, view: &ProgramView) -> CpuSettings {
-        if self.file_cpu {
+        let mut c = if self.file_cpu {
             file_cpu(&view.settings)
         } else {
             self.cpu.clone()
-        }
+        };
+        c.exact = self.cpu.exact;
+        c
     }
 
     /// Starts a new match of `view`'s program (`edit`: first let the user edit the position).
@@ -454,17 +458,32 @@ impl MatchPanel {
                 )
                 .labelled_by(l.id);
             }
+            ui.checkbox(
+                &mut self.cpu.exact,
+                pick(lang, "exact — unbeatable", "完全読み — 負けない"),
+            )
+            .on_hover_text(pick(
+                lang,
+                "Plays from an exact table of every position when the game is small enough (built at its first move, up to 5 s); otherwise by search at the level shown",
+                "ゲームが小さければ全局面の完全な表から指す(最初の手で最大5秒かけて作る)。大きすぎるときは表示の設定で探索する",
+            ));
             if let (Some(s), Some(v)) = (self.session.as_mut(), view) {
-                let want = if self.file_cpu {
+                let mut want = if self.file_cpu {
                     file_cpu(&v.settings)
                 } else {
                     self.cpu.clone()
                 };
+                want.exact = self.cpu.exact;
                 if s.cpu != want && Arc::ptr_eq(&s.compiled, &v.compiled) {
                     s.cpu = want;
                 }
             }
         });
+        if self.cpu.exact
+            && let Some(status) = self.session.as_ref().and_then(|s| s.exact_status())
+        {
+            ui.weak(status);
+        }
     }
 
     fn status(ui: &mut Ui, lang: Lang, s: &MatchSession, message: Option<&str>) {

@@ -229,6 +229,8 @@ pub struct MatchSession {
     /// Choices made this turn and not yet resolved (simultaneous mode, real-time play).
     pub pending: [Option<Option<CmdId>>; 2],
     thinking: Option<(Side, Job<Option<CmdId>>)>,
+    /// The `cpu:exact` table of this match's program, once built.
+    exact: Arc<std::sync::Mutex<Option<crate::search::exact::Built>>>,
     /// The CPU's thread died: shown, and the CPU passes.
     pub cpu_failed: Option<String>,
     /// Nodes the CPU searched for its last move, and how long it took.
@@ -285,6 +287,7 @@ impl MatchSession {
             error: None,
             pending: [None, None],
             thinking: None,
+            exact: Default::default(),
             cpu_failed: None,
             cpu_last: None,
             realtime: false,
@@ -330,6 +333,15 @@ impl MatchSession {
             .into_iter()
             .filter(|&s| self.pending[s].is_none())
             .collect()
+    }
+
+    /// What the `exact` CPU plays from, once its table is built.
+    pub fn exact_status(&self) -> Option<String> {
+        let slot = self.exact.try_lock().ok()?;
+        Some(match slot.as_ref()? {
+            Ok(t) => t.describe(),
+            Err(e) => format!("no exact table ({e}); playing by search"),
+        })
     }
 
     /// The side whose thinking thread runs, if any.
@@ -619,10 +631,20 @@ impl MatchSession {
         }
         let st = self.st.clone();
         let seed = crate::engine::rng::mix(self.seed ^ ((self.st.turn as u64) << 8) ^ side as u64);
+        let exact = self.exact.clone();
         let job = Job::spawn("kumite-cpu", ctx, move |cancel| {
             let mut cpu = CpuPlayer::new(program_of(&compiled), settings, seed);
             cpu.set_cancel_flag(cancel);
-            cpu.think(&st, side)
+            // An exact table built for an earlier move serves the following ones.
+            let mut slot = exact.lock().unwrap_or_else(|e| e.into_inner());
+            if let Some(t) = slot.clone() {
+                cpu.set_exact_result(t);
+            }
+            let m = cpu.think(&st, side);
+            if let Some(t) = cpu.exact_result() {
+                *slot = Some(t);
+            }
+            m
         });
         self.thinking = Some((side, job));
     }

@@ -7,6 +7,7 @@
 //! shortest win may pick the favourable outcomes, and a forced win must hold for every outcome.
 //! A search never touches a match's draws.
 
+pub mod exact;
 pub mod matrix;
 pub mod solve;
 
@@ -54,9 +55,11 @@ fn lcm_of(periods: &[u32]) -> u32 {
         .fold(1u32, |l, &p| (l / gcd(l, p)).saturating_mul(p).min(1 << 20))
 }
 
-/// The evaluation that is worth tanh(1) ≈ 0.76 of a win: 16, plus the largest advantage the
-/// file's constant advantage lines can give, so that advantage blocks do not saturate it.
-fn eval_scale(prog: &RuleProgram) -> f64 {
+/// The evaluation that is worth tanh(1) ≈ 0.76 of a win: twice the larger distance to winning
+/// at the start (between 4 and 32: a game won from 2 turns away, like CC Lemon, needs a finer
+/// scale than one won from 11, like example 1), plus the largest advantage the file's constant
+/// advantage lines can give, so that advantage blocks do not saturate it.
+fn eval_scale(prog: &RuleProgram, fast: &FastEval, eng: &Engine) -> f64 {
     let adv: f64 = prog
         .adv
         .iter()
@@ -65,7 +68,11 @@ fn eval_scale(prog: &RuleProgram) -> f64 {
             _ => 0.0,
         })
         .sum();
-    16.0 + adv
+    let d = match eng.initial(0) {
+        Ok(st) => fast.to_win(eng, &st, 0).max(fast.to_win(eng, &st, 1)),
+        Err(_) => 8,
+    };
+    (2.0 * d as f64).clamp(4.0, 32.0) + adv
 }
 
 /// Moves of a side: its enabled commands, or a single pass.
@@ -90,7 +97,14 @@ pub struct CpuSettings {
     pub mistakes: u32,
     /// Thinking budget per move, ms.
     pub period_ms: u32,
+    /// `exact`: play from an exact table of the game when one can be built (see [`exact`]).
+    pub exact: bool,
 }
+
+/// Time allowed for building a `cpu:exact` table.
+pub const EXACT_BUDGET: Duration = Duration::from_secs(5);
+/// Most positions a `cpu:exact` table may hold before it is built within a bound instead.
+pub const EXACT_POSITIONS: usize = 1_000_000;
 
 impl CpuSettings {
     /// The file's `~` settings, overridden by `spec` (e.g. `S5,E2`).
@@ -101,13 +115,20 @@ impl CpuSettings {
             thin: s.thin,
             mistakes: s.mistakes,
             period_ms: s.period_ms,
+            exact: false,
         };
         // Full-width and IME forms read as ASCII, as everywhere in the language (`Ｓ５`).
         let folded: String = spec.chars().map(crate::syntax::lexer::norm).collect();
         for item in folded.split(',').map(str::trim).filter(|x| !x.is_empty()) {
+            if item.eq_ignore_ascii_case("exact") {
+                // Unbeatable: no deliberate mistakes unless an E setting follows.
+                c.exact = true;
+                c.mistakes = 0;
+                continue;
+            }
             let bad = |why: &str| {
                 format!(
-                    "cpu setting '{item}': {why} (expected S<depth 1–30>, D<thinning 1–1000>, E<mistakes 0–10> or P<ms 1–3600000>)"
+                    "cpu setting '{item}': {why} (expected exact, S<depth 1–30>, D<thinning 1–1000>, E<mistakes 0–10> or P<ms 1–3600000>)"
                 )
             };
             match crate::syntax::parser::parse_setting(item) {
@@ -178,6 +199,7 @@ impl<'p> Searcher<'p> {
         let eng = search_engine(prog);
         let graph = VictoryGraph::build(prog);
         let fast = FastEval::new(&graph, &eng);
+        let scale = eval_scale(prog, &fast, &eng);
         Self {
             eng,
             graph,
@@ -197,7 +219,7 @@ impl<'p> Searcher<'p> {
             pool: Vec::new(),
             kid_pool: Vec::new(),
             move_pool: Vec::new(),
-            scale: eval_scale(prog),
+            scale,
         }
     }
 
@@ -570,8 +592,13 @@ impl<'p> Searcher<'p> {
 
     fn sim_value(&mut self, st: &State, depth: u32) -> f64 {
         self.nodes += 1;
-        if st.outcome.is_some() || depth == 0 || self.out_of_time() {
-            // Values for h in [-1, 1]: decided ±1, else the squashed evaluation.
+        if st.outcome.is_some() {
+            // Decided: ±1 for h (0 for a draw), a little less the deeper it lies, so a sooner win
+            // beats a later one and a later loss a sooner one (as in alternate play).
+            return self.eval(st, 0) / 1e9 * (1.0 - 1e-6 * (64 - depth.min(64)) as f64);
+        }
+        if depth == 0 || self.out_of_time() {
+            // Values for h in (-0.9, 0.9): the squashed evaluation.
             return self.eval(st, 0) / 1e9;
         }
         let key = position_key(st, self.lcm) ^ (depth as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15);
@@ -591,6 +618,8 @@ impl<'p> Searcher<'p> {
 /// The CPU player.
 pub struct CpuPlayer<'p> {
     settings: CpuSettings,
+    /// `cpu:exact`: the table (built at the first move), or why there is none.
+    table: Option<exact::Built>,
     searcher: Searcher<'p>,
     rng: SplitMix,
     /// Nodes searched for the last move.
@@ -604,6 +633,7 @@ impl<'p> CpuPlayer<'p> {
         searcher.thin = settings.thin;
         Self {
             settings,
+            table: None,
             searcher,
             rng: SplitMix(crate::engine::rng::mix(seed ^ 0xC9)),
             last_nodes: 0,
@@ -615,8 +645,61 @@ impl<'p> CpuPlayer<'p> {
         self.searcher.cancel = flag;
     }
 
+    /// The `cpu:exact` table built so far, or why there is none (to hand to the next player of
+    /// the same program).
+    pub fn exact_result(&self) -> Option<exact::Built> {
+        self.table.clone()
+    }
+
+    /// Plays from `table` (built by another player of the same program) where it holds the
+    /// position, or (a failure) plays by search without trying again.
+    pub fn set_exact_result(&mut self, table: exact::Built) {
+        self.table = Some(table);
+    }
+
+    /// What `cpu:exact` plays from: the table's description, or why it plays by search.
+    pub fn exact_status(&self) -> Option<String> {
+        match self.table.as_ref()? {
+            Ok(t) => Some(format!("exact play: {}", t.describe())),
+            Err(e) => Some(format!("no exact table ({e}); playing by search")),
+        }
+    }
+
+    /// `cpu:exact`: a move drawn from the table's optimal strategy, building the table from
+    /// this position when it has none that holds it. None when there is no table.
+    fn exact_move(&mut self, st: &State, side: Side) -> Option<Option<CmdId>> {
+        let missing = match &self.table {
+            None => true,
+            Some(Ok(t)) => t.strategy(st, side).is_none() && st.outcome.is_none(),
+            Some(Err(_)) => false,
+        };
+        if missing {
+            let prog = self.searcher.eng.prog;
+            self.table = Some(exact::shared(prog, st, EXACT_BUDGET, EXACT_POSITIONS));
+        }
+        let strategy = self.table.as_ref()?.as_ref().ok()?.strategy(st, side)?;
+        let r: f64 = self.rng.random_range(0.0..1.0);
+        let mut acc = 0.0;
+        for (m, p) in &strategy {
+            acc += p;
+            if r < acc {
+                return Some(*m);
+            }
+        }
+        strategy
+            .iter()
+            .rev()
+            .find(|(_, p)| *p > 0.0)
+            .map(|(m, _)| *m)
+    }
+
     /// Best move for the side to move, or a mixed choice in simultaneous mode.
     pub fn think(&mut self, st: &State, side: Side) -> Option<CmdId> {
+        if self.settings.exact
+            && let Some(m) = self.exact_move(st, side)
+        {
+            return m;
+        }
         let s = &mut self.searcher;
         s.nodes = 0;
         s.stopped = false;
@@ -785,6 +868,9 @@ impl Player for CpuPlayer<'_> {
         true
     }
     fn name(&self) -> String {
+        if self.settings.exact {
+            return "cpu exact".into();
+        }
         format!(
             "cpu S{} D{} E{} P{}",
             self.settings.depth,

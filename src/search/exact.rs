@@ -1,0 +1,475 @@
+//! Exact play where a game is small enough (`cpu:exact`): every position reachable from the
+//! current one is enumerated, and each is valued by discounted value iteration — a win is worth
+//! `+1`, a loss `−1`, a draw (or a game without end) `0`, and every turn multiplies by
+//! [`DISCOUNT`], so a sooner win is worth more than a later one and a later loss less bad than a
+//! sooner one (LANGUAGE.md §11). In alternate play the side to move takes the best value; in
+//! simultaneous play each position is a matrix game, solved by linear programming, and the
+//! player draws its move from the optimal mixed strategy. Chance outcomes are averaged.
+//!
+//! When the positions do not fit in the budget (count or time), the table is built within a
+//! bound on the state values instead, positions beyond it valued by the derived evaluation, and
+//! says so; when even that does not fit, the player falls back to the ordinary search.
+
+use super::{Searcher, lcm_of, matrix, moves, position_key};
+use crate::analysis::evaluate;
+use crate::engine::{Outcome, Side, State};
+use crate::program::{CmdId, RuleProgram};
+use rustc_hash::{FxHashMap, FxHasher};
+use std::hash::{Hash, Hasher};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+/// The value of a turn's delay: a win in n turns is worth `DISCOUNT^n`.
+pub const DISCOUNT: f64 = 0.999;
+
+/// Chance outcome combinations per move enumerated exactly; beyond, sampled (and said so).
+const CHANCE_LIMIT: u64 = 4096;
+
+/// Moves of h, moves of c, and per joint move (row-major) its outcomes with probabilities.
+type Kids = (Vec<Option<CmdId>>, Vec<Option<CmdId>>, Vec<Vec<(u32, f64)>>);
+
+/// An exact (or, past its bound, estimated) table of position values for h.
+pub struct ExactTable {
+    index: FxHashMap<u64, u32>,
+    lcm: u32,
+    kids: Vec<Kids>,
+    value: Vec<f64>,
+    simultaneous: bool,
+    /// Positions in the table.
+    pub positions: usize,
+    /// Positions past the bound, valued by the derived evaluation (0 when the table is exact).
+    pub frontier: usize,
+    /// The bound on state values (distance from the root's), if one was needed.
+    pub bound: Option<i64>,
+    /// True when some move's chance outcomes were sampled rather than enumerated.
+    pub sampled: bool,
+    /// Sweeps of value iteration.
+    pub sweeps: u32,
+    /// How long the build took.
+    pub elapsed: Duration,
+    /// The expected game length from the root under both optimal strategies, if finite.
+    pub root_length: Option<f64>,
+}
+
+/// A table, or why there is none.
+pub type Built = Result<Arc<ExactTable>, NoTable>;
+
+/// Why no table was built.
+#[derive(Clone, Debug, PartialEq)]
+pub struct NoTable(pub String);
+
+impl std::fmt::Display for NoTable {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl ExactTable {
+    /// Builds the table for the positions reachable from `root`: exactly when they number at
+    /// most `max_positions` and the build fits in `budget`; else within growing bounds on the
+    /// state values while time remains.
+    pub fn build(
+        prog: &RuleProgram,
+        root: &State,
+        budget: Duration,
+        max_positions: usize,
+    ) -> Result<Self, NoTable> {
+        let t0 = Instant::now();
+        let end = t0 + budget;
+        // Every position, if they fit in two fifths of the budget (a game whose values grow
+        // without end never does: the rest of the budget goes to bounded tables).
+        if let Ok(t) = Self::build_within(prog, root, None, max_positions, t0 + budget * 2 / 5) {
+            return Ok(t.finished(t0));
+        }
+        // Too many positions: solve within a bound on the state values, the widest that fits.
+        // Each doubling costs several times the last: stop when the next would not fit.
+        let mut best: Option<Self> = None;
+        let mut bound = 4;
+        while bound <= 64 {
+            let t1 = Instant::now();
+            match Self::build_within(prog, root, Some(bound), max_positions, end) {
+                Ok(t) => best = Some(t),
+                Err(_) => break,
+            }
+            if t1.elapsed() * 6 > end.saturating_duration_since(Instant::now()) {
+                break;
+            }
+            bound *= 2;
+        }
+        best.map(|t| t.finished(t0)).ok_or_else(|| {
+            NoTable(format!(
+                "the positions could not be solved within {:.1} s, not even within a bound of ±4 on the state values",
+                budget.as_secs_f64()
+            ))
+        })
+    }
+
+    fn finished(mut self, t0: Instant) -> Self {
+        self.root_length = self.length_from(0);
+        self.elapsed = t0.elapsed();
+        self
+    }
+
+    fn build_within(
+        prog: &RuleProgram,
+        root: &State,
+        bound: Option<i64>,
+        max_positions: usize,
+        end: Instant,
+    ) -> Result<Self, Stop> {
+        let mut s = Searcher::new(prog, 0);
+        let simultaneous = s.eng.simultaneous;
+        let inside = |st: &State| {
+            bound.is_none_or(|b| {
+                st.vals
+                    .iter()
+                    .zip(&root.vals)
+                    .all(|(v, v0)| v.abs_diff(*v0) <= b.unsigned_abs())
+            })
+        };
+        let mut index: FxHashMap<u64, u32> = FxHashMap::default();
+        let mut states: Vec<State> = vec![root.clone()];
+        index.insert(position_key(root, s.lcm), 0);
+        let mut kids: Vec<Kids> = Vec::new();
+        let mut fixed: Vec<Option<f64>> = Vec::new();
+        let mut frontier = 0;
+        let mut sampled = false;
+        let mut i = 0;
+        while i < states.len() {
+            if i % 64 == 0 && Instant::now() >= end {
+                return Err(Stop::Time);
+            }
+            let st = states[i].clone();
+            let terminal = match st.outcome {
+                Some(Outcome::H) => Some(1.0),
+                Some(Outcome::C) => Some(-1.0),
+                Some(Outcome::Draw) => Some(0.0),
+                None if !inside(&st) => {
+                    frontier += 1;
+                    let e = evaluate(&s.graph, &s.eng, &st, 0);
+                    Some((e / s.scale).tanh() * 0.9)
+                }
+                None => None,
+            };
+            fixed.push(terminal);
+            if terminal.is_some() {
+                kids.push((vec![], vec![], vec![]));
+                i += 1;
+                continue;
+            }
+            let (hm, cm) = if simultaneous {
+                (moves(&s.eng, &st, 0), moves(&s.eng, &st, 1))
+            } else if st.to_move == 0 {
+                (moves(&s.eng, &st, 0), vec![None])
+            } else {
+                (vec![None], moves(&s.eng, &st, 1))
+            };
+            let mut idx = Vec::with_capacity(hm.len() * cm.len());
+            for &a in &hm {
+                for &b in &cm {
+                    let outs = s.outcomes(&st, [a, b], CHANCE_LIMIT);
+                    sampled |= s.sampled;
+                    let mut dist = Vec::with_capacity(outs.len());
+                    for (c, p) in &outs {
+                        let k = position_key(c, s.lcm);
+                        let j = match index.get(&k) {
+                            Some(j) => *j,
+                            None => {
+                                if states.len() >= max_positions {
+                                    return Err(Stop::Size);
+                                }
+                                states.push(c.clone());
+                                let j = (states.len() - 1) as u32;
+                                index.insert(k, j);
+                                j
+                            }
+                        };
+                        dist.push((j, *p));
+                    }
+                    s.recycle(outs);
+                    idx.push(dist);
+                }
+            }
+            kids.push((hm, cm, idx));
+            i += 1;
+        }
+        let n = states.len();
+        drop(states);
+        let mut value: Vec<f64> = fixed.iter().map(|f| f.unwrap_or(0.0)).collect();
+        let mut table = ExactTable {
+            index,
+            lcm: s.lcm,
+            kids,
+            value: Vec::new(),
+            simultaneous,
+            positions: n,
+            frontier,
+            bound,
+            sampled,
+            sweeps: 0,
+            elapsed: Duration::ZERO,
+            root_length: None,
+        };
+        // Gauss–Seidel sweeps, deepest positions first (the breadth-first order reversed), so
+        // values flow back from the ends in few sweeps.
+        loop {
+            if Instant::now() >= end {
+                return Err(Stop::Time);
+            }
+            table.sweeps += 1;
+            let mut delta: f64 = 0.0;
+            for k in (0..n).rev() {
+                if fixed[k].is_some() {
+                    continue;
+                }
+                let nv = DISCOUNT * table.solve_at(&value, k).0;
+                delta = delta.max((nv - value[k]).abs());
+                value[k] = nv;
+            }
+            if delta < 1e-12 || table.sweeps >= 100_000 {
+                break;
+            }
+        }
+        table.value = value;
+        Ok(table)
+    }
+
+    /// The matrix game at position `k` under values `v`: its value for h, and (for the
+    /// simultaneous case) both sides' optimal mixes.
+    fn solve_at(&self, v: &[f64], k: usize) -> (f64, Vec<f64>, Vec<f64>) {
+        let (hm, cm, idx) = &self.kids[k];
+        let payoff = |a: usize, b: usize| -> f64 {
+            idx[a * cm.len() + b]
+                .iter()
+                .map(|&(j, p)| p * v[j as usize])
+                .sum()
+        };
+        if hm.len() == 1 || cm.len() == 1 {
+            // One side has a single move (alternate play, or a forced move): a plain max or min.
+            let vals: Vec<f64> = if cm.len() == 1 {
+                (0..hm.len()).map(|a| payoff(a, 0)).collect()
+            } else {
+                (0..cm.len()).map(|b| payoff(0, b)).collect()
+            };
+            let best = if cm.len() == 1 {
+                vals.iter().copied().fold(f64::NEG_INFINITY, f64::max)
+            } else {
+                vals.iter().copied().fold(f64::INFINITY, f64::min)
+            };
+            let pure = |len: usize| {
+                let mut p = vec![0.0; len];
+                if let Some(i) = vals.iter().position(|x| (x - best).abs() <= 1e-12) {
+                    p[i] = 1.0;
+                }
+                p
+            };
+            return if cm.len() == 1 {
+                (best, pure(hm.len()), vec![1.0])
+            } else {
+                (best, vec![1.0], pure(cm.len()))
+            };
+        }
+        let a: Vec<Vec<f64>> = (0..hm.len())
+            .map(|x| (0..cm.len()).map(|y| payoff(x, y)).collect())
+            .collect();
+        let sol = matrix::solve(&a);
+        (sol.value, sol.rows, sol.cols)
+    }
+
+    /// h's value of `st` (+1 a sure win now, −1 a sure loss, discounted by the turns to it), if
+    /// the position is in the table.
+    pub fn value(&self, st: &State) -> Option<f64> {
+        let k = *self.index.get(&position_key(st, self.lcm))?;
+        Some(self.value[k as usize])
+    }
+
+    /// `side`'s optimal strategy in `st`: its moves with their probabilities (in alternate play
+    /// every best move, equally likely; a win sooner is better). None if `st` is not in the
+    /// table.
+    pub fn strategy(&self, st: &State, side: Side) -> Option<Vec<(Option<CmdId>, f64)>> {
+        let k = *self.index.get(&position_key(st, self.lcm))? as usize;
+        let (hm, cm, idx) = &self.kids[k];
+        if hm.is_empty() {
+            return None; // decided or past the bound
+        }
+        let mine = if side == 0 { hm } else { cm };
+        if self.simultaneous && hm.len() > 1 && cm.len() > 1 {
+            let (_, rows, cols) = self.solve_at(&self.value, k);
+            let p = if side == 0 { rows } else { cols };
+            return Some(mine.iter().copied().zip(p).collect());
+        }
+        if mine.len() == 1 {
+            return Some(vec![(mine[0], 1.0)]);
+        }
+        // Every move of the best value for `side`, equally likely.
+        let sign = if side == 0 { 1.0 } else { -1.0 };
+        let vals: Vec<f64> = (0..mine.len())
+            .map(|m| {
+                // One side has a single move, so the joint move's index is the other's.
+                sign * idx[m]
+                    .iter()
+                    .map(|&(j, p)| p * self.value[j as usize])
+                    .sum::<f64>()
+            })
+            .collect();
+        let best = vals.iter().copied().fold(f64::NEG_INFINITY, f64::max);
+        let tied = vals.iter().filter(|v| best - **v <= 1e-12).count() as f64;
+        Some(
+            mine.iter()
+                .zip(&vals)
+                .map(|(m, v)| (*m, if best - *v <= 1e-12 { 1.0 / tied } else { 0.0 }))
+                .collect(),
+        )
+    }
+
+    /// The expected number of turns until the game ends from `st` when both sides play the
+    /// table's optimal strategies (positions past the bound count as ends); None if `st` is not
+    /// in the table or the expectation does not settle (play that can go on for ever).
+    pub fn expected_length(&self, st: &State) -> Option<f64> {
+        self.length_from(*self.index.get(&position_key(st, self.lcm))? as usize)
+    }
+
+    fn length_from(&self, root: usize) -> Option<f64> {
+        let n = self.kids.len();
+        // Per position: the probability of each child under both optimal strategies.
+        let flows: Vec<Vec<(u32, f64)>> = (0..n)
+            .map(|k| {
+                let (hm, cm, idx) = &self.kids[k];
+                if hm.is_empty() {
+                    return Vec::new();
+                }
+                let (_, rows, cols) = self.solve_at(&self.value, k);
+                let mut out: Vec<(u32, f64)> = Vec::new();
+                for (a, pa) in rows.iter().enumerate() {
+                    for (b, pb) in cols.iter().enumerate() {
+                        let w = pa * pb;
+                        if w <= 0.0 {
+                            continue;
+                        }
+                        for &(j, p) in &idx[a * cm.len() + b] {
+                            out.push((j, w * p));
+                        }
+                    }
+                }
+                out
+            })
+            .collect();
+        let mut len = vec![0.0f64; n];
+        for _ in 0..100_000 {
+            let mut delta: f64 = 0.0;
+            for k in (0..n).rev() {
+                if flows[k].is_empty() {
+                    continue;
+                }
+                let nv = 1.0
+                    + flows[k]
+                        .iter()
+                        .map(|&(j, p)| p * len[j as usize])
+                        .sum::<f64>();
+                delta = delta.max((nv - len[k]).abs());
+                len[k] = nv;
+            }
+            if len[root] > 1e7 {
+                return None;
+            }
+            if delta < 1e-9 {
+                return Some(len[root]);
+            }
+        }
+        None
+    }
+
+    /// How much a best reply gains against the table's strategies at `st` (in the discounted
+    /// matrix game of that position; 0 for an exact solution).
+    pub fn exploitability(&self, st: &State) -> Option<f64> {
+        let k = *self.index.get(&position_key(st, self.lcm))? as usize;
+        let (hm, cm, idx) = &self.kids[k];
+        if hm.is_empty() {
+            return Some(0.0);
+        }
+        let a: Vec<Vec<f64>> = (0..hm.len())
+            .map(|x| {
+                (0..cm.len())
+                    .map(|y| {
+                        idx[x * cm.len() + y]
+                            .iter()
+                            .map(|&(j, p)| p * self.value[j as usize])
+                            .sum()
+                    })
+                    .collect()
+            })
+            .collect();
+        let (value, rows, cols) = self.solve_at(&self.value, k);
+        Some(matrix::exploitability(
+            &a,
+            &matrix::MatrixSolution { value, rows, cols },
+        ))
+    }
+
+    /// True when every position's value is exact (no bound was needed and chance was
+    /// enumerated).
+    pub fn is_exact(&self) -> bool {
+        self.frontier == 0 && !self.sampled
+    }
+
+    /// A one-line description, e.g. for the CLI and the studio.
+    pub fn describe(&self) -> String {
+        let mut s = format!(
+            "{} positions solved in {:.2} s ({} sweeps)",
+            self.positions,
+            self.elapsed.as_secs_f64(),
+            self.sweeps
+        );
+        if let Some(b) = self.bound {
+            s.push_str(&format!(
+                "; exact within ±{b} of the starting values, {} positions beyond valued by the derived evaluation",
+                self.frontier
+            ));
+        }
+        if self.sampled {
+            s.push_str("; some chance outcomes sampled");
+        }
+        if let Some(l) = self.root_length {
+            s.push_str(&format!("; optimal play lasts {l:.1} turns on average"));
+        }
+        s
+    }
+}
+
+/// Tables (and failures) of recent programs and roots, shared by every player of a process:
+/// both sides of a match and every worker of an arena use one build.
+type Shared = Vec<((u64, u64), Result<Arc<ExactTable>, NoTable>)>;
+static SHARED: Mutex<Shared> = Mutex::new(Vec::new());
+
+/// [`ExactTable::build`], or the table (or failure) already built for the same program and
+/// position in this process. Concurrent callers wait for one build.
+pub fn shared(
+    prog: &RuleProgram,
+    root: &State,
+    budget: Duration,
+    max_positions: usize,
+) -> Result<Arc<ExactTable>, NoTable> {
+    let mut h = FxHasher::default();
+    format!("{prog:?}").hash(&mut h);
+    let key = (h.finish(), position_key(root, lcm_of(&prog.periods())));
+    let mut cache = SHARED.lock().unwrap_or_else(|e| e.into_inner());
+    if let Some((_, t)) = cache.iter().find(|(k, _)| *k == key) {
+        return t.clone();
+    }
+    let t = ExactTable::build(prog, root, budget, max_positions).map(Arc::new);
+    // Said once per build, on standard error (the command line's players have no other voice).
+    match &t {
+        Ok(t) => eprintln!("cpu:exact: {}", t.describe()),
+        Err(e) => eprintln!("cpu:exact: no exact table ({e}); playing by search"),
+    }
+    if cache.len() >= 4 {
+        drop(cache.remove(0));
+    }
+    cache.push((key, t.clone()));
+    t
+}
+
+enum Stop {
+    Size,
+    Time,
+}

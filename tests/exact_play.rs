@@ -1,0 +1,146 @@
+//! `cpu:exact` against games whose answers are known from mathematics, played as a user plays
+//! them: `kumite arena` processes with `--format json`.
+//!
+//! - The subtraction game (take 1, 2 or 3 stones, who takes the last wins): the side to move
+//!   wins exactly when the pile is not a multiple of 4. From every such pile up to 40 the exact
+//!   player wins every game as the first mover, against random and against the ordinary CPU;
+//!   from every multiple of 4 it wins every game as the second mover.
+//! - CC Lemon: the game is symmetric, so its value is 0 and exact play against itself wins half
+//!   the games; with 5 charges against none, スペシウム光線 wins on turn 1 whatever the seed.
+//! - A race nobody can lose: sooner beats later.
+
+mod common;
+
+use kumite::engine::Engine;
+use kumite::program::compile;
+use kumite::search::exact::ExactTable;
+use std::process::Command;
+use std::time::Duration;
+
+/// The subtraction game as a rule file (each side keeps a copy of the shared pile).
+const NIM: &str = "# 石取り: 1〜3個取る、最後の石を取った方の勝ち
+!:石=9,[一つ取る]
+S.石>=1::[一つ取る]
+S.石>=2::[二つ取る]
+S.石>=3::[三つ取る]
+[一つ取る]:S.石-1,O.石-1
+[二つ取る]:S.石-2,O.石-2
+[三つ取る]:S.石-3,O.石-3
+[一つ取る],S.石==1:S.勝利
+[二つ取る],S.石==2:S.勝利
+[三つ取る],S.石==3:S.勝利
+";
+
+fn arena(file: &std::path::Path, args: &[&str]) -> serde_json::Value {
+    let out = Command::new(env!("CARGO_BIN_EXE_kumite"))
+        .arg("arena")
+        .arg(file)
+        .args(args)
+        .args(["--format", "json"])
+        .output()
+        .expect("run kumite");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    serde_json::from_slice(&out.stdout).expect("JSON")
+}
+
+fn temp_file(name: &str, text: &str) -> std::path::PathBuf {
+    let dir = std::env::temp_dir().join(format!("kumite-exact-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let p = dir.join(name);
+    std::fs::write(&p, text).unwrap();
+    p
+}
+
+#[test]
+fn exact_play_wins_the_subtraction_game_from_every_winning_pile() {
+    let nim = temp_file("nim.kmt", NIM);
+    for pile in 1..=40 {
+        let set = format!("石={pile}");
+        // The side that can win: the first mover unless the pile is a multiple of 4.
+        let (winner, wins) = if pile % 4 == 0 {
+            ("c", "c_wins")
+        } else {
+            ("h", "h_wins")
+        };
+        for opponent in ["random", "cpu"] {
+            let (h, c) = if winner == "h" {
+                ("cpu:exact", opponent)
+            } else {
+                (opponent, "cpu:exact")
+            };
+            let games = if opponent == "random" { "200" } else { "10" };
+            let r = arena(
+                &nim,
+                &[
+                    "--h", h, "--c", c, "--games", games, "--seed", "7", "--set", &set,
+                ],
+            );
+            assert_eq!(
+                r[wins].as_u64(),
+                r["games"].as_u64(),
+                "pile {pile}: exact as {winner} against {opponent} lost games: {r}"
+            );
+        }
+    }
+}
+
+#[test]
+fn exact_cc_lemon_is_fair_and_unexploitable_and_takes_a_sure_win_at_once() {
+    let text = common::read(&common::root().join("rules/cc_lemon.kmt"));
+    let p = compile(&text).program.expect("compiles");
+    let e = Engine::new(&p, 0);
+    let st = e.initial(0).expect("start");
+    let t = ExactTable::build(&p, &st, Duration::from_secs(20), 50_000).expect("a table");
+    let v = t.value(&st).expect("the start is in the table");
+    assert!(v.abs() < 1e-6, "a symmetric game is worth 0, not {v}");
+    let x = t.exploitability(&st).expect("in the table");
+    assert!(x <= 0.01, "exploitability {x}");
+    let len = t.root_length.expect("optimal play ends");
+    assert!((2.0..100.0).contains(&len), "expected length {len}");
+    // With 5 charges against none, h's スペシウム光線 cannot be answered.
+    let file = common::root().join("rules/cc_lemon.kmt");
+    for h in ["cpu:exact", "cpu"] {
+        // Ten games, each with its own seed (derived from --seed and the game's number).
+        let r = arena(
+            &file,
+            &[
+                "--h",
+                h,
+                "--c",
+                "random",
+                "--games",
+                "10",
+                "--seed",
+                "1",
+                "--set",
+                "h.チャージ=5",
+            ],
+        );
+        assert_eq!(r["h_wins"], 10, "{h}: {r}");
+        assert_eq!(r["turns_total"], 10, "{h}: not every game won at once: {r}");
+    }
+}
+
+#[test]
+fn exact_play_prefers_the_sooner_win() {
+    // Two ways to win for sure: now (a long jump) or in three steps.
+    let text = "!:距離=3,[跳ぶ],[歩く]
+[歩く]:S.距離-1
+[跳ぶ]:S.距離-3
+S.距離<=0:S.勝利
+";
+    let p = compile(text).program.expect("compiles");
+    let e = Engine::new(&p, 0);
+    let st = e.initial(0).expect("start");
+    let t = ExactTable::build(&p, &st, Duration::from_secs(10), 100_000).expect("a table");
+    let s = t.strategy(&st, 0).expect("h to move");
+    let jump = p.command_id("跳ぶ");
+    assert!(
+        s.iter().all(|(m, pr)| (*m == jump) == (*pr == 1.0)),
+        "{s:?}"
+    );
+}
