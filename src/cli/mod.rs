@@ -25,7 +25,7 @@ pub fn write_out(args: std::fmt::Arguments) {
     }
 }
 
-use crate::diag::{JsonDiagnostic, LineIndex, Severity, render_ariadne};
+use crate::diag::{AriadneRenderer, JsonDiagnostic, LineIndex, Severity};
 use crate::program::{compile, expanded_kmt};
 use clap::{Parser, Subcommand, ValueEnum};
 use std::io::{IsTerminal, Write};
@@ -455,11 +455,9 @@ pub fn load_program(
     let c = compile(&text);
     let name = file.display().to_string();
     let Some(mut prog) = c.program else {
+        let mut r = AriadneRenderer::new(&name, &text, std::io::stderr().is_terminal());
         for d in c.diags.iter().filter(|d| d.is_error()) {
-            eprint!(
-                "{}",
-                render_ariadne(d, &name, &text, std::io::stderr().is_terminal())
-            );
+            eprint!("{}", r.render(d));
         }
         return Err(format!(
             "{name} has {} error(s)",
@@ -594,6 +592,7 @@ fn check(files: &[PathBuf], format: Format, deny_warnings: bool, color: &str) ->
         };
         let c = compile(&text);
         let idx = LineIndex::new(&text);
+        let mut renderer = AriadneRenderer::new(&name, &text, color);
         for d in &c.diags {
             if d.severity == Severity::Error || deny_warnings {
                 failed = true;
@@ -604,7 +603,7 @@ fn check(files: &[PathBuf], format: Format, deny_warnings: bool, color: &str) ->
                         .unwrap_or_default(),
                 ),
                 Format::Text => {
-                    let _ = write!(stderr, "{}", render_ariadne(d, &name, &text, color));
+                    let _ = write!(stderr, "{}", renderer.render(d));
                 }
             }
         }
@@ -652,11 +651,9 @@ fn expand(file: &PathBuf, output: Option<&PathBuf>) -> ExitCode {
     let c = compile(&text);
     let name = file.display().to_string();
     if c.program.is_none() {
+        let mut r = AriadneRenderer::new(&name, &text, std::io::stderr().is_terminal());
         for d in c.diags.iter().filter(|d| d.is_error()) {
-            eprint!(
-                "{}",
-                render_ariadne(d, &name, &text, std::io::stderr().is_terminal())
-            );
+            eprint!("{}", r.render(d));
         }
         eprintln!("{name}: cannot expand a file with errors");
         return ExitCode::from(1);
