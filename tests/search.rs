@@ -311,8 +311,13 @@ fn the_compiled_evaluation_equals_the_reference_on_random_positions() {
         "karate.kmt",
         "moge_battle.kmt",
         "cc_lemon.kmt",
+        "(boxing)",
     ] {
-        let p = file(f);
+        let p = if f == "(boxing)" {
+            compile(BOXING).program.expect("compiles")
+        } else {
+            file(f)
+        };
         let g = VictoryGraph::build(&p);
         let e = Engine::new(&p, 3);
         let fast = FastEval::new(&g, &e);
@@ -337,4 +342,101 @@ fn the_compiled_evaluation_equals_the_reference_on_random_positions() {
             }
         }
     }
+}
+
+/// A boxing game that counts knockdowns on the victim (LANGUAGE.md §10.3): the victim's own
+/// command-free rule adds the knockdown, so it is an achiever of the puncher's goal.
+const BOXING: &str = "!:体力=10,ダウン=0,[パンチ],[休む]
+[パンチ]:O.体力-3
+S.体力<=0:S.ダウン+1,S.体力=10
+O.ダウン>=3:S.勝利
+";
+
+fn h_distance(text: &str, sets: &[(&str, i64)]) -> kumite::analysis::Distances {
+    let mut p = compile(text).program.expect("compiles");
+    for (name, v) in sets {
+        let id = p.state_id(name).expect("state") as usize;
+        p.init_values[1][id] = *v;
+    }
+    let g = VictoryGraph::build(&p);
+    let e = Engine::new(&p, 0);
+    let st = e.initial(0).expect("start");
+    distances(&g, &e, &st, 0)
+}
+
+#[test]
+fn a_victory_rule_costs_no_turn_of_its_own() {
+    // Push-out with a command-free victory rule: six pushes from a margin of 6 (§10.5).
+    let text = "!:余裕=6,[押す]\n[押す]:O.余裕-1\nO.余裕<=0:S.勝利\n";
+    assert_eq!(h_distance(text, &[]).to_win, 6);
+    assert_eq!(h_distance(text, &[("余裕", 1)]).to_win, 1);
+    // With the command among the winning rule's conditions it is a rule like any other: 1 + 6.
+    let text = "!:余裕=6,[押す]\n[押す]:O.余裕-1\nO.余裕<=0,[押す]:S.勝利\n";
+    assert_eq!(h_distance(text, &[]).to_win, 7);
+}
+
+#[test]
+fn knockdowns_counted_on_the_victim_give_finite_shrinking_distances() {
+    let fresh = h_distance(BOXING, &[]);
+    assert!(fresh.unreachable.is_none(), "{:?}", fresh.unreachable);
+    // 3 knockdowns by the victim's own rule (3), the first needing 体力 from 10 to 0 (4
+    // punches), and each later one 体力 brought down again from the 10 the rule sets (2 × 4).
+    assert_eq!(fresh.to_win, 3 + 4 + 2 * 4);
+    let weak = h_distance(BOXING, &[("体力", 1)]).to_win;
+    let down_once = h_distance(BOXING, &[("ダウン", 1)]).to_win;
+    let down_twice = h_distance(BOXING, &[("ダウン", 2)]).to_win;
+    assert!(weak < fresh.to_win, "{weak}");
+    // The punch that knocks the victim down (体力 1 → reset to 10, ダウン 0 → 1) brings the
+    // win nearer, so the CPU is not put off knocking anyone down.
+    assert!(down_once < weak, "{down_once} vs {weak}");
+    assert!(down_twice < down_once, "{down_once} {down_twice}");
+    let g = VictoryGraph::build(&compile(BOXING).program.unwrap());
+    assert!(
+        g.nodes
+            .iter()
+            .flat_map(|n| &n.achievers)
+            .any(|a| a.opponent),
+        "the victim's own rule is an achiever"
+    );
+    // And the CPU wins it against a random opponent.
+    let f = std::env::temp_dir().join(format!("kumite-boxing-{}.kmt", std::process::id()));
+    std::fs::write(&f, BOXING).expect("write");
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_kumite"))
+        .arg("arena")
+        .arg(&f)
+        .args(["--h", "cpu:S2,P60000", "--c", "random", "--games", "20"])
+        .args(["--seed", "3", "--format", "json"])
+        .output()
+        .expect("run kumite");
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).expect("JSON");
+    assert_eq!(v["h_wins"], 20, "{v}");
+}
+
+#[test]
+fn an_unreachable_win_is_null_with_its_reason_in_json() {
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_kumite"))
+        .args(["tree", "rules/moge_battle.kmt", "--format", "json"])
+        .current_dir(common::root())
+        .output()
+        .expect("run kumite");
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).expect("JSON");
+    assert!(
+        v["distance_to_win"]["h"].is_null(),
+        "{}",
+        v["distance_to_win"]
+    );
+    let why = v["unreachable"]["h"].as_str().expect("a reason");
+    assert!(
+        why.contains("O.HP<=0") && why.contains("reads another state"),
+        "{why}"
+    );
+    // A reachable win: a number, and no reason.
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_kumite"))
+        .args(["tree", "rules/ex1_push.kmt", "--format", "json"])
+        .current_dir(common::root())
+        .output()
+        .expect("run kumite");
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).expect("JSON");
+    assert_eq!(v["distance_to_win"]["h"], 11);
+    assert!(v["unreachable"]["h"].is_null());
 }

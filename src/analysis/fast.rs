@@ -26,6 +26,8 @@ struct FNode {
 /// An achiever, flattened.
 #[derive(Clone, Copy)]
 struct FAch {
+    /// As [`super::Achiever::rearm`].
+    rearm: u32,
     step: Step,
     needs_command: bool,
     period: u32,
@@ -35,6 +37,8 @@ struct FAch {
 /// A decisive rule, flattened.
 struct FDecisive {
     conds: Vec<usize>,
+    /// The turn firing it costs: 0 for a victory rule, else 1.
+    fire: u32,
     /// Its excluded conditions (cost 1 each unless they hold).
     excluded: Vec<CCond>,
 }
@@ -94,18 +98,7 @@ impl FastEval {
                 side: n.key.side,
                 id: n.key.id,
                 target: n.key.target,
-                free_rate: n
-                    .achievers
-                    .iter()
-                    .filter(|a| !a.needs_command)
-                    .filter_map(|a| {
-                        if let Step::Add(d) = a.step {
-                            Some(d.abs() / a.period.max(1) as f64)
-                        } else {
-                            None
-                        }
-                    })
-                    .sum(),
+                free_rate: super::free_rate(n),
             })
             .collect();
         let decisive: Vec<FDecisive> = g
@@ -113,6 +106,7 @@ impl FastEval {
             .iter()
             .map(|d| FDecisive {
                 conds: d.conds.clone(),
+                fire: if d.victory { 0 } else { 1 },
                 excluded: p
                     .rule_conds(&p.rules[d.rule])
                     .iter()
@@ -149,6 +143,7 @@ impl FastEval {
                 let c0 = ach_conds.len() as u32;
                 ach_conds.extend(a.conds.iter().map(|&c| c as u32));
                 ach.push(FAch {
+                    rearm: a.rearm,
                     step: a.step,
                     needs_command: a.needs_command,
                     period: a.period,
@@ -277,6 +272,9 @@ impl FastEval {
             ) else {
                 continue;
             };
+            let Some(own) = super::with_rearm(own, a.rearm) else {
+                continue;
+            };
             let mut set = bit;
             for &c in &self.ach_conds[a.conds.0 as usize..a.conds.1 as usize] {
                 match child(sc, c as usize) {
@@ -372,7 +370,8 @@ impl FastEval {
                     .iter()
                     .filter(|c| !eng.cond_holds_with(c, st, x, &mut sc.stack))
                     .count() as u32;
-                1u32.saturating_add(Self::cost(sc, set))
+                d.fire
+                    .saturating_add(Self::cost(sc, set))
                     .saturating_add(extra)
                     .min(self.cap)
             } else {

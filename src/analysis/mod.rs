@@ -58,6 +58,27 @@ pub struct Achiever {
     pub conds: Vec<usize>,
     /// Its conditions that were excluded (texts).
     pub excluded: Vec<String>,
+    /// The opponent's own instance of the rule (it fires by itself on the opponent's side, e.g.
+    /// `S.体力<=0:S.ダウン+1` seen from the side that knocks the other down); its conditions
+    /// are written from the pursuer's side.
+    pub opponent: bool,
+    /// Turns to bring its conditions back after each firing when its own effects undo one of
+    /// them (`S.体力<=0:S.ダウン+1,S.体力=10` resets 体力, so every further knockdown needs
+    /// 体力 brought down from 10 again); 0 when it undoes none, [`NO_REARM`] when an undone
+    /// condition cannot be brought back.
+    pub rearm: u32,
+}
+
+/// [`Achiever::rearm`] of an achiever that can fire only once.
+pub const NO_REARM: u32 = u32::MAX;
+
+/// An achiever's own cost, `own` firings' worth, with the turns to re-arm it between firings.
+pub(crate) fn with_rearm(own: u32, rearm: u32) -> Option<u32> {
+    match (own, rearm) {
+        (_, 0) | (0 | 1, _) => Some(own),
+        (_, NO_REARM) => None,
+        _ => Some(own.saturating_add((own - 1).saturating_mul(rearm))),
+    }
 }
 
 /// How an achiever changes the target.
@@ -99,6 +120,9 @@ pub struct Decisive {
     pub conds: Vec<usize>,
     /// Its excluded conditions.
     pub excluded: Vec<String>,
+    /// A victory rule (no command atoms, only 勝利/敗北 effects): checked at the end of the turn
+    /// its conditions come to hold, so firing it costs no turn of its own.
+    pub victory: bool,
 }
 
 /// Something left out of the graph, with the reason.
@@ -330,13 +354,14 @@ impl VictoryGraph {
             if !p.rule_effects(r).iter().any(is_decisive) {
                 continue;
             }
-            let (conds, excluded) = g.cond_nodes(p, ri, r, 1, &mut queue);
+            let (conds, excluded) = g.cond_nodes(p, ri, r, 1, false, &mut queue);
             g.decisive.push(Decisive {
                 rule: ri,
                 line: p.meta[ri].origin.line,
                 text: p.rule_text(ri),
                 conds,
                 excluded,
+                victory: r.victory,
             });
         }
         // The rules that write each state or enable each command (for itself): the only ones
@@ -371,15 +396,39 @@ impl VictoryGraph {
             }
             let key = g.nodes[ni].key;
             let at = (key.target == Target::Enabled, key.side, key.id);
-            for &ri in writers.get(&at).map_or(&[][..], |v| &v[..]) {
+            // The pursuer's rules that write the node's state (or enable its command), then
+            // the opponent's own command-free rules that write it: seen from the opponent, the
+            // pursuer's S is its O.
+            let own = writers.get(&at).map_or(&[][..], |v| &v[..]);
+            let theirs: &[usize] = match (key.target, flip(key.side)) {
+                (Target::Enabled, _) => &[],
+                (_, Some(f)) => writers.get(&(false, f, key.id)).map_or(&[][..], |v| &v[..]),
+                (_, None) => &[],
+            };
+            let candidates = own.iter().map(|&ri| (ri, false)).chain(
+                theirs
+                    .iter()
+                    .filter(|&&ri| !p.rules[ri].has_cmd_atoms)
+                    .map(|&ri| (ri, true)),
+            );
+            for (ri, opponent) in candidates.collect::<Vec<_>>() {
                 let r = &p.rules[ri];
+                let seen = if opponent {
+                    NodeKey {
+                        side: flip(key.side).unwrap_or(key.side),
+                        ..key
+                    }
+                } else {
+                    key
+                };
                 for e in p.rule_effects(r) {
-                    match step_of(p, e, &key) {
+                    match step_of(p, e, &seen) {
                         Ok(Some(step)) => {
                             if !moves_toward(step, key.target) {
                                 continue;
                             }
-                            let (conds, excluded) = g.cond_nodes(p, ri, r, level + 1, &mut queue);
+                            let (conds, excluded) =
+                                g.cond_nodes(p, ri, r, level + 1, opponent, &mut queue);
                             let m = &p.meta[ri];
                             g.nodes[ni].achievers.push(Achiever {
                                 rule: ri,
@@ -391,6 +440,8 @@ impl VictoryGraph {
                                 period: r.period,
                                 conds,
                                 excluded,
+                                opponent,
+                                rearm: 0,
                             });
                             break;
                         }
@@ -414,7 +465,66 @@ impl VictoryGraph {
                 }
             }
         }
+        g.set_rearm(p);
         g
+    }
+
+    /// Fills in [`Achiever::rearm`]: for each achiever, the effects of its rule that set one of
+    /// its condition nodes' states outside the node's target, and the cheapest own cost of
+    /// bringing that node back from the value set (its achievers' own conditions left out).
+    fn set_rearm(&mut self, p: &RuleProgram) {
+        let free_rates: Vec<f64> = self.nodes.iter().map(free_rate).collect();
+        let mut rearm: Vec<Vec<u32>> = Vec::with_capacity(self.nodes.len());
+        for n in &self.nodes {
+            let mut per = Vec::with_capacity(n.achievers.len());
+            for a in &n.achievers {
+                let mut total = 0u32;
+                for &c in &a.conds {
+                    let node = &self.nodes[c];
+                    // The condition as the rule's own effects name it (S and O exchanged for
+                    // the opponent's rule).
+                    let seen = if a.opponent {
+                        NodeKey {
+                            side: flip(node.key.side).unwrap_or(node.key.side),
+                            ..node.key
+                        }
+                    } else {
+                        node.key
+                    };
+                    for e in p.rule_effects(&p.rules[a.rule]) {
+                        let Ok(Some(Step::Set(v))) = step_of(p, e, &seen) else {
+                            continue;
+                        };
+                        if target_holds(node.key.target, v) {
+                            continue;
+                        }
+                        let back = node
+                            .achievers
+                            .iter()
+                            .filter_map(|b| {
+                                own_cost_of(
+                                    node.key.target,
+                                    v,
+                                    b.step,
+                                    b.needs_command,
+                                    b.period,
+                                    free_rates[c],
+                                )
+                            })
+                            .min()
+                            .unwrap_or(NO_REARM);
+                        total = total.saturating_add(back);
+                    }
+                }
+                per.push(total);
+            }
+            rearm.push(per);
+        }
+        for (n, per) in self.nodes.iter_mut().zip(rearm) {
+            for (a, r) in n.achievers.iter_mut().zip(per) {
+                a.rearm = r;
+            }
+        }
     }
 
     fn cond_nodes(
@@ -423,13 +533,18 @@ impl VictoryGraph {
         ri: usize,
         r: &CRule,
         level: u32,
+        opponent: bool,
         queue: &mut Vec<usize>,
     ) -> (Vec<usize>, Vec<String>) {
         let mut nodes = Vec::new();
         let mut excluded = Vec::new();
         for c in p.rule_conds(r) {
             match classify(p, c) {
-                CondKind::Node(k) => {
+                CondKind::Node(mut k) => {
+                    // The opponent's own rule: its S is the pursuer's O.
+                    if opponent {
+                        k.side = flip(k.side).unwrap_or(k.side);
+                    }
                     let i = match self.index.get(&k) {
                         Some(i) => *i,
                         None => {
@@ -468,6 +583,39 @@ impl VictoryGraph {
             }
         }
         (nodes, excluded)
+    }
+}
+
+/// True if value `v` meets `t` (a command target is never met by a value).
+fn target_holds(t: Target, v: i64) -> bool {
+    match t {
+        Target::Range(lo, hi) => v >= lo && v <= hi,
+        Target::NonZero => v != 0,
+        Target::Enabled => false,
+    }
+}
+
+/// The rate at which a node's command-free achievers move it by themselves (per turn).
+pub(crate) fn free_rate(node: &Node) -> f64 {
+    node.achievers
+        .iter()
+        .filter(|a| !a.needs_command)
+        .filter_map(|a| {
+            if let Step::Add(d) = a.step {
+                Some(d.abs() / a.period.max(1) as f64)
+            } else {
+                None
+            }
+        })
+        .sum()
+}
+
+/// S and O exchanged (h and c are absolute: None).
+fn flip(s: SideRef) -> Option<SideRef> {
+    match s {
+        SideRef::S => Some(SideRef::O),
+        SideRef::O => Some(SideRef::S),
+        _ => None,
     }
 }
 
@@ -510,8 +658,57 @@ pub struct Distances {
     pub holds: Vec<bool>,
     /// Per decisive rule: its cost.
     pub decisive: Vec<u32>,
-    /// The distance to winning.
+    /// The distance to winning (the turn limit when no win can be reached).
     pub to_win: u32,
+    /// Why no win can be reached, when none can (the distance is then infinite; the evaluation
+    /// uses the turn limit in its place).
+    pub unreachable: Option<String>,
+}
+
+/// Why no decisive rule can be achieved: the first one's first condition that cannot be
+/// brought about, followed down to a condition with nothing that achieves it.
+fn unreachable_reason(g: &VictoryGraph, node: &[u32], cap: u32) -> String {
+    let Some(d) = g.decisive.first() else {
+        return "no rule makes this side win".into();
+    };
+    let Some(mut at) = d.conds.iter().copied().find(|&c| node[c] >= cap) else {
+        return format!("line {}: {} cannot fire", d.line, d.text);
+    };
+    let mut seen = vec![at];
+    loop {
+        let n = &g.nodes[at];
+        if n.achievers.is_empty() {
+            let left_out = format!("effect on {}: ", n.text);
+            if let Some(x) = g.excluded.iter().find(|x| x.reason.starts_with(&left_out)) {
+                return format!(
+                    "the rules that move {} are left out, e.g. line {}: {}",
+                    n.text,
+                    x.line,
+                    &x.reason[left_out.len()..]
+                );
+            }
+            return if n.level >= DEPTH_CAP {
+                format!("{} lies beyond the depth cap", n.text)
+            } else {
+                format!("no rule brings about {}", n.text)
+            };
+        }
+        // Follow an achiever's condition that cannot be reached, if there is one.
+        let next = n
+            .achievers
+            .iter()
+            .flat_map(|a| a.conds.iter().copied())
+            .find(|&c| node[c] >= cap && !seen.contains(&c));
+        match next {
+            Some(c) => {
+                seen.push(c);
+                at = c;
+            }
+            None => {
+                return format!("nothing moves {} toward its target from here", n.text);
+            }
+        }
+    }
 }
 
 /// A cheapest achiever tree: its total and its (node, own cost) parts.
@@ -568,21 +765,13 @@ impl<'g, 'p> Evaluator<'g, 'p> {
         } else {
             self.eng.val(self.st, self.abs(node.key.side), node.key.id)
         };
-        let free_rate: f64 = node
-            .achievers
-            .iter()
-            .filter(|a| !a.needs_command)
-            .filter_map(|a| {
-                if let Step::Add(d) = a.step {
-                    Some(d.abs() / a.period.max(1) as f64)
-                } else {
-                    None
-                }
-            })
-            .sum();
+        let free_rate = free_rate(node);
         let mut best: Option<(u32, Vec<(usize, u32)>)> = None;
         for a in &node.achievers {
             let Some(own) = own_cost(node.key.target, cur, a, free_rate) else {
+                continue;
+            };
+            let Some(own) = with_rearm(own, a.rearm) else {
                 continue;
             };
             let mut parts: Vec<(usize, u32)> = vec![(i, own)];
@@ -713,17 +902,20 @@ pub fn distances(g: &VictoryGraph, eng: &Engine, st: &State, x: Side) -> Distanc
                     matches!(classify(p, c), CondKind::Excluded(..)) && !eng.cond_holds(c, st, x)
                 })
                 .count() as u32;
-            1u32.saturating_add(saturating_sum(&parts))
+            let fire: u32 = if d.victory { 0 } else { 1 };
+            fire.saturating_add(saturating_sum(&parts))
                 .saturating_add(extra)
                 .min(cap)
         })
         .collect();
     let to_win = decisive.iter().copied().min().unwrap_or(cap);
+    let unreachable = (to_win >= cap).then(|| unreachable_reason(g, &node, cap));
     Distances {
         node,
         holds,
         decisive,
         to_win,
+        unreachable,
     }
 }
 

@@ -4,10 +4,38 @@ use crate::analysis::{VictoryGraph, distances};
 use crate::engine::{Engine, State};
 use crate::program::RuleProgram;
 
+/// A distance as JSON: a number, or null when it is infinite (nothing reaches it).
+fn dist_json(d: u32, cap: u32) -> serde_json::Value {
+    if d >= cap {
+        serde_json::Value::Null
+    } else {
+        d.into()
+    }
+}
+
+/// A distance as text: a number, or ∞.
+fn dist_text(d: u32, cap: u32) -> String {
+    if d >= cap {
+        "∞".into()
+    } else {
+        d.to_string()
+    }
+}
+
+/// The cap the distances use for "unreachable".
+fn cap_of(eng: &Engine) -> u32 {
+    eng.prog
+        .settings
+        .turn_limit
+        .min(crate::analysis::UNREACHABLE)
+}
+
 /// The graph and distances as the JSON `kumite tree --format json` prints.
 pub fn tree_json(p: &RuleProgram, g: &VictoryGraph, eng: &Engine, st: &State) -> serde_json::Value {
     let dh = distances(g, eng, st, 0);
     let dc = distances(g, eng, st, 1);
+    let cap = cap_of(eng);
+    let dj = |d: u32| dist_json(d, cap);
     let nodes: Vec<serde_json::Value> = g
         .nodes
         .iter()
@@ -18,9 +46,10 @@ pub fn tree_json(p: &RuleProgram, g: &VictoryGraph, eng: &Engine, st: &State) ->
                 "condition": n.text,
                 "level": n.level,
                 "holds": {"h": dh.holds[i], "c": dc.holds[i]},
-                "distance": {"h": dh.node[i], "c": dc.node[i]},
+                "distance": {"h": dj(dh.node[i]), "c": dj(dc.node[i])},
                 "achievers": n.achievers.iter().map(|a| serde_json::json!({
                     "line": a.line, "rule": a.text, "origin": a.origin, "needs_command": a.needs_command,
+                    "opponent": a.opponent,
                     "step": format!("{:?}", a.step), "conditions": a.conds,
                 })).collect::<Vec<_>>(),
             })
@@ -30,14 +59,15 @@ pub fn tree_json(p: &RuleProgram, g: &VictoryGraph, eng: &Engine, st: &State) ->
         .decisive
         .iter()
         .enumerate()
-        .map(|(k, d)| serde_json::json!({"line": d.line, "rule": d.text, "conditions": d.conds, "excluded": d.excluded, "distance": {"h": dh.decisive[k], "c": dc.decisive[k]}}))
+        .map(|(k, d)| serde_json::json!({"line": d.line, "rule": d.text, "conditions": d.conds, "excluded": d.excluded, "victory_rule": d.victory, "distance": {"h": dj(dh.decisive[k]), "c": dj(dc.decisive[k])}}))
         .collect();
     let _ = p;
     serde_json::json!({
         "decisive": decisive,
         "nodes": nodes,
         "excluded": g.excluded,
-        "distance_to_win": {"h": dh.to_win, "c": dc.to_win},
+        "distance_to_win": {"h": dj(dh.to_win), "c": dj(dc.to_win)},
+        "unreachable": {"h": dh.unreachable, "c": dc.unreachable},
     })
 }
 
@@ -45,14 +75,25 @@ pub fn tree_json(p: &RuleProgram, g: &VictoryGraph, eng: &Engine, st: &State) ->
 pub fn tree_text(g: &VictoryGraph, eng: &Engine, st: &State) -> String {
     let dh = distances(g, eng, st, 0);
     let dc = distances(g, eng, st, 1);
+    let cap = cap_of(eng);
+    let dt = |d: u32| dist_text(d, cap);
+    let to_win = |d: &crate::analysis::Distances| match &d.unreachable {
+        Some(why) => format!("unreachable ({why})"),
+        None => d.to_win.to_string(),
+    };
     let mut s = format!(
         "distance to winning: h {}, c {}\n\ndecisive rules:\n",
-        dh.to_win, dc.to_win
+        to_win(&dh),
+        to_win(&dc)
     );
     for (k, d) in g.decisive.iter().enumerate() {
         s.push_str(&format!(
-            "  line {:>3}  {}   (h {}, c {})\n",
-            d.line, d.text, dh.decisive[k], dc.decisive[k]
+            "  line {:>3}  {}   (h {}, c {}{})\n",
+            d.line,
+            d.text,
+            dt(dh.decisive[k]),
+            dt(dc.decisive[k]),
+            if d.victory { "; victory rule" } else { "" }
         ));
         for &c in &d.conds {
             s.push_str(&format!("      needs #{c} {}\n", g.nodes[c].text));
@@ -66,17 +107,22 @@ pub fn tree_text(g: &VictoryGraph, eng: &Engine, st: &State) -> String {
             s.push_str(&format!(
                 "  #{i:<3} {:<28} h {:>4}{}  c {:>4}{}\n",
                 n.text,
-                dh.node[i],
+                dt(dh.node[i]),
                 mark(dh.holds[i]),
-                dc.node[i],
+                dt(dc.node[i]),
                 mark(dc.holds[i])
             ));
             for a in &n.achievers {
                 let conds: Vec<String> = a.conds.iter().map(|c| format!("#{c}")).collect();
                 s.push_str(&format!(
-                    "        ← line {:>3} {}{}\n",
+                    "        ← line {:>3} {}{}{}\n",
                     a.line,
                     a.text,
+                    if a.opponent {
+                        "   (the opponent's own rule, fires by itself)"
+                    } else {
+                        ""
+                    },
                     if conds.is_empty() {
                         String::new()
                     } else {
@@ -121,8 +167,8 @@ pub fn tree_dot(g: &VictoryGraph, eng: &Engine, st: &State) -> String {
             "  n{i} [label=\"L{} {}\\nh {} · c {}\"];\n",
             n.level,
             esc(&n.text),
-            dh.node[i],
-            dc.node[i]
+            dist_text(dh.node[i], cap_of(eng)),
+            dist_text(dc.node[i], cap_of(eng))
         ));
         for a in &n.achievers {
             for &c in &a.conds {

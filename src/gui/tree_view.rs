@@ -112,7 +112,13 @@ fn step_text(lang: Lang, a: &crate::analysis::Achiever) -> String {
     if a.period > 1 {
         s.push_str(&format!(" @{}/", a.period));
     }
-    if !a.needs_command {
+    if a.opponent {
+        s.push_str(pick(
+            lang,
+            " (the opponent's own rule, by itself)",
+            "(相手側のルール・自動)",
+        ));
+    } else if !a.needs_command {
         s.push_str(pick(lang, " (by itself)", "(自動)"));
     }
     s
@@ -165,6 +171,15 @@ impl TreeView {
                 ui.selectable_value(&mut self.mode, Mode::Tree, pick(lang, "Tree", "ツリー"));
             });
         });
+        for (side, d) in j.d.iter().enumerate() {
+            if let Some(why) = &d.unreachable {
+                ui.weak(format!(
+                    "{} {}: {why}",
+                    ["h", "c"][side],
+                    pick(lang, "cannot reach a win", "は勝利に届かない")
+                ));
+            }
+        }
         if stale {
             ui.colored_label(
                 pal.win,
