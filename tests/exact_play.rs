@@ -144,3 +144,47 @@ S.距離<=0:S.勝利
         "{s:?}"
     );
 }
+
+#[test]
+fn solve_against_measures_how_much_a_player_gives_away() {
+    let run = |player: &str| -> serde_json::Value {
+        let out = Command::new(env!("CARGO_BIN_EXE_kumite"))
+            .args([
+                "solve",
+                "rules/cc_lemon.kmt",
+                "--value",
+                "--against",
+                player,
+            ])
+            .args(["--depth", "2", "--format", "json"])
+            .current_dir(common::root())
+            .output()
+            .expect("run kumite");
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let v: serde_json::Value = serde_json::from_slice(&out.stdout).expect("JSON");
+        v["against"].clone()
+    };
+    let exact = run("cpu:exact");
+    let x = exact["exploitability"].as_f64().expect("a number");
+    assert!(x <= 0.01, "cpu:exact gives away {x}: {exact}");
+    // A uniformly random c charges into beams: a best reply wins most games.
+    let random = run("random");
+    let x = random["exploitability"].as_f64().expect("a number");
+    assert!(x > 0.5, "random gives away only {x}: {random}");
+    let bad = Command::new(env!("CARGO_BIN_EXE_kumite"))
+        .args([
+            "solve",
+            "rules/cc_lemon.kmt",
+            "--value",
+            "--against",
+            "nobody",
+        ])
+        .current_dir(common::root())
+        .output()
+        .expect("run kumite");
+    assert_eq!(bad.status.code(), Some(2), "an unknown player is bad input");
+}

@@ -256,6 +256,91 @@ pub fn solve(prog: &RuleProgram, first: usize, depth: u32, value: bool) -> serde
     out
 }
 
+/// `kumite solve --against PLAYER`: how much a best reply (h) gains against PLAYER playing c,
+/// over the positions within ±[`VALUE_BOUND`] of the start. `game_value` (the equilibrium value,
+/// when known) turns it into the player's exploitability.
+pub fn against(
+    prog: &RuleProgram,
+    first: usize,
+    spec: &str,
+    game_value: Option<f64>,
+) -> Result<serde_json::Value, String> {
+    use crate::engine::players::{GameInfo, Player};
+    let eng = crate::search::search_engine(prog);
+    let st = eng
+        .initial(first)
+        .map_err(|e| format!("runtime error in the initial position: {e}"))?;
+    // c's policy: uniform for random, the CPU's own distribution for cpu levels, and one
+    // answer per position for an external program.
+    let mut policy: Box<crate::search::exact::Policy> = if spec == "random" {
+        let e = crate::search::search_engine(prog);
+        Box::new(move |s: &State| {
+            let ms = crate::search::moves(&e, s, 1);
+            let p = 1.0 / ms.len() as f64;
+            ms.into_iter().map(|m| (m, p)).collect()
+        })
+    } else if spec == "cpu" || spec.starts_with("cpu:") {
+        let settings = crate::search::CpuSettings::parse(
+            prog,
+            spec.strip_prefix("cpu")
+                .unwrap_or("")
+                .trim_start_matches(':'),
+        )?;
+        let mut cpu = crate::search::CpuPlayer::new(prog, settings, 0);
+        Box::new(move |s: &State| {
+            cpu.reseed(crate::search::position_key(s, 1));
+            cpu.policy(s, 1)
+        })
+    } else if spec.starts_with("ai:") {
+        let mut ai = super::play::make_player(prog, spec, 0, 1, 5.0)?;
+        let e = crate::search::search_engine(prog);
+        ai.begin(
+            &e,
+            &GameInfo {
+                rules: "",
+                side: 1,
+                seed: 0,
+                game: 0,
+            },
+        )
+        .map_err(|e| format!("{spec}: {}", e.message))?;
+        Box::new(move |s: &State| {
+            let mut enabled = Vec::new();
+            e.enabled_commands(s, 1, &mut enabled);
+            if enabled.is_empty() {
+                return vec![(None, 1.0)];
+            }
+            match ai.choose(&e, s, 1, &enabled) {
+                Ok(m) => vec![(m, 1.0)],
+                // A program that fails here counts as passing: the reply exploits that.
+                Err(_) => vec![(None, 1.0)],
+            }
+        })
+    } else {
+        return Err(format!(
+            "--against {spec}: use random, cpu[:S3,…], cpu:exact or ai:COMMAND"
+        ));
+    };
+    let br = crate::search::exact::best_response(
+        prog,
+        &st,
+        VALUE_BOUND,
+        200_000,
+        std::time::Duration::from_secs(600),
+        &mut *policy,
+    )
+    .map_err(|e| e.to_string())?;
+    Ok(serde_json::json!({
+        "player": spec,
+        "side": "c",
+        "best_reply_value": br.value,
+        "game_value": game_value,
+        "exploitability": game_value.map(|g| (br.value - g).max(0.0)),
+        "positions": br.positions,
+        "frontier": br.frontier,
+    }))
+}
+
 /// `kumite solve` as text.
 pub fn solve_text(v: &serde_json::Value) -> String {
     let mut s = String::new();
@@ -309,6 +394,21 @@ pub fn solve_text(v: &serde_json::Value) -> String {
             v["strategy"]["h"],
             v["strategy"]["c"],
             v["exploitability"].as_f64().unwrap_or(0.0)
+        ));
+    }
+    if let Some(a) = v.get("against").filter(|a| !a.is_null()) {
+        s.push_str(&format!(
+            "against {} (as c): a best reply gets {:+.4} for h over {} positions{}\n",
+            a["player"].as_str().unwrap_or("?"),
+            a["best_reply_value"].as_f64().unwrap_or(0.0),
+            a["positions"],
+            match a["exploitability"].as_f64() {
+                Some(x) => format!(
+                    "; game value {:+.4}, so it gives away {x:.4}",
+                    a["game_value"].as_f64().unwrap_or(0.0)
+                ),
+                None => String::new(),
+            }
         ));
     }
     if v["chance"] != "none" {

@@ -217,6 +217,10 @@ pub enum Command {
         /// Also compute the game value and mixed strategies (simultaneous games).
         #[arg(long)]
         value: bool,
+        /// With --value: how much a best reply gains against this player (random, cpu[:…],
+        /// cpu:exact or ai:COMMAND) playing c — a level's exploitability.
+        #[arg(long, value_name = "PLAYER")]
+        against: Option<String>,
         /// Output format.
         #[arg(long, value_enum, default_value_t = Format::Text)]
         format: Format,
@@ -363,6 +367,7 @@ pub fn run(cmd: Command) -> ExitCode {
             depth,
             first,
             value,
+            against,
             format,
         } => {
             let prog = match load_program(&file, &set) {
@@ -386,6 +391,14 @@ pub fn run(cmd: Command) -> ExitCode {
                     return ExitCode::from(1);
                 }
             };
+            let mut out = out;
+            if let Some(spec) = &against {
+                let game_value = out["value"].as_f64();
+                match analyse::against(&prog, first, spec, game_value) {
+                    Ok(a) => out["against"] = a,
+                    Err(e) => return fail(&e),
+                }
+            }
             if format == Format::Json {
                 outln!("{}", out);
             } else {

@@ -30,6 +30,10 @@ type Kids = (Vec<Option<CmdId>>, Vec<Option<CmdId>>, Vec<Vec<(u32, f64)>>);
 
 /// An exact (or, past its bound, estimated) table of position values for h.
 pub struct ExactTable {
+    /// The positions themselves (kept only for [`best_response`]).
+    states: Vec<State>,
+    /// Values of decided positions and of those past the bound.
+    fixed: Vec<Option<f64>>,
     index: FxHashMap<u64, u32>,
     lcm: u32,
     kids: Vec<Kids>,
@@ -78,7 +82,9 @@ impl ExactTable {
         let end = t0 + budget;
         // Every position, if they fit in two fifths of the budget (a game whose values grow
         // without end never does: the rest of the budget goes to bounded tables).
-        if let Ok(t) = Self::build_within(prog, root, None, max_positions, t0 + budget * 2 / 5) {
+        if let Ok(t) =
+            Self::build_within(prog, root, None, max_positions, t0 + budget * 2 / 5, true)
+        {
             return Ok(t.finished(t0));
         }
         // Too many positions: solve within a bound on the state values, the widest that fits.
@@ -87,7 +93,7 @@ impl ExactTable {
         let mut bound = 4;
         while bound <= 64 {
             let t1 = Instant::now();
-            match Self::build_within(prog, root, Some(bound), max_positions, end) {
+            match Self::build_within(prog, root, Some(bound), max_positions, end, true) {
                 Ok(t) => best = Some(t),
                 Err(_) => break,
             }
@@ -116,6 +122,7 @@ impl ExactTable {
         bound: Option<i64>,
         max_positions: usize,
         end: Instant,
+        solve: bool,
     ) -> Result<Self, Stop> {
         let mut s = Searcher::new(prog, 0);
         let simultaneous = s.eng.simultaneous;
@@ -194,9 +201,10 @@ impl ExactTable {
             i += 1;
         }
         let n = states.len();
-        drop(states);
         let mut value: Vec<f64> = fixed.iter().map(|f| f.unwrap_or(0.0)).collect();
         let mut table = ExactTable {
+            states: if solve { Vec::new() } else { states },
+            fixed: fixed.clone(),
             index,
             lcm: s.lcm,
             kids,
@@ -210,6 +218,9 @@ impl ExactTable {
             elapsed: Duration::ZERO,
             root_length: None,
         };
+        if !solve {
+            return Ok(table);
+        }
         // Gauss–Seidel sweeps, deepest positions first (the breadth-first order reversed), so
         // values flow back from the ends in few sweeps.
         loop {
@@ -467,6 +478,107 @@ pub fn shared(
     }
     cache.push((key, t.clone()));
     t
+}
+
+/// A player's choice in a position: its moves with their probabilities.
+pub type Policy<'a> = dyn FnMut(&State) -> Vec<(Option<CmdId>, f64)> + 'a;
+
+/// What a best reply gains against a fixed player (`kumite solve --value --against`).
+#[derive(Clone, Debug)]
+pub struct BestResponse {
+    /// h's value (+1 win, −1 loss, 0 draw or endless) when h replies best to the player's c.
+    pub value: f64,
+    /// Positions solved.
+    pub positions: usize,
+    /// Positions past the bound, valued by the derived evaluation.
+    pub frontier: usize,
+    /// Sweeps of value iteration.
+    pub sweeps: u32,
+}
+
+/// The value for h of the best reply to `policy` playing c, over every position reachable from
+/// `root` with state values within `bound` of the root's (positions beyond are valued by the
+/// derived evaluation). `policy` gives c's moves with their probabilities in a position where c
+/// chooses. Undiscounted: a win is +1 however late; a game without end is worth 0.
+pub fn best_response(
+    prog: &RuleProgram,
+    root: &State,
+    bound: i64,
+    max_positions: usize,
+    budget: Duration,
+    policy: &mut Policy,
+) -> Result<BestResponse, NoTable> {
+    let end = Instant::now() + budget;
+    let too_big = || {
+        NoTable(format!(
+            "the positions within ±{bound} could not be enumerated within {:.0} s and {max_positions} positions",
+            budget.as_secs_f64()
+        ))
+    };
+    let t = ExactTable::build_within(prog, root, Some(bound), max_positions, end, false)
+        .map_err(|_| too_big())?;
+    let n = t.kids.len();
+    // c's mix over its moves in every position where it chooses.
+    let mix: Vec<Vec<f64>> = (0..n)
+        .map(|k| {
+            let (hm, cm, _) = &t.kids[k];
+            if hm.is_empty() || (cm.len() == 1 && cm[0].is_none() && !t.simultaneous) {
+                return vec![1.0; cm.len()];
+            }
+            let chosen = policy(&t.states[k]);
+            let mut q: Vec<f64> = cm
+                .iter()
+                .map(|m| chosen.iter().filter(|(c, _)| c == m).map(|(_, p)| p).sum())
+                .collect();
+            let total: f64 = q.iter().sum();
+            if total > 0.0 {
+                q.iter_mut().for_each(|x| *x /= total);
+            } else {
+                // A move outside the list (or none): counted as the first move.
+                q[0] = 1.0;
+            }
+            q
+        })
+        .collect();
+    let mut v: Vec<f64> = t.fixed.iter().map(|f| f.unwrap_or(0.0)).collect();
+    let mut sweeps = 0;
+    loop {
+        if Instant::now() >= end {
+            return Err(too_big());
+        }
+        sweeps += 1;
+        let mut delta: f64 = 0.0;
+        for k in (0..n).rev() {
+            if t.fixed[k].is_some() {
+                continue;
+            }
+            let (hm, cm, idx) = &t.kids[k];
+            let nv = (0..hm.len())
+                .map(|a| {
+                    (0..cm.len())
+                        .map(|b| {
+                            mix[k][b]
+                                * idx[a * cm.len() + b]
+                                    .iter()
+                                    .map(|&(j, p)| p * v[j as usize])
+                                    .sum::<f64>()
+                        })
+                        .sum::<f64>()
+                })
+                .fold(f64::NEG_INFINITY, f64::max);
+            delta = delta.max((nv - v[k]).abs());
+            v[k] = nv;
+        }
+        if delta < 1e-10 || sweeps >= 20_000 {
+            break;
+        }
+    }
+    Ok(BestResponse {
+        value: v[0],
+        positions: n,
+        frontier: t.frontier,
+        sweeps,
+    })
 }
 
 enum Stop {

@@ -693,6 +693,56 @@ impl<'p> CpuPlayer<'p> {
             .map(|(m, _)| *m)
     }
 
+    /// What [`think`](Self::think) draws its move from in `st`: `side`'s moves with their
+    /// probabilities, reading mistakes included (for measuring how exploitable a level is).
+    pub fn policy(&mut self, st: &State, side: Side) -> Vec<(Option<CmdId>, f64)> {
+        if self.settings.exact {
+            self.exact_move(st, side);
+            if let Some(Ok(t)) = &self.table
+                && let Some(s) = t.strategy(st, side)
+            {
+                return s;
+            }
+        }
+        let all = moves(&self.searcher.eng, st, side);
+        let base: Vec<f64> = if self.searcher.eng.simultaneous {
+            let s = &mut self.searcher;
+            s.nodes = 0;
+            s.stopped = false;
+            s.tt.clear();
+            s.deadline =
+                Some(Instant::now() + Duration::from_millis(self.settings.period_ms as u64));
+            Self::mixed_strategy(s, st, side, &all, self.settings.depth.min(4))
+        } else {
+            let mistakes = std::mem::replace(&mut self.settings.mistakes, 0);
+            let exact = std::mem::replace(&mut self.settings.exact, false);
+            let m = self.think(st, side);
+            self.settings.mistakes = mistakes;
+            self.settings.exact = exact;
+            all.iter()
+                .map(|x| if *x == m { 1.0 } else { 0.0 })
+                .collect()
+        };
+        let n = all.len();
+        let e = if n > 1 {
+            f64::from(self.settings.mistakes) / 10.0
+        } else {
+            0.0
+        };
+        let total: f64 = base.iter().sum();
+        all.iter()
+            .zip(&base)
+            .map(|(m, p)| {
+                let others = if n > 1 {
+                    (total - p) / (n - 1) as f64
+                } else {
+                    0.0
+                };
+                (*m, (1.0 - e) * p + e * others)
+            })
+            .collect()
+    }
+
     /// Best move for the side to move, or a mixed choice in simultaneous mode.
     pub fn think(&mut self, st: &State, side: Side) -> Option<CmdId> {
         if self.settings.exact
