@@ -17,13 +17,245 @@ pub enum Severity {
     Warning,
 }
 
+/// Every diagnostic code: the one list (the table in `rules/README.md` is tested against it).
+/// Errors are `E…`, warnings `W…`; a code never changes meaning.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum DiagCode {
+    /// a file that cannot be read as rules (not found, not UTF-8)
+    E000,
+    /// syntax error: the offending token and what was expected; also an expression used as a condition without a comparison, and a function with the wrong number of arguments
+    E001,
+    /// a character that cannot start a token
+    E002,
+    /// a number too large for 64 bits
+    E003,
+    /// a short-form update with more than one term (`S.x-1-1`; write `S.x-=2`)
+    E004,
+    /// an expression nested too deeply, or a line with too many operators
+    E005,
+    /// a name that starts with a digit
+    E006,
+    /// a block not closed (points at its `{`)
+    E010,
+    /// a `}` that closes no block
+    E011,
+    /// a block opened inside another block
+    E012,
+    /// unknown constant (a bare name in an expression); the help suggests a near name and the `S.`/`O.` prefix
+    E020,
+    /// a symmetric copy uses a macro that is not defined
+    E021,
+    /// a macro or constant defined twice
+    E022,
+    /// a macro or constant cycle
+    E023,
+    /// expansion over 100,000 rules
+    E024,
+    /// a constant that cannot be computed
+    E025,
+    /// `::` with an effect that has no inverse
+    E030,
+    /// period `@0/` (or one too large)
+    E031,
+    /// unknown `~` setting
+    E032,
+    /// `~` setting out of range
+    E033,
+    /// a key bound twice
+    E040,
+    /// a key bound to a macro
+    E041,
+    /// a key bound to a command that nothing else mentions
+    E042,
+    /// not a key (more than one character and not a named key)
+    E043,
+    /// the same initial value or flag set twice
+    E050,
+    /// `S.`/`O.` in the initial line
+    E051,
+    /// `h.`/`c.` on a command in a rule
+    E060,
+    /// internal error: the checker itself failed (a bug in Kumite); shown at the line being edited, and the studio keeps the last good version
+    E099,
+    /// `ー` before a digit read as a minus
+    W001,
+    /// a state read but never set or initialised (with "did you mean")
+    W010,
+    /// a command that can never become enabled (with "did you mean")
+    W011,
+    /// a command that can be enabled but no rule uses
+    W012,
+    /// no rule lets anyone win
+    W013,
+    /// a line of a symmetric block with nothing to exchange (it gets no copy)
+    W014,
+    /// a setting given twice
+    W015,
+}
+
+impl DiagCode {
+    /// Every code, in order.
+    pub const ALL: &'static [DiagCode] = &[
+        DiagCode::E000,
+        DiagCode::E001,
+        DiagCode::E002,
+        DiagCode::E003,
+        DiagCode::E004,
+        DiagCode::E005,
+        DiagCode::E006,
+        DiagCode::E010,
+        DiagCode::E011,
+        DiagCode::E012,
+        DiagCode::E020,
+        DiagCode::E021,
+        DiagCode::E022,
+        DiagCode::E023,
+        DiagCode::E024,
+        DiagCode::E025,
+        DiagCode::E030,
+        DiagCode::E031,
+        DiagCode::E032,
+        DiagCode::E033,
+        DiagCode::E040,
+        DiagCode::E041,
+        DiagCode::E042,
+        DiagCode::E043,
+        DiagCode::E050,
+        DiagCode::E051,
+        DiagCode::E060,
+        DiagCode::E099,
+        DiagCode::W001,
+        DiagCode::W010,
+        DiagCode::W011,
+        DiagCode::W012,
+        DiagCode::W013,
+        DiagCode::W014,
+        DiagCode::W015,
+    ];
+
+    /// The code as written in reports, e.g. `"E001"`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            DiagCode::E000 => "E000",
+            DiagCode::E001 => "E001",
+            DiagCode::E002 => "E002",
+            DiagCode::E003 => "E003",
+            DiagCode::E004 => "E004",
+            DiagCode::E005 => "E005",
+            DiagCode::E006 => "E006",
+            DiagCode::E010 => "E010",
+            DiagCode::E011 => "E011",
+            DiagCode::E012 => "E012",
+            DiagCode::E020 => "E020",
+            DiagCode::E021 => "E021",
+            DiagCode::E022 => "E022",
+            DiagCode::E023 => "E023",
+            DiagCode::E024 => "E024",
+            DiagCode::E025 => "E025",
+            DiagCode::E030 => "E030",
+            DiagCode::E031 => "E031",
+            DiagCode::E032 => "E032",
+            DiagCode::E033 => "E033",
+            DiagCode::E040 => "E040",
+            DiagCode::E041 => "E041",
+            DiagCode::E042 => "E042",
+            DiagCode::E043 => "E043",
+            DiagCode::E050 => "E050",
+            DiagCode::E051 => "E051",
+            DiagCode::E060 => "E060",
+            DiagCode::E099 => "E099",
+            DiagCode::W001 => "W001",
+            DiagCode::W010 => "W010",
+            DiagCode::W011 => "W011",
+            DiagCode::W012 => "W012",
+            DiagCode::W013 => "W013",
+            DiagCode::W014 => "W014",
+            DiagCode::W015 => "W015",
+        }
+    }
+
+    /// What the code means, in one line (as the table in `rules/README.md` says).
+    pub fn summary(self) -> &'static str {
+        match self {
+            DiagCode::E000 => "a file that cannot be read as rules (not found, not UTF-8)",
+            DiagCode::E001 => {
+                "syntax error: the offending token and what was expected; also an expression used as a condition without a comparison, and a function with the wrong number of arguments"
+            }
+            DiagCode::E002 => "a character that cannot start a token",
+            DiagCode::E003 => "a number too large for 64 bits",
+            DiagCode::E004 => {
+                "a short-form update with more than one term (`S.x-1-1`; write `S.x-=2`)"
+            }
+            DiagCode::E005 => "an expression nested too deeply, or a line with too many operators",
+            DiagCode::E006 => "a name that starts with a digit",
+            DiagCode::E010 => "a block not closed (points at its `{`)",
+            DiagCode::E011 => "a `}` that closes no block",
+            DiagCode::E012 => "a block opened inside another block",
+            DiagCode::E020 => {
+                "unknown constant (a bare name in an expression); the help suggests a near name and the `S.`/`O.` prefix"
+            }
+            DiagCode::E021 => "a symmetric copy uses a macro that is not defined",
+            DiagCode::E022 => "a macro or constant defined twice",
+            DiagCode::E023 => "a macro or constant cycle",
+            DiagCode::E024 => "expansion over 100,000 rules",
+            DiagCode::E025 => "a constant that cannot be computed",
+            DiagCode::E030 => "`::` with an effect that has no inverse",
+            DiagCode::E031 => "period `@0/` (or one too large)",
+            DiagCode::E032 => "unknown `~` setting",
+            DiagCode::E033 => "`~` setting out of range",
+            DiagCode::E040 => "a key bound twice",
+            DiagCode::E041 => "a key bound to a macro",
+            DiagCode::E042 => "a key bound to a command that nothing else mentions",
+            DiagCode::E043 => "not a key (more than one character and not a named key)",
+            DiagCode::E050 => "the same initial value or flag set twice",
+            DiagCode::E051 => "`S.`/`O.` in the initial line",
+            DiagCode::E060 => "`h.`/`c.` on a command in a rule",
+            DiagCode::E099 => {
+                "internal error: the checker itself failed (a bug in Kumite); shown at the line being edited, and the studio keeps the last good version"
+            }
+            DiagCode::W001 => "`ー` before a digit read as a minus",
+            DiagCode::W010 => "a state read but never set or initialised (with \"did you mean\")",
+            DiagCode::W011 => "a command that can never become enabled (with \"did you mean\")",
+            DiagCode::W012 => "a command that can be enabled but no rule uses",
+            DiagCode::W013 => "no rule lets anyone win",
+            DiagCode::W014 => {
+                "a line of a symmetric block with nothing to exchange (it gets no copy)"
+            }
+            DiagCode::W015 => "a setting given twice",
+        }
+    }
+
+    /// The code written as `text` (`"E001"`), if there is one.
+    pub fn parse(text: &str) -> Option<Self> {
+        Self::ALL.iter().copied().find(|c| c.as_str() == text)
+    }
+}
+
+impl std::fmt::Display for DiagCode {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+impl PartialEq<&str> for DiagCode {
+    fn eq(&self, other: &&str) -> bool {
+        self.as_str() == *other
+    }
+}
+
+impl Serialize for DiagCode {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(self.as_str())
+    }
+}
+
 /// One problem found in a rule file.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Diagnostic {
     /// Error or warning.
     pub severity: Severity,
     /// Stable code such as `E001` or `W010` (documented in `rules/README.md`).
-    pub code: &'static str,
+    pub code: DiagCode,
     /// One-line description of what is wrong.
     pub message: String,
     /// Byte range in the original source text; never crosses a line end.
@@ -36,7 +268,7 @@ pub struct Diagnostic {
 
 impl Diagnostic {
     /// A new error with the given code, span and message.
-    pub fn error(code: &'static str, span: Range<usize>, message: impl Into<String>) -> Self {
+    pub fn error(code: DiagCode, span: Range<usize>, message: impl Into<String>) -> Self {
         Self {
             severity: Severity::Error,
             code,
@@ -47,7 +279,7 @@ impl Diagnostic {
         }
     }
     /// A new warning with the given code, span and message.
-    pub fn warning(code: &'static str, span: Range<usize>, message: impl Into<String>) -> Self {
+    pub fn warning(code: DiagCode, span: Range<usize>, message: impl Into<String>) -> Self {
         Self {
             severity: Severity::Warning,
             code,

@@ -1,7 +1,7 @@
 //! Expansion: macros (command alternatives and constants), symmetric blocks and advantage blocks
 //! become flat rules, each remembering where it came from.
 
-use crate::diag::{Diagnostic, LineIndex, did_you_mean};
+use crate::diag::{DiagCode, Diagnostic, LineIndex, did_you_mean};
 use crate::syntax::ast::*;
 use crate::syntax::names::{NameId, Names};
 use crate::syntax::parser::ParsedFile;
@@ -200,7 +200,7 @@ pub fn expand(file: &mut ParsedFile, index: &LineIndex, diags: &mut Vec<Diagnost
                         {
                             unknown_macro = true;
                             diags.push(
-                                Diagnostic::error("E021", r.span.clone(), format!("the mirrored copy uses macro [{new}], which is not defined"))
+                                Diagnostic::error(DiagCode::E021, r.span.clone(), format!("the mirrored copy uses macro [{new}], which is not defined"))
                                     .with_help(format!("define [{new}] in a ${{ }} block, or move this line out of the symmetric block")),
                             );
                         }
@@ -217,7 +217,7 @@ pub fn expand(file: &mut ParsedFile, index: &LineIndex, diags: &mut Vec<Diagnost
                     );
                     if m == *r {
                         diags.push(
-                            Diagnostic::warning("W014", r.span.clone(), "nothing to exchange on this line of a symmetric block")
+                            Diagnostic::warning(DiagCode::W014, r.span.clone(), "nothing to exchange on this line of a symmetric block")
                                 .with_help("it gets no mirrored copy (a copy would fire twice); move it out of the block, or name the pairs with &左/右{"),
                         );
                     } else if !unknown_macro {
@@ -297,7 +297,7 @@ fn collect_macros(stmts: &[Stmt], names: &Names, diags: &mut Vec<Diagnostic>) ->
                         if let Some((_, first)) = cmd_defs.get(&name.name) {
                             diags.push(
                                 Diagnostic::error(
-                                    "E022",
+                                    DiagCode::E022,
                                     name.span.clone(),
                                     format!("macro [{}] is defined twice", names.get(name.name)),
                                 )
@@ -317,7 +317,7 @@ fn collect_macros(stmts: &[Stmt], names: &Names, diags: &mut Vec<Diagnostic>) ->
                         if let Some((_, first)) = const_defs.get(name) {
                             diags.push(
                                 Diagnostic::error(
-                                    "E022",
+                                    DiagCode::E022,
                                     name_span.clone(),
                                     format!("constant {} is defined twice", names.get(*name)),
                                 )
@@ -382,7 +382,7 @@ fn flatten_macros(
                                 .collect();
                             diags.push(
                                 Diagnostic::error(
-                                    "E023",
+                                    DiagCode::E023,
                                     defs[&id].1.clone(),
                                     format!("macro cycle: {}", cycle.join(" → ")),
                                 )
@@ -467,7 +467,7 @@ fn eval_consts(
                             .map(|x| names.get(*x))
                             .collect();
                         diags.push(Diagnostic::error(
-                            "E023",
+                            DiagCode::E023,
                             defs[&id].1.clone(),
                             format!("constant cycle: {}", cycle.join(" → ")),
                         ));
@@ -513,7 +513,7 @@ fn const_value(
     diags: &mut Vec<Diagnostic>,
 ) -> Option<i64> {
     let bad = |diags: &mut Vec<Diagnostic>, s: Span, m: &str| {
-        diags.push(Diagnostic::error("E025", s, m.to_string()));
+        diags.push(Diagnostic::error(DiagCode::E025, s, m.to_string()));
         None
     };
     match e {
@@ -575,7 +575,7 @@ fn unknown_const<'a>(
         help.push_str(&format!("did you mean {s}? "));
     }
     help.push_str(&format!("a state needs its side: S.{name} or O.{name}; a constant is defined in a ${{ }} block as {name}:N"));
-    Diagnostic::error("E020", span, format!("unknown constant '{name}'")).with_help(help)
+    Diagnostic::error(DiagCode::E020, span, format!("unknown constant '{name}'")).with_help(help)
 }
 
 /// Replaces constants by their values; reports unknown ones. Returns false if any was unknown.
@@ -779,7 +779,7 @@ fn expand_rule(
 
 fn too_many(r: &Rule) -> Diagnostic {
     Diagnostic::error(
-        "E024",
+        DiagCode::E024,
         r.span.clone(),
         format!("expansion produces more than {MAX_RULES} rules"),
     )

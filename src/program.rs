@@ -3,7 +3,7 @@
 //! the names, spans and source text needed for display. Also the semantic checks, and printing
 //! the expanded program back as a `.kmt` file.
 
-use crate::diag::{Diagnostic, LineIndex, did_you_mean};
+use crate::diag::{DiagCode, Diagnostic, LineIndex, did_you_mean};
 use crate::expand::{self, ExpRule, Expanded, Origin};
 use crate::syntax::ast::*;
 use crate::syntax::names::{NameId, Names};
@@ -737,7 +737,7 @@ fn build(x: &Expanded, names: &Names, diags: &mut Vec<Diagnostic>) -> RuleProgra
                     if let Some(first) = seen_val.get(&(s, id)) {
                         diags.push(
                             Diagnostic::error(
-                                "E050",
+                                DiagCode::E050,
                                 span.clone(),
                                 format!(
                                     "the initial value of {}.{} is set twice",
@@ -768,7 +768,7 @@ fn build(x: &Expanded, names: &Names, diags: &mut Vec<Diagnostic>) -> RuleProgra
                     if let Some(first) = seen_flag.get(&(s, id)) {
                         diags.push(
                             Diagnostic::error(
-                                "E050",
+                                DiagCode::E050,
                                 span.clone(),
                                 format!(
                                     "the initial flag of {}.[{}] is set twice",
@@ -795,7 +795,7 @@ fn build(x: &Expanded, names: &Names, diags: &mut Vec<Diagnostic>) -> RuleProgra
         if let Some(first) = seen_key.get(k.key.0.as_str()) {
             diags.push(
                 Diagnostic::error(
-                    "E040",
+                    DiagCode::E040,
                     k.key_span.clone(),
                     format!("key '{}' is bound twice", k.key.0),
                 )
@@ -808,7 +808,7 @@ fn build(x: &Expanded, names: &Names, diags: &mut Vec<Diagnostic>) -> RuleProgra
         if x.macro_names.contains(&k.cmd.name) {
             diags.push(
                 Diagnostic::error(
-                    "E041",
+                    DiagCode::E041,
                     k.cmd.span.clone(),
                     format!(
                         "[{}] is a macro, not a command; it cannot be bound to a key",
@@ -857,7 +857,7 @@ fn build(x: &Expanded, names: &Names, diags: &mut Vec<Diagnostic>) -> RuleProgra
                 Effect::Update { op, state, expr, span, .. } => {
                     if rule.iff {
                         diags.push(
-                            Diagnostic::error("E030", span.clone(), "this effect has no inverse, so it cannot be used with '::'")
+                            Diagnostic::error(DiagCode::E030, span.clone(), "this effect has no inverse, so it cannot be used with '::'")
                                 .with_label(rule.op_span.clone(), "'::' applies the inverse when the conditions fail")
                                 .with_help("use ':' for numeric updates; '::' takes only S.x, !S.x, [X] and ![X]"),
                         );
@@ -932,7 +932,7 @@ fn build(x: &Expanded, names: &Names, diags: &mut Vec<Diagnostic>) -> RuleProgra
         if let Some(first) = seen_setting.insert(std::mem::discriminant(s), span.clone()) {
             diags.push(
                 Diagnostic::warning(
-                    "W015",
+                    DiagCode::W015,
                     span.clone(),
                     "this setting is given twice; the later one is used",
                 )
@@ -967,7 +967,7 @@ fn build(x: &Expanded, names: &Names, diags: &mut Vec<Diagnostic>) -> RuleProgra
                 did_you_mean(name, known.iter().copied()).map(|s| format!("did you mean [{s}]?"));
             diags.push(
                 Diagnostic::error(
-                    "E042",
+                    DiagCode::E042,
                     k.cmd.span.clone(),
                     format!(
                         "key '{}' is bound to [{name}], which no rule or initial line mentions",
@@ -993,7 +993,7 @@ fn build(x: &Expanded, names: &Names, diags: &mut Vec<Diagnostic>) -> RuleProgra
             .unwrap_or_else(|| format!("it is always 0; give it a value in the initial line (!:{name}=N) or set it in a rule"));
         diags.push(
             Diagnostic::warning(
-                "W010",
+                DiagCode::W010,
                 span.clone(),
                 format!("state {name} is read but never set or initialised"),
             )
@@ -1015,7 +1015,7 @@ fn build(x: &Expanded, names: &Names, diags: &mut Vec<Diagnostic>) -> RuleProgra
             });
         diags.push(
             Diagnostic::warning(
-                "W011",
+                DiagCode::W011,
                 span.clone(),
                 format!("command [{name}] can never become enabled"),
             )
@@ -1036,7 +1036,7 @@ fn build(x: &Expanded, names: &Names, diags: &mut Vec<Diagnostic>) -> RuleProgra
             .unwrap_or_else(|| format!("choosing it changes nothing by itself (fine for a pass or a guard); otherwise add a rule with the condition [{name}]"));
         diags.push(
             Diagnostic::warning(
-                "W012",
+                DiagCode::W012,
                 span.clone(),
                 format!("command [{name}] can be enabled but no rule uses it"),
             )
@@ -1046,7 +1046,7 @@ fn build(x: &Expanded, names: &Names, diags: &mut Vec<Diagnostic>) -> RuleProgra
     if !anyone_wins {
         let span = x.rules.first().map_or(0..0, |r| r.origin.span.clone());
         diags.push(
-            Diagnostic::warning("W013", span, "no rule lets anyone win")
+            Diagnostic::warning(DiagCode::W013, span, "no rule lets anyone win")
                 .with_help("add a rule with the effect S.勝利 (or O.敗北), e.g. O.体力<=0:S.勝利; without one every match ends at the turn limit"),
         );
     }

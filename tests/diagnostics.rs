@@ -77,3 +77,39 @@ fn annotated_files_produce_exactly_their_diagnostics() {
         failures.join("\n")
     );
 }
+
+#[test]
+fn the_code_table_in_rules_readme_is_the_list_of_codes() {
+    use kumite::diag::DiagCode;
+    let readme = common::read(&common::root().join("rules/README.md"));
+    let table = readme
+        .split("## Diagnostic codes")
+        .nth(1)
+        .expect("rules/README.md has a Diagnostic codes section");
+    let rows: Vec<(String, String)> = table
+        .lines()
+        .filter_map(|l| {
+            // A row `| E001 | meaning |` (a code is a letter and three digits).
+            let cells: Vec<&str> = l.trim().trim_matches('|').split(" | ").collect();
+            let code = cells[0].trim();
+            let is_code = code.len() == 4
+                && (code.starts_with('E') || code.starts_with('W'))
+                && code[1..].chars().all(|c| c.is_ascii_digit());
+            (cells.len() == 2 && is_code).then(|| (code.to_string(), cells[1].trim().to_string()))
+        })
+        .collect();
+    let listed: Vec<&str> = rows.iter().map(|r| r.0.as_str()).collect();
+    let codes: Vec<&str> = DiagCode::ALL.iter().map(|c| c.as_str()).collect();
+    assert_eq!(
+        listed, codes,
+        "the table and DiagCode::ALL list different codes"
+    );
+    for (code, meaning) in &rows {
+        let c = DiagCode::parse(code).expect("a code");
+        assert_eq!(
+            meaning,
+            c.summary(),
+            "{code}: the table and DiagCode::summary differ"
+        );
+    }
+}

@@ -25,7 +25,7 @@ pub fn write_out(args: std::fmt::Arguments) {
     }
 }
 
-use crate::diag::{AriadneRenderer, JsonDiagnostic, LineIndex, Severity};
+use crate::diag::{AriadneRenderer, DiagCode, JsonDiagnostic, LineIndex, Severity};
 use crate::program::{compile, expanded_kmt};
 use clap::{Parser, Subcommand, ValueEnum};
 use std::io::{IsTerminal, Write};
@@ -596,9 +596,9 @@ fn check(files: &[PathBuf], format: Format, deny_warnings: bool, color: &str) ->
             Err(e) => {
                 failed = true;
                 if format == Format::Json {
-                    json.push(serde_json::json!({"severity":"error","code":"E000","message":e,"file":name,"line":0,"column":0,"end_line":0,"end_column":0,"help":null}));
+                    json.push(serde_json::json!({"severity":"error","code":DiagCode::E000.as_str(),"message":e,"file":name,"line":0,"column":0,"end_line":0,"end_column":0,"help":null}));
                 } else {
-                    let _ = writeln!(stderr, "error[E000]: {e}");
+                    let _ = writeln!(stderr, "error[{}]: {e}", DiagCode::E000);
                 }
                 continue;
             }
@@ -657,7 +657,7 @@ fn expand(file: &PathBuf, output: Option<&PathBuf>) -> ExitCode {
         Ok(t) => t,
         Err(e) => {
             // As `check`: a file that cannot be read as rules is an error in the file (E000).
-            eprintln!("error[E000]: {e}");
+            eprintln!("error[{}]: {e}", DiagCode::E000);
             return ExitCode::from(1);
         }
     };

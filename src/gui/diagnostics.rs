@@ -135,7 +135,7 @@ impl DiagnosticsPanel {
                     let c = if d.is_error() { err_c } else { warn_c };
                     let mut hit = false;
                     row.col(|ui| {
-                        let code = RichText::new(d.diag.code).monospace().color(c);
+                        let code = RichText::new(d.diag.code.as_str()).monospace().color(c);
                         hit |= ui.selectable_label(selected, code).clicked();
                     });
                     row.col(|ui| {

@@ -5,7 +5,7 @@
 //! column of each diagnostic) and sends it back, then wakes the UI with `request_repaint`.
 //! A 10,000-line file takes longer than a frame to check, so typing never waits for it.
 
-use crate::diag::{Diagnostic, LineIndex, Severity};
+use crate::diag::{DiagCode, Diagnostic, LineIndex, Severity};
 use crate::program::{Compiled, Settings, compile, compile_cached};
 use crate::syntax::parser::ParseCache;
 use std::sync::Arc;
@@ -265,7 +265,7 @@ fn guarded(
         let start = start.min(text.len());
         let end = text[start..].find('\n').map_or(text.len(), |k| start + k);
         let diag = crate::diag::Diagnostic::error(
-            "E099",
+            DiagCode::E099,
             start..end,
             format!("internal error in the checker: {what}"),
         )
@@ -401,7 +401,7 @@ mod tests {
         assert_eq!(c.errors, 1);
         assert!(c.view.is_none());
         let d = &c.diags[0];
-        assert_eq!((d.diag.code, d.line), ("E099", 2)); // shown 1-based
+        assert_eq!((d.diag.code, d.line), (DiagCode::E099, 2)); // shown 1-based
         assert!(d.diag.message.contains("boom"), "{}", d.diag.message);
         assert_eq!(&text[d.diag.span.clone()], "[a]:S.x+1");
         // A check that does not panic passes through unchanged.

@@ -4,7 +4,7 @@
 //! every later stage sees ASCII syntax while spans still point at what the author typed.
 
 use super::names::{NameId, Names};
-use crate::diag::Diagnostic;
+use crate::diag::{DiagCode, Diagnostic};
 use chumsky::span::SimpleSpan;
 
 /// Folds a full-width or IME character to its ASCII meaning (other characters unchanged).
@@ -228,7 +228,7 @@ pub fn lex_line_with(
         if c == 'ー' && is_digit(i + 1) {
             diags.push(
                 Diagnostic::warning(
-                    "W001",
+                    DiagCode::W001,
                     off..cend,
                     "'ー' before a digit is read as a minus sign",
                 )
@@ -266,7 +266,7 @@ pub fn lex_line_with(
                 }
                 diags.push(
                     Diagnostic::error(
-                        "E002",
+                        DiagCode::E006,
                         chars[s].0..chars[i - 1].2,
                         "a name cannot start with a digit",
                     )
@@ -299,7 +299,7 @@ pub fn lex_line_with(
                 Ok(v) => out.push((Tok::Int(v), SimpleSpan::from(span))),
                 Err(_) => {
                     diags.push(Diagnostic::error(
-                        "E003",
+                        DiagCode::E003,
                         span.clone(),
                         format!("number {txt} is too large (the limit is {})", i64::MAX),
                     ));
@@ -370,7 +370,7 @@ pub fn lex_line_with(
             '?' => Sym::Question,
             _ => {
                 diags.push(Diagnostic::error(
-                    "E002",
+                    DiagCode::E002,
                     off..cend,
                     format!("unexpected character '{c}'"),
                 ));

@@ -5,7 +5,7 @@
 use super::ast::*;
 use super::lexer::{self, Spanned, Sym, Tok, describe, norm};
 use super::names::{NameId, Names};
-use crate::diag::Diagnostic;
+use crate::diag::{DiagCode, Diagnostic};
 use chumsky::input::MappedInput;
 use chumsky::prelude::*;
 use chumsky::span::SimpleSpan;
@@ -69,8 +69,15 @@ fn sp(s: SimpleSpan) -> Span {
     s.start..s.end
 }
 
-/// Custom errors carry their code and help inside the message, separated by U+0001.
-fn custom(code: &str, span: SimpleSpan, msg: &str, help: &str) -> Rich<'static, Tok, SimpleSpan> {
+/// Custom errors carry their code and help inside the message, separated by U+0001 (chumsky's
+/// `Rich` holds a message only); [`convert_errors`] turns them back into typed diagnostics, the
+/// one place where they are read.
+fn custom(
+    code: DiagCode,
+    span: SimpleSpan,
+    msg: &str,
+    help: &str,
+) -> Rich<'static, Tok, SimpleSpan> {
     Rich::custom(span, format!("{code}\u{1}{msg}\u{1}{help}"))
 }
 
@@ -92,7 +99,7 @@ fn call<'t>(
         .validate(|(f, args): (Func, Vec<Expr>), e, em| {
             if args.len() != f.arity() {
                 em.emit(custom(
-                    "E001",
+                    DiagCode::E001,
                     e.span(),
                     &format!(
                         "{}() takes {} argument{}, not {}",
@@ -243,7 +250,7 @@ fn parsers<'t>() -> Parsers<'t> {
                 Some((SideRef::O, _)) => (CmdSide::Opp, c),
                 Some((s, span)) => {
                     em.emit(custom(
-                        "E060",
+                        DiagCode::E060,
                         span,
                         &format!(
                             "a command in a rule belongs to S or O, not to '{}.'",
@@ -282,7 +289,7 @@ fn parsers<'t>() -> Parsers<'t> {
                 (Expr::State(state), None) => Cond::Truth { neg: false, state, span: sp(e.span()) },
                 (lhs, None) => {
                     em.emit(custom(
-                        "E001",
+                        DiagCode::E001,
                         e.span(),
                         "this expression is not a condition",
                         "compare it with something (==, !=, <, <=, >, >=), or test a state such as S.名前",
@@ -326,7 +333,7 @@ fn parsers<'t>() -> Parsers<'t> {
                 if let Some(first) = extras.first() {
                     let last = extras.last().copied().unwrap_or(*first);
                     em.emit(custom(
-                        "E004",
+                        DiagCode::E004,
                         SimpleSpan::from(first.start..last.end),
                         "the short form of an update takes exactly one term",
                         &format!(
@@ -400,7 +407,7 @@ fn parsers<'t>() -> Parsers<'t> {
             None => (1u32, sp(e.span())),
             Some((0, s)) => {
                 em.emit(custom(
-                    "E031",
+                    DiagCode::E031,
                     s,
                     "a period of 0 never comes",
                     "write @1/ for every turn, @N/ for every N-th turn",
@@ -408,7 +415,7 @@ fn parsers<'t>() -> Parsers<'t> {
                 (1, sp(e.span()))
             }
             Some((v, s)) if v > u32::MAX as i64 => {
-                em.emit(custom("E031", s, "this period is too large", ""));
+                em.emit(custom(DiagCode::E031, s, "this period is too large", ""));
                 (1, sp(e.span()))
             }
             Some((v, _)) => (v as u32, sp(e.span())),
@@ -460,7 +467,7 @@ fn parsers<'t>() -> Parsers<'t> {
         |s: Option<(SideRef, SimpleSpan)>, _e, em| match s {
             Some((SideRef::S | SideRef::O, span)) => {
                 em.emit(custom(
-                    "E051",
+                    DiagCode::E051,
                     span,
                     "an initial value belongs to h, c or both, not to S or O",
                     "write h.名前=N, c.名前=N, or 名前=N for both sides",
@@ -592,16 +599,12 @@ fn convert_errors<T>(
         match e.reason() {
             chumsky::error::RichReason::Custom(msg) => {
                 let mut parts = msg.split('\u{1}');
-                let code = parts.next().unwrap_or("E001");
+                let code = parts
+                    .next()
+                    .and_then(DiagCode::parse)
+                    .unwrap_or(DiagCode::E001);
                 let m = parts.next().unwrap_or("");
                 let help = parts.next().unwrap_or("");
-                let code: &'static str = match code {
-                    "E004" => "E004",
-                    "E031" => "E031",
-                    "E051" => "E051",
-                    "E060" => "E060",
-                    _ => "E001",
-                };
                 let mut d = Diagnostic::error(code, span, m);
                 if !help.is_empty() {
                     d = d.with_help(help);
@@ -632,7 +635,7 @@ fn convert_errors<T>(
                 } else {
                     format!("unexpected {found_s}, expected {}", join_or(&exp))
                 };
-                out.push(Diagnostic::error("E001", span, msg));
+                out.push(Diagnostic::error(DiagCode::E001, span, msg));
             }
         }
     }
@@ -746,7 +749,7 @@ fn nesting_ok(toks: &[Spanned], diags: &mut Vec<Diagnostic>) -> bool {
             if ops > MAX_OPERATORS {
                 diags.push(
                     Diagnostic::error(
-                        "E005",
+                        DiagCode::E005,
                         s.start..s.end,
                         format!("a line may hold at most {MAX_OPERATORS} operators"),
                     )
@@ -767,7 +770,7 @@ fn nesting_ok(toks: &[Spanned], diags: &mut Vec<Diagnostic>) -> bool {
         }
         if depth > MAX_NESTING || run > MAX_NESTING {
             diags.push(Diagnostic::error(
-                "E005",
+                DiagCode::E005,
                 s.start..s.end,
                 format!("expression nested more than {MAX_NESTING} levels deep"),
             ));
@@ -966,7 +969,7 @@ pub fn parse_cached(text: &str, mut cache: Option<&mut ParseCache>) -> ParsedFil
             match kind {
                 Kind::Init | Kind::Keys | Kind::Settings => {
                     diags.push(
-                        Diagnostic::error("E010", bopen, "this block is not closed")
+                        Diagnostic::error(DiagCode::E010, bopen, "this block is not closed")
                             .with_label(
                                 start + lead..char_end(text, start + lead, 2, end),
                                 "a new statement begins here",
@@ -987,15 +990,19 @@ pub fn parse_cached(text: &str, mut cache: Option<&mut ParseCache>) -> ParsedFil
                     // The spec reads this as the outer block left unclosed (E010 at its `{`);
                     // the inner `{` gets its own error so the author sees both ends.
                     diags.push(
-                        Diagnostic::error("E010", bopen.clone(), "this block is not closed")
-                            .with_label(here.clone(), "another block opens here")
-                            .with_help(
-                                "close the block with '}' on its own line before the next block",
-                            ),
+                        Diagnostic::error(
+                            DiagCode::E010,
+                            bopen.clone(),
+                            "this block is not closed",
+                        )
+                        .with_label(here.clone(), "another block opens here")
+                        .with_help(
+                            "close the block with '}' on its own line before the next block",
+                        ),
                     );
                     diags.push(
                         Diagnostic::error(
-                            "E012",
+                            DiagCode::E012,
                             here,
                             "a block cannot be opened inside another block",
                         )
@@ -1045,7 +1052,7 @@ pub fn parse_cached(text: &str, mut cache: Option<&mut ParseCache>) -> ParsedFil
                 else {
                     diags.push(
                         Diagnostic::error(
-                            "E001",
+                            DiagCode::E001,
                             start + lead..end,
                             format!("expected '{{' to open the '{c}' block"),
                         )
@@ -1090,7 +1097,7 @@ pub fn parse_cached(text: &str, mut cache: Option<&mut ParseCache>) -> ParsedFil
                     let s = &line_toks[1].1;
                     diags.push(
                         Diagnostic::error(
-                            "E001",
+                            DiagCode::E001,
                             s.start..s.end,
                             format!(
                                 "unexpected {} after '}}'",
@@ -1104,7 +1111,7 @@ pub fn parse_cached(text: &str, mut cache: Option<&mut ParseCache>) -> ParsedFil
                     actions.push(Action::Close);
                 } else {
                     diags.push(
-                        Diagnostic::error("E011", close_span, "'}' closes no block")
+                        Diagnostic::error(DiagCode::E011, close_span, "'}' closes no block")
                             .with_help("remove it, or open a block with %{, &{ or ${"),
                     );
                 }
@@ -1136,7 +1143,7 @@ pub fn parse_cached(text: &str, mut cache: Option<&mut ParseCache>) -> ParsedFil
     if let Some((_, b)) = open.take() {
         diags.push(
             Diagnostic::error(
-                "E010",
+                DiagCode::E010,
                 b,
                 "this block is not closed before the end of the file",
             )
@@ -1447,12 +1454,11 @@ fn parse_keys(
         let cspan = map[cs.start]..map[cs.end];
         if k.chars().count() != 1 && !NAMED_KEYS.contains(&k.as_str()) {
             diags.push(
-                Diagnostic::error("E043", kspan.clone(), format!("'{k}' is not a key")).with_help(
-                    format!(
+                Diagnostic::error(DiagCode::E043, kspan.clone(), format!("'{k}' is not a key"))
+                    .with_help(format!(
                         "a key is one character (upper case = Shift) or one of {}",
                         NAMED_KEYS.join(" ")
-                    ),
-                ),
+                    )),
             );
             ok = false;
             continue;
@@ -1497,7 +1503,7 @@ fn parse_settings(
         let span = map[a]..map[a + item.len()];
         if item.is_empty() {
             diags.push(
-                Diagnostic::error("E032", map[s.start]..map[s.end], "empty setting")
+                Diagnostic::error(DiagCode::E032, map[s.start]..map[s.end], "empty setting")
                     .with_help("remove the extra ','"),
             );
             ok = false;
@@ -1524,7 +1530,7 @@ pub const SETTING_RANGES: [(char, u32, u32); 5] = [
 ];
 
 /// One `~` setting (already folded to ASCII forms): the setting, or (code, message, help).
-pub fn parse_setting(item: &str) -> Result<Setting, (&'static str, String, String)> {
+pub fn parse_setting(item: &str) -> Result<Setting, (DiagCode, String, String)> {
     let lower = item.to_ascii_lowercase();
     match lower.as_str() {
         "同時" | "simultaneous" => return Ok(Setting::Simultaneous),
@@ -1534,7 +1540,7 @@ pub fn parse_setting(item: &str) -> Result<Setting, (&'static str, String, Strin
     }
     let unknown = || {
         (
-            "E032",
+            DiagCode::E032,
             format!("unknown setting '{item}'"),
             "settings are P<ms>, S<depth>, D<thinning>, E<mistakes>, T<turn limit>, 同時 (simultaneous), 先手c (first=c)".to_string(),
         )
@@ -1553,7 +1559,7 @@ pub fn parse_setting(item: &str) -> Result<Setting, (&'static str, String, Strin
     }
     let range_err = |v: &str| {
         (
-            "E033",
+            DiagCode::E033,
             format!("{letter}{v} is out of range"),
             format!("{letter} must be between {lo} and {hi}"),
         )
@@ -1567,7 +1573,7 @@ pub fn parse_setting(item: &str) -> Result<Setting, (&'static str, String, Strin
     }
     if num.contains('.') {
         return Err((
-            "E033",
+            DiagCode::E033,
             format!("{letter} takes a whole number, not '{num}'"),
             format!("{letter} must be between {lo} and {hi}"),
         ));
