@@ -373,3 +373,23 @@ fn example1_win_path_proves_the_forced_win_with_its_strategy() {
     let r = h.state().winpath_result().unwrap();
     assert!(r.strategy.as_deref().unwrap().contains("押す"));
 }
+
+#[test]
+fn the_exact_cpu_is_chosen_in_the_match_panel_and_says_what_it_solved() {
+    let mut h = harness(StudioApp::new_for_test(Lang::En, ""));
+    settle(&mut h);
+    open_example(&mut h, "ex1_push.kmt");
+    h.get_by_label("exact — unbeatable").click();
+    h.run();
+    assert!(h.state().matchp.cpu.exact);
+    h.key_press(Key::F5);
+    h.step();
+    // h pushes; the exact CPU (c) answers from its table.
+    h.key_press(Key::P);
+    h.step();
+    cpu_done(&mut h);
+    let s = h.state().matchp.session.as_ref().unwrap();
+    assert!(s.cpu.exact, "the match uses the exact CPU");
+    assert_eq!(s.st.turn, 2, "h and c have both moved");
+    h.get_by_label_contains("positions solved");
+}

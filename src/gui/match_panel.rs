@@ -480,7 +480,10 @@ impl MatchPanel {
             }
         });
         if self.cpu.exact
-            && let Some(status) = self.session.as_ref().and_then(|s| s.exact_status())
+            && let Some(status) = self
+                .session
+                .as_ref()
+                .and_then(|s| s.exact_status(lang == Lang::Ja))
         {
             ui.weak(status);
         }

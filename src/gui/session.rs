@@ -335,12 +335,14 @@ impl MatchSession {
             .collect()
     }
 
-    /// What the `exact` CPU plays from, once its table is built.
-    pub fn exact_status(&self) -> Option<String> {
+    /// What the `exact` CPU plays from, once its table is built (in Japanese if `ja`).
+    pub fn exact_status(&self, ja: bool) -> Option<String> {
         let slot = self.exact.try_lock().ok()?;
-        Some(match slot.as_ref()? {
-            Ok(t) => t.describe(),
-            Err(e) => format!("no exact table ({e}); playing by search"),
+        Some(match (slot.as_ref()?, ja) {
+            (Ok(t), false) => t.describe(),
+            (Ok(t), true) => t.describe_ja(),
+            (Err(e), false) => format!("no exact table ({e}); playing by search"),
+            (Err(e), true) => format!("完全な表は作れません({e})。探索で指します"),
         })
     }
 

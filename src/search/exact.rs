@@ -445,6 +445,29 @@ impl ExactTable {
         }
         s
     }
+
+    /// [`describe`](Self::describe) in Japanese (for the studio).
+    pub fn describe_ja(&self) -> String {
+        let mut s = format!(
+            "{} 局面を {:.2} 秒で解析({} 回反復)",
+            self.positions,
+            self.elapsed.as_secs_f64(),
+            self.sweeps
+        );
+        if let Some(b) = self.bound {
+            s.push_str(&format!(
+                "。初期値 ±{b} の範囲で厳密、その外の {} 局面は導出評価で見積もり",
+                self.frontier
+            ));
+        }
+        if self.sampled {
+            s.push_str("。一部の乱数結果は標本");
+        }
+        if let Some(l) = self.root_length {
+            s.push_str(&format!("。最善同士なら平均 {l:.1} ターンで決着"));
+        }
+        s
+    }
 }
 
 /// Tables (and failures) of recent programs and roots, shared by every player of a process:
