@@ -485,6 +485,11 @@ impl MatchPanel {
                 .as_ref()
                 .and_then(|s| s.exact_status(lang == Lang::Ja))
         {
+            if status.contains('…') {
+                // Building: keep the elapsed time moving.
+                ui.ctx()
+                    .request_repaint_after(std::time::Duration::from_millis(200));
+            }
             ui.weak(status);
         }
     }

@@ -231,6 +231,8 @@ pub struct MatchSession {
     thinking: Option<(Side, Job<Option<CmdId>>)>,
     /// The `cpu:exact` table of this match's program, once built.
     exact: Arc<std::sync::Mutex<Option<crate::search::exact::Built>>>,
+    /// When the match (and so the table's build) started.
+    exact_since: Instant,
     /// The CPU's thread died: shown, and the CPU passes.
     pub cpu_failed: Option<String>,
     /// Nodes the CPU searched for its last move, and how long it took.
@@ -274,6 +276,25 @@ impl MatchSession {
         };
         let j = Judgement::of(&graph, &eng, &st);
         drop(eng);
+        // The exact CPU's table is built in the background as the match starts (the CPU's
+        // first move waits for it if it comes first).
+        let exact: Arc<std::sync::Mutex<Option<crate::search::exact::Built>>> = Default::default();
+        if cpu.exact && players.contains(&Controller::Cpu) {
+            let (compiled, st, slot) = (compiled.clone(), st.clone(), exact.clone());
+            let _ = std::thread::Builder::new()
+                .name("kumite-exact".into())
+                .spawn(move || {
+                    let mut slot = slot.lock().unwrap_or_else(|e| e.into_inner());
+                    if slot.is_none() {
+                        *slot = Some(crate::search::exact::shared(
+                            program_of(&compiled),
+                            &st,
+                            crate::search::EXACT_BUDGET,
+                            crate::search::EXACT_POSITIONS,
+                        ));
+                    }
+                });
+        }
         Ok(Self {
             compiled,
             graph,
@@ -287,7 +308,8 @@ impl MatchSession {
             error: None,
             pending: [None, None],
             thinking: None,
-            exact: Default::default(),
+            exact,
+            exact_since: Instant::now(),
             cpu_failed: None,
             cpu_last: None,
             realtime: false,
@@ -337,7 +359,15 @@ impl MatchSession {
 
     /// What the `exact` CPU plays from, once its table is built (in Japanese if `ja`).
     pub fn exact_status(&self, ja: bool) -> Option<String> {
-        let slot = self.exact.try_lock().ok()?;
+        let Ok(slot) = self.exact.try_lock() else {
+            // Being built (or consulted by the thinking CPU).
+            let secs = self.exact_since.elapsed().as_secs_f64();
+            return Some(if ja {
+                format!("完全な表を作成中… {secs:.1} 秒")
+            } else {
+                format!("building the exact table… {secs:.1} s")
+            });
+        };
         Some(match (slot.as_ref()?, ja) {
             (Ok(t), false) => t.describe(),
             (Ok(t), true) => t.describe_ja(),
