@@ -440,7 +440,7 @@ impl TreeView {
                 .max_inner_size(bounds.max.to_vec2() + Vec2::splat(40.0))
                 .show(ui, &mut self.scene_rect, |ui| {
                     ui.expand_to_include_rect(bounds.expand(20.0));
-                    layout.paint(ui, graph, j, pal, cap, action);
+                    layout.paint(ui, lang, graph, j, pal, cap, action);
                 });
         });
     }
@@ -555,9 +555,11 @@ impl GraphLayout {
             .fold(Rect::NOTHING, |acc, b| acc.union(b.rect))
     }
 
+    #[allow(clippy::too_many_arguments)]
     fn paint(
         &self,
         ui: &mut Ui,
+        lang: Lang,
         g: &VictoryGraph,
         j: &Judged,
         pal: &Palette,
@@ -625,9 +627,14 @@ impl GraphLayout {
                     }
                     GKind::Rule(n, ai) => {
                         let a = &g.nodes[n].achievers[ai];
+                        let whose = if a.opponent {
+                            pick(lang, "  (opponent's own rule)", "(相手側のルール)")
+                        } else {
+                            ""
+                        };
                         (
                             a.text.clone(),
-                            format!("L{}  {}", a.line, a.origin),
+                            format!("L{}  {}{whose}", a.line, a.origin),
                             pal.rule,
                             Some(a.line),
                             a.text.clone(),
