@@ -1,4 +1,4 @@
-//! The generated rule file shared by the pipeline benchmark and `examples/stage_times.rs`.
+//! The generated rule file shared by the pipeline benchmark and `benches/stage_times.rs`.
 
 /// A 10,000-line file in the style of the examples: rules of every kind, macros, a symmetric
 /// block per 100 lines, full-width lines, comments.

@@ -1,20 +1,25 @@
-#[path = "../benches/gen.rs"]
+//! Stage timings of the generated 10,000-line file (parse, expand, full compile) and of one
+//! keystroke re-checked as the studio's checker does it. Not a criterion benchmark: run
+//! `cargo bench --bench stage_times` (full compiles), `-- edit` (keystrokes) or `-- dump` (print
+//! the file).
+
+#[path = "gen.rs"]
 mod genfile;
 fn main() {
     let big = genfile::generated(10_000);
-    if std::env::args().nth(1).is_some_and(|a| a == "dump") {
+    // `cargo bench` passes `--bench`; the first other argument is the mode (`edit`, `dump` or a
+    // number of full compiles).
+    let arg = std::env::args().skip(1).find(|a| !a.starts_with("--"));
+    if arg.as_deref() == Some("dump") {
         print!("{big}");
         return;
     }
-    if std::env::args().nth(1).is_some_and(|a| a == "edit") {
+    if arg.as_deref() == Some("edit") {
         edit_times(&big, 40);
         return;
     }
     edit_times(&big, 40);
-    let n: usize = std::env::args()
-        .nth(1)
-        .and_then(|a| a.parse().ok())
-        .unwrap_or(3);
+    let n: usize = arg.and_then(|a| a.parse().ok()).unwrap_or(3);
     for _ in 0..n {
         let t = std::time::Instant::now();
         let index = kumite::diag::LineIndex::new(&big);
