@@ -14,5 +14,6 @@ pub mod fsutil;
 #[cfg(feature = "studio")]
 pub mod gui;
 pub mod program;
+pub mod report;
 pub mod search;
 pub mod syntax;

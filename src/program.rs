@@ -227,6 +227,9 @@ pub struct RuleProgram {
     pub constants: Vec<(String, i64)>,
     /// Command macros and their alternatives (for display).
     pub macros: Vec<(String, Vec<String>)>,
+    /// Commands a side may never use, as flag indices `side * commands + command`: kept off
+    /// after every availability run (restricted play in `kumite report`; empty otherwise).
+    pub banned: Vec<u32>,
 }
 
 impl RuleProgram {
@@ -1065,6 +1068,7 @@ fn build(x: &Expanded, names: &Names, diags: &mut Vec<Diagnostic>) -> RuleProgra
         .map(|(n, v)| (names.get(*n).to_string(), *v))
         .collect();
     RuleProgram {
+        banned: Vec::new(),
         states: b.states,
         commands: b.commands,
         init_values,

@@ -225,6 +225,37 @@ pub enum Command {
         #[arg(long, value_enum, default_value_t = Format::Text)]
         format: Format,
     },
+    /// A balance report: outcome and first-mover advantage, length, decisions, which rules fire,
+    /// which commands matter, whether skill matters, tension, and sweeps of a starting value
+    /// (every measure is defined in the README).
+    Report {
+        /// Rule file.
+        file: PathBuf,
+        /// CPU games per seating for the outcome; the other sections scale from it (random
+        /// games ×10, restricted play ×½ per command, skill ×¼ per pairing).
+        #[arg(long, default_value_t = crate::report::DEFAULT_GAMES, value_parser = clap::value_parser!(u64).range(1..=10_000_000))]
+        games: u64,
+        /// Seed: every figure is reproducible from it, whatever --jobs is.
+        #[arg(long, default_value_t = 1)]
+        seed: u64,
+        /// Two player specs, h's then c's (e.g. cpu:S5,random or cpu,ai:'python3 my.py'),
+        /// for every section but the skill round robin (default: the file's CPU for the
+        /// outcome, random vs random for rules and decisions).
+        #[arg(long)]
+        players: Option<String>,
+        /// Sweep a starting value or a constant: NAME=LO..HI[:STEP] (c.体力=16..28, 費用=3..7).
+        #[arg(long)]
+        sweep: Option<String>,
+        /// Worker threads (default: one per core).
+        #[arg(long, value_parser = clap::value_parser!(u64).range(1..=1024))]
+        jobs: Option<u64>,
+        /// Override an initial value (see match).
+        #[arg(long = "set")]
+        set: Vec<String>,
+        /// Output format.
+        #[arg(long, value_enum, default_value_t = Format::Text)]
+        format: Format,
+    },
     /// Replay a match log written by `kumite match --log` and verify that the rules and seed
     /// give the same outcome.
     Replay {
@@ -406,6 +437,16 @@ pub fn run(cmd: Command) -> ExitCode {
             }
             ExitCode::SUCCESS
         }
+        Command::Report {
+            file,
+            games,
+            seed,
+            players,
+            sweep,
+            jobs,
+            set,
+            format,
+        } => report(&file, games, seed, players.as_deref(), sweep.as_deref(), jobs, &set, format),
         Command::Replay { log } => match play::replay(&log) {
             Ok(msg) => {
                 outln!("{msg}");
@@ -443,6 +484,96 @@ pub fn run(cmd: Command) -> ExitCode {
             eprintln!("{:.3} s", t0.elapsed().as_secs_f64());
             ExitCode::SUCCESS
         }
+    }
+}
+
+/// `kumite report`.
+#[allow(clippy::too_many_arguments)]
+fn report(
+    file: &PathBuf,
+    games: u64,
+    seed: u64,
+    players: Option<&str>,
+    sweep: Option<&str>,
+    jobs: Option<u64>,
+    set: &[String],
+    format: Format,
+) -> ExitCode {
+    let prog = match load_program(file, set) {
+        Ok(p) => p,
+        Err(e) => return fail(&e),
+    };
+    let source = read_rules(file).unwrap_or_default();
+    let mut opts = crate::report::ReportOptions {
+        games,
+        seed,
+        jobs: jobs.map(|j| j as usize),
+        ..Default::default()
+    };
+    if let Some(p) = players {
+        match crate::report::split_players(p) {
+            Ok(pair) => {
+                for spec in &pair {
+                    if let Err(e) = play::make_player(&prog, spec, 0, 0, 5.0)
+                        .and_then(|_| check_not_human(spec))
+                    {
+                        return fail(&format!("--players: {e}"));
+                    }
+                }
+                opts.players = Some(pair.clone());
+                opts.sample_players = Some(pair);
+            }
+            Err(e) => return fail(&e),
+        }
+    }
+    if let Some(s) = sweep {
+        match crate::report::Sweep::parse(s, &prog) {
+            Ok(sw) => {
+                if let Some(v) = sw.values.first()
+                    && let Err(e) = sw.apply(&prog, &source, *v)
+                {
+                    return fail(&format!("--sweep: {e}"));
+                }
+                opts.sweep = Some(sw);
+            }
+            Err(e) => return fail(&e),
+        }
+    }
+    let progress = crate::report::Progress::new();
+    let name = file.display().to_string();
+    let tty = std::io::stderr().is_terminal() && format == Format::Text;
+    let t0 = std::time::Instant::now();
+    let result = crate::report::run(&source, &name, &prog, &opts, &progress, |_| {
+        if tty {
+            eprint!(
+                "\r{} of {} games, {:.0} s   ",
+                progress.done.load(std::sync::atomic::Ordering::Relaxed),
+                progress.total.load(std::sync::atomic::Ordering::Relaxed),
+                t0.elapsed().as_secs_f64()
+            );
+        }
+    });
+    if tty {
+        eprint!("\r{:60}\r", "");
+    }
+    match result {
+        Ok(r) => {
+            if format == Format::Json {
+                outln!("{}", r.to_json());
+            } else {
+                out!("{}", crate::report::text::render(&r));
+            }
+            ExitCode::SUCCESS
+        }
+        Err(e) => fail(&e),
+    }
+}
+
+fn check_not_human(spec: &str) -> Result<(), String> {
+    if spec == "human" {
+        Err("a report plays thousands of games: human is not a player here".into())
+    } else {
+        Ok(())
     }
 }
 

@@ -278,6 +278,8 @@ pub struct Engine<'p> {
     /// A scripted turn is being played: draws follow `script`.
     scripted: Cell<bool>,
     script: RefCell<ChanceScript>,
+    /// Firing counts per rule, when counting (see [`Engine::counting`]).
+    fires: Option<RefCell<Vec<u32>>>,
     /// When set, `rand` draws are replaced: (turn, side, rule, slot, lo, hi) → value. Used by search.
     pub chance: Option<ChanceFn<'p>>,
 }
@@ -543,6 +545,7 @@ impl<'p> Engine<'p> {
             binary_draws,
             scripted: Cell::new(false),
             script: RefCell::new(ChanceScript::default()),
+            fires: None,
             chance: None,
         }
     }
@@ -988,6 +991,44 @@ impl<'p> Engine<'p> {
                 }
             }
         }
+        self.apply_bans(st);
+    }
+
+    /// Keeps the program's banned commands off.
+    #[inline(always)]
+    fn apply_bans(&self, st: &mut State) {
+        for &i in &self.prog.banned {
+            st.enabled[i as usize] = false;
+        }
+    }
+
+    /// Counts a firing of rule `ri` when the engine counts them (see [`Engine::counting`]).
+    #[inline(always)]
+    fn note_fire(&self, ri: u32) {
+        if let Some(f) = &self.fires {
+            f.borrow_mut()[ri as usize] += 1;
+        }
+    }
+
+    /// The same engine counting how often each rule fires (its conditions hold where it is
+    /// evaluated: in resolution, in the end check, and in availability), with the fast paths
+    /// off so that every rule is evaluated by itself. See [`Engine::take_fires`].
+    pub fn counting(mut self) -> Self {
+        self.direct = false;
+        self.avail_fast = None;
+        self.fires = Some(RefCell::new(vec![0; self.prog.rules.len()]));
+        self
+    }
+
+    /// The firing counts per rule since the last call (all zero unless [`Engine::counting`]),
+    /// written into `out`, and the counts reset.
+    pub fn take_fires(&self, out: &mut Vec<u32>) {
+        out.clear();
+        if let Some(f) = &self.fires {
+            let mut f = f.borrow_mut();
+            out.extend_from_slice(&f);
+            f.iter_mut().for_each(|x| *x = 0);
+        }
     }
 
     /// Availability for the side(s) about to move, recording flag changes in `trace`; merged
@@ -1017,6 +1058,9 @@ impl<'p> Engine<'p> {
                     continue;
                 }
                 let held = self.holds(ri, r, st, side, turn, stack)?;
+                if held {
+                    self.note_fire(ri);
+                }
                 if !held && !r.iff {
                     continue;
                 }
@@ -1039,6 +1083,7 @@ impl<'p> Engine<'p> {
         drop(sc);
         let result = self.apply_merged(st, &writes, trace);
         self.scratch.borrow_mut().writes = writes;
+        self.apply_bans(st);
         result
     }
 
@@ -1143,6 +1188,9 @@ impl<'p> Engine<'p> {
                 continue;
             }
             let held = self.holds(ri, r, st, side, turn, stack)?;
+            if held {
+                self.note_fire(ri);
+            }
             if !held && !r.iff {
                 continue;
             }
@@ -1375,6 +1423,9 @@ impl<'p> Engine<'p> {
                     continue;
                 }
                 let held = self.holds(ri, r, st, side, st.turn, stack)?;
+                if held {
+                    self.note_fire(ri);
+                }
                 if !held && !r.iff {
                     continue;
                 }

@@ -1,0 +1,356 @@
+//! Playing the games of a report: many games between two players, one record per game, in
+//! game order whatever the number of worker threads (so every figure depends on the seed only).
+
+use super::Progress;
+use crate::analysis::{VictoryGraph, evaluate};
+use crate::arena::game_seed;
+use crate::cli::play::{is_ai, make_player, ready_player};
+use crate::engine::players::{GameEnd, MatchOptions, Player, PlayerError, play_game};
+use crate::engine::{Engine, Outcome, Side, State};
+use crate::program::{CmdId, RuleProgram};
+use std::sync::Arc;
+use std::sync::atomic::Ordering;
+
+/// Seconds an external AI may take per decision in a report.
+const AI_TIMEOUT: f64 = 5.0;
+
+/// How a game ended.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub enum End {
+    /// h won.
+    H,
+    /// c won.
+    C,
+    /// A draw by the rules.
+    #[default]
+    Draw,
+    /// The turn limit was reached.
+    Timeout,
+    /// A runtime error (or a player failed to start).
+    Error,
+}
+
+/// What the evaluation said along one game (see `Tension` in the README).
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct GameTension {
+    /// Times the side ahead changed.
+    pub lead_changes: u32,
+    /// How far behind the winner was at worst (evaluation points; 0 if never behind).
+    pub drama: f64,
+    /// The share of the game played before the winner went ahead for good.
+    pub decided_at: f64,
+}
+
+/// One game's record.
+#[derive(Clone, Debug, Default)]
+pub struct GameRec {
+    /// How it ended.
+    pub end: End,
+    /// Turns played.
+    pub turns: u32,
+    /// Choices made (a side with at least one enabled command asked to choose).
+    pub choices: u32,
+    /// Choices with more than one enabled command.
+    pub multi: u32,
+    /// Enabled commands over all choices.
+    pub options: u64,
+    /// Commands chosen: `side * commands + command` → times (empty unless asked for).
+    pub uses: Vec<u32>,
+    /// Times each rule fired (empty unless asked for).
+    pub fires: Vec<u32>,
+    /// The evaluation along the game (when asked for; decided games only).
+    pub tension: Option<GameTension>,
+}
+
+/// A set of games to play.
+pub struct GameSet<'a> {
+    /// The program (possibly restricted or with a swept value).
+    pub prog: &'a RuleProgram,
+    /// Player specs for h and c.
+    pub players: [&'a str; 2],
+    /// Who moves first (alternate mode).
+    pub first: Side,
+    /// Games 0..games of the set.
+    pub games: u64,
+    /// The set's seed: game i plays with `game_seed(seed, i)`.
+    pub seed: u64,
+    /// Count rule firings.
+    pub count_rules: bool,
+    /// Record which commands were chosen.
+    pub record_uses: bool,
+    /// Follow the derived evaluation along the game.
+    pub tension: Option<&'a VictoryGraph>,
+    /// Worker threads (None: one per core).
+    pub jobs: Option<usize>,
+}
+
+/// A seat at the table: the player, with what it chose recorded and the report's cancel flag
+/// obeyed (a cancelled report ends its games at once, as a forfeit nobody counts).
+struct Seat<'p> {
+    inner: Box<dyn Player + Send + 'p>,
+    progress: Arc<Progress>,
+    choices: u32,
+    multi: u32,
+    options: u64,
+    uses: Vec<u32>,
+    record_uses: bool,
+}
+
+impl Player for Seat<'_> {
+    fn begin(
+        &mut self,
+        eng: &Engine,
+        info: &crate::engine::players::GameInfo,
+    ) -> Result<(), PlayerError> {
+        self.inner.begin(eng, info)
+    }
+    fn choose(
+        &mut self,
+        eng: &Engine,
+        st: &State,
+        side: Side,
+        enabled: &[CmdId],
+    ) -> Result<Option<CmdId>, PlayerError> {
+        if self.progress.cancel.load(Ordering::Relaxed) {
+            return Err(PlayerError::new(
+                crate::engine::players::FailKind::Exited,
+                "report cancelled",
+            ));
+        }
+        let c = self.inner.choose(eng, st, side, enabled)?;
+        self.choices += 1;
+        self.multi += u32::from(enabled.len() > 1);
+        self.options += enabled.len() as u64;
+        if self.record_uses
+            && let Some(c) = c.filter(|c| enabled.contains(c))
+        {
+            self.uses[c as usize] += 1;
+        }
+        Ok(c)
+    }
+    fn finish(&mut self, eng: &Engine, st: &State, side: Side, o: Outcome, reason: Option<&str>) {
+        self.inner.finish(eng, st, side, o, reason);
+    }
+    fn reseed(&mut self, seed: u64) -> bool {
+        self.inner.reseed(seed)
+    }
+}
+
+/// A player from a spec; a CPU listens to the report's cancel flag inside its search.
+fn player<'p>(
+    prog: &'p RuleProgram,
+    spec: &str,
+    side: Side,
+    progress: &Arc<Progress>,
+) -> Result<Box<dyn Player + Send + 'p>, String> {
+    if spec == "cpu" || spec.starts_with("cpu:") {
+        let settings = crate::search::CpuSettings::parse(
+            prog,
+            spec.strip_prefix("cpu").unwrap_or("").trim_start_matches(':'),
+        )?;
+        let mut p = crate::search::CpuPlayer::new(prog, settings, 0);
+        p.set_cancel_flag(progress.cancel_flag.clone());
+        return Ok(Box::new(p));
+    }
+    make_player(prog, spec, 0, side, AI_TIMEOUT)
+}
+
+struct Worker<'p> {
+    eng: Engine<'p>,
+    st: State,
+    seats: [Seat<'p>; 2],
+    enabled: Vec<CmdId>,
+    opts: MatchOptions,
+    leads: Vec<f64>,
+    fires: Vec<u32>,
+}
+
+impl<'p> Worker<'p> {
+    fn new(set: &GameSet<'p>, progress: &Arc<Progress>) -> Result<Self, String> {
+        let nc = set.prog.commands.len();
+        let seat = |side: Side| -> Result<Seat<'p>, String> {
+            Ok(Seat {
+                inner: player(set.prog, set.players[side], side, progress)?,
+                progress: progress.clone(),
+                choices: 0,
+                multi: 0,
+                options: 0,
+                uses: vec![0; if set.record_uses { nc } else { 0 }],
+                record_uses: set.record_uses,
+            })
+        };
+        let eng = Engine::new(set.prog, 0);
+        Ok(Self {
+            eng: if set.count_rules { eng.counting() } else { eng },
+            st: State::default(),
+            seats: [seat(0)?, seat(1)?],
+            enabled: Vec::new(),
+            opts: MatchOptions {
+                seed: 0,
+                first: set.first,
+                trace: false,
+                max_turns: None,
+                rules_name: "report".into(),
+                game: 0,
+            },
+            leads: Vec::new(),
+            fires: Vec::new(),
+        })
+    }
+
+    fn play(&mut self, set: &GameSet<'p>, i: u64, progress: &Arc<Progress>) -> GameRec {
+        let seed = game_seed(set.seed, i);
+        self.opts.seed = seed;
+        self.opts.game = i;
+        self.eng.seed = seed;
+        let mut rec = GameRec::default();
+        for side in 0..2 {
+            let s = &mut self.seats[side];
+            s.choices = 0;
+            s.multi = 0;
+            s.options = 0;
+            s.uses.iter_mut().for_each(|u| *u = 0);
+            // A player that cannot start this game forfeits it (reported as an error).
+            let _ = ready_player(&mut s.inner, set.prog, set.players[side], seed, side, AI_TIMEOUT);
+        }
+        self.eng.take_fires(&mut self.fires);
+        self.leads.clear();
+        let graph = set.tension;
+        let end: GameEnd = {
+            let Worker {
+                eng,
+                st,
+                seats,
+                enabled,
+                opts,
+                leads,
+                ..
+            } = self;
+            let [a, b] = seats;
+            let mut ps: [&mut dyn Player; 2] = [a, b];
+            if let Some(g) = graph {
+                // The position before the first move counts too.
+                if let Ok(s0) = eng.initial(opts.first) {
+                    leads.push(evaluate(g, eng, &s0, 0));
+                }
+            }
+            play_game(eng, st, &mut ps, opts, enabled, |eng, st, _, _, _| {
+                if let Some(g) = graph
+                    && st.outcome.is_none()
+                {
+                    leads.push(evaluate(g, eng, st, 0));
+                }
+            })
+        };
+        progress.done.fetch_add(1, Ordering::Relaxed);
+        rec.turns = end.turns;
+        let limit = set.prog.settings.turn_limit;
+        rec.end = match end.result {
+            "h" => End::H,
+            "c" => End::C,
+            "draw" if end.turns >= limit => End::Timeout,
+            "draw" => End::Draw,
+            _ => End::Error,
+        };
+        for (side, s) in self.seats.iter().enumerate() {
+            rec.choices += s.choices;
+            rec.multi += s.multi;
+            rec.options += s.options;
+            if set.record_uses {
+                if rec.uses.is_empty() {
+                    rec.uses = vec![0; 2 * s.uses.len()];
+                }
+                let nc = s.uses.len();
+                rec.uses[side * nc..(side + 1) * nc].copy_from_slice(&s.uses);
+            }
+        }
+        if set.count_rules {
+            self.eng.take_fires(&mut self.fires);
+            rec.fires = self.fires.clone();
+        }
+        if graph.is_some() {
+            rec.tension = Some(tension_of(&self.leads, rec.end));
+        }
+        rec
+    }
+}
+
+/// Lead changes, drama and when the game was decided, from h's evaluation after each turn.
+fn tension_of(leads: &[f64], end: End) -> GameTension {
+    let mut t = GameTension::default();
+    let mut last = 0.0f64;
+    for &v in leads {
+        if v != 0.0 {
+            if last != 0.0 && (v > 0.0) != (last > 0.0) {
+                t.lead_changes += 1;
+            }
+            last = v;
+        }
+    }
+    let sign = match end {
+        End::H => 1.0,
+        End::C => -1.0,
+        _ => return t,
+    };
+    let mut behind_last = None;
+    for (k, &v) in leads.iter().enumerate() {
+        let w = sign * v;
+        t.drama = t.drama.max(-w);
+        if w <= 0.0 {
+            behind_last = Some(k);
+        }
+    }
+    t.decided_at = match behind_last {
+        Some(k) if !leads.is_empty() => (k + 1) as f64 / leads.len() as f64,
+        _ => 0.0,
+    };
+    t
+}
+
+/// Games a worker plays between two looks at the queue.
+const BLOCK: u64 = 8;
+
+/// Plays the set's games and returns their records in game order (fewer if cancelled).
+pub fn play_set(set: &GameSet, progress: &Arc<Progress>) -> Result<Vec<GameRec>, String> {
+    // Fail early, with the player's message.
+    let first = Worker::new(set, progress)?;
+    if set.players.iter().any(|p| is_ai(p)) {
+        let mut w = first;
+        let mut out = Vec::new();
+        for i in 0..set.games {
+            if progress.cancelled() {
+                break;
+            }
+            out.push(w.play(set, i, progress));
+        }
+        return Ok(out);
+    }
+    drop(first);
+    use rayon::prelude::*;
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(set.jobs.unwrap_or(0))
+        .build()
+        .map_err(|e| format!("cannot start worker threads: {e}"))?;
+    let blocks = set.games.div_ceil(BLOCK);
+    let recs: Vec<Vec<GameRec>> = pool.install(|| {
+        (0..blocks)
+            .into_par_iter()
+            .map_init(
+                || Worker::new(set, progress),
+                |w, b| {
+                    let mut out = Vec::new();
+                    if let Ok(w) = w {
+                        for i in b * BLOCK..((b + 1) * BLOCK).min(set.games) {
+                            if progress.cancelled() {
+                                break;
+                            }
+                            out.push(w.play(set, i, progress));
+                        }
+                    }
+                    out
+                },
+            )
+            .collect()
+    });
+    Ok(recs.into_iter().flatten().collect())
+}
