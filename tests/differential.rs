@@ -1801,3 +1801,60 @@ fn regression_d_periodic_victory_rule_not_at_turn_count_0() {
         );
     }
 }
+
+/// The balance report's "cannot fire" proof (src/report/reach.rs) is sound: on generated
+/// programs, no rule it flags ever fires in random games, and counting firings does not change
+/// any game.
+#[test]
+fn rules_proved_dead_never_fire_and_counting_changes_nothing() {
+    let (mut programs, mut flagged, mut turns) = (0u64, 0u64, 0u64);
+    for seed in 0..3000u64 {
+        let source = gen_program(seed ^ 0xDEAD_0000);
+        let Some(prog) = kumite::program::compile(&source).program else {
+            continue;
+        };
+        programs += 1;
+        let cannot = kumite::report::reach::cannot_fire(&prog);
+        flagged += cannot.iter().filter(|&&c| c).count() as u64;
+        for game in 0..4u64 {
+            let plain = Engine::new(&prog, seed + game);
+            let counting = Engine::new(&prog, seed + game).counting();
+            let first = (game % 2) as usize;
+            let (Ok(mut a), Ok(mut b)) = (plain.initial(first), counting.initial(first)) else {
+                continue;
+            };
+            let mut rng = Rng(seed * 31 + game);
+            let mut en = Vec::new();
+            for _ in 0..120 {
+                if a.outcome.is_some() {
+                    break;
+                }
+                let mut cmds = [None, None];
+                for &s in plain.movers(&a) {
+                    plain.enabled_commands(&a, s, &mut en);
+                    if !en.is_empty() {
+                        cmds[s] = Some(en[rng.below(en.len())]);
+                    }
+                }
+                let (ra, rb) = (plain.play(&mut a, cmds, None), counting.play(&mut b, cmds, None));
+                turns += 1;
+                assert_eq!(ra.is_ok(), rb.is_ok(), "seed {seed}:\n{source}");
+                assert_eq!(a, b, "counting changed the game, seed {seed}:\n{source}");
+                if ra.is_err() {
+                    break;
+                }
+            }
+            let mut fires = Vec::new();
+            counting.take_fires(&mut fires);
+            for (ri, &n) in fires.iter().enumerate() {
+                assert!(
+                    !(n > 0 && cannot[ri]),
+                    "rule {ri} ({}) was proved dead but fired {n} times, seed {seed}:\n{source}",
+                    prog.rule_text(ri)
+                );
+            }
+        }
+    }
+    eprintln!("{programs} programs, {flagged} rules proved dead, {turns} turns");
+    assert!(programs > 2000 && turns > 100_000);
+}

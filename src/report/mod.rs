@@ -400,9 +400,14 @@ pub struct Restricted {
     pub high: f64,
     /// Score minus the same side's score in the same games without the restriction.
     pub delta: f64,
+    /// 95% interval of `delta` (paired: each game against the unrestricted game with its seed).
+    pub delta_low: f64,
+    /// Upper end.
+    pub delta_high: f64,
     /// Games whose result differed from the unrestricted game with the same seed.
     pub games_changed: u64,
-    /// "no_effect" (no game changed), "decisive" (|delta| ≥ 0.25) or null.
+    /// "no_effect" (no game changed, or a change under 5 points whose interval contains 0),
+    /// "decisive" (|delta| ≥ 25 points, interval clear of 0) or null.
     pub verdict: Option<&'static str>,
 }
 
@@ -485,6 +490,9 @@ pub struct Report {
     pub restricted_games: u64,
     /// Skill round robin.
     pub skill: Option<Vec<SkillPair>>,
+    /// "skill_matters" (random scores significantly under ½ against the deepest level),
+    /// "no_evidence" (its interval contains ½ or lies above), or null before the round robin.
+    pub skill_verdict: Option<&'static str>,
     /// Games per pairing.
     pub skill_games: u64,
     /// Tension.
@@ -736,10 +744,12 @@ pub fn run(
                 return Ok(rep);
             }
             let o = Outcomes::of(&recs);
-            let b = Outcomes::of(&base.iter().map(|r| (*r).clone()).collect::<Vec<_>>());
             let rate = wilson(o.score(side), o.games());
             let changed = recs.iter().zip(&base).filter(|(a, b)| a.end != b.end).count() as u64;
-            let delta = o.score(side) - b.score(side);
+            let (delta, half) = paired(recs.iter().zip(&base).map(|(a, b)| {
+                game_score(a.end, side) - game_score(b.end, side)
+            }));
+            let (delta_low, delta_high) = (delta - half, delta + half);
             restricted.push(Restricted {
                 side: if side == 0 { "h" } else { "c" },
                 command: prog.commands[cmd].clone(),
@@ -747,10 +757,14 @@ pub fn run(
                 low: rate.low,
                 high: rate.high,
                 delta,
+                delta_low,
+                delta_high,
                 games_changed: changed,
-                verdict: if changed == 0 {
+                verdict: if changed == 0
+                    || (delta.abs() < 0.05 && delta_low <= 0.0 && 0.0 <= delta_high)
+                {
                     Some("no_effect")
-                } else if delta.abs() >= 0.25 {
+                } else if delta.abs() >= 0.25 && (delta_low > 0.0 || delta_high < 0.0) {
                     Some("decisive")
                 } else {
                     None
@@ -764,9 +778,9 @@ pub fn run(
 
     // 6: skill round robin.
     let mut skill = Vec::new();
-    for i in 0..SKILL_LEVELS.len() {
-        for j in i + 1..SKILL_LEVELS.len() {
-            let (a, b) = (full_depth(SKILL_LEVELS[i]), full_depth(SKILL_LEVELS[j]));
+    for (i, la) in SKILL_LEVELS.iter().enumerate() {
+        for (j, lb) in SKILL_LEVELS.iter().enumerate().skip(i + 1) {
+            let (a, b) = (full_depth(la), full_depth(lb));
             let half = skill_games / 2;
             let seed = opts.seed ^ SEED_SKILL ^ ((i * 4 + j) as u64) << 32;
             let mut score = 0.0;
@@ -796,14 +810,18 @@ pub fn run(
             }
             let r = wilson(score / games.max(1) as f64, games);
             skill.push(SkillPair {
-                a: SKILL_LEVELS[i].into(),
-                b: SKILL_LEVELS[j].into(),
+                a: la.to_string(),
+                b: lb.to_string(),
                 a_win_rate: r.value,
                 low: r.low,
                 high: r.high,
             });
         }
     }
+    rep.skill_verdict = skill
+        .iter()
+        .find(|p| p.a == SKILL_LEVELS[0] && p.b == SKILL_LEVELS[SKILL_LEVELS.len() - 1])
+        .map(|p| if p.high < 0.5 { "skill_matters" } else { "no_evidence" });
     rep.skill = Some(skill);
     rep.seconds = t0.elapsed().as_secs_f64();
     update(&rep);
@@ -856,6 +874,31 @@ pub fn run(
     rep.seconds = t0.elapsed().as_secs_f64();
     update(&rep);
     Ok(rep)
+}
+
+/// `side`'s score in one game: 1 a win, ½ a draw or timeout, 0 a loss or an error.
+fn game_score(e: End, side: Side) -> f64 {
+    match (e, side) {
+        (End::H, 0) | (End::C, 1) => 1.0,
+        (End::Draw | End::Timeout, _) => 0.5,
+        _ => 0.0,
+    }
+}
+
+/// Mean of paired differences and the half-width of its 95% interval (normal approximation).
+fn paired(d: impl Iterator<Item = f64>) -> (f64, f64) {
+    let d: Vec<f64> = d.collect();
+    let n = d.len() as f64;
+    if d.is_empty() {
+        return (0.0, 1.0);
+    }
+    let mean = d.iter().sum::<f64>() / n;
+    let var = if d.len() > 1 {
+        d.iter().map(|x| (x - mean) * (x - mean)).sum::<f64>() / (n - 1.0)
+    } else {
+        1.0
+    };
+    (mean, 1.959_963_984_540_054 * (var / n).sqrt())
 }
 
 fn length_of(recs: &[&GameRec]) -> LengthReport {

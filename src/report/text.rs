@@ -59,7 +59,14 @@ pub fn render(r: &Report) -> String {
             );
         }
         if let Some(e) = &o.exact {
-            let _ = writeln!(s, "  exact: {}", e.detail);
+            match e.value {
+                Some(v) if e.kind == "value" => {
+                    let _ = writeln!(s, "  exact: value {v:+.4} for h — {}", e.detail);
+                }
+                _ => {
+                    let _ = writeln!(s, "  exact: {}", e.detail);
+                }
+            }
         }
     }
     if let Some(l) = &r.length {
@@ -127,7 +134,7 @@ pub fn render(r: &Report) -> String {
             };
             let _ = writeln!(
                 s,
-                "  {} without {:<16} score {} ({:+.1} points, {} games changed){verdict}",
+                "  {} without {:<16} score {} — change {:+.1} points (95% {:+.1} to {:+.1}), {} games changed{verdict}",
                 x.side,
                 x.command,
                 interval(&Rate {
@@ -136,6 +143,8 @@ pub fn render(r: &Report) -> String {
                     high: x.high
                 }),
                 100.0 * x.delta,
+                100.0 * x.delta_low,
+                100.0 * x.delta_high,
                 x.games_changed
             );
         }
@@ -160,6 +169,18 @@ pub fn render(r: &Report) -> String {
                 })
             );
         }
+    }
+    match r.skill_verdict {
+        Some("skill_matters") => {
+            let _ = writeln!(s, "  skill matters: random loses to the deepest search");
+        }
+        Some(_) => {
+            let _ = writeln!(
+                s,
+                "  no evidence that skill matters: random does as well as the deepest search"
+            );
+        }
+        None => {}
     }
     if let Some(sw) = &r.sweep {
         let _ = writeln!(s, "\nSWEEP {} — h's score per value ({} games each)", sw.name, r.games);

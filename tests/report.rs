@@ -1,0 +1,263 @@
+//! `kumite report` on games whose properties are known by construction: a rule that can never
+//! fire, a command that changes nothing, a first-mover forced win, a value that makes a game
+//! fair, a game decided by chance alone — through the real command line, JSON out.
+
+mod common;
+
+use common::{kumite, root};
+use kumite::report::{Sweep, SweepTarget, set_constant, split_players, wilson};
+use serde_json::Value;
+
+fn write(name: &str, text: &str) -> String {
+    let dir = std::env::temp_dir().join(format!("kumite-report-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("tmp");
+    let f = dir.join(name);
+    std::fs::write(&f, text).expect("write");
+    f.to_string_lossy().into_owned()
+}
+
+fn report(args: &[&str]) -> Value {
+    let mut a = vec!["report", "--format", "json"];
+    a.extend_from_slice(args);
+    let (code, out, err) = kumite(&a);
+    assert_eq!(code, 0, "kumite {a:?} failed: {err}");
+    serde_json::from_str(&out).unwrap_or_else(|e| panic!("not JSON ({e}): {out}"))
+}
+
+/// 体力 only ever falls, so a rule asking for more than 100 can never fire; [回復] is never
+/// enabled; [待つ] has no rule at all. Whoever moves first lands the 5th blow first.
+const DEAD: &str = "!:体力=5,[殴る],[待つ]\n[殴る]:O.体力-1\nS.体力>100:S.勝利\n[回復]:S.体力+1\nO.体力<=0:S.勝利\n";
+
+#[test]
+fn dead_rules_useless_commands_and_a_first_mover_forced_win() {
+    let f = write("dead.kmt", DEAD);
+    let r = report(&[&f, "--games", "40"]);
+    let rules = r["rules"].as_array().expect("rules");
+    let line = |n: u64| {
+        rules
+            .iter()
+            .find(|l| l["line"] == n)
+            .unwrap_or_else(|| panic!("line {n} in {rules:?}"))
+    };
+    assert_eq!(line(2)["dead"], Value::Null);
+    assert!(line(2)["games_fired"].as_u64() == Some(r["sample_games"].as_u64().expect("n")));
+    assert_eq!(line(3)["dead"], "cannot_fire");
+    assert_eq!(line(4)["dead"], "cannot_fire");
+    assert_eq!(line(3)["fires"], 0);
+    assert_eq!(line(5)["dead"], Value::Null);
+    assert_eq!(line(5)["text"], "O.体力<=0:S.勝利");
+
+    let restricted = r["restricted"].as_array().expect("restricted");
+    let find = |side: &str, cmd: &str| {
+        restricted
+            .iter()
+            .find(|x| x["side"] == side && x["command"] == cmd)
+            .unwrap_or_else(|| panic!("{side} {cmd} in {restricted:?}"))
+    };
+    for side in ["h", "c"] {
+        assert_eq!(find(side, "待つ")["verdict"], "no_effect");
+        assert_eq!(find(side, "回復")["verdict"], "no_effect");
+        let hit = find(side, "殴る");
+        assert_eq!(hit["verdict"], "decisive");
+        assert_eq!(hit["win_rate"].as_f64(), Some(0.0), "no blows, no win: {hit}");
+    }
+
+    let o = &r["outcome"];
+    assert_eq!(o["h_first"]["h_wins"], 40);
+    assert_eq!(o["c_first"]["c_wins"], 40);
+    let fma = &o["first_mover_advantage"];
+    assert_eq!(fma["value"].as_f64(), Some(0.5));
+    assert!(fma["low"].as_f64().expect("low") > 0.4);
+    assert_eq!(o["exact"]["kind"], "forced_win");
+    assert_eq!(o["exact"]["winner"], "h");
+    // Five blows by the first mover: turns 1, 3, 5, 7, 9.
+    assert_eq!(r["length"]["median"], 9);
+    assert_eq!(r["length"]["histogram"], serde_json::json!([[9, 80]]));
+    assert_eq!(r["skill_verdict"], "skill_matters");
+}
+
+/// A coin race: each [進む] moves 1 with probability ½, first to 0 wins. h moves first, so equal
+/// distances slightly favour h: the fair value of c.距離 is at or just above h's 6.
+const RACE: &str = "${\n初期:6\n}\n!:h.距離=6,c.距離=6,[進む]\n[進む],rand(1,2)<=1:S.距離-1\nS.距離<=0:S.勝利\n";
+
+#[test]
+fn a_sweep_finds_the_fair_starting_value_and_does_not_depend_on_jobs() {
+    let f = write("race.kmt", RACE);
+    let run = |jobs: &str| {
+        let mut r = report(&[
+            &f, "--games", "200", "--seed", "7", "--jobs", jobs, "--sweep", "c.距離=2..10:2",
+        ]);
+        r["seconds"] = Value::Null;
+        r
+    };
+    let r = run("2");
+    let sw = &r["sweep"];
+    let pts = sw["points"].as_array().expect("points");
+    let values: Vec<i64> = pts.iter().map(|p| p["value"].as_i64().expect("v")).collect();
+    assert_eq!(values, [2, 4, 6, 8, 10]);
+    let rate = |k: usize| pts[k]["h_win_rate"].as_f64().expect("rate");
+    assert!(rate(0) < 0.2 && rate(4) > 0.8, "{pts:?}");
+    assert!((0..4).all(|k| rate(k) < rate(k + 1)), "h's chances grow with c's distance: {pts:?}");
+    let fair: Vec<i64> = sw["fair"]
+        .as_array()
+        .expect("fair")
+        .iter()
+        .map(|v| v.as_i64().expect("v"))
+        .collect();
+    assert_eq!(fair, [6], "{pts:?}");
+    for p in pts {
+        let (lo, v, hi) = (p["low"].as_f64(), p["h_win_rate"].as_f64(), p["high"].as_f64());
+        assert!(lo <= v && v <= hi, "{p}");
+    }
+    assert_eq!(run("1"), r, "the report depends on the seed only");
+    assert_eq!(r["skill_verdict"], "no_evidence", "a race of coin flips has no skill");
+}
+
+#[test]
+fn a_constant_can_be_swept() {
+    let text = "${\n歩幅:1\n}\n!:h.距離=6,c.距離=6,[進む]\n[進む]:S.距離-歩幅\nS.距離<=0:S.勝利\n";
+    let f = write("stride.kmt", text);
+    let r = report(&[&f, "--games", "20", "--sweep", "歩幅=1..3"]);
+    let pts = r["sweep"]["points"].as_array().expect("points");
+    assert_eq!(pts.len(), 3);
+    // A deterministic race: h moves first and wins every game, whatever the stride.
+    assert!(pts.iter().all(|p| p["h_win_rate"] == 1.0), "{pts:?}");
+    assert_eq!(r["sweep"]["fair"], serde_json::json!([]));
+    let (code, _, err) = kumite(&["report", &f, "--sweep", "歩巾=1..3"]);
+    assert_eq!(code, 2);
+    assert!(err.contains("歩幅"), "a did-you-mean for a misspelt name: {err}");
+    let (code, _, err) = kumite(&["report", &f, "--sweep", "歩幅=3..1"]);
+    assert_eq!(code, 2);
+    assert!(err.contains("empty"), "{err}");
+}
+
+/// Pure chance: one command, a coin decides each point.
+const DICE: &str = "~同時\n!:[振る]\n[振る],rand(1,2)<=1:S.点+1\nS.点>=5:S.勝利\n";
+
+#[test]
+fn a_game_of_chance_alone_has_no_choices_and_no_skill() {
+    let f = write("dice.kmt", DICE);
+    let r = report(&[&f, "--games", "200"]);
+    assert_eq!(r["simultaneous"], true);
+    assert_eq!(r["outcome"]["c_first"], Value::Null);
+    assert_eq!(r["outcome"]["first_mover_advantage"], Value::Null);
+    let d = &r["decisions"];
+    assert_eq!(d["branching_mean"].as_f64(), Some(1.0));
+    assert_eq!(d["choice_share"].as_f64(), Some(0.0));
+    assert_eq!(d["command_use"]["h"]["振る"].as_f64(), Some(1.0));
+    assert_eq!(r["skill_verdict"], "no_evidence");
+    let e = &r["outcome"]["exact"];
+    assert_eq!(e["kind"], "value");
+    assert!(e["value"].as_f64().expect("value").abs() < 1e-6, "a symmetric game: {e}");
+    let score = r["outcome"]["h_score"].clone();
+    assert!(score["low"].as_f64() < Some(0.5) && score["high"].as_f64() > Some(0.5), "{score}");
+}
+
+#[test]
+fn exact_parts_agree_with_solve_on_the_bundled_examples() {
+    let ex1 = root().join("rules/ex1_push.kmt");
+    let ex1 = ex1.to_str().expect("path");
+    let r = report(&[ex1, "--games", "10"]);
+    let (_, out, _) = kumite(&["solve", ex1, "--format", "json"]);
+    let s: Value = serde_json::from_str(&out).expect("solve json");
+    assert_eq!(s["forced_win"]["exists"], true);
+    assert_eq!(r["outcome"]["exact"]["kind"], "forced_win");
+    assert_eq!(r["outcome"]["exact"]["winner"], "h");
+
+    let cc = root().join("rules/cc_lemon.kmt");
+    let cc = cc.to_str().expect("path");
+    let r = report(&[cc, "--games", "20"]);
+    let (_, out, _) = kumite(&["solve", cc, "--value", "--format", "json"]);
+    let s: Value = serde_json::from_str(&out).expect("solve json");
+    let v = r["outcome"]["exact"]["value"].as_f64().expect("value");
+    assert!(v.abs() < 1e-6 && s["value"].as_f64().expect("solve value").abs() < 1e-6);
+    // Every rule of the bundled CC Lemon can fire.
+    for l in r["rules"].as_array().expect("rules") {
+        assert_ne!(l["dead"], "cannot_fire", "{l}");
+    }
+}
+
+#[test]
+fn bad_arguments_say_what_is_wrong() {
+    let f = write("dead2.kmt", DEAD);
+    for (args, want) in [
+        (vec!["--players", "cpu"], "two player specs"),
+        (vec!["--players", "human,random"], "human"),
+        (vec!["--players", "cpu:Q9,random"], "cpu setting"),
+        (vec!["--sweep", "体力"], "NAME=LO..HI"),
+        (vec!["--sweep", "x.体力=1..3"], "side must be h or c"),
+        (vec!["--sweep", "体力=1..100000"], "at most"),
+    ] {
+        let mut a = vec!["report", &f];
+        a.extend(args.iter().copied());
+        let (code, _, err) = kumite(&a);
+        assert_eq!(code, 2, "{a:?}");
+        assert!(err.contains(want), "{a:?}: {err}");
+    }
+    // Players with commas inside their specs split where the second begins.
+    assert_eq!(
+        split_players("cpu:S3,D2,random").expect("split"),
+        ["cpu:S3,D2".to_string(), "random".to_string()]
+    );
+    let r = report(&[&f, "--games", "10", "--players", "cpu:S2,random"]);
+    assert_eq!(r["players"]["outcome"]["c"], "random");
+    assert_eq!(r["players"]["sample"]["h"], "cpu:S2,P3600000");
+}
+
+#[test]
+fn wilson_intervals_and_constant_rewriting() {
+    let r = wilson(0.5, 100);
+    assert!((r.low - 0.4038).abs() < 1e-3 && (r.high - 0.5962).abs() < 1e-3, "{r:?}");
+    let r = wilson(0.0, 20);
+    assert_eq!(r.low, 0.0);
+    assert!((r.high - 0.1611).abs() < 1e-3, "{r:?}");
+    let t = set_constant("${\n 費用：5\n}\n[a]:S.x-費用\n", "費用", 9).expect("found");
+    assert_eq!(t, "${\n 費用:9\n}\n[a]:S.x-費用\n");
+    assert!(set_constant("[a]:S.x-1\n", "費用", 9).is_none());
+    let prog = kumite::program::compile(RACE).program.expect("compiles");
+    let s = Sweep::parse("ｃ．距離＝３．．５", &prog).expect("full-width forms read");
+    assert_eq!(s.values, [3, 4, 5]);
+    assert_eq!(
+        s.target,
+        SweepTarget::State {
+            sides: vec![1],
+            name: "距離".into()
+        }
+    );
+    assert_eq!(
+        Sweep::parse("初期=1..2", &prog).expect("constant").target,
+        SweepTarget::Constant("初期".into())
+    );
+}
+
+#[test]
+fn a_cancelled_report_stops_and_says_so() {
+    let prog = kumite::program::compile(&common::read(&root().join("rules/karate.kmt")))
+        .program
+        .expect("karate compiles");
+    let progress = kumite::report::Progress::new();
+    let p2 = progress.clone();
+    let canceller = std::thread::spawn(move || {
+        while p2.done.load(std::sync::atomic::Ordering::Relaxed) < 3 {
+            std::thread::sleep(std::time::Duration::from_millis(5));
+        }
+        p2.cancel();
+    });
+    let mut updates = 0;
+    let r = kumite::report::run(
+        "",
+        "karate",
+        &prog,
+        &kumite::report::ReportOptions::default(),
+        &progress,
+        |_| updates += 1,
+    )
+    .expect("runs");
+    canceller.join().expect("join");
+    assert!(r.cancelled);
+    assert!(r.skill.is_none() && r.sweep.is_none());
+    assert!(updates >= 1);
+    let done = progress.done.load(std::sync::atomic::Ordering::Relaxed);
+    let total = progress.total.load(std::sync::atomic::Ordering::Relaxed);
+    assert!(done < total, "{done} of {total}");
+}
