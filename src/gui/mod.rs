@@ -13,6 +13,7 @@ pub mod files;
 pub mod fonts;
 pub mod i18n;
 pub mod match_panel;
+pub mod report_view;
 pub mod session;
 pub mod tree_view;
 mod views;
@@ -88,6 +89,8 @@ pub enum ViewTab {
     Tree,
     /// The win path.
     WinPath,
+    /// The balance report.
+    Report,
 }
 
 impl Default for Persisted {
@@ -165,6 +168,8 @@ pub struct StudioApp {
     applied_theme: Option<ThemeChoice>,
     tree: TreeView,
     winpath: WinPathView,
+    /// The Report tab.
+    pub report: report_view::ReportView,
     /// The program the last win-path search ran on.
     winpath_compiled: Option<Arc<crate::program::Compiled>>,
     /// The match panel.
@@ -241,6 +246,7 @@ impl StudioApp {
             applied_theme: None,
             tree: TreeView::default(),
             winpath: WinPathView::default(),
+            report: report_view::ReportView::default(),
             winpath_compiled: None,
             matchp,
             initial: None,
@@ -703,6 +709,7 @@ impl StudioApp {
                         pick(lang, "Victory conditions", "勝利評価条件"),
                     );
                     ui.selectable_value(tab, ViewTab::WinPath, pick(lang, "Win path", "勝ち筋"));
+                    ui.selectable_value(tab, ViewTab::Report, pick(lang, "Report", "レポート"));
                 });
                 ui.separator();
                 match self.persisted.view_tab {
@@ -715,6 +722,7 @@ impl StudioApp {
                         }),
                     ViewTab::Tree => self.tree_tab(ui, lang, stale).map(Some),
                     ViewTab::WinPath => self.winpath_tab(ui, lang).map(Some),
+                    ViewTab::Report => self.report_tab(ui, lang).map(Some),
                 }
             });
         self.persisted.expanded_width = exp_panel.response.rect.width();

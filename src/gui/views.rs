@@ -116,6 +116,30 @@ impl StudioApp {
         None
     }
 
+    /// The Report tab; starting a report takes the last program that compiled.
+    pub(super) fn report_tab(&mut self, ui: &mut Ui, lang: Lang) -> Option<usize> {
+        let can = self.last_good.is_some();
+        let (start, action) = self.report.ui(ui, lang, can);
+        if start {
+            self.start_report(ui.ctx());
+        }
+        action.map(|super::report_view::ReportAction::ShowLine(l)| l)
+    }
+
+    /// Starts a balance report of the last program that compiled.
+    pub fn start_report(&mut self, ctx: &egui::Context) {
+        let Some(v) = self.last_good.clone() else {
+            return;
+        };
+        let Some(prog) = v.compiled.program.as_ref() else {
+            return;
+        };
+        let name = self.file_name_for_reports();
+        let lang = self.persisted.lang;
+        self.persisted.view_tab = ViewTab::Report;
+        self.report.start(ctx, &v.source, &name, prog, lang);
+    }
+
     /// Loads the last win path into a new match from the position it was found from.
     pub(super) fn replay_win_path(&mut self) {
         let (Some(r), Some(c)) = (self.winpath.result.clone(), self.winpath_compiled.clone())
@@ -243,6 +267,9 @@ impl StudioApp {
         if self.winpath.busy() && pressed(Key::Escape) {
             self.winpath.cancel();
         }
+        if self.report.busy() && pressed(Key::Escape) {
+            self.report.cancel();
+        }
         // Shift+F7: replay the path found; F10: the replay's next step.
         if ctx.input_mut(|i| i.consume_key(egui::Modifiers::SHIFT, Key::F7))
             && self
@@ -263,6 +290,7 @@ impl StudioApp {
             (Key::Num1, ViewTab::Expanded),
             (Key::Num2, ViewTab::Tree),
             (Key::Num3, ViewTab::WinPath),
+            (Key::Num4, ViewTab::Report),
         ] {
             if ctx.input_mut(|i| i.consume_key(egui::Modifiers::COMMAND, k)) {
                 self.persisted.view_tab = tab;
@@ -335,6 +363,12 @@ impl StudioApp {
             }
             if item(ui, pick(lang, "Win path", "勝ち筋"), "Ctrl+3") {
                 self.persisted.view_tab = ViewTab::WinPath;
+            }
+            if item(ui, pick(lang, "Report", "レポート"), "Ctrl+4") {
+                self.persisted.view_tab = ViewTab::Report;
+            }
+            if item(ui, pick(lang, "Run the balance report", "バランスレポートを作成"), "") {
+                self.start_report(&ctx);
             }
             ui.separator();
             ui.checkbox(

@@ -83,10 +83,12 @@ pub struct ProgramView {
     pub compiled: Arc<Compiled>,
     /// The derived victory-condition graph.
     pub graph: Arc<crate::analysis::VictoryGraph>,
+    /// The text it was compiled from.
+    pub source: Arc<str>,
 }
 
 impl ProgramView {
-    fn new(compiled: Arc<Compiled>) -> Option<Self> {
+    fn new(compiled: Arc<Compiled>, source: Arc<str>) -> Option<Self> {
         let p = compiled.program.as_ref()?;
         let rules = (0..p.rules.len())
             .map(|i| {
@@ -148,6 +150,7 @@ impl ProgramView {
             macros: p.macros.clone(),
             graph: Arc::new(crate::analysis::VictoryGraph::build(p)),
             compiled: compiled.clone(),
+            source,
         })
     }
 
@@ -204,7 +207,7 @@ pub fn check_with(version: u64, text: Arc<str>, cache: Option<&mut ParseCache>) 
         })
         .collect();
     let errors = compiled.error_count();
-    let view = ProgramView::new(Arc::new(compiled)).map(Arc::new);
+    let view = ProgramView::new(Arc::new(compiled), text.clone()).map(Arc::new);
     Checked {
         version,
         text,

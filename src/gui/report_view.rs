@@ -1,0 +1,693 @@
+//! The Report tab (Ctrl+4): the balance report of `kumite report`, computed on a background
+//! thread with a progress bar and Cancel (Esc), filled in section by section as results arrive,
+//! with plots where a person would rather look than read. Clicking a rule goes to its line.
+
+use super::i18n::{Lang, pick};
+use crate::program::RuleProgram;
+use crate::report::{Progress, Rate, Report, ReportOptions, Sweep};
+use egui::{Color32, RichText, Ui};
+use egui_plot::{Bar, BarChart, FilledArea, HLine, Legend, Line, Plot, Points};
+use std::sync::Arc;
+use std::sync::atomic::Ordering;
+use std::sync::mpsc::{Receiver, TryRecvError, channel};
+use std::time::{Duration, Instant};
+
+/// What the tab asks the app to do.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum ReportAction {
+    /// Show this 1-based source line in the editor.
+    ShowLine(usize),
+}
+
+enum Msg {
+    Update(Report),
+    Done(Result<Report, String>),
+}
+
+struct Running {
+    progress: Arc<Progress>,
+    rx: Receiver<Msg>,
+    started: Instant,
+}
+
+/// The tab's state: its settings, the running report and the last result.
+pub struct ReportView {
+    /// CPU games per seating.
+    pub games: u64,
+    /// Seed.
+    pub seed: u64,
+    /// `NAME=LO..HI[:STEP]`, or empty for no sweep.
+    pub sweep: String,
+    running: Option<Running>,
+    /// The report so far (complete when nothing runs).
+    pub report: Option<Report>,
+    /// Why the last report could not run.
+    pub error: Option<String>,
+    /// Seconds the last report took (or ran until cancelled).
+    elapsed: f64,
+    /// The last report was cancelled.
+    cancelled: bool,
+}
+
+impl Default for ReportView {
+    fn default() -> Self {
+        Self {
+            games: 100,
+            seed: 1,
+            sweep: String::new(),
+            running: None,
+            report: None,
+            error: None,
+            elapsed: 0.0,
+            cancelled: false,
+        }
+    }
+}
+
+fn pct(x: f64) -> String {
+    format!("{:.1}%", 100.0 * x)
+}
+
+fn rate_text(r: &Rate) -> String {
+    format!("{}  ({}–{})", pct(r.value), pct(r.low), pct(r.high))
+}
+
+fn sampled(lang: Lang, n: u64) -> String {
+    match lang {
+        Lang::En => format!("sampled ({n} games, 95% interval)"),
+        Lang::Ja => format!("標本({n} 局、95% 区間)"),
+    }
+}
+
+impl ReportView {
+    /// True while a report runs.
+    pub fn busy(&self) -> bool {
+        self.running.is_some()
+    }
+
+    /// Starts a report of `prog` (compiled from `source`) on a background thread.
+    pub fn start(
+        &mut self,
+        ctx: &egui::Context,
+        source: &str,
+        file: &str,
+        prog: &RuleProgram,
+        lang: Lang,
+    ) {
+        self.cancel();
+        self.cancelled = false;
+        self.error = None;
+        let sweep = if self.sweep.trim().is_empty() {
+            None
+        } else {
+            match Sweep::parse(&self.sweep, prog)
+                .and_then(|s| s.apply(prog, source, s.values[0]).map(|_| s))
+            {
+                Ok(s) => Some(s),
+                Err(e) => {
+                    self.error = Some(e.replace("--sweep ", match lang {
+                        Lang::En => "sweep ",
+                        Lang::Ja => "スイープ ",
+                    }));
+                    return;
+                }
+            }
+        };
+        // One core stays free for the window, so it answers at once while games run.
+        let cores = std::thread::available_parallelism().map_or(2, |n| n.get());
+        let opts = ReportOptions {
+            games: self.games.max(1),
+            seed: self.seed,
+            sweep,
+            jobs: Some(cores.saturating_sub(1).max(1)),
+            ..Default::default()
+        };
+        let progress = Progress::new();
+        let (tx, rx) = channel();
+        let (p, src, name, prog, c) = (
+            progress.clone(),
+            source.to_string(),
+            file.to_string(),
+            prog.clone(),
+            ctx.clone(),
+        );
+        let spawned = std::thread::Builder::new()
+            .name("kumite-report".into())
+            .spawn(move || {
+                let r = crate::report::run(&src, &name, &prog, &opts, &p, |r| {
+                    let _ = tx.send(Msg::Update(r.clone()));
+                    c.request_repaint();
+                });
+                let _ = tx.send(Msg::Done(r));
+                c.request_repaint();
+            });
+        if let Err(e) = spawned {
+            self.error = Some(format!("cannot start the report: {e}"));
+            return;
+        }
+        self.report = None;
+        self.running = Some(Running {
+            progress,
+            rx,
+            started: Instant::now(),
+        });
+    }
+
+    /// Stops a running report at once: the window stops waiting; the games in progress end
+    /// and the thread winds down by itself.
+    pub fn cancel(&mut self) {
+        if let Some(r) = self.running.take() {
+            r.progress.cancel();
+            self.cancelled = true;
+            self.elapsed = r.started.elapsed().as_secs_f64();
+            if let Some(rep) = self.report.as_mut() {
+                rep.cancelled = true;
+            }
+        }
+    }
+
+    /// Takes what the thread has sent.
+    fn poll(&mut self) {
+        let Some(run) = &self.running else {
+            return;
+        };
+        loop {
+            match run.rx.try_recv() {
+                Ok(Msg::Update(r)) => self.report = Some(r),
+                Ok(Msg::Done(r)) => {
+                    self.elapsed = run.started.elapsed().as_secs_f64();
+                    match r {
+                        Ok(r) => self.report = Some(r),
+                        Err(e) => self.error = Some(e),
+                    }
+                    self.running = None;
+                    return;
+                }
+                Err(TryRecvError::Empty) => return,
+                Err(TryRecvError::Disconnected) => {
+                    self.error = Some("the report stopped unexpectedly".into());
+                    self.running = None;
+                    return;
+                }
+            }
+        }
+    }
+
+    /// Draws the tab. `runnable`: a program to report on exists.
+    pub fn ui(&mut self, ui: &mut Ui, lang: Lang, runnable: bool) -> (bool, Option<ReportAction>) {
+        self.poll();
+        let mut start = false;
+        let mut action = None;
+        ui.horizontal_wrapped(|ui| {
+            let l = ui.label(pick(lang, "Games", "対局数"));
+            ui.add(egui::DragValue::new(&mut self.games).range(2..=100_000))
+                .labelled_by(l.id)
+                .on_hover_text(pick(
+                    lang,
+                    "CPU games per seating; random games ×10, restricted play ×½, skill ×¼",
+                    "先手・後手それぞれの CPU 対局数。ランダム対局は ×10、制限対局は ×½、実力差は ×¼",
+                ));
+            let l = ui.label(pick(lang, "Seed", "シード"));
+            ui.add(egui::DragValue::new(&mut self.seed)).labelled_by(l.id);
+            let l = ui.label(pick(lang, "Sweep", "スイープ"));
+            ui.add(
+                egui::TextEdit::singleline(&mut self.sweep)
+                    .hint_text("c.体力=16..28")
+                    .desired_width(130.0),
+            )
+            .labelled_by(l.id);
+            if self.busy() {
+                if ui
+                    .button(pick(lang, "Cancel", "中止"))
+                    .on_hover_text("Esc")
+                    .clicked()
+                {
+                    self.cancel();
+                }
+            } else if ui
+                .add_enabled(
+                    runnable,
+                    egui::Button::new(pick(lang, "Run report", "レポートを作成")),
+                )
+                .clicked()
+            {
+                start = true;
+            }
+        });
+        if let Some(run) = &self.running {
+            let done = run.progress.done.load(Ordering::Relaxed);
+            let total = run.progress.total.load(Ordering::Relaxed).max(1);
+            let secs = run.started.elapsed().as_secs_f64();
+            ui.add(
+                egui::ProgressBar::new(done as f32 / total as f32).text(match lang {
+                    Lang::En => format!("{done} / {total} games · {secs:.1} s"),
+                    Lang::Ja => format!("{done} / {total} 局 · {secs:.1} 秒"),
+                }),
+            );
+            ui.ctx().request_repaint_after(Duration::from_millis(100));
+        }
+        if let Some(e) = &self.error {
+            ui.colored_label(Color32::from_rgb(230, 90, 80), e);
+        }
+        ui.separator();
+        if self.cancelled {
+            ui.colored_label(
+                Color32::from_rgb(230, 170, 60),
+                pick(
+                    lang,
+                    "Cancelled — the sections computed so far are shown.",
+                    "中止しました — 計算済みの項目だけを表示しています。",
+                ),
+            );
+        }
+        let Some(r) = self.report.clone() else {
+            if !self.busy() && self.error.is_none() {
+                ui.weak(pick(
+                    lang,
+                    "Run a report to see what the rules do over many games: who wins, how long games last, which rules fire, which commands matter, whether skill matters, and which starting value is fair.",
+                    "多数の対局でルールが実際にどう働くかを調べます: 勝率、対局の長さ、発動するルール、重要なコマンド、実力差の影響、公平な初期値。",
+                ));
+            }
+            return (start, action);
+        };
+        if !self.busy() && !self.cancelled && !r.cancelled {
+            ui.weak(match lang {
+                Lang::En => format!("Done in {:.1} s.", self.elapsed.max(r.seconds)),
+                Lang::Ja => format!("{:.1} 秒で完了。", self.elapsed.max(r.seconds)),
+            });
+        }
+        // Both ways: a long rule line scrolls instead of widening the panel (and squeezing the
+        // editor).
+        egui::ScrollArea::both()
+            .auto_shrink([false, false])
+            .show(ui, |ui| {
+                ui.set_max_width(ui.available_width().max(360.0));
+                outcome(ui, lang, &r);
+                length(ui, lang, &r);
+                decisions(ui, lang, &r);
+                if let Some(l) = rules(ui, lang, &r) {
+                    action = Some(ReportAction::ShowLine(l));
+                }
+                restricted(ui, lang, &r);
+                skill(ui, lang, &r);
+                tension(ui, lang, &r);
+                sweep(ui, lang, &r);
+            });
+        (start, action)
+    }
+}
+
+fn header(ui: &mut Ui, title: &str, label: &str, add: impl FnOnce(&mut Ui)) {
+    egui::CollapsingHeader::new(RichText::new(title).strong())
+        .id_salt(title)
+        .default_open(true)
+        .show(ui, |ui| {
+            ui.label(RichText::new(label).small().weak());
+            add(ui);
+        });
+}
+
+fn pending(ui: &mut Ui, lang: Lang, title: &str) {
+    ui.horizontal(|ui| {
+        ui.label(RichText::new(title).strong().weak());
+        ui.weak(pick(lang, "— not computed yet", "— 未計算"));
+    });
+}
+
+fn outcome(ui: &mut Ui, lang: Lang, r: &Report) {
+    let title = pick(lang, "Outcome", "勝敗");
+    let Some(o) = &r.outcome else {
+        return pending(ui, lang, title);
+    };
+    header(ui, title, &sampled(lang, r.games * if r.simultaneous { 1 } else { 2 }), |ui| {
+        egui::Grid::new("rep-outcome").striped(true).show(ui, |ui| {
+            ui.label("");
+            for h in [
+                pick(lang, "h wins", "h 勝ち"),
+                pick(lang, "c wins", "c 勝ち"),
+                pick(lang, "draws", "引き分け"),
+                pick(lang, "turn limit", "ターン上限"),
+                pick(lang, "errors", "エラー"),
+            ] {
+                ui.strong(h);
+            }
+            ui.end_row();
+            let row = |ui: &mut Ui, name: &str, x: &crate::report::Outcomes| {
+                ui.label(name);
+                for v in [x.h_wins, x.c_wins, x.draws, x.timeouts, x.errors] {
+                    ui.label(v.to_string());
+                }
+                ui.end_row();
+            };
+            if r.simultaneous {
+                row(ui, pick(lang, "all games", "全局"), &o.h_first);
+            } else {
+                row(ui, pick(lang, "h first", "h 先手"), &o.h_first);
+                if let Some(c) = &o.c_first {
+                    row(ui, pick(lang, "c first", "c 先手"), c);
+                }
+            }
+        });
+        ui.label(format!(
+            "{} {}",
+            pick(lang, "h's score (a draw counts ½):", "h の得点率(引き分けは ½):"),
+            rate_text(&o.h_score)
+        ));
+        if let Some(f) = &o.first_mover_advantage {
+            let strong = f.low > 0.05 || f.high < -0.05;
+            let text = format!(
+                "{} {:+.1} {} ({:+.1} … {:+.1})",
+                pick(lang, "First-mover advantage:", "先手の有利:"),
+                100.0 * f.value,
+                pick(lang, "points", "ポイント"),
+                100.0 * f.low,
+                100.0 * f.high
+            );
+            if strong {
+                ui.colored_label(Color32::from_rgb(230, 170, 60), text);
+            } else {
+                ui.label(text);
+            }
+        }
+        if let Some(e) = &o.exact {
+            ui.horizontal_wrapped(|ui| {
+                ui.strong(pick(lang, "exact:", "厳密:"));
+                let verdict = match (e.kind, e.winner, e.value) {
+                    ("forced_win", Some(w), _) => match lang {
+                        Lang::En => format!("{w} has a forced win"),
+                        Lang::Ja => format!("{w} の必勝"),
+                    },
+                    ("value", _, Some(v)) => match lang {
+                        Lang::En => format!("game value {v:+.4} for h"),
+                        Lang::Ja => format!("h から見たゲームの値 {v:+.4}"),
+                    },
+                    _ => pick(lang, "not decided", "未決定").to_string(),
+                };
+                ui.label(RichText::new(verdict).strong());
+            });
+            ui.label(RichText::new(&e.detail).small().weak());
+        }
+    });
+}
+
+fn length(ui: &mut Ui, lang: Lang, r: &Report) {
+    let title = pick(lang, "Length", "対局の長さ");
+    let Some(l) = &r.length else {
+        return pending(ui, lang, title);
+    };
+    header(ui, title, &sampled(lang, r.games * if r.simultaneous { 1 } else { 2 }), |ui| {
+        ui.label(match lang {
+            Lang::En => format!(
+                "mean {:.1} turns · median {} · p90 {}",
+                l.mean, l.median, l.p90
+            ),
+            Lang::Ja => format!("平均 {:.1} ターン · 中央値 {} · 90% 点 {}", l.mean, l.median, l.p90),
+        });
+        let bars: Vec<Bar> = l
+            .histogram
+            .iter()
+            .map(|&[t, n]| Bar::new(t as f64, n as f64).width(0.9))
+            .collect();
+        Plot::new("rep-length")
+            .height(110.0)
+            .allow_scroll(false)
+            .allow_zoom(false)
+            .allow_drag(false)
+            .x_axis_label(pick(lang, "turns", "ターン"))
+            .y_axis_label(pick(lang, "games", "局"))
+            .show(ui, |p| {
+                p.bar_chart(
+                    BarChart::new(pick(lang, "games", "局"), bars)
+                        .color(Color32::from_rgb(90, 150, 230)),
+                );
+            });
+    });
+}
+
+fn decisions(ui: &mut Ui, lang: Lang, r: &Report) {
+    let title = pick(lang, "Decisions", "選択");
+    let Some(d) = &r.decisions else {
+        return pending(ui, lang, title);
+    };
+    header(ui, title, &sampled(lang, r.sample_games), |ui| {
+        ui.label(match lang {
+            Lang::En => format!(
+                "{:.2} enabled commands per choice · {} of choices have more than one option",
+                d.branching_mean,
+                pct(d.choice_share)
+            ),
+            Lang::Ja => format!(
+                "選択 1 回あたり有効なコマンド {:.2} 個 · 選択肢が 2 つ以上ある選択 {}",
+                d.branching_mean,
+                pct(d.choice_share)
+            ),
+        });
+        ui.label(RichText::new(pick(lang, "Command use (share of each side's choices)", "コマンドの使用率(各側の選択に占める割合)")).small());
+        let names: Vec<String> = d.command_use.h.keys().cloned().collect();
+        let mut charts = Vec::new();
+        let series = [
+            (pick(lang, "h random", "h ランダム"), &d.command_use.h, -0.3, Color32::from_rgb(120, 160, 220)),
+            (pick(lang, "c random", "c ランダム"), &d.command_use.c, -0.1, Color32::from_rgb(220, 140, 120)),
+            (pick(lang, "h CPU", "h CPU"), &d.cpu_command_use.h, 0.1, Color32::from_rgb(50, 110, 210)),
+            (pick(lang, "c CPU", "c CPU"), &d.cpu_command_use.c, 0.3, Color32::from_rgb(210, 80, 60)),
+        ];
+        for (name, m, off, color) in series {
+            let bars: Vec<Bar> = names
+                .iter()
+                .enumerate()
+                .map(|(k, c)| {
+                    Bar::new(k as f64 + off, m.get(c).and_then(|v| v.as_f64()).unwrap_or(0.0))
+                        .width(0.18)
+                        .name(c)
+                })
+                .collect();
+            charts.push(BarChart::new(name, bars).color(color));
+        }
+        let labels = names.clone();
+        Plot::new("rep-use")
+            .height(140.0)
+            .allow_scroll(false)
+            .allow_zoom(false)
+            .allow_drag(false)
+            .legend(Legend::default().position(egui_plot::Corner::LeftTop))
+            .include_y(0.0)
+            .x_axis_formatter(move |m, _| {
+                let k = m.value.round();
+                if (m.value - k).abs() < 1e-6 && k >= 0.0 {
+                    labels.get(k as usize).cloned().unwrap_or_default()
+                } else {
+                    String::new()
+                }
+            })
+            .show(ui, |p| {
+                for c in charts {
+                    p.bar_chart(c);
+                }
+            });
+    });
+}
+
+fn rules(ui: &mut Ui, lang: Lang, r: &Report) -> Option<usize> {
+    let title = pick(lang, "Rules", "ルール");
+    let Some(rules) = &r.rules else {
+        pending(ui, lang, title);
+        return None;
+    };
+    let mut clicked = None;
+    header(ui, title, &sampled(lang, r.sample_games), |ui| {
+        let dead = rules.iter().filter(|l| l.dead.is_some()).count();
+        if dead > 0 {
+            ui.colored_label(
+                Color32::from_rgb(230, 170, 60),
+                match lang {
+                    Lang::En => format!("{dead} line(s) never fired; \"cannot fire\" is proved, not sampled."),
+                    Lang::Ja => format!("{dead} 行が一度も発動しませんでした。「発動不能」は証明済み(標本ではありません)。"),
+                },
+            );
+        }
+        egui::Grid::new("rep-rules").striped(true).show(ui, |ui| {
+            ui.strong(pick(lang, "line", "行"));
+            ui.strong(pick(lang, "games", "局"));
+            ui.strong(pick(lang, "times", "回"));
+            ui.strong(pick(lang, "rule", "ルール"));
+            ui.end_row();
+            for l in rules {
+                if ui.link(format!("L{}", l.line)).clicked() {
+                    clicked = Some(l.line);
+                }
+                ui.label(l.games_fired.to_string());
+                ui.label(l.fires.to_string());
+                ui.horizontal(|ui| {
+                    ui.monospace(&l.text);
+                    match l.dead {
+                        Some("cannot_fire") => {
+                            ui.colored_label(
+                                Color32::from_rgb(230, 90, 80),
+                                pick(lang, "cannot fire", "発動不能"),
+                            );
+                        }
+                        Some(_) => {
+                            ui.colored_label(
+                                Color32::from_rgb(230, 170, 60),
+                                pick(lang, "never fired", "未発動"),
+                            );
+                        }
+                        None => {}
+                    }
+                });
+                ui.end_row();
+            }
+        });
+    });
+    clicked
+}
+
+fn restricted(ui: &mut Ui, lang: Lang, r: &Report) {
+    let title = pick(lang, "Restricted play", "コマンド禁止");
+    let Some(rs) = &r.restricted else {
+        return pending(ui, lang, title);
+    };
+    let n = r.restricted_games * if r.simultaneous { 1 } else { 2 };
+    header(ui, title, &sampled(lang, n), |ui| {
+        ui.label(RichText::new(pick(
+            lang,
+            "The side's score when it may never use the command, and the change from the same games without the restriction.",
+            "その側がコマンドを一切使えないときの得点率と、同じ対局を制限なしで行ったときからの変化。",
+        )).small());
+        egui::Grid::new("rep-restricted").striped(true).show(ui, |ui| {
+            ui.strong(pick(lang, "side", "側"));
+            ui.strong(pick(lang, "without", "禁止"));
+            ui.strong(pick(lang, "score", "得点率"));
+            ui.strong(pick(lang, "change", "変化"));
+            ui.strong("");
+            ui.end_row();
+            for x in rs {
+                ui.label(x.side);
+                ui.label(&x.command);
+                ui.label(pct(x.win_rate));
+                ui.label(format!(
+                    "{:+.1} ({:+.1} … {:+.1})",
+                    100.0 * x.delta,
+                    100.0 * x.delta_low,
+                    100.0 * x.delta_high
+                ));
+                match x.verdict {
+                    Some("no_effect") => {
+                        ui.colored_label(
+                            Color32::from_rgb(150, 150, 150),
+                            pick(lang, "no effect", "影響なし"),
+                        );
+                    }
+                    Some("decisive") => {
+                        ui.colored_label(
+                            Color32::from_rgb(230, 170, 60),
+                            pick(lang, "decisive", "決定的"),
+                        );
+                    }
+                    _ => {
+                        ui.label("");
+                    }
+                }
+                ui.end_row();
+            }
+        });
+    });
+}
+
+fn skill(ui: &mut Ui, lang: Lang, r: &Report) {
+    let title = pick(lang, "Skill", "実力差");
+    let Some(sk) = &r.skill else {
+        return pending(ui, lang, title);
+    };
+    header(ui, title, &sampled(lang, r.skill_games), |ui| {
+        match r.skill_verdict {
+            Some("skill_matters") => ui.label(pick(
+                lang,
+                "Skill matters: random loses to the deepest search.",
+                "実力が結果を左右します: ランダムは最も深い探索に負けます。",
+            )),
+            _ => ui.colored_label(
+                Color32::from_rgb(230, 170, 60),
+                pick(
+                    lang,
+                    "No evidence that skill matters: random does as well as the deepest search.",
+                    "実力が効く証拠はありません: ランダムでも最も深い探索と同等です。",
+                ),
+            ),
+        };
+        egui::Grid::new("rep-skill").striped(true).show(ui, |ui| {
+            for p in sk {
+                ui.label(format!("{} vs {}", p.a, p.b));
+                ui.label(rate_text(&Rate {
+                    value: p.a_win_rate,
+                    low: p.low,
+                    high: p.high,
+                }));
+                ui.end_row();
+            }
+        });
+    });
+}
+
+fn tension(ui: &mut Ui, lang: Lang, r: &Report) {
+    let title = pick(lang, "Tension", "緊張感");
+    let Some(t) = &r.tension else {
+        return pending(ui, lang, title);
+    };
+    header(ui, title, &sampled(lang, r.games * if r.simultaneous { 1 } else { 2 }), |ui| {
+        ui.label(match lang {
+            Lang::En => format!(
+                "lead changes {:.2} per game · drama {:.1} points · decisiveness {:.2}",
+                t.lead_changes, t.drama, t.decisiveness
+            ),
+            Lang::Ja => format!(
+                "リードの交代 1 局あたり {:.2} 回 · 逆転の大きさ {:.1} 点 · 決着の早さ {:.2}",
+                t.lead_changes, t.drama, t.decisiveness
+            ),
+        });
+    });
+}
+
+fn sweep(ui: &mut Ui, lang: Lang, r: &Report) {
+    let Some(sw) = &r.sweep else {
+        return;
+    };
+    let title = match lang {
+        Lang::En => format!("Sweep {}", sw.name),
+        Lang::Ja => format!("スイープ {}", sw.name),
+    };
+    header(ui, &title, &sampled(lang, r.games), |ui| {
+        let fair: Vec<String> = sw.fair.iter().map(|v| v.to_string()).collect();
+        ui.label(format!(
+            "{} {}",
+            pick(lang, "Fair (interval contains 50%):", "公平(区間が 50% を含む):"),
+            if fair.is_empty() {
+                pick(lang, "none", "なし").to_string()
+            } else {
+                fair.join(", ")
+            }
+        ));
+        let xs: Vec<f64> = sw.points.iter().map(|p| p.value as f64).collect();
+        let lo: Vec<f64> = sw.points.iter().map(|p| p.low).collect();
+        let hi: Vec<f64> = sw.points.iter().map(|p| p.high).collect();
+        let pts: Vec<[f64; 2]> = sw.points.iter().map(|p| [p.value as f64, p.h_win_rate]).collect();
+        Plot::new("rep-sweep")
+            .height(160.0)
+            .allow_scroll(false)
+            .allow_zoom(false)
+            .allow_drag(false)
+            .include_y(0.0)
+            .include_y(1.0)
+            .x_axis_label(sw.name.clone())
+            .y_axis_label(pick(lang, "h's score", "h の得点率"))
+            .show(ui, |p| {
+                p.add(
+                    FilledArea::new(pick(lang, "95% interval", "95% 区間"), &xs, &lo, &hi)
+                        .fill_color(Color32::from_rgba_unmultiplied(90, 150, 230, 60)),
+                );
+                p.line(Line::new(pick(lang, "h's score", "h の得点率"), pts.clone()));
+                p.points(Points::new("", pts).radius(3.0));
+                p.hline(HLine::new("50%", 0.5).color(Color32::from_rgb(230, 170, 60)));
+            });
+    });
+}

@@ -1,0 +1,144 @@
+//! The Report tab driven like a person would: open an example, Ctrl+4, run the report, read the
+//! sections as they fill in, click a rule to go to its line, cancel with Esc. No display needed.
+
+mod common;
+
+use egui::{Key, Modifiers};
+use egui_kittest::Harness;
+use egui_kittest::kittest::Queryable;
+use kumite::gui::StudioApp;
+use kumite::gui::i18n::Lang;
+use std::time::{Duration, Instant};
+
+fn harness(app: StudioApp) -> Harness<'static, StudioApp> {
+    Harness::builder()
+        .with_size([1500.0, 950.0])
+        .build_ui_state(|ui, app: &mut StudioApp| app.show(ui), app)
+}
+
+/// Steps frames until `done` holds (panics after 120 s); returns the frames' own times.
+fn step_until(
+    h: &mut Harness<'static, StudioApp>,
+    what: &str,
+    done: impl Fn(&StudioApp) -> bool,
+) -> Vec<Duration> {
+    let t0 = Instant::now();
+    let mut frames = Vec::new();
+    h.step();
+    while !done(h.state()) {
+        assert!(t0.elapsed() < Duration::from_secs(120), "timed out waiting for {what}");
+        std::thread::sleep(Duration::from_millis(3));
+        let f = Instant::now();
+        h.step();
+        frames.push(f.elapsed());
+    }
+    h.step();
+    h.step();
+    frames
+}
+
+fn open_example(h: &mut Harness<'static, StudioApp>, name: &str) {
+    step_until(h, "the checker", |a| a.is_checked());
+    h.get_by_label("Examples").click();
+    h.run();
+    h.get_by_label(name).click();
+    step_until(h, "the checker", |a| a.is_checked());
+    assert_eq!(h.state().text(), kumite::gui::files::example(name).unwrap());
+}
+
+#[test]
+fn the_report_tab_runs_a_report_and_its_rules_lead_to_their_lines() {
+    let mut h = harness(StudioApp::new_for_test(Lang::En, ""));
+    open_example(&mut h, "ex1_push.kmt");
+    h.key_press_modifiers(Modifiers::COMMAND, Key::Num4);
+    h.run();
+    h.get_by_label_contains("Run a report to see what the rules do");
+    h.state_mut().report.games = 10;
+    h.get_by_label("Run report").click();
+    h.step();
+    assert!(h.state().report.busy());
+    step_until(&mut h, "the report", |a| !a.report.busy());
+    let r = h.state().report.report.clone().expect("a report");
+    assert!(!r.cancelled);
+    // Example 1: the first mover always wins, and the solver proves it.
+    h.get_by_label("h has a forced win");
+    h.get_by_label_contains("First-mover advantage: +50.0 points");
+    // One command only: random plays it as well as any search.
+    h.get_by_label_contains("No evidence that skill matters");
+    assert_eq!(r.length.as_ref().unwrap().median, 21);
+    // Every rule line is listed; clicking one shows it in the editor.
+    let push = r.rules.as_ref().unwrap().iter().find(|l| l.text.starts_with("[押す]")).unwrap().line;
+    // Fold the sections above the rules so that the link is on screen.
+    for section in ["Outcome", "Length", "Decisions"] {
+        h.get_by_label(section).click();
+        h.run();
+    }
+    h.get_by_label(&format!("L{push}")).click();
+    h.run();
+    assert_eq!(h.state().picked_line(), Some(push - 1));
+}
+
+#[test]
+fn a_sweep_is_plotted_and_esc_cancels_a_long_report_at_once() {
+    let mut h = harness(StudioApp::new_for_test(Lang::En, ""));
+    open_example(&mut h, "ex1_push.kmt");
+    h.key_press_modifiers(Modifiers::COMMAND, Key::Num4);
+    h.run();
+    h.state_mut().report.games = 10;
+    h.state_mut().report.sweep = "c.後ろ余裕度=9..11".into();
+    h.get_by_label("Run report").click();
+    step_until(&mut h, "the report", |a| !a.report.busy());
+    let sw = h.state().report.report.clone().unwrap().sweep.expect("the sweep ran");
+    assert_eq!(sw.points.len(), 3);
+    h.get_by_label("Sweep c.後ろ余裕度");
+    h.get_by_label_contains("Fair (interval contains 50%)");
+
+    // A bad sweep says what is wrong and runs nothing.
+    h.state_mut().report.sweep = "c.後ろ余裕=9..11".into();
+    h.get_by_label("Run report").click();
+    h.run();
+    assert!(!h.state().report.busy());
+    h.get_by_label_contains("did you mean 後ろ余裕度");
+
+    // Karate's CPU games are slow: Esc stops the report in the frame it is pressed.
+    open_example(&mut h, "karate.kmt");
+    h.state_mut().report.sweep.clear();
+    h.state_mut().report.games = 200;
+    h.key_press_modifiers(Modifiers::COMMAND, Key::Num4);
+    h.run();
+    h.get_by_label("Run report").click();
+    h.step();
+    std::thread::sleep(Duration::from_millis(300));
+    h.step();
+    assert!(h.state().report.busy());
+    h.get_by_label_contains("games ·");
+    h.key_press(Key::Escape);
+    h.step();
+    assert!(!h.state().report.busy(), "Esc ends the report in the same frame");
+    h.get_by_label("Run report");
+    h.get_by_label_contains("Cancelled");
+}
+
+/// Frame times while a report runs (prints them; no timing assertion).
+#[test]
+#[ignore = "measurement: cargo test --release --test gui_report -- --ignored --nocapture"]
+fn frame_times_while_a_report_runs() {
+    let mut h = harness(StudioApp::new_for_test(Lang::En, ""));
+    open_example(&mut h, "sumo.kmt");
+    h.key_press_modifiers(Modifiers::COMMAND, Key::Num4);
+    h.run();
+    h.get_by_label("Run report").click();
+    let t0 = Instant::now();
+    let mut frames = step_until(&mut h, "the report", |a| !a.report.busy());
+    let total = t0.elapsed();
+    frames.sort();
+    let q = |p: f64| frames[((frames.len() - 1) as f64 * p) as usize];
+    eprintln!(
+        "sumo report in the studio (100 games per seating): {:.1} s, {} frames: median {:?}, p99 {:?}, max {:?}",
+        total.as_secs_f64(),
+        frames.len(),
+        q(0.5),
+        q(0.99),
+        frames.last().unwrap()
+    );
+}
