@@ -142,3 +142,36 @@ fn frame_times_while_a_report_runs() {
         frames.last().unwrap()
     );
 }
+
+#[test]
+fn right_clicking_a_starting_value_offers_to_sweep_it() {
+    let text = "!:h.後ろ余裕度=10,c.後ろ余裕度=10\n:[押す]\n[押す]:O.後ろ余裕度-1\nO.後ろ余裕度<=0,[押す]:S.勝利\n";
+    let mut h = harness(StudioApp::new_for_test(Lang::En, text));
+    step_until(&mut h, "the checker", |a| a.is_checked());
+    h.state_mut().report.games = 10;
+    // Past the end of line 1: the cursor lands after its last value, c.後ろ余裕度=10.
+    let r = h.get_by_label("Rule editor").rect();
+    let at = egui::pos2(r.left() + 450.0, r.top() + 8.0);
+    h.event(egui::Event::PointerMoved(at));
+    h.step();
+    for pressed in [true, false] {
+        h.event(egui::Event::PointerButton {
+            pos: at,
+            button: egui::PointerButton::Secondary,
+            pressed,
+            modifiers: Modifiers::default(),
+        });
+        h.step();
+    }
+    h.run();
+    h.get_by_label("Sweep this value (c.後ろ余裕度=7..13)").click();
+    h.step();
+    assert!(h.state().report.busy(), "the report starts");
+    assert_eq!(h.state().report.sweep, "c.後ろ余裕度=7..13");
+    step_until(&mut h, "the report", |a| !a.report.busy());
+    let sw = h.state().report.report.clone().unwrap().sweep.unwrap();
+    assert_eq!(sw.points.iter().map(|p| p.value).collect::<Vec<_>>(), [7, 8, 9, 10, 11, 12, 13]);
+    // A pure race with h moving first: h wins while c's margin is at most h's (10).
+    let rate = |v: i64| sw.points.iter().find(|p| p.value == v).unwrap().h_win_rate;
+    assert_eq!((rate(9), rate(10), rate(11), rate(12)), (1.0, 1.0, 0.0, 0.0));
+}

@@ -261,3 +261,18 @@ fn a_cancelled_report_stops_and_says_so() {
     let total = progress.total.load(std::sync::atomic::Ordering::Relaxed);
     assert!(done < total, "{done} of {total}");
 }
+
+#[test]
+fn right_click_targets_for_sweeps() {
+    use kumite::report::sweep_at;
+    let line = "!:h.体力=30,c.体力=30,スタミナ=12";
+    let col = |s: &str| line.find(s).map(|b| line[..b].chars().count()).expect("in line");
+    assert_eq!(sweep_at(line, col("h.体力")).as_deref(), Some("h.体力=20..40:2"));
+    assert_eq!(sweep_at(line, col("c.体力") + 5).as_deref(), Some("c.体力=20..40:2"));
+    assert_eq!(sweep_at(line, col("スタミナ")).as_deref(), Some("スタミナ=8..16"));
+    assert_eq!(sweep_at("  費用：5", 4).as_deref(), Some("費用=3..7"));
+    assert_eq!(sweep_at("!:体力=300", 3).as_deref(), Some("体力=200..400:20"));
+    assert_eq!(sweep_at("[押す]:O.体力-1", 8), None);
+    assert_eq!(sweep_at("!:[押す],体力=3", 3), None, "a command is not a value");
+    assert_eq!(sweep_at("~P50,S3", 2), None);
+}

@@ -613,12 +613,16 @@ pub struct FindBar {
 pub struct EditorOutput {
     /// The text changed this frame.
     pub changed: bool,
+    /// "Sweep this value" was chosen: the sweep (`c.体力=16..28`).
+    pub sweep: Option<String>,
 }
 
 /// The editor panel.
 pub struct EditorPanel {
     /// The rule text.
     pub text: String,
+    /// The sweep offered by the open context menu.
+    sweep_menu: Option<String>,
     /// Layout, decorations and edit tracking.
     pub view: EditorView,
     /// Find.
@@ -644,6 +648,7 @@ impl EditorPanel {
         view.reset(&text);
         Self {
             text,
+            sweep_menu: None,
             view,
             find: FindBar::default(),
             id: Id::unique("kumite-rule-editor"),
@@ -1043,6 +1048,7 @@ impl EditorPanel {
         let gutter_width = self.gutter_width;
         let bg = ui.visuals().extreme_bg_color;
 
+        let mut sweep = None;
         let scroll = egui::ScrollArea::both()
             .id_salt("kumite-editor-scroll")
             .auto_shrink([false, false])
@@ -1121,6 +1127,37 @@ impl EditorPanel {
                         Some(Align::Center),
                     );
                 }
+
+                // Right-click a number of the initial line or a constant: "Sweep this value".
+                if out.response.response.secondary_clicked()
+                    && let Some(p) = out.response.response.interact_pointer_pos()
+                {
+                    let c = galley.cursor_from_pos(p - gpos);
+                    let lc = galley.layout_from_cursor(c);
+                    let lr = self.view.line_range(lc.row);
+                    self.sweep_menu = crate::report::sweep_at(&self.text[lr], lc.column.0);
+                }
+                let target = self.sweep_menu.clone();
+                out.response.response.context_menu(|ui| match &target {
+                    Some(spec) => {
+                        if ui
+                            .button(match lang {
+                                Lang::En => format!("Sweep this value ({spec})"),
+                                Lang::Ja => format!("この値をスイープ({spec})"),
+                            })
+                            .clicked()
+                        {
+                            sweep = Some(spec.clone());
+                            ui.close();
+                        }
+                    }
+                    None => {
+                        ui.weak(match lang {
+                            Lang::En => "Right-click a number in the initial line (!:) or a constant's definition to sweep it in a balance report.",
+                            Lang::Ja => "初期値の行(!:)の数値や定数の定義を右クリックすると、バランスレポートでその値をスイープできます。",
+                        });
+                    }
+                });
 
                 // Diagnostics under the pointer.
                 if let Some(p) = out.response.hover_pos() {
@@ -1236,6 +1273,7 @@ impl EditorPanel {
             .accesskit_node_builder(id, |node| node.set_label(label));
         EditorOutput {
             changed: self.view.version != version_before,
+            sweep,
         }
     }
 }

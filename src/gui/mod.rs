@@ -735,7 +735,7 @@ impl StudioApp {
             None => {}
         }
 
-        egui::CentralPanel::default().show(ui, |ui| {
+        let central = egui::CentralPanel::default().show(ui, |ui| {
             self.banners(ui);
             let Self {
                 editor, checked, ..
@@ -744,8 +744,12 @@ impl StudioApp {
                 .as_ref()
                 .map(|c| c.diags.as_slice())
                 .unwrap_or_default();
-            editor.ui(ui, lang, diags);
+            editor.ui(ui, lang, diags).sweep
         });
+        if let Some(spec) = central.inner {
+            self.report.sweep = spec;
+            self.start_report(ui.ctx());
+        }
 
         if self.editor.view.version != self.seen_version {
             self.seen_version = self.editor.view.version;

@@ -463,14 +463,21 @@ fn decisions(ui: &mut Ui, lang: Lang, r: &Report) {
                 .collect();
             charts.push(BarChart::new(name, bars).color(color));
         }
+        // Room above the tallest bar for the legend.
+        let top = [&d.command_use, &d.cpu_command_use]
+            .iter()
+            .flat_map(|u| u.h.values().chain(u.c.values()))
+            .filter_map(|v| v.as_f64())
+            .fold(0.0f64, f64::max);
         let labels = names.clone();
         Plot::new("rep-use")
             .height(140.0)
             .allow_scroll(false)
             .allow_zoom(false)
             .allow_drag(false)
-            .legend(Legend::default().position(egui_plot::Corner::LeftTop))
+            .legend(Legend::default().position(egui_plot::Corner::RightTop))
             .include_y(0.0)
+            .include_y(top * 1.8)
             .x_axis_formatter(move |m, _| {
                 let k = m.value.round();
                 if (m.value - k).abs() < 1e-6 && k >= 0.0 {
@@ -549,11 +556,14 @@ fn restricted(ui: &mut Ui, lang: Lang, r: &Report) {
     };
     let n = r.restricted_games * if r.simultaneous { 1 } else { 2 };
     header(ui, title, &sampled(lang, n), |ui| {
-        ui.label(RichText::new(pick(
-            lang,
-            "The side's score when it may never use the command, and the change from the same games without the restriction.",
-            "その側がコマンドを一切使えないときの得点率と、同じ対局を制限なしで行ったときからの変化。",
-        )).small());
+        ui.add(
+            egui::Label::new(RichText::new(pick(
+                lang,
+                "The side's score when it may never use the command, and the change from the same games without the restriction.",
+                "その側がコマンドを一切使えないときの得点率と、同じ対局を制限なしで行ったときからの変化。",
+            )).small())
+            .wrap(),
+        );
         egui::Grid::new("rep-restricted").striped(true).show(ui, |ui| {
             ui.strong(pick(lang, "side", "側"));
             ui.strong(pick(lang, "without", "禁止"));

@@ -194,6 +194,52 @@ pub fn set_constant(source: &str, name: &str, v: i64) -> Option<String> {
     found.then_some(out)
 }
 
+/// The sweep a studio user means by right-clicking character `col` (0-based, in characters) of
+/// `line`: a number in the initial line (`!:c.体力=20` → `c.体力=…`) or a constant's
+/// definition (`費用:5` → `費用=…`). The range spans about a third of the value each way (at
+/// least 2), in at most 11 steps.
+pub fn sweep_at(line: &str, col: usize) -> Option<String> {
+    let norm: Vec<char> = line.chars().map(crate::syntax::lexer::norm).collect();
+    let text: String = norm.iter().collect();
+    let lead = text.len() - text.trim_start().len();
+    let body = text.trim();
+    // Byte offset of the clicked character in `text`.
+    let at = norm.iter().take(col).map(|c| c.len_utf8()).sum::<usize>();
+    let (name, value) = if let Some(items) = body.strip_prefix("!:") {
+        let mut start = lead + 2;
+        let mut found = None;
+        for item in items.split(',') {
+            let end = start + item.len();
+            if (start..=end).contains(&at)
+                && let Some((n, v)) = item.split_once('=')
+                && let Ok(v) = v.trim().parse::<i64>()
+            {
+                found = Some((n.trim().to_string(), v));
+            }
+            start = end + 1;
+        }
+        found?
+    } else {
+        let (n, v) = body.split_once(':')?;
+        let n = n.trim();
+        if n.is_empty() || n.contains(['[', '.', '!', '~', '%', '&', '$', '\'', '@', '#']) {
+            return None;
+        }
+        (n.to_string(), v.trim().parse::<i64>().ok()?)
+    };
+    if name.is_empty() {
+        return None;
+    }
+    let span = (value.unsigned_abs() / 3).max(2) as i64;
+    let (lo, hi) = (value.saturating_sub(span), value.saturating_add(span));
+    let step = ((hi - lo) / 10).max(1);
+    Some(if step > 1 {
+        format!("{name}={lo}..{hi}:{step}")
+    } else {
+        format!("{name}={lo}..{hi}")
+    })
+}
+
 /// What to compute.
 #[derive(Clone, Debug)]
 pub struct ReportOptions {
