@@ -1807,7 +1807,7 @@ fn regression_d_periodic_victory_rule_not_at_turn_count_0() {
 /// any game.
 #[test]
 fn rules_proved_dead_never_fire_and_counting_changes_nothing() {
-    let (mut programs, mut flagged, mut turns) = (0u64, 0u64, 0u64);
+    let (mut programs, mut flagged, mut turns, mut exhausted) = (0u64, 0u64, 0u64, 0u64);
     for seed in 0..3000u64 {
         let source = gen_program(seed ^ 0xDEAD_0000);
         let Some(prog) = kumite::program::compile(&source).program else {
@@ -1816,6 +1816,23 @@ fn rules_proved_dead_never_fire_and_counting_changes_nothing() {
         programs += 1;
         let cannot = kumite::report::reach::cannot_fire(&prog);
         flagged += cannot.iter().filter(|&&c| c).count() as u64;
+        // Small games: the rules that fire from some reachable position (h first), by
+        // enumerating every position; every firing seen in play must be among them.
+        let anywhere = if seed % 16 == 0 {
+            Engine::new(&prog, 0).initial(0).ok().and_then(|root| {
+                let t = kumite::search::exact::ExactTable::build(
+                    &prog,
+                    &root,
+                    std::time::Duration::from_millis(100),
+                    20_000,
+                )
+                .ok()?;
+                kumite::report::reach::fires_anywhere(&prog, t.all_positions()?, 200_000)
+            })
+        } else {
+            None
+        };
+        exhausted += u64::from(anywhere.is_some());
         for game in 0..4u64 {
             let plain = Engine::new(&prog, seed + game);
             let counting = Engine::new(&prog, seed + game).counting();
@@ -1836,7 +1853,10 @@ fn rules_proved_dead_never_fire_and_counting_changes_nothing() {
                         cmds[s] = Some(en[rng.below(en.len())]);
                     }
                 }
-                let (ra, rb) = (plain.play(&mut a, cmds, None), counting.play(&mut b, cmds, None));
+                let (ra, rb) = (
+                    plain.play(&mut a, cmds, None),
+                    counting.play(&mut b, cmds, None),
+                );
                 turns += 1;
                 assert_eq!(ra.is_ok(), rb.is_ok(), "seed {seed}:\n{source}");
                 assert_eq!(a, b, "counting changed the game, seed {seed}:\n{source}");
@@ -1852,9 +1872,18 @@ fn rules_proved_dead_never_fire_and_counting_changes_nothing() {
                     "rule {ri} ({}) was proved dead but fired {n} times, seed {seed}:\n{source}",
                     prog.rule_text(ri)
                 );
+                if let Some(any) = anywhere.as_ref().filter(|_| first == 0) {
+                    assert!(
+                        !(n > 0 && !any[ri]),
+                        "rule {ri} ({}) fired {n} times but the enumeration of every position says it never fires, seed {seed}:\n{source}",
+                        prog.rule_text(ri)
+                    );
+                }
             }
         }
     }
-    eprintln!("{programs} programs, {flagged} rules proved dead, {turns} turns");
-    assert!(programs > 2000 && turns > 100_000);
+    eprintln!(
+        "{programs} programs, {flagged} rules proved dead, {turns} turns, {exhausted} games enumerated whole"
+    );
+    assert!(programs > 2000 && turns > 100_000 && exhausted > 10);
 }

@@ -1499,6 +1499,7 @@ fn analyse_and_play(prog: &RuleProgram, seed: u64, tally: &mut Tally) -> Result<
                     mistakes: 0,
                     period_ms: 300,
                     exact: false,
+                    nodes: None,
                 };
                 let mut cpu = CpuPlayer::new(prog, settings, seed);
                 match cpu.think(p, side) {
@@ -1529,6 +1530,7 @@ fn analyse_and_play(prog: &RuleProgram, seed: u64, tally: &mut Tally) -> Result<
                 mistakes: (seed % 4) as u32,
                 period_ms: 5,
                 exact: false,
+                nodes: None,
             };
             let mut cpu = CpuPlayer::new(prog, settings, seed);
             let side = eng.movers(p)[0];

@@ -26,7 +26,10 @@ fn step_until(
     let mut frames = Vec::new();
     h.step();
     while !done(h.state()) {
-        assert!(t0.elapsed() < Duration::from_secs(120), "timed out waiting for {what}");
+        assert!(
+            t0.elapsed() < Duration::from_secs(120),
+            "timed out waiting for {what}"
+        );
         std::thread::sleep(Duration::from_millis(3));
         let f = Instant::now();
         h.step();
@@ -67,7 +70,14 @@ fn the_report_tab_runs_a_report_and_its_rules_lead_to_their_lines() {
     h.get_by_label_contains("No evidence that skill matters");
     assert_eq!(r.length.as_ref().unwrap().median, 21);
     // Every rule line is listed; clicking one shows it in the editor.
-    let push = r.rules.as_ref().unwrap().iter().find(|l| l.text.starts_with("[押す]")).unwrap().line;
+    let push = r
+        .rules
+        .as_ref()
+        .unwrap()
+        .iter()
+        .find(|l| l.text.starts_with("[押す]"))
+        .unwrap()
+        .line;
     // Fold the sections above the rules so that the link is on screen.
     for section in ["Outcome", "Length", "Decisions"] {
         h.get_by_label(section).click();
@@ -88,7 +98,14 @@ fn a_sweep_is_plotted_and_esc_cancels_a_long_report_at_once() {
     h.state_mut().report.sweep = "c.後ろ余裕度=9..11".into();
     h.get_by_label("Run report").click();
     step_until(&mut h, "the report", |a| !a.report.busy());
-    let sw = h.state().report.report.clone().unwrap().sweep.expect("the sweep ran");
+    let sw = h
+        .state()
+        .report
+        .report
+        .clone()
+        .unwrap()
+        .sweep
+        .expect("the sweep ran");
     assert_eq!(sw.points.len(), 3);
     h.get_by_label("Sweep c.後ろ余裕度");
     h.get_by_label_contains("Fair (interval contains 50%)");
@@ -114,7 +131,10 @@ fn a_sweep_is_plotted_and_esc_cancels_a_long_report_at_once() {
     h.get_by_label_contains("games ·");
     h.key_press(Key::Escape);
     h.step();
-    assert!(!h.state().report.busy(), "Esc ends the report in the same frame");
+    assert!(
+        !h.state().report.busy(),
+        "Esc ends the report in the same frame"
+    );
     h.get_by_label("Run report");
     h.get_by_label_contains("Cancelled");
 }
@@ -164,14 +184,21 @@ fn right_clicking_a_starting_value_offers_to_sweep_it() {
         h.step();
     }
     h.run();
-    h.get_by_label("Sweep this value (c.後ろ余裕度=7..13)").click();
+    h.get_by_label("Sweep this value (c.後ろ余裕度=7..13)")
+        .click();
     h.step();
     assert!(h.state().report.busy(), "the report starts");
     assert_eq!(h.state().report.sweep, "c.後ろ余裕度=7..13");
     step_until(&mut h, "the report", |a| !a.report.busy());
     let sw = h.state().report.report.clone().unwrap().sweep.unwrap();
-    assert_eq!(sw.points.iter().map(|p| p.value).collect::<Vec<_>>(), [7, 8, 9, 10, 11, 12, 13]);
+    assert_eq!(
+        sw.points.iter().map(|p| p.value).collect::<Vec<_>>(),
+        [7, 8, 9, 10, 11, 12, 13]
+    );
     // A pure race with h moving first: h wins while c's margin is at most h's (10).
     let rate = |v: i64| sw.points.iter().find(|p| p.value == v).unwrap().h_win_rate;
-    assert_eq!((rate(9), rate(10), rate(11), rate(12)), (1.0, 1.0, 0.0, 0.0));
+    assert_eq!(
+        (rate(9), rate(10), rate(11), rate(12)),
+        (1.0, 1.0, 0.0, 0.0)
+    );
 }

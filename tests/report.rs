@@ -59,7 +59,11 @@ fn dead_rules_useless_commands_and_a_first_mover_forced_win() {
         assert_eq!(find(side, "回復")["verdict"], "no_effect");
         let hit = find(side, "殴る");
         assert_eq!(hit["verdict"], "decisive");
-        assert_eq!(hit["win_rate"].as_f64(), Some(0.0), "no blows, no win: {hit}");
+        assert_eq!(
+            hit["win_rate"].as_f64(),
+            Some(0.0),
+            "no blows, no win: {hit}"
+        );
     }
 
     let o = &r["outcome"];
@@ -78,14 +82,23 @@ fn dead_rules_useless_commands_and_a_first_mover_forced_win() {
 
 /// A coin race: each [進む] moves 1 with probability ½, first to 0 wins. h moves first, so equal
 /// distances slightly favour h: the fair value of c.距離 is at or just above h's 6.
-const RACE: &str = "${\n初期:6\n}\n!:h.距離=6,c.距離=6,[進む]\n[進む],rand(1,2)<=1:S.距離-1\nS.距離<=0:S.勝利\n";
+const RACE: &str =
+    "${\n初期:6\n}\n!:h.距離=6,c.距離=6,[進む]\n[進む],rand(1,2)<=1:S.距離-1\nS.距離<=0:S.勝利\n";
 
 #[test]
 fn a_sweep_finds_the_fair_starting_value_and_does_not_depend_on_jobs() {
     let f = write("race.kmt", RACE);
     let run = |jobs: &str| {
         let mut r = report(&[
-            &f, "--games", "200", "--seed", "7", "--jobs", jobs, "--sweep", "c.距離=2..10:2",
+            &f,
+            "--games",
+            "200",
+            "--seed",
+            "7",
+            "--jobs",
+            jobs,
+            "--sweep",
+            "c.距離=2..10:2",
         ]);
         r["seconds"] = Value::Null;
         r
@@ -93,11 +106,17 @@ fn a_sweep_finds_the_fair_starting_value_and_does_not_depend_on_jobs() {
     let r = run("2");
     let sw = &r["sweep"];
     let pts = sw["points"].as_array().expect("points");
-    let values: Vec<i64> = pts.iter().map(|p| p["value"].as_i64().expect("v")).collect();
+    let values: Vec<i64> = pts
+        .iter()
+        .map(|p| p["value"].as_i64().expect("v"))
+        .collect();
     assert_eq!(values, [2, 4, 6, 8, 10]);
     let rate = |k: usize| pts[k]["h_win_rate"].as_f64().expect("rate");
     assert!(rate(0) < 0.2 && rate(4) > 0.8, "{pts:?}");
-    assert!((0..4).all(|k| rate(k) < rate(k + 1)), "h's chances grow with c's distance: {pts:?}");
+    assert!(
+        (0..4).all(|k| rate(k) < rate(k + 1)),
+        "h's chances grow with c's distance: {pts:?}"
+    );
     let fair: Vec<i64> = sw["fair"]
         .as_array()
         .expect("fair")
@@ -106,11 +125,18 @@ fn a_sweep_finds_the_fair_starting_value_and_does_not_depend_on_jobs() {
         .collect();
     assert_eq!(fair, [6], "{pts:?}");
     for p in pts {
-        let (lo, v, hi) = (p["low"].as_f64(), p["h_win_rate"].as_f64(), p["high"].as_f64());
+        let (lo, v, hi) = (
+            p["low"].as_f64(),
+            p["h_win_rate"].as_f64(),
+            p["high"].as_f64(),
+        );
         assert!(lo <= v && v <= hi, "{p}");
     }
     assert_eq!(run("1"), r, "the report depends on the seed only");
-    assert_eq!(r["skill_verdict"], "no_evidence", "a race of coin flips has no skill");
+    assert_eq!(
+        r["skill_verdict"], "no_evidence",
+        "a race of coin flips has no skill"
+    );
 }
 
 #[test]
@@ -125,7 +151,10 @@ fn a_constant_can_be_swept() {
     assert_eq!(r["sweep"]["fair"], serde_json::json!([]));
     let (code, _, err) = kumite(&["report", &f, "--sweep", "歩巾=1..3"]);
     assert_eq!(code, 2);
-    assert!(err.contains("歩幅"), "a did-you-mean for a misspelt name: {err}");
+    assert!(
+        err.contains("歩幅"),
+        "a did-you-mean for a misspelt name: {err}"
+    );
     let (code, _, err) = kumite(&["report", &f, "--sweep", "歩幅=3..1"]);
     assert_eq!(code, 2);
     assert!(err.contains("empty"), "{err}");
@@ -148,9 +177,15 @@ fn a_game_of_chance_alone_has_no_choices_and_no_skill() {
     assert_eq!(r["skill_verdict"], "no_evidence");
     let e = &r["outcome"]["exact"];
     assert_eq!(e["kind"], "value");
-    assert!(e["value"].as_f64().expect("value").abs() < 1e-6, "a symmetric game: {e}");
+    assert!(
+        e["value"].as_f64().expect("value").abs() < 1e-6,
+        "a symmetric game: {e}"
+    );
     let score = r["outcome"]["h_score"].clone();
-    assert!(score["low"].as_f64() < Some(0.5) && score["high"].as_f64() > Some(0.5), "{score}");
+    assert!(
+        score["low"].as_f64() < Some(0.5) && score["high"].as_f64() > Some(0.5),
+        "{score}"
+    );
 }
 
 #[test]
@@ -201,13 +236,23 @@ fn bad_arguments_say_what_is_wrong() {
     );
     let r = report(&[&f, "--games", "10", "--players", "cpu:S2,random"]);
     assert_eq!(r["players"]["outcome"]["c"], "random");
-    assert_eq!(r["players"]["sample"]["h"], "cpu:S2,P3600000");
+    assert_eq!(r["players"]["sample"]["h"], "cpu:S2,P3600000,N100000");
 }
 
 #[test]
 fn wilson_intervals_and_constant_rewriting() {
+    assert_eq!(kumite::report::reproducible("cpu"), "cpu:P3600000,N100000");
+    assert_eq!(
+        kumite::report::reproducible("cpu:S5,N500"),
+        "cpu:S5,N500,P3600000"
+    );
+    assert_eq!(kumite::report::reproducible("cpu:P200"), "cpu:P200,N100000");
+    assert_eq!(kumite::report::reproducible("random"), "random");
     let r = wilson(0.5, 100);
-    assert!((r.low - 0.4038).abs() < 1e-3 && (r.high - 0.5962).abs() < 1e-3, "{r:?}");
+    assert!(
+        (r.low - 0.4038).abs() < 1e-3 && (r.high - 0.5962).abs() < 1e-3,
+        "{r:?}"
+    );
     let r = wilson(0.0, 20);
     assert_eq!(r.low, 0.0);
     assert!((r.high - 0.1611).abs() < 1e-3, "{r:?}");
@@ -266,13 +311,71 @@ fn a_cancelled_report_stops_and_says_so() {
 fn right_click_targets_for_sweeps() {
     use kumite::report::sweep_at;
     let line = "!:h.体力=30,c.体力=30,スタミナ=12";
-    let col = |s: &str| line.find(s).map(|b| line[..b].chars().count()).expect("in line");
-    assert_eq!(sweep_at(line, col("h.体力")).as_deref(), Some("h.体力=20..40:2"));
-    assert_eq!(sweep_at(line, col("c.体力") + 5).as_deref(), Some("c.体力=20..40:2"));
-    assert_eq!(sweep_at(line, col("スタミナ")).as_deref(), Some("スタミナ=8..16"));
+    let col = |s: &str| {
+        line.find(s)
+            .map(|b| line[..b].chars().count())
+            .expect("in line")
+    };
+    assert_eq!(
+        sweep_at(line, col("h.体力")).as_deref(),
+        Some("h.体力=20..40:2")
+    );
+    assert_eq!(
+        sweep_at(line, col("c.体力") + 5).as_deref(),
+        Some("c.体力=20..40:2")
+    );
+    assert_eq!(
+        sweep_at(line, col("スタミナ")).as_deref(),
+        Some("スタミナ=8..16")
+    );
     assert_eq!(sweep_at("  費用：5", 4).as_deref(), Some("費用=3..7"));
-    assert_eq!(sweep_at("!:体力=300", 3).as_deref(), Some("体力=200..400:20"));
+    assert_eq!(
+        sweep_at("!:体力=300", 3).as_deref(),
+        Some("体力=200..400:20")
+    );
     assert_eq!(sweep_at("[押す]:O.体力-1", 8), None);
-    assert_eq!(sweep_at("!:[押す],体力=3", 3), None, "a command is not a value");
+    assert_eq!(
+        sweep_at("!:[押す],体力=3", 3),
+        None,
+        "a command is not a value"
+    );
     assert_eq!(sweep_at("~P50,S3", 2), None);
+}
+
+#[test]
+fn sections_can_be_chosen() {
+    let f = write("dead3.kmt", DEAD);
+    let r = report(&[&f, "--games", "10", "--sections", "rules,exact"]);
+    assert!(r["rules"].is_array() && r["decisions"].is_object());
+    assert_eq!(r["outcome"]["exact"]["kind"], "forced_win");
+    for absent in ["length", "tension", "restricted", "skill", "sweep"] {
+        assert_eq!(r[absent], Value::Null, "{absent}");
+    }
+    assert_eq!(r["outcome"]["games"], 0, "no outcome games were played");
+    let (code, _, err) = kumite(&["report", &f, "--sections", "outcome,luck"]);
+    assert_eq!(code, 2);
+    assert!(err.contains("unknown section 'luck'"), "{err}");
+}
+
+#[test]
+fn a_rule_dead_by_correlation_is_proved_dead_by_exhausting_a_small_game() {
+    // x and y can each be 1, but never both: only enumerating the positions shows it.
+    let text = "!:[a],[b],[c]\n[a]:S.x=1,S.y=0\n[b]:S.x=0,S.y=1\nS.x>0,S.y>0:S.勝利\n[c]:S.点+1\nS.点>=3:S.勝利\n";
+    let f = write("corr.kmt", text);
+    let r = report(&[&f, "--games", "20", "--sections", "rules,exact"]);
+    let rules = r["rules"].as_array().expect("rules");
+    let line = |n: u64| rules.iter().find(|l| l["line"] == n).expect("line");
+    assert_eq!(line(4)["dead"], "cannot_fire", "{rules:?}");
+    assert_eq!(line(4)["proof"], "exhaustive");
+    assert_eq!(line(6)["dead"], Value::Null);
+    // The dead rule of DEAD is caught without enumerating: by the value ranges.
+    let f = write("dead4.kmt", DEAD);
+    let r = report(&[&f, "--games", "10", "--sections", "rules"]);
+    let l3 = r["rules"]
+        .as_array()
+        .expect("rules")
+        .iter()
+        .find(|l| l["line"] == 3)
+        .cloned();
+    assert_eq!(l3.expect("line 3")["proof"], "static");
 }

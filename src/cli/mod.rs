@@ -87,14 +87,14 @@ pub enum Command {
         #[arg(long, default_value = "auto")]
         color: String,
     },
-    /// Play one match (human, random) and print the result.
+    /// Play one match and print the result.
     Match {
         /// Rule file.
         file: PathBuf,
-        /// Player for h: human or random.
+        /// Player for h: human, random, cpu[:S5,D1,E0,P200,N100000], cpu:exact or ai:COMMAND.
         #[arg(long = "h", default_value = "human")]
         h: String,
-        /// Player for c: human or random.
+        /// Player for c: human, random, cpu[:…], cpu:exact or ai:COMMAND.
         #[arg(long = "c", default_value = "random")]
         c: String,
         /// Seed for rand() and random players.
@@ -129,10 +129,10 @@ pub enum Command {
     Arena {
         /// Rule file.
         file: PathBuf,
-        /// Player for h.
+        /// Player for h: random, cpu[:…], cpu:exact or ai:COMMAND.
         #[arg(long = "h", default_value = "random")]
         h: String,
-        /// Player for c.
+        /// Player for c: random, cpu[:…], cpu:exact or ai:COMMAND.
         #[arg(long = "c", default_value = "random")]
         c: String,
         /// Number of games.
@@ -232,7 +232,8 @@ pub enum Command {
         /// Rule file.
         file: PathBuf,
         /// CPU games per seating for the outcome; the other sections scale from it (random
-        /// games ×10, restricted play ×½ per command, skill ×¼ per pairing).
+        /// games ×10; restricted play ×¼ per command and seating, 10 to 50; skill ×¼ per
+        /// pairing, at least 10).
         #[arg(long, default_value_t = crate::report::DEFAULT_GAMES, value_parser = clap::value_parser!(u64).range(1..=10_000_000))]
         games: u64,
         /// Seed: every figure is reproducible from it, whatever --jobs is.
@@ -246,6 +247,10 @@ pub enum Command {
         /// Sweep a starting value or a constant: NAME=LO..HI[:STEP] (c.体力=16..28, 費用=3..7).
         #[arg(long)]
         sweep: Option<String>,
+        /// Only these sections, comma-separated: outcome, length, tension, decisions, rules,
+        /// exact, restricted, skill (default all; a --sweep always runs).
+        #[arg(long)]
+        sections: Option<String>,
         /// Worker threads (default: one per core).
         #[arg(long, value_parser = clap::value_parser!(u64).range(1..=1024))]
         jobs: Option<u64>,
@@ -443,10 +448,30 @@ pub fn run(cmd: Command) -> ExitCode {
             seed,
             players,
             sweep,
+            sections,
             jobs,
             set,
             format,
-        } => report(&file, games, seed, players.as_deref(), sweep.as_deref(), jobs, &set, format),
+        } => {
+            let sections = match sections.as_deref().map(crate::report::Sections::parse) {
+                None => crate::report::Sections::default(),
+                Some(Ok(s)) => s,
+                Some(Err(e)) => return fail(&e),
+            };
+            report(
+                &file,
+                &ReportArgs {
+                    games,
+                    seed,
+                    players: players.as_deref(),
+                    sweep: sweep.as_deref(),
+                    sections,
+                    jobs,
+                },
+                &set,
+                format,
+            )
+        }
         Command::Replay { log } => match play::replay(&log) {
             Ok(msg) => {
                 outln!("{msg}");
@@ -487,18 +512,26 @@ pub fn run(cmd: Command) -> ExitCode {
     }
 }
 
-/// `kumite report`.
-#[allow(clippy::too_many_arguments)]
-fn report(
-    file: &PathBuf,
+/// `kumite report`'s settings.
+struct ReportArgs<'a> {
     games: u64,
     seed: u64,
-    players: Option<&str>,
-    sweep: Option<&str>,
+    players: Option<&'a str>,
+    sweep: Option<&'a str>,
+    sections: crate::report::Sections,
     jobs: Option<u64>,
-    set: &[String],
-    format: Format,
-) -> ExitCode {
+}
+
+/// `kumite report`.
+fn report(file: &PathBuf, a: &ReportArgs, set: &[String], format: Format) -> ExitCode {
+    let ReportArgs {
+        games,
+        seed,
+        players,
+        sweep,
+        sections,
+        jobs,
+    } = *a;
     let prog = match load_program(file, set) {
         Ok(p) => p,
         Err(e) => return fail(&e),
@@ -508,6 +541,7 @@ fn report(
         games,
         seed,
         jobs: jobs.map(|j| j as usize),
+        sections,
         ..Default::default()
     };
     if let Some(p) = players {

@@ -67,6 +67,7 @@ impl Default for MatchPanel {
                 mistakes: 0,
                 period_ms: 500,
                 exact: false,
+                nodes: None,
             },
             realtime: false,
             message: None,
@@ -84,6 +85,7 @@ pub fn file_cpu(s: &crate::program::Settings) -> CpuSettings {
         mistakes: s.mistakes,
         period_ms: s.period_ms,
         exact: false,
+        nodes: None,
     }
 }
 

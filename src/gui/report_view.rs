@@ -105,10 +105,13 @@ impl ReportView {
             {
                 Ok(s) => Some(s),
                 Err(e) => {
-                    self.error = Some(e.replace("--sweep ", match lang {
-                        Lang::En => "sweep ",
-                        Lang::Ja => "スイープ ",
-                    }));
+                    self.error = Some(e.replace(
+                        "--sweep ",
+                        match lang {
+                            Lang::En => "sweep ",
+                            Lang::Ja => "スイープ ",
+                        },
+                    ));
                     return;
                 }
             }
@@ -204,8 +207,8 @@ impl ReportView {
                 .labelled_by(l.id)
                 .on_hover_text(pick(
                     lang,
-                    "CPU games per seating; random games ×10, restricted play ×½, skill ×¼",
-                    "先手・後手それぞれの CPU 対局数。ランダム対局は ×10、制限対局は ×½、実力差は ×¼",
+                    "CPU games per seating; random games ×10, restricted play ×¼ (10–50), skill ×¼",
+                    "先手・後手それぞれの CPU 対局数。ランダム対局は ×10、制限対局は ×¼(10〜50)、実力差は ×¼",
                 ));
             let l = ui.label(pick(lang, "Seed", "シード"));
             ui.add(egui::DragValue::new(&mut self.seed)).labelled_by(l.id);
@@ -319,75 +322,84 @@ fn outcome(ui: &mut Ui, lang: Lang, r: &Report) {
     let Some(o) = &r.outcome else {
         return pending(ui, lang, title);
     };
-    header(ui, title, &sampled(lang, r.games * if r.simultaneous { 1 } else { 2 }), |ui| {
-        egui::Grid::new("rep-outcome").striped(true).show(ui, |ui| {
-            ui.label("");
-            for h in [
-                pick(lang, "h wins", "h 勝ち"),
-                pick(lang, "c wins", "c 勝ち"),
-                pick(lang, "draws", "引き分け"),
-                pick(lang, "turn limit", "ターン上限"),
-                pick(lang, "errors", "エラー"),
-            ] {
-                ui.strong(h);
-            }
-            ui.end_row();
-            let row = |ui: &mut Ui, name: &str, x: &crate::report::Outcomes| {
-                ui.label(name);
-                for v in [x.h_wins, x.c_wins, x.draws, x.timeouts, x.errors] {
-                    ui.label(v.to_string());
+    header(
+        ui,
+        title,
+        &sampled(lang, r.games * if r.simultaneous { 1 } else { 2 }),
+        |ui| {
+            egui::Grid::new("rep-outcome").striped(true).show(ui, |ui| {
+                ui.label("");
+                for h in [
+                    pick(lang, "h wins", "h 勝ち"),
+                    pick(lang, "c wins", "c 勝ち"),
+                    pick(lang, "draws", "引き分け"),
+                    pick(lang, "turn limit", "ターン上限"),
+                    pick(lang, "errors", "エラー"),
+                ] {
+                    ui.strong(h);
                 }
                 ui.end_row();
-            };
-            if r.simultaneous {
-                row(ui, pick(lang, "all games", "全局"), &o.h_first);
-            } else {
-                row(ui, pick(lang, "h first", "h 先手"), &o.h_first);
-                if let Some(c) = &o.c_first {
-                    row(ui, pick(lang, "c first", "c 先手"), c);
+                let row = |ui: &mut Ui, name: &str, x: &crate::report::Outcomes| {
+                    ui.label(name);
+                    for v in [x.h_wins, x.c_wins, x.draws, x.timeouts, x.errors] {
+                        ui.label(v.to_string());
+                    }
+                    ui.end_row();
+                };
+                if r.simultaneous {
+                    row(ui, pick(lang, "all games", "全局"), &o.h_first);
+                } else {
+                    row(ui, pick(lang, "h first", "h 先手"), &o.h_first);
+                    if let Some(c) = &o.c_first {
+                        row(ui, pick(lang, "c first", "c 先手"), c);
+                    }
+                }
+            });
+            ui.label(format!(
+                "{} {}",
+                pick(
+                    lang,
+                    "h's score (a draw counts ½):",
+                    "h の得点率(引き分けは ½):"
+                ),
+                rate_text(&o.h_score)
+            ));
+            if let Some(f) = &o.first_mover_advantage {
+                let strong = f.low > 0.05 || f.high < -0.05;
+                let text = format!(
+                    "{} {:+.1} {} ({:+.1} … {:+.1})",
+                    pick(lang, "First-mover advantage:", "先手の有利:"),
+                    100.0 * f.value,
+                    pick(lang, "points", "ポイント"),
+                    100.0 * f.low,
+                    100.0 * f.high
+                );
+                if strong {
+                    ui.colored_label(Color32::from_rgb(230, 170, 60), text);
+                } else {
+                    ui.label(text);
                 }
             }
-        });
-        ui.label(format!(
-            "{} {}",
-            pick(lang, "h's score (a draw counts ½):", "h の得点率(引き分けは ½):"),
-            rate_text(&o.h_score)
-        ));
-        if let Some(f) = &o.first_mover_advantage {
-            let strong = f.low > 0.05 || f.high < -0.05;
-            let text = format!(
-                "{} {:+.1} {} ({:+.1} … {:+.1})",
-                pick(lang, "First-mover advantage:", "先手の有利:"),
-                100.0 * f.value,
-                pick(lang, "points", "ポイント"),
-                100.0 * f.low,
-                100.0 * f.high
-            );
-            if strong {
-                ui.colored_label(Color32::from_rgb(230, 170, 60), text);
-            } else {
-                ui.label(text);
+            if let Some(e) = &o.exact {
+                ui.horizontal_wrapped(|ui| {
+                    ui.strong(pick(lang, "exact:", "厳密:"));
+                    let verdict = match (e.kind, e.winner, e.value) {
+                        ("forced_win", Some(w), _) => match lang {
+                            Lang::En => format!("{w} has a forced win"),
+                            Lang::Ja => format!("{w} の必勝"),
+                        },
+                        ("value", _, Some(v)) => match lang {
+                            Lang::En => format!("game value {v:+.4} for h"),
+                            Lang::Ja => format!("h から見たゲームの値 {v:+.4}"),
+                        },
+                        _ => pick(lang, "not decided", "未決定").to_string(),
+                    };
+                    ui.label(RichText::new(verdict).strong());
+                });
+                ui.label(RichText::new(&e.detail).small().weak());
             }
-        }
-        if let Some(e) = &o.exact {
-            ui.horizontal_wrapped(|ui| {
-                ui.strong(pick(lang, "exact:", "厳密:"));
-                let verdict = match (e.kind, e.winner, e.value) {
-                    ("forced_win", Some(w), _) => match lang {
-                        Lang::En => format!("{w} has a forced win"),
-                        Lang::Ja => format!("{w} の必勝"),
-                    },
-                    ("value", _, Some(v)) => match lang {
-                        Lang::En => format!("game value {v:+.4} for h"),
-                        Lang::Ja => format!("h から見たゲームの値 {v:+.4}"),
-                    },
-                    _ => pick(lang, "not decided", "未決定").to_string(),
-                };
-                ui.label(RichText::new(verdict).strong());
-            });
-            ui.label(RichText::new(&e.detail).small().weak());
-        }
-    });
+        },
+    );
 }
 
 fn length(ui: &mut Ui, lang: Lang, r: &Report) {
@@ -395,33 +407,41 @@ fn length(ui: &mut Ui, lang: Lang, r: &Report) {
     let Some(l) = &r.length else {
         return pending(ui, lang, title);
     };
-    header(ui, title, &sampled(lang, r.games * if r.simultaneous { 1 } else { 2 }), |ui| {
-        ui.label(match lang {
-            Lang::En => format!(
-                "mean {:.1} turns · median {} · p90 {}",
-                l.mean, l.median, l.p90
-            ),
-            Lang::Ja => format!("平均 {:.1} ターン · 中央値 {} · 90% 点 {}", l.mean, l.median, l.p90),
-        });
-        let bars: Vec<Bar> = l
-            .histogram
-            .iter()
-            .map(|&[t, n]| Bar::new(t as f64, n as f64).width(0.9))
-            .collect();
-        Plot::new("rep-length")
-            .height(110.0)
-            .allow_scroll(false)
-            .allow_zoom(false)
-            .allow_drag(false)
-            .x_axis_label(pick(lang, "turns", "ターン"))
-            .y_axis_label(pick(lang, "games", "局"))
-            .show(ui, |p| {
-                p.bar_chart(
-                    BarChart::new(pick(lang, "games", "局"), bars)
-                        .color(Color32::from_rgb(90, 150, 230)),
-                );
+    header(
+        ui,
+        title,
+        &sampled(lang, r.games * if r.simultaneous { 1 } else { 2 }),
+        |ui| {
+            ui.label(match lang {
+                Lang::En => format!(
+                    "mean {:.1} turns · median {} · p90 {}",
+                    l.mean, l.median, l.p90
+                ),
+                Lang::Ja => format!(
+                    "平均 {:.1} ターン · 中央値 {} · 90% 点 {}",
+                    l.mean, l.median, l.p90
+                ),
             });
-    });
+            let bars: Vec<Bar> = l
+                .histogram
+                .iter()
+                .map(|&[t, n]| Bar::new(t as f64, n as f64).width(0.9))
+                .collect();
+            Plot::new("rep-length")
+                .height(110.0)
+                .allow_scroll(false)
+                .allow_zoom(false)
+                .allow_drag(false)
+                .x_axis_label(pick(lang, "turns", "ターン"))
+                .y_axis_label(pick(lang, "games", "局"))
+                .show(ui, |p| {
+                    p.bar_chart(
+                        BarChart::new(pick(lang, "games", "局"), bars)
+                            .color(Color32::from_rgb(90, 150, 230)),
+                    );
+                });
+        },
+    );
 }
 
 fn decisions(ui: &mut Ui, lang: Lang, r: &Report) {
@@ -442,23 +462,53 @@ fn decisions(ui: &mut Ui, lang: Lang, r: &Report) {
                 pct(d.choice_share)
             ),
         });
-        ui.label(RichText::new(pick(lang, "Command use (share of each side's choices)", "コマンドの使用率(各側の選択に占める割合)")).small());
+        ui.label(
+            RichText::new(pick(
+                lang,
+                "Command use (share of each side's choices)",
+                "コマンドの使用率(各側の選択に占める割合)",
+            ))
+            .small(),
+        );
         let names: Vec<String> = d.command_use.h.keys().cloned().collect();
         let mut charts = Vec::new();
         let series = [
-            (pick(lang, "h random", "h ランダム"), &d.command_use.h, -0.3, Color32::from_rgb(120, 160, 220)),
-            (pick(lang, "c random", "c ランダム"), &d.command_use.c, -0.1, Color32::from_rgb(220, 140, 120)),
-            (pick(lang, "h CPU", "h CPU"), &d.cpu_command_use.h, 0.1, Color32::from_rgb(50, 110, 210)),
-            (pick(lang, "c CPU", "c CPU"), &d.cpu_command_use.c, 0.3, Color32::from_rgb(210, 80, 60)),
+            (
+                pick(lang, "h random", "h ランダム"),
+                &d.command_use.h,
+                -0.3,
+                Color32::from_rgb(120, 160, 220),
+            ),
+            (
+                pick(lang, "c random", "c ランダム"),
+                &d.command_use.c,
+                -0.1,
+                Color32::from_rgb(220, 140, 120),
+            ),
+            (
+                pick(lang, "h CPU", "h CPU"),
+                &d.cpu_command_use.h,
+                0.1,
+                Color32::from_rgb(50, 110, 210),
+            ),
+            (
+                pick(lang, "c CPU", "c CPU"),
+                &d.cpu_command_use.c,
+                0.3,
+                Color32::from_rgb(210, 80, 60),
+            ),
         ];
         for (name, m, off, color) in series {
             let bars: Vec<Bar> = names
                 .iter()
                 .enumerate()
                 .map(|(k, c)| {
-                    Bar::new(k as f64 + off, m.get(c).and_then(|v| v.as_f64()).unwrap_or(0.0))
-                        .width(0.18)
-                        .name(c)
+                    Bar::new(
+                        k as f64 + off,
+                        m.get(c).and_then(|v| v.as_f64()).unwrap_or(0.0),
+                    )
+                    .width(0.18)
+                    .name(c)
                 })
                 .collect();
             charts.push(BarChart::new(name, bars).color(color));
@@ -531,7 +581,20 @@ fn rules(ui: &mut Ui, lang: Lang, r: &Report) -> Option<usize> {
                             ui.colored_label(
                                 Color32::from_rgb(230, 90, 80),
                                 pick(lang, "cannot fire", "発動不能"),
-                            );
+                            )
+                            .on_hover_text(if l.proof == Some("exhaustive") {
+                                pick(
+                                    lang,
+                                    "Proved: it fires in no turn from any reachable position (the game is small enough to enumerate).",
+                                    "証明済み: 到達可能なすべての局面のどの手番でも発動しません(全局面を列挙)。",
+                                )
+                            } else {
+                                pick(
+                                    lang,
+                                    "Proved: no value the states can ever take satisfies its conditions.",
+                                    "証明済み: 状態が取りうるどの値でも条件が成り立ちません。",
+                                )
+                            });
                         }
                         Some(_) => {
                             ui.colored_label(
@@ -564,43 +627,45 @@ fn restricted(ui: &mut Ui, lang: Lang, r: &Report) {
             )).small())
             .wrap(),
         );
-        egui::Grid::new("rep-restricted").striped(true).show(ui, |ui| {
-            ui.strong(pick(lang, "side", "側"));
-            ui.strong(pick(lang, "without", "禁止"));
-            ui.strong(pick(lang, "score", "得点率"));
-            ui.strong(pick(lang, "change", "変化"));
-            ui.strong("");
-            ui.end_row();
-            for x in rs {
-                ui.label(x.side);
-                ui.label(&x.command);
-                ui.label(pct(x.win_rate));
-                ui.label(format!(
-                    "{:+.1} ({:+.1} … {:+.1})",
-                    100.0 * x.delta,
-                    100.0 * x.delta_low,
-                    100.0 * x.delta_high
-                ));
-                match x.verdict {
-                    Some("no_effect") => {
-                        ui.colored_label(
-                            Color32::from_rgb(150, 150, 150),
-                            pick(lang, "no effect", "影響なし"),
-                        );
-                    }
-                    Some("decisive") => {
-                        ui.colored_label(
-                            Color32::from_rgb(230, 170, 60),
-                            pick(lang, "decisive", "決定的"),
-                        );
-                    }
-                    _ => {
-                        ui.label("");
-                    }
-                }
+        egui::Grid::new("rep-restricted")
+            .striped(true)
+            .show(ui, |ui| {
+                ui.strong(pick(lang, "side", "側"));
+                ui.strong(pick(lang, "without", "禁止"));
+                ui.strong(pick(lang, "score", "得点率"));
+                ui.strong(pick(lang, "change", "変化"));
+                ui.strong("");
                 ui.end_row();
-            }
-        });
+                for x in rs {
+                    ui.label(x.side);
+                    ui.label(&x.command);
+                    ui.label(pct(x.win_rate));
+                    ui.label(format!(
+                        "{:+.1} ({:+.1} … {:+.1})",
+                        100.0 * x.delta,
+                        100.0 * x.delta_low,
+                        100.0 * x.delta_high
+                    ));
+                    match x.verdict {
+                        Some("no_effect") => {
+                            ui.colored_label(
+                                Color32::from_rgb(150, 150, 150),
+                                pick(lang, "no effect", "影響なし"),
+                            );
+                        }
+                        Some("decisive") => {
+                            ui.colored_label(
+                                Color32::from_rgb(230, 170, 60),
+                                pick(lang, "decisive", "決定的"),
+                            );
+                        }
+                        _ => {
+                            ui.label("");
+                        }
+                    }
+                    ui.end_row();
+                }
+            });
     });
 }
 
@@ -644,18 +709,23 @@ fn tension(ui: &mut Ui, lang: Lang, r: &Report) {
     let Some(t) = &r.tension else {
         return pending(ui, lang, title);
     };
-    header(ui, title, &sampled(lang, r.games * if r.simultaneous { 1 } else { 2 }), |ui| {
-        ui.label(match lang {
-            Lang::En => format!(
-                "lead changes {:.2} per game · drama {:.1} points · decisiveness {:.2}",
-                t.lead_changes, t.drama, t.decisiveness
-            ),
-            Lang::Ja => format!(
-                "リードの交代 1 局あたり {:.2} 回 · 逆転の大きさ {:.1} 点 · 決着の早さ {:.2}",
-                t.lead_changes, t.drama, t.decisiveness
-            ),
-        });
-    });
+    header(
+        ui,
+        title,
+        &sampled(lang, r.games * if r.simultaneous { 1 } else { 2 }),
+        |ui| {
+            ui.label(match lang {
+                Lang::En => format!(
+                    "lead changes {:.2} per game · drama {:.1} points · decisiveness {:.2}",
+                    t.lead_changes, t.drama, t.decisiveness
+                ),
+                Lang::Ja => format!(
+                    "リードの交代 1 局あたり {:.2} 回 · 逆転の大きさ {:.1} 点 · 決着の早さ {:.2}",
+                    t.lead_changes, t.drama, t.decisiveness
+                ),
+            });
+        },
+    );
 }
 
 fn sweep(ui: &mut Ui, lang: Lang, r: &Report) {
@@ -670,7 +740,11 @@ fn sweep(ui: &mut Ui, lang: Lang, r: &Report) {
         let fair: Vec<String> = sw.fair.iter().map(|v| v.to_string()).collect();
         ui.label(format!(
             "{} {}",
-            pick(lang, "Fair (interval contains 50%):", "公平(区間が 50% を含む):"),
+            pick(
+                lang,
+                "Fair (interval contains 50%):",
+                "公平(区間が 50% を含む):"
+            ),
             if fair.is_empty() {
                 pick(lang, "none", "なし").to_string()
             } else {
@@ -680,7 +754,11 @@ fn sweep(ui: &mut Ui, lang: Lang, r: &Report) {
         let xs: Vec<f64> = sw.points.iter().map(|p| p.value as f64).collect();
         let lo: Vec<f64> = sw.points.iter().map(|p| p.low).collect();
         let hi: Vec<f64> = sw.points.iter().map(|p| p.high).collect();
-        let pts: Vec<[f64; 2]> = sw.points.iter().map(|p| [p.value as f64, p.h_win_rate]).collect();
+        let pts: Vec<[f64; 2]> = sw
+            .points
+            .iter()
+            .map(|p| [p.value as f64, p.h_win_rate])
+            .collect();
         Plot::new("rep-sweep")
             .height(160.0)
             .allow_scroll(false)
@@ -695,7 +773,10 @@ fn sweep(ui: &mut Ui, lang: Lang, r: &Report) {
                     FilledArea::new(pick(lang, "95% interval", "95% 区間"), &xs, &lo, &hi)
                         .fill_color(Color32::from_rgba_unmultiplied(90, 150, 230, 60)),
                 );
-                p.line(Line::new(pick(lang, "h's score", "h の得点率"), pts.clone()));
+                p.line(Line::new(
+                    pick(lang, "h's score", "h の得点率"),
+                    pts.clone(),
+                ));
                 p.points(Points::new("", pts).radius(3.0));
                 p.hline(HLine::new("50%", 0.5).color(Color32::from_rgb(230, 170, 60)));
             });

@@ -367,7 +367,11 @@ impl StudioApp {
             if item(ui, pick(lang, "Report", "レポート"), "Ctrl+4") {
                 self.persisted.view_tab = ViewTab::Report;
             }
-            if item(ui, pick(lang, "Run the balance report", "バランスレポートを作成"), "") {
+            if item(
+                ui,
+                pick(lang, "Run the balance report", "バランスレポートを作成"),
+                "",
+            ) {
                 self.start_report(&ctx);
             }
             ui.separator();

@@ -146,7 +146,9 @@ fn player<'p>(
     if spec == "cpu" || spec.starts_with("cpu:") {
         let settings = crate::search::CpuSettings::parse(
             prog,
-            spec.strip_prefix("cpu").unwrap_or("").trim_start_matches(':'),
+            spec.strip_prefix("cpu")
+                .unwrap_or("")
+                .trim_start_matches(':'),
         )?;
         let mut p = crate::search::CpuPlayer::new(prog, settings, 0);
         p.set_cancel_flag(progress.cancel_flag.clone());
@@ -211,7 +213,14 @@ impl<'p> Worker<'p> {
             s.options = 0;
             s.uses.iter_mut().for_each(|u| *u = 0);
             // A player that cannot start this game forfeits it (reported as an error).
-            let _ = ready_player(&mut s.inner, set.prog, set.players[side], seed, side, AI_TIMEOUT);
+            let _ = ready_player(
+                &mut s.inner,
+                set.prog,
+                set.players[side],
+                seed,
+                side,
+                AI_TIMEOUT,
+            );
         }
         self.eng.take_fires(&mut self.fires);
         self.leads.clear();

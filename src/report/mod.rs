@@ -113,7 +113,9 @@ impl Sweep {
             Some(("c" | "C", n)) => (vec![1], n),
             Some(("S" | "s", n)) => (vec![0, 1], n),
             Some((p, _)) => {
-                return Err(format!("--sweep {spec}: the side must be h or c, not '{p}'"));
+                return Err(format!(
+                    "--sweep {spec}: the side must be h or c, not '{p}'"
+                ));
             }
             None => (vec![0, 1], name),
         };
@@ -162,9 +164,9 @@ impl Sweep {
             SweepTarget::Constant(name) => {
                 let text = set_constant(source, name, v)
                     .ok_or_else(|| format!("cannot find the definition of the constant {name}"))?;
-                crate::program::compile(&text).program.ok_or_else(|| {
-                    format!("the rules do not compile with {name} = {v}")
-                })
+                crate::program::compile(&text)
+                    .program
+                    .ok_or_else(|| format!("the rules do not compile with {name} = {v}"))
             }
         }
     }
@@ -240,6 +242,63 @@ pub fn sweep_at(line: &str, col: usize) -> Option<String> {
     })
 }
 
+/// Which sections to compute (`--sections`): all by default.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Sections {
+    /// Outcome, length and tension (the outcome players' games).
+    pub outcome: bool,
+    /// Decisions and rules (the random games).
+    pub sample: bool,
+    /// The solver on the start.
+    pub exact: bool,
+    /// Restricted play (plays the outcome games too, as its baseline).
+    pub restricted: bool,
+    /// The skill round robin.
+    pub skill: bool,
+}
+
+impl Default for Sections {
+    fn default() -> Self {
+        Self {
+            outcome: true,
+            sample: true,
+            exact: true,
+            restricted: true,
+            skill: true,
+        }
+    }
+}
+
+impl Sections {
+    /// Parses a comma-separated list of outcome, length, tension, decisions, rules, exact,
+    /// restricted, skill (a sweep runs whenever one is asked for).
+    pub fn parse(s: &str) -> Result<Self, String> {
+        let mut x = Self {
+            outcome: false,
+            sample: false,
+            exact: false,
+            restricted: false,
+            skill: false,
+        };
+        for item in s.split(',').map(str::trim).filter(|i| !i.is_empty()) {
+            match item {
+                "outcome" | "length" | "tension" => x.outcome = true,
+                "decisions" | "rules" => x.sample = true,
+                "exact" => x.exact = true,
+                "restricted" => x.restricted = true,
+                "skill" => x.skill = true,
+                "sweep" => {}
+                _ => {
+                    return Err(format!(
+                        "--sections: unknown section '{item}' (expected outcome, length, tension, decisions, rules, exact, restricted, skill or sweep)"
+                    ));
+                }
+            }
+        }
+        Ok(x)
+    }
+}
+
 /// What to compute.
 #[derive(Clone, Debug)]
 pub struct ReportOptions {
@@ -258,6 +317,8 @@ pub struct ReportOptions {
     pub jobs: Option<usize>,
     /// Time allowed to build an exact table of the start.
     pub exact_budget: Duration,
+    /// The sections to compute.
+    pub sections: Sections,
 }
 
 impl Default for ReportOptions {
@@ -270,6 +331,7 @@ impl Default for ReportOptions {
             sweep: None,
             jobs: None,
             exact_budget: Duration::from_secs(2),
+            sections: Sections::default(),
         }
     }
 }
@@ -369,6 +431,8 @@ pub struct Exact {
 /// Outcome section.
 #[derive(Clone, Debug, Default, PartialEq, Serialize)]
 pub struct OutcomeReport {
+    /// Outcome games played in all (0 when only the exact verdict was asked for).
+    pub games: u64,
     /// h moves first (alternate), or every game (simultaneous).
     pub h_first: Outcomes,
     /// c moves first (alternate games only).
@@ -429,6 +493,9 @@ pub struct RuleLine {
     pub fires: u64,
     /// "never_fired", "cannot_fire" or null.
     pub dead: Option<&'static str>,
+    /// How "cannot_fire" was proved: "static" (no reachable value satisfies a condition) or
+    /// "exhaustive" (it fires in no turn from any reachable position of a small game).
+    pub proof: Option<&'static str>,
 }
 
 /// Restricted play: one side never uses one command.
@@ -558,21 +625,35 @@ impl Report {
     }
 }
 
-/// A CPU spec searched to its full depth: the report ignores the period P (a time cap for live
-/// play, which would make figures depend on the machine's load).
-fn full_depth(spec: &str) -> String {
-    if spec == "cpu" {
-        "cpu:P3600000".into()
-    } else if let Some(rest) = spec.strip_prefix("cpu:") {
-        let folded: String = rest.chars().map(crate::syntax::lexer::norm).collect();
-        if folded.split(',').any(|x| x.trim().starts_with(['P', 'p'])) {
-            spec.into()
+/// Search nodes per move of the report's CPUs (see [`reproducible`]).
+pub const REPORT_NODES: u64 = 100_000;
+
+/// A CPU spec whose games replay exactly: the report replaces the period P (a time cap for live
+/// play, which would make figures depend on the machine's speed and load) by a budget of
+/// [`REPORT_NODES`] search nodes per move — unless the spec sets P or N itself.
+pub fn reproducible(spec: &str) -> String {
+    let Some(rest) = spec.strip_prefix("cpu") else {
+        return spec.into();
+    };
+    let rest = rest.trim_start_matches(':');
+    let folded: String = rest.chars().map(crate::syntax::lexer::norm).collect();
+    let has = |c: char| {
+        folded
+            .split(',')
+            .any(|x| x.trim().starts_with([c, c.to_ascii_lowercase()]))
+    };
+    let mut out = format!("cpu:{rest}");
+    if !has('P') {
+        out.push_str(if rest.is_empty() {
+            "P3600000"
         } else {
-            format!("{spec},P3600000")
-        }
-    } else {
-        spec.into()
+            ",P3600000"
+        });
     }
+    if !has('N') {
+        out.push_str(&format!(",N{REPORT_NODES}"));
+    }
+    out
 }
 
 /// Splits `--players A,B` where B begins (cpu specs contain commas themselves).
@@ -584,7 +665,10 @@ pub fn split_players(s: &str) -> Result<[String; 2], String> {
     let parts: Vec<&str> = s.split(',').collect();
     let cuts: Vec<usize> = (1..parts.len()).filter(|&k| starts(parts[k])).collect();
     match cuts.as_slice() {
-        [k] => Ok([parts[..*k].join(",").trim().into(), parts[*k..].join(",").trim().into()]),
+        [k] => Ok([
+            parts[..*k].join(",").trim().into(),
+            parts[*k..].join(",").trim().into(),
+        ]),
         _ => Err(format!(
             "--players takes two player specs separated by a comma (e.g. cpu,random or cpu:S5,ai:'python3 my.py'), not '{s}'"
         )),
@@ -611,27 +695,33 @@ pub fn run(
     let simultaneous = prog.settings.simultaneous;
     let seatings: Vec<Side> = if simultaneous { vec![0] } else { vec![0, 1] };
     let n = opts.games.max(1);
-    let cpu = full_depth("cpu");
+    let cpu = reproducible("cpu");
     let pair: [String; 2] = opts
         .players
         .clone()
-        .map(|[a, b]| [full_depth(&a), full_depth(&b)])
+        .map(|[a, b]| [reproducible(&a), reproducible(&b)])
         .unwrap_or([cpu.clone(), cpu.clone()]);
     let sample: [String; 2] = opts
         .sample_players
         .clone()
-        .map(|[a, b]| [full_depth(&a), full_depth(&b)])
+        .map(|[a, b]| [reproducible(&a), reproducible(&b)])
         .unwrap_or(["random".into(), "random".into()]);
     let nc = prog.commands.len() as u64;
     let sample_games = n * SAMPLE_FACTOR;
-    let restricted_games = (n / 2).max(1);
+    let restricted_games = (n / 4).clamp(10, 50).min(n);
     let skill_games = (n / 4).max(10) & !1;
     let sweep_points = opts.sweep.as_ref().map_or(0, |s| s.values.len() as u64);
+    let sec = opts.sections;
+    let play_outcome = sec.outcome || sec.restricted;
+    let count = |on: bool, n: u64| if on { n } else { 0 };
     progress.total.store(
-        n * seatings.len() as u64
-            + sample_games
-            + 2 * nc * restricted_games * seatings.len() as u64
-            + 6 * skill_games
+        count(play_outcome, n * seatings.len() as u64)
+            + count(sec.sample, sample_games)
+            + count(
+                sec.restricted,
+                2 * nc * restricted_games * seatings.len() as u64,
+            )
+            + count(sec.skill, 6 * skill_games)
             + sweep_points * n,
         Ordering::Relaxed,
     );
@@ -659,7 +749,7 @@ pub fn run(
 
     // 1–2, 7: outcome, length and tension from the outcome players' games.
     let mut outcome_recs: Vec<Vec<GameRec>> = Vec::new();
-    for &first in &seatings {
+    for &first in seatings.iter().filter(|_| play_outcome) {
         let recs = play_set(
             &GameSet {
                 prog,
@@ -681,43 +771,47 @@ pub fn run(
         return Ok(rep);
     }
     let all: Vec<&GameRec> = outcome_recs.iter().flatten().collect();
-    let per: Vec<Outcomes> = outcome_recs.iter().map(|r| Outcomes::of(r)).collect();
-    let mut total = Outcomes::default();
-    for o in &per {
-        total.h_wins += o.h_wins;
-        total.c_wins += o.c_wins;
-        total.draws += o.draws;
-        total.timeouts += o.timeouts;
-        total.errors += o.errors;
-    }
-    let first_mover_advantage = (!simultaneous).then(|| {
-        // The first mover's score: h's in the h-first games, c's in the c-first games.
-        let g = (per[0].games() + per[1].games()).max(1);
-        let s = (per[0].score(0) * per[0].games() as f64 + per[1].score(1) * per[1].games() as f64)
-            / g as f64;
-        let r = wilson(s, g);
-        Rate {
-            value: r.value - 0.5,
-            low: r.low - 0.5,
-            high: r.high - 0.5,
-        }
-    });
-    rep.outcome = Some(OutcomeReport {
-        h_first: per[0],
-        c_first: per.get(1).copied(),
-        first_mover_advantage,
-        h_score: wilson(total.score(0), total.games()),
-        exact: None,
-    });
-    rep.length = Some(length_of(&all));
-    rep.tension = Some(tension_of(&all));
     let cpu_use = command_use(prog, &all);
-    rep.seconds = t0.elapsed().as_secs_f64();
-    update(&rep);
+    if sec.outcome {
+        let per: Vec<Outcomes> = outcome_recs.iter().map(|r| Outcomes::of(r)).collect();
+        let mut total = Outcomes::default();
+        for o in &per {
+            total.h_wins += o.h_wins;
+            total.c_wins += o.c_wins;
+            total.draws += o.draws;
+            total.timeouts += o.timeouts;
+            total.errors += o.errors;
+        }
+        let first_mover_advantage = (!simultaneous).then(|| {
+            // The first mover's score: h's in the h-first games, c's in the c-first games.
+            let g = (per[0].games() + per[1].games()).max(1);
+            let s = (per[0].score(0) * per[0].games() as f64
+                + per[1].score(1) * per[1].games() as f64)
+                / g as f64;
+            let r = wilson(s, g);
+            Rate {
+                value: r.value - 0.5,
+                low: r.low - 0.5,
+                high: r.high - 0.5,
+            }
+        });
+        rep.outcome = Some(OutcomeReport {
+            games: total.games(),
+            h_first: per[0],
+            c_first: per.get(1).copied(),
+            first_mover_advantage,
+            h_score: wilson(total.score(0), total.games()),
+            exact: None,
+        });
+        rep.length = Some(length_of(&all));
+        rep.tension = Some(tension_of(&all));
+        rep.seconds = t0.elapsed().as_secs_f64();
+        update(&rep);
+    }
 
     // 3–4: decisions and rules from random games, with rule firings counted.
     let mut sample_recs = Vec::new();
-    for (k, &first) in seatings.iter().enumerate() {
+    for (k, &first) in seatings.iter().enumerate().filter(|_| sec.sample) {
         let games = sample_games / seatings.len() as u64
             + u64::from(k == 0) * (sample_games % seatings.len() as u64);
         sample_recs.extend(play_set(
@@ -739,30 +833,53 @@ pub fn run(
         stop(&mut rep, &mut update);
         return Ok(rep);
     }
-    let srefs: Vec<&GameRec> = sample_recs.iter().collect();
-    let choices: u64 = srefs.iter().map(|r| r.choices as u64).sum();
-    rep.decisions = Some(DecisionReport {
-        branching_mean: srefs.iter().map(|r| r.options).sum::<u64>() as f64
-            / choices.max(1) as f64,
-        choice_share: srefs.iter().map(|r| r.multi as u64).sum::<u64>() as f64
-            / choices.max(1) as f64,
-        command_use: command_use(prog, &srefs),
-        cpu_command_use: cpu_use,
-    });
-    rep.rules = Some(rule_lines(source, prog, &srefs));
-    rep.seconds = t0.elapsed().as_secs_f64();
-    update(&rep);
+    if sec.sample {
+        let srefs: Vec<&GameRec> = sample_recs.iter().collect();
+        let choices: u64 = srefs.iter().map(|r| r.choices as u64).sum();
+        rep.decisions = Some(DecisionReport {
+            branching_mean: srefs.iter().map(|r| r.options).sum::<u64>() as f64
+                / choices.max(1) as f64,
+            choice_share: srefs.iter().map(|r| r.multi as u64).sum::<u64>() as f64
+                / choices.max(1) as f64,
+            command_use: command_use(prog, &srefs),
+            cpu_command_use: cpu_use,
+        });
+        rep.rules = Some(rule_lines(source, prog, &srefs));
+        rep.seconds = t0.elapsed().as_secs_f64();
+        update(&rep);
+    }
 
     // 1 (exact): the solver on the start.
-    if let Some(o) = rep.outcome.as_mut() {
-        o.exact = Some(exact_of(prog, file_first, opts.exact_budget, progress));
+    if sec.exact && !progress.cancelled() {
+        let (e, table) = exact_of(prog, file_first, opts.exact_budget, progress);
+        rep.outcome.get_or_insert_with(Default::default).exact = Some(e);
+        // A small game's every reachable position is known: a rule that fires from none of
+        // them cannot fire at all.
+        if let (Some(rules), Some(all)) = (
+            rep.rules.as_mut(),
+            table.as_ref().and_then(|t| t.all_positions()),
+        ) && let Some(fired) = reach::fires_anywhere(prog, all, EXHAUSTIVE_PLAYS)
+        {
+            for l in rules.iter_mut().filter(|l| l.dead == Some("never_fired")) {
+                let never = prog
+                    .meta
+                    .iter()
+                    .enumerate()
+                    .filter(|(_, m)| m.origin.line == l.line)
+                    .all(|(ri, _)| !fired[ri]);
+                if never {
+                    l.dead = Some("cannot_fire");
+                    l.proof = Some("exhaustive");
+                }
+            }
+        }
+        rep.seconds = t0.elapsed().as_secs_f64();
+        update(&rep);
     }
-    rep.seconds = t0.elapsed().as_secs_f64();
-    update(&rep);
 
     // 5: restricted play, replaying the outcome games' seeds with one command banned.
     let mut restricted = Vec::new();
-    for side in 0..2usize {
+    for side in (0..2usize).filter(|_| sec.restricted) {
         for cmd in 0..prog.commands.len() {
             let mut p = prog.clone();
             p.banned = vec![(side * prog.commands.len() + cmd) as u32];
@@ -783,7 +900,11 @@ pub fn run(
                     },
                     progress,
                 )?);
-                base.extend(outcome_recs[k].iter().take(restricted_games.min(n) as usize));
+                base.extend(
+                    outcome_recs[k]
+                        .iter()
+                        .take(restricted_games.min(n) as usize),
+                );
             }
             if progress.cancelled() {
                 stop(&mut rep, &mut update);
@@ -791,10 +912,16 @@ pub fn run(
             }
             let o = Outcomes::of(&recs);
             let rate = wilson(o.score(side), o.games());
-            let changed = recs.iter().zip(&base).filter(|(a, b)| a.end != b.end).count() as u64;
-            let (delta, half) = paired(recs.iter().zip(&base).map(|(a, b)| {
-                game_score(a.end, side) - game_score(b.end, side)
-            }));
+            let changed = recs
+                .iter()
+                .zip(&base)
+                .filter(|(a, b)| a.end != b.end)
+                .count() as u64;
+            let (delta, half) = paired(
+                recs.iter()
+                    .zip(&base)
+                    .map(|(a, b)| game_score(a.end, side) - game_score(b.end, side)),
+            );
             let (delta_low, delta_high) = (delta - half, delta + half);
             restricted.push(Restricted {
                 side: if side == 0 { "h" } else { "c" },
@@ -824,9 +951,9 @@ pub fn run(
 
     // 6: skill round robin.
     let mut skill = Vec::new();
-    for (i, la) in SKILL_LEVELS.iter().enumerate() {
+    for (i, la) in SKILL_LEVELS.iter().enumerate().filter(|_| sec.skill) {
         for (j, lb) in SKILL_LEVELS.iter().enumerate().skip(i + 1) {
-            let (a, b) = (full_depth(la), full_depth(lb));
+            let (a, b) = (reproducible(la), reproducible(lb));
             let half = skill_games / 2;
             let seed = opts.seed ^ SEED_SKILL ^ ((i * 4 + j) as u64) << 32;
             let mut score = 0.0;
@@ -864,13 +991,21 @@ pub fn run(
             });
         }
     }
-    rep.skill_verdict = skill
-        .iter()
-        .find(|p| p.a == SKILL_LEVELS[0] && p.b == SKILL_LEVELS[SKILL_LEVELS.len() - 1])
-        .map(|p| if p.high < 0.5 { "skill_matters" } else { "no_evidence" });
-    rep.skill = Some(skill);
-    rep.seconds = t0.elapsed().as_secs_f64();
-    update(&rep);
+    if sec.skill {
+        rep.skill_verdict = skill
+            .iter()
+            .find(|p| p.a == SKILL_LEVELS[0] && p.b == SKILL_LEVELS[SKILL_LEVELS.len() - 1])
+            .map(|p| {
+                if p.high < 0.5 {
+                    "skill_matters"
+                } else {
+                    "no_evidence"
+                }
+            });
+        rep.skill = Some(skill);
+        rep.seconds = t0.elapsed().as_secs_f64();
+        update(&rep);
+    }
 
     // 8: sweep.
     if let Some(sw) = &opts.sweep {
@@ -973,13 +1108,18 @@ fn length_of(recs: &[&GameRec]) -> LengthReport {
 }
 
 fn tension_of(recs: &[&GameRec]) -> TensionReport {
-    let ts: Vec<_> = recs.iter().filter_map(|r| r.tension.map(|t| (r.end, t))).collect();
+    let ts: Vec<_> = recs
+        .iter()
+        .filter_map(|r| r.tension.map(|t| (r.end, t)))
+        .collect();
     let decided: Vec<_> = ts
         .iter()
         .filter(|(e, _)| matches!(e, End::H | End::C))
         .map(|x| x.1)
         .collect();
-    let mean = |xs: &mut dyn Iterator<Item = f64>, n: usize| xs.sum::<f64>() / n.max(1) as f64;
+    // (+ 0.0: an empty f64 sum is −0.0, which would print as "-0.0".)
+    let mean =
+        |xs: &mut dyn Iterator<Item = f64>, n: usize| xs.sum::<f64>() / n.max(1) as f64 + 0.0;
     TensionReport {
         lead_changes: mean(&mut ts.iter().map(|t| t.1.lead_changes as f64), ts.len()),
         drama: mean(&mut decided.iter().map(|t| t.drama), decided.len()),
@@ -1025,13 +1165,23 @@ fn rule_lines(source: &str, prog: &RuleProgram, recs: &[&GameRec]) -> Vec<RuleLi
         .map(|(line, rules)| {
             let games_fired = recs
                 .iter()
-                .filter(|r| rules.iter().any(|&ri| r.fires.get(ri).is_some_and(|&f| f > 0)))
+                .filter(|r| {
+                    rules
+                        .iter()
+                        .any(|&ri| r.fires.get(ri).is_some_and(|&f| f > 0))
+                })
                 .count() as u64;
             let fires = recs
                 .iter()
-                .map(|r| rules.iter().map(|&ri| *r.fires.get(ri).unwrap_or(&0) as u64).sum::<u64>())
+                .map(|r| {
+                    rules
+                        .iter()
+                        .map(|&ri| *r.fires.get(ri).unwrap_or(&0) as u64)
+                        .sum::<u64>()
+                })
                 .sum();
-            let dead = if rules.iter().all(|&ri| cannot[ri]) {
+            let proved = rules.iter().all(|&ri| cannot[ri]);
+            let dead = if proved {
                 Some("cannot_fire")
             } else if games_fired == 0 {
                 Some("never_fired")
@@ -1040,18 +1190,42 @@ fn rule_lines(source: &str, prog: &RuleProgram, recs: &[&GameRec]) -> Vec<RuleLi
             };
             RuleLine {
                 line,
-                text: lines.get(line.wrapping_sub(1)).map_or(String::new(), |t| t.trim().to_string()),
+                text: lines
+                    .get(line.wrapping_sub(1))
+                    .map_or(String::new(), |t| t.trim().to_string()),
                 games_fired,
                 fires,
                 dead,
+                proof: proved.then_some("static"),
             }
         })
         .collect()
 }
 
-/// The solver's verdict on the start: an exact table where it can be built in the budget, else
-/// (alternate games) a forced-win search for h.
-fn exact_of(prog: &RuleProgram, first: Side, budget: Duration, progress: &Arc<Progress>) -> Exact {
+/// Turns replayed at most to prove rules dead by exhaustion.
+const EXHAUSTIVE_PLAYS: u64 = 2_000_000;
+
+/// The solver's verdict on the start (and the table, when one of every reachable position was
+/// built): an exact table where it can be built in the budget, else (alternate games) a
+/// forced-win search for h.
+fn exact_of(
+    prog: &RuleProgram,
+    first: Side,
+    budget: Duration,
+    progress: &Arc<Progress>,
+) -> (Exact, Option<crate::search::exact::ExactTable>) {
+    let mut table = None;
+    let e = exact_verdict(prog, first, budget, progress, &mut table);
+    (e, table)
+}
+
+fn exact_verdict(
+    prog: &RuleProgram,
+    first: Side,
+    budget: Duration,
+    progress: &Arc<Progress>,
+    keep: &mut Option<crate::search::exact::ExactTable>,
+) -> Exact {
     use crate::search::exact::ExactTable;
     let eng = crate::search::search_engine(prog);
     let Ok(root) = eng.initial(first) else {
@@ -1063,11 +1237,12 @@ fn exact_of(prog: &RuleProgram, first: Side, budget: Duration, progress: &Arc<Pr
     };
     let has_rand = prog.rules.iter().any(|r| r.has_rand);
     let who = if first == 0 { "h" } else { "c" };
-    if let Ok(t) = ExactTable::build(prog, &root, budget, crate::search::EXACT_POSITIONS)
-        && t.is_exact()
+    let built = ExactTable::build(prog, &root, budget, crate::search::EXACT_POSITIONS).ok();
+    if let Some(t) = built.filter(|t| t.is_exact())
         && let Some(v) = t.value(&root)
     {
         let how = format!("exact table: {}", t.describe());
+        *keep = Some(t);
         if !has_rand && !prog.settings.simultaneous && v.abs() > 1e-9 {
             let winner = if v > 0.0 { "h" } else { "c" };
             let turns = (v.abs().ln() / crate::search::exact::DISCOUNT.ln()).round();
@@ -1087,17 +1262,17 @@ fn exact_of(prog: &RuleProgram, first: Side, budget: Duration, progress: &Arc<Pr
             detail: format!(
                 "game value for h under best play (+1 a win now, −1 a loss now, ×{} per turn){}; {how}",
                 crate::search::exact::DISCOUNT,
-                if prog.settings.simultaneous { " with both optimal mixed strategies" } else { "" }
+                if prog.settings.simultaneous {
+                    " with both optimal mixed strategies"
+                } else {
+                    ""
+                }
             ),
         };
     }
     if prog.settings.simultaneous {
-        let gv = crate::search::value_iteration(
-            prog,
-            &root,
-            crate::cli::analyse::VALUE_BOUND,
-            200_000,
-        );
+        let gv =
+            crate::search::value_iteration(prog, &root, crate::cli::analyse::VALUE_BOUND, 200_000);
         return Exact {
             kind: "value",
             winner: None,

@@ -67,16 +67,25 @@ impl Reach {
                 Op::Load(who, s) => self.vals[Self::side(who, acting) * self.ns + s as usize],
                 Op::Neg => {
                     let a = st.pop().unwrap_or(Iv::TOP);
-                    Iv { lo: -a.hi, hi: -a.lo }
+                    Iv {
+                        lo: -a.hi,
+                        hi: -a.lo,
+                    }
                 }
                 Op::Abs => {
                     let a = st.pop().unwrap_or(Iv::TOP);
                     if a.lo >= 0 {
                         a
                     } else if a.hi <= 0 {
-                        Iv { lo: -a.hi, hi: -a.lo }
+                        Iv {
+                            lo: -a.hi,
+                            hi: -a.lo,
+                        }
                     } else {
-                        Iv { lo: 0, hi: a.hi.max(-a.lo) }
+                        Iv {
+                            lo: 0,
+                            hi: a.hi.max(-a.lo),
+                        }
                     }
                 }
                 Op::Bin(b) => {
@@ -106,15 +115,24 @@ impl Reach {
                     let y = st.pop().unwrap_or(Iv::TOP);
                     let x = st.pop().unwrap_or(Iv::TOP);
                     if matches!(op, Op::Min) {
-                        Iv { lo: x.lo.min(y.lo), hi: x.hi.min(y.hi) }
+                        Iv {
+                            lo: x.lo.min(y.lo),
+                            hi: x.hi.min(y.hi),
+                        }
                     } else {
-                        Iv { lo: x.lo.max(y.lo), hi: x.hi.max(y.hi) }
+                        Iv {
+                            lo: x.lo.max(y.lo),
+                            hi: x.hi.max(y.hi),
+                        }
                     }
                 }
                 Op::Rand(_) => {
                     let y = st.pop().unwrap_or(Iv::TOP);
                     let x = st.pop().unwrap_or(Iv::TOP);
-                    Iv { lo: x.lo, hi: y.hi.max(x.lo) }
+                    Iv {
+                        lo: x.lo,
+                        hi: y.hi.max(x.lo),
+                    }
                 }
             };
             st.push(v);
@@ -175,7 +193,12 @@ impl Reach {
                         add(!value);
                     }
                 }
-                CEffect::Update { side, state, op, expr } if held => {
+                CEffect::Update {
+                    side,
+                    state,
+                    op,
+                    expr,
+                } if held => {
                     let i = Self::side(side, acting) * self.ns + state as usize;
                     let e = self.expr(p.code_of(expr), acting);
                     let cur = self.vals[i];
@@ -224,7 +247,9 @@ pub fn cannot_fire(p: &RuleProgram) -> Vec<bool> {
         vals: (0..2)
             .flat_map(|s| p.init_values[s].iter().map(|&v| Iv::one(v as i128)))
             .collect(),
-        enabled: (0..2).flat_map(|s| p.init_enabled[s].iter().copied()).collect(),
+        enabled: (0..2)
+            .flat_map(|s| p.init_enabled[s].iter().copied())
+            .collect(),
     };
     for round in 0.. {
         let before = r.vals.clone();
@@ -260,4 +285,73 @@ pub fn cannot_fire(p: &RuleProgram) -> Vec<bool> {
         .iter()
         .map(|rule| (0..2).all(|acting| !r.rule_can_fire(p, rule, acting)))
         .collect()
+}
+
+/// Per rule: whether it fires anywhere in the game whose every reachable position is
+/// `positions` — every move of the side(s) to move, every chance outcome, from each — or None
+/// when that would take more than `max_plays` turns to replay.
+pub fn fires_anywhere(
+    p: &RuleProgram,
+    positions: &[crate::engine::State],
+    max_plays: u64,
+) -> Option<Vec<bool>> {
+    use crate::engine::{ChanceScript, Engine};
+    if positions.is_empty() {
+        return None;
+    }
+    let eng = Engine::new(p, 0).counting();
+    let mut fired = vec![false; p.rules.len()];
+    let mut counts = Vec::new();
+    let mut note = |eng: &Engine, fired: &mut Vec<bool>| {
+        eng.take_fires(&mut counts);
+        for (f, &c) in fired.iter_mut().zip(&counts) {
+            *f |= c > 0;
+        }
+    };
+    // The start's availability.
+    if let Some(s0) = positions.first() {
+        let _ = eng.initial(s0.to_move);
+        note(&eng, &mut fired);
+    }
+    let mut plays = 0u64;
+    let mut script = ChanceScript::default();
+    let mut en = Vec::new();
+    for st in positions.iter().filter(|s| s.outcome.is_none()) {
+        let mut options: [Vec<Option<u32>>; 2] = [vec![None], vec![None]];
+        for &side in eng.movers(st) {
+            eng.enabled_commands(st, side, &mut en);
+            if !en.is_empty() {
+                options[side] = en.iter().map(|&c| Some(c)).collect();
+            }
+        }
+        for &a in &options[0] {
+            for &b in &options[1] {
+                // Every combination of chance outcomes, odometer-wise.
+                script.picks.clear();
+                loop {
+                    plays += 1;
+                    if plays > max_plays {
+                        return None;
+                    }
+                    let mut s = st.clone();
+                    let _ = eng.play_scripted(&mut s, [a, b], &mut script);
+                    note(&eng, &mut fired);
+                    let mut picks: Vec<u64> = script.draws.iter().map(|d| d.pick).collect();
+                    while let Some(&last) = picks.last() {
+                        let k = picks.len() - 1;
+                        if last + 1 < script.draws[k].outcomes {
+                            picks[k] += 1;
+                            break;
+                        }
+                        picks.pop();
+                    }
+                    if picks.is_empty() {
+                        break;
+                    }
+                    script.picks = picks;
+                }
+            }
+        }
+    }
+    Some(fired)
 }

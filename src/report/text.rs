@@ -27,7 +27,11 @@ pub fn render(r: &Report) -> String {
         "Balance report for {} — seed {}, {} mode",
         r.file,
         r.seed,
-        if r.simultaneous { "simultaneous" } else { "alternate" }
+        if r.simultaneous {
+            "simultaneous"
+        } else {
+            "alternate"
+        }
     );
     let _ = writeln!(
         s,
@@ -39,7 +43,10 @@ pub fn render(r: &Report) -> String {
     );
     if let Some(o) = &r.outcome {
         let n = r.games;
-        let _ = writeln!(s, "\nOUTCOME — sampled ({n} games per seating, 95% intervals)");
+        let _ = writeln!(
+            s,
+            "\nOUTCOME — sampled ({n} games per seating, 95% intervals)"
+        );
         if r.simultaneous {
             let _ = writeln!(s, "  {}", outcomes(&o.h_first));
         } else {
@@ -91,7 +98,10 @@ pub fn render(r: &Report) -> String {
             d.branching_mean,
             pct(d.choice_share)
         );
-        for (label, u) in [("random", &d.command_use), ("outcome players", &d.cpu_command_use)] {
+        for (label, u) in [
+            ("random", &d.command_use),
+            ("outcome players", &d.cpu_command_use),
+        ] {
             for (side, m) in [("h", &u.h), ("c", &u.c)] {
                 let list: Vec<String> = m
                     .iter()
@@ -108,9 +118,12 @@ pub fn render(r: &Report) -> String {
             r.sample_games
         );
         for l in rules {
-            let mark = match l.dead {
-                Some("cannot_fire") => "  ← cannot fire",
-                Some("never_fired") => "  ← never fired",
+            let mark = match (l.dead, l.proof) {
+                (Some("cannot_fire"), Some("exhaustive")) => {
+                    "  ← cannot fire (no turn from any reachable position fires it)"
+                }
+                (Some("cannot_fire"), _) => "  ← cannot fire (no reachable value satisfies it)",
+                (Some("never_fired"), _) => "  ← never fired",
                 _ => "",
             };
             let _ = writeln!(
@@ -183,7 +196,11 @@ pub fn render(r: &Report) -> String {
         None => {}
     }
     if let Some(sw) = &r.sweep {
-        let _ = writeln!(s, "\nSWEEP {} — h's score per value ({} games each)", sw.name, r.games);
+        let _ = writeln!(
+            s,
+            "\nSWEEP {} — h's score per value ({} games each)",
+            sw.name, r.games
+        );
         for p in &sw.points {
             let _ = writeln!(
                 s,
@@ -200,14 +217,22 @@ pub fn render(r: &Report) -> String {
         let _ = writeln!(
             s,
             "  fair (interval contains 50%): {}",
-            if fair.is_empty() { "none".into() } else { fair.join(", ") }
+            if fair.is_empty() {
+                "none".into()
+            } else {
+                fair.join(", ")
+            }
         );
     }
     let _ = writeln!(
         s,
         "\n{:.1} s{}",
         r.seconds,
-        if r.cancelled { " — cancelled before the end" } else { "" }
+        if r.cancelled {
+            " — cancelled before the end"
+        } else {
+            ""
+        }
     );
     s
 }

@@ -22,6 +22,10 @@ use std::time::{Duration, Instant};
 /// The value of a turn's delay: a win in n turns is worth `DISCOUNT^n`.
 pub const DISCOUNT: f64 = 0.999;
 
+/// Tables of at most this many positions keep the positions themselves
+/// ([`ExactTable::all_positions`]).
+const KEEP_POSITIONS: usize = 200_000;
+
 /// Chance outcome combinations per move enumerated exactly; beyond, sampled (and said so).
 const CHANCE_LIMIT: u64 = 4096;
 
@@ -203,7 +207,13 @@ impl ExactTable {
         let n = states.len();
         let mut value: Vec<f64> = fixed.iter().map(|f| f.unwrap_or(0.0)).collect();
         let mut table = ExactTable {
-            states: if solve { Vec::new() } else { states },
+            // Kept for small tables (the balance report enumerates them), dropped for large
+            // ones to save memory.
+            states: if solve && n > KEEP_POSITIONS {
+                Vec::new()
+            } else {
+                states
+            },
             fixed: fixed.clone(),
             index,
             lcm: s.lcm,
@@ -415,6 +425,13 @@ impl ExactTable {
             &a,
             &matrix::MatrixSolution { value, rows, cols },
         ))
+    }
+
+    /// Every position reachable from the root, when the table holds them all (no bound was
+    /// needed and chance was enumerated); the root first.
+    pub fn all_positions(&self) -> Option<&[State]> {
+        (self.bound.is_none() && self.is_exact() && self.states.len() == self.positions)
+            .then_some(self.states.as_slice())
     }
 
     /// True when every position's value is exact (no bound was needed and chance was

@@ -99,6 +99,10 @@ pub struct CpuSettings {
     pub period_ms: u32,
     /// `exact`: play from an exact table of the game when one can be built (see [`exact`]).
     pub exact: bool,
+    /// `N<nodes>`: at most this many search nodes per move (the deepest search completed within
+    /// them is played). Unlike P it does not depend on the machine's speed or load, so games
+    /// replay exactly; `kumite report` uses it.
+    pub nodes: Option<u64>,
 }
 
 /// Time allowed for building a `cpu:exact` table.
@@ -116,6 +120,7 @@ impl CpuSettings {
             mistakes: s.mistakes,
             period_ms: s.period_ms,
             exact: false,
+            nodes: None,
         };
         // Full-width and IME forms read as ASCII, as everywhere in the language (`Ｓ５`).
         let folded: String = spec.chars().map(crate::syntax::lexer::norm).collect();
@@ -128,9 +133,18 @@ impl CpuSettings {
             }
             let bad = |why: &str| {
                 format!(
-                    "cpu setting '{item}': {why} (expected exact, S<depth 1–30>, D<thinning 1–1000>, E<mistakes 0–10> or P<ms 1–3600000>)"
+                    "cpu setting '{item}': {why} (expected exact, S<depth 1–30>, D<thinning 1–1000>, E<mistakes 0–10>, P<ms 1–3600000> or N<nodes per move 100–10000000000>)"
                 )
             };
+            if let Some(n) = item.strip_prefix(['N', 'n']) {
+                match n.trim().parse::<u64>() {
+                    Ok(n) if (100..=10_000_000_000).contains(&n) => {
+                        c.nodes = Some(n);
+                        continue;
+                    }
+                    _ => return Err(bad("N takes a node count from 100 to 10000000000")),
+                }
+            }
             match crate::syntax::parser::parse_setting(item) {
                 Ok(Setting::Depth(v)) => c.depth = v,
                 Ok(Setting::Thin(v)) => c.thin = v,
@@ -712,6 +726,7 @@ impl<'p> CpuPlayer<'p> {
             s.tt.clear();
             s.deadline =
                 Some(Instant::now() + Duration::from_millis(self.settings.period_ms as u64));
+            s.node_budget = self.settings.nodes.unwrap_or(u64::MAX);
             Self::mixed_strategy(s, st, side, &all, self.settings.depth.min(4))
         } else {
             let mistakes = std::mem::replace(&mut self.settings.mistakes, 0);
@@ -755,6 +770,7 @@ impl<'p> CpuPlayer<'p> {
         s.stopped = false;
         s.tt.clear();
         s.deadline = Some(Instant::now() + Duration::from_millis(self.settings.period_ms as u64));
+        s.node_budget = self.settings.nodes.unwrap_or(u64::MAX);
         let choice;
         let all = moves(&s.eng, st, side);
         if s.eng.simultaneous {
