@@ -379,3 +379,30 @@ fn a_rule_dead_by_correlation_is_proved_dead_by_exhausting_a_small_game() {
         .cloned();
     assert_eq!(l3.expect("line 3")["proof"], "static");
 }
+
+/// How long a report takes to stop after Cancel (prints it; no timing assertion).
+#[test]
+#[ignore = "measurement: cargo test --release --test report -- --ignored --nocapture"]
+fn cancel_latency() {
+    let prog = kumite::program::compile(&common::read(&root().join("rules/karate.kmt")))
+        .program
+        .expect("karate compiles");
+    let mut worst = std::time::Duration::ZERO;
+    for wait_ms in [300u64, 1500, 4000] {
+        let progress = kumite::report::Progress::new();
+        let p2 = progress.clone();
+        let t = std::thread::spawn(move || {
+            std::thread::sleep(std::time::Duration::from_millis(wait_ms));
+            p2.cancel();
+            std::time::Instant::now()
+        });
+        let r = kumite::report::run("", "karate", &prog, &Default::default(), &progress, |_| {})
+            .expect("runs");
+        let stopped = std::time::Instant::now();
+        let asked = t.join().expect("join");
+        let lat = stopped.duration_since(asked);
+        worst = worst.max(lat);
+        eprintln!("cancel after {wait_ms} ms: stopped {lat:?} later (cancelled {})", r.cancelled);
+    }
+    eprintln!("worst cancel latency {worst:?}");
+}
