@@ -402,6 +402,9 @@ fn flatten_macros(
                     path.pop();
                     on_path.remove(&id);
                     let mut out: Vec<NameId> = Vec::new();
+                    // A set beside the list: a macro with thousands of alternatives would
+                    // otherwise be checked against its list once per alternative.
+                    let mut seen: rustc_hash::FxHashSet<NameId> = Default::default();
                     for a in &defs[&id].0 {
                         let leaves: &[NameId] = if !defs.contains_key(&a.name) {
                             std::slice::from_ref(&a.name)
@@ -410,7 +413,7 @@ fn flatten_macros(
                             done.get(&a.name).map_or(&[], |v| v.as_slice())
                         };
                         for &leaf in leaves {
-                            if !out.contains(&leaf) {
+                            if seen.insert(leaf) {
                                 out.push(leaf);
                             }
                         }
