@@ -190,6 +190,29 @@ fn right_clicking_a_starting_value_offers_to_sweep_it() {
     assert!(h.state().report.busy(), "the report starts");
     assert_eq!(h.state().report.sweep, "c.後ろ余裕度=7..13");
     step_until(&mut h, "the report", |a| !a.report.busy());
+    // Again, and Esc stops it even with the editor focused (the right-click was in it).
+    h.state_mut().report.games = 100_000;
+    h.event(egui::Event::PointerMoved(at));
+    h.step();
+    for pressed in [true, false] {
+        h.event(egui::Event::PointerButton {
+            pos: at,
+            button: egui::PointerButton::Secondary,
+            pressed,
+            modifiers: Modifiers::default(),
+        });
+        h.step();
+    }
+    h.run();
+    h.get_by_label("Sweep this value (c.後ろ余裕度=7..13)").click();
+    h.step();
+    assert!(h.state().report.busy());
+    h.key_press(Key::Escape);
+    h.step();
+    assert!(!h.state().report.busy(), "Esc cancels");
+    h.state_mut().report.games = 10;
+    h.get_by_label("Run report").click();
+    step_until(&mut h, "the report", |a| !a.report.busy());
     let sw = h.state().report.report.clone().unwrap().sweep.unwrap();
     assert_eq!(
         sw.points.iter().map(|p| p.value).collect::<Vec<_>>(),
