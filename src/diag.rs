@@ -23,7 +23,7 @@ pub enum Severity {
 pub enum DiagCode {
     /// a file that cannot be read as rules (not found, not UTF-8)
     E000,
-    /// syntax error: the offending token and what was expected; also an expression used as a condition without a comparison, and a function with the wrong number of arguments
+    /// syntax error: the offending token and what was expected; also an expression used as a condition without a comparison, and a function with the wrong number of arguments; a bare name where an effect starts gets a help naming `S.`/`O.`
     E001,
     /// a character that cannot start a token
     E002,
@@ -91,6 +91,12 @@ pub enum DiagCode {
     W014,
     /// a setting given twice
     W015,
+    /// a state set by rules but never read
+    W016,
+    /// a victory rule that draws `rand`
+    W017,
+    /// two lines switch the same command opposite ways and can apply together
+    W018,
 }
 
 impl DiagCode {
@@ -131,6 +137,9 @@ impl DiagCode {
         DiagCode::W013,
         DiagCode::W014,
         DiagCode::W015,
+        DiagCode::W016,
+        DiagCode::W017,
+        DiagCode::W018,
     ];
 
     /// The code as written in reports, e.g. `"E001"`.
@@ -171,6 +180,9 @@ impl DiagCode {
             DiagCode::W013 => "W013",
             DiagCode::W014 => "W014",
             DiagCode::W015 => "W015",
+            DiagCode::W016 => "W016",
+            DiagCode::W017 => "W017",
+            DiagCode::W018 => "W018",
         }
     }
 
@@ -179,7 +191,7 @@ impl DiagCode {
         match self {
             DiagCode::E000 => "a file that cannot be read as rules (not found, not UTF-8)",
             DiagCode::E001 => {
-                "syntax error: the offending token and what was expected; also an expression used as a condition without a comparison, and a function with the wrong number of arguments"
+                "syntax error: the offending token and what was expected; also an expression used as a condition without a comparison, and a function with the wrong number of arguments; a bare name where an effect starts gets a help naming `S.`/`O.`"
             }
             DiagCode::E002 => "a character that cannot start a token",
             DiagCode::E003 => "a number too large for 64 bits",
@@ -222,6 +234,11 @@ impl DiagCode {
                 "a line of a symmetric block with nothing to exchange (it gets no copy)"
             }
             DiagCode::W015 => "a setting given twice",
+            DiagCode::W016 => "a state set by rules but never read (with \"did you mean\")",
+            DiagCode::W017 => "a victory rule that draws `rand` (rolled again at every end check)",
+            DiagCode::W018 => {
+                "two lines switch the same command opposite ways and can apply together (their order decides)"
+            }
         }
     }
 

@@ -611,6 +611,8 @@ fn fold_const(e: &Expr) -> Option<i64> {
 struct Facts {
     state_set: HashMap<NameId, Span>,
     state_read: Vec<(NameId, Span)>,
+    /// States written by rule effects (first place each).
+    state_effect: Vec<(NameId, Span)>,
     cmd_enable: HashMap<NameId, Span>,
     cmd_mention: Vec<(NameId, Span)>,
     cmd_used: HashMap<NameId, Span>,
@@ -849,6 +851,7 @@ fn build(x: &Expanded, names: &Names, diags: &mut Vec<Diagnostic>) -> RuleProgra
             effects.push(match e {
                 Effect::Bool { value, state, .. } => {
                     facts.state_set.entry(state.name).or_insert(state.span.clone());
+                    facts.state_effect.push((state.name, state.span.clone()));
                     if *value && (state.name == WIN || state.name == LOSE) {
                         anyone_wins = true;
                     }
@@ -866,6 +869,7 @@ fn build(x: &Expanded, names: &Names, diags: &mut Vec<Diagnostic>) -> RuleProgra
                         );
                     }
                     facts.state_set.entry(state.name).or_insert(state.span.clone());
+                    facts.state_effect.push((state.name, state.span.clone()));
                     expr.for_each_state(&mut |r| facts.state_read.push((r.name, r.span.clone())));
                     if state.name == WIN || state.name == LOSE {
                         // `S.勝利=0` or `S.勝利*=0` cannot make anyone win.
@@ -983,10 +987,38 @@ fn build(x: &Expanded, names: &Names, diags: &mut Vec<Diagnostic>) -> RuleProgra
             );
         }
     }
+    // The whole-program warnings below would only echo an error elsewhere (a broken line that
+    // would have enabled a command or set a state): they wait until the errors are fixed.
+    let has_errors = diags.iter().any(|d| d.is_error());
+    // States set by rules but never read: a misspelt name in an effect (体カ for 体力) makes a
+    // new state that nothing looks at.
+    let read: std::collections::HashSet<NameId> =
+        facts.state_read.iter().map(|(n, _)| *n).collect();
+    let read_names: Vec<&str> = read.iter().map(|n| names.get(*n)).collect();
+    let mut warned = std::collections::HashSet::new();
+    for (n, span) in facts.state_effect.iter().filter(|_| !has_errors) {
+        if read.contains(n) || *n == WIN || *n == LOSE || !warned.insert(*n) {
+            continue;
+        }
+        let name = names.get(*n);
+        let help = did_you_mean(name, read_names.iter().copied().filter(|r| *r != name))
+            .map(|s| format!("did you mean {s}?"))
+            .unwrap_or_else(|| {
+                format!("no condition or expression reads {name}: fine if it is only there to be shown in the match panel; otherwise use it in a condition")
+            });
+        diags.push(
+            Diagnostic::warning(
+                DiagCode::W016,
+                span.clone(),
+                format!("state {name} is set but never read, so setting it changes nothing"),
+            )
+            .with_help(help),
+        );
+    }
     // States read but never set or initialised.
     let mut warned = std::collections::HashSet::new();
     let set_names: Vec<&str> = facts.state_set.keys().map(|n| names.get(*n)).collect();
-    for (n, span) in &facts.state_read {
+    for (n, span) in facts.state_read.iter().filter(|_| !has_errors) {
         if facts.state_set.contains_key(n) || !warned.insert(*n) {
             continue;
         }
@@ -1006,7 +1038,7 @@ fn build(x: &Expanded, names: &Names, diags: &mut Vec<Diagnostic>) -> RuleProgra
     // Commands that can never become enabled.
     let mut warned = std::collections::HashSet::new();
     let enable_names: Vec<&str> = facts.cmd_enable.keys().map(|n| names.get(*n)).collect();
-    for (n, span) in &facts.cmd_mention {
+    for (n, span) in facts.cmd_mention.iter().filter(|_| !has_errors) {
         if facts.cmd_enable.contains_key(n) || !warned.insert(*n) {
             continue;
         }
@@ -1029,7 +1061,7 @@ fn build(x: &Expanded, names: &Names, diags: &mut Vec<Diagnostic>) -> RuleProgra
     let mut enabled: Vec<(&NameId, &Span)> = facts.cmd_enable.iter().collect();
     enabled.sort_by_key(|(_, s)| s.start);
     let used_names: Vec<&str> = facts.cmd_used.keys().map(|n| names.get(*n)).collect();
-    for (n, span) in enabled {
+    for (n, span) in enabled.into_iter().filter(|_| !has_errors) {
         if facts.cmd_used.contains_key(n) {
             continue;
         }
@@ -1046,7 +1078,7 @@ fn build(x: &Expanded, names: &Names, diags: &mut Vec<Diagnostic>) -> RuleProgra
             .with_help(help),
         );
     }
-    if !anyone_wins {
+    if !anyone_wins && !has_errors {
         let span = x.rules.first().map_or(0..0, |r| r.origin.span.clone());
         diags.push(
             Diagnostic::warning(DiagCode::W013, span, "no rule lets anyone win")
@@ -1067,7 +1099,7 @@ fn build(x: &Expanded, names: &Names, diags: &mut Vec<Diagnostic>) -> RuleProgra
         .iter()
         .map(|(n, v)| (names.get(*n).to_string(), *v))
         .collect();
-    RuleProgram {
+    let prog = RuleProgram {
         banned: Vec::new(),
         states: b.states,
         commands: b.commands,
@@ -1092,7 +1124,150 @@ fn build(x: &Expanded, names: &Names, diags: &mut Vec<Diagnostic>) -> RuleProgra
                 (names.get(*m).to_string(), alts)
             })
             .collect(),
+    };
+    if !has_errors {
+        lint_rules(&prog, diags);
     }
+    prog
+}
+
+/// Rule-level warnings on a program that compiled: chance in victory rules (W017) and
+/// availability lines whose order decides (W018).
+fn lint_rules(p: &RuleProgram, diags: &mut Vec<Diagnostic>) {
+    // W017: a victory rule is checked at every end check; a draw in it is made again each
+    // time, so "a 50% knockout" while the condition holds wins far more often than half.
+    let mut seen = std::collections::HashSet::new();
+    for (r, m) in p.rules.iter().zip(&p.meta) {
+        if r.victory && r.has_rand && seen.insert(m.origin.line) {
+            diags.push(
+                Diagnostic::warning(
+                    DiagCode::W017,
+                    m.origin.span.clone(),
+                    "this victory rule draws rand(…) again at every end check while its other conditions hold",
+                )
+                .with_help("a chance that should be taken once belongs to the move that causes it: roll it in a rule with the command (e.g. [投げる],rand(1,100)<=50:S.勝利), or record the roll in a state"),
+            );
+        }
+    }
+    // W018: two availability lines that switch one command opposite ways and can apply at
+    // once: the one later in the file wins, so moving a line changes the game.
+    struct Switch {
+        rule: usize,
+        opp: bool,
+        cmd: CmdId,
+        on: bool,
+    }
+    let mut switches: Vec<Switch> = Vec::new();
+    for (i, r) in p.rules.iter().enumerate() {
+        if r.has_cmd_atoms || !r.has_enable {
+            continue;
+        }
+        for e in p.rule_effects(r) {
+            if let CEffect::Enable { opp, cmd, on } = *e {
+                switches.push(Switch {
+                    rule: i,
+                    opp,
+                    cmd,
+                    on,
+                });
+            }
+        }
+    }
+    let mut warned = std::collections::HashSet::new();
+    for (k, a) in switches.iter().enumerate() {
+        for b in &switches[k + 1..] {
+            let (ra, rb) = (&p.rules[a.rule], &p.rules[b.rule]);
+            let (la, lb) = (p.meta[a.rule].origin.line, p.meta[b.rule].origin.line);
+            if la == lb || a.opp != b.opp || a.cmd != b.cmd || warned.contains(&(la, lb, a.cmd)) {
+                continue;
+            }
+            // They write different values when both hold (opposite switches), or when an `::`
+            // line fails while the other holds (its inverse then disagrees).
+            let both = conds_compatible(p, ra, rb);
+            let clash = (a.on != b.on && both)
+                || (ra.iff && a.on == b.on && !p.rule_conds(ra).is_empty())
+                || (rb.iff && a.on == b.on && !p.rule_conds(rb).is_empty());
+            if !clash {
+                continue;
+            }
+            warned.insert((la, lb, a.cmd));
+            let name = &p.commands[a.cmd as usize];
+            diags.push(
+                Diagnostic::warning(
+                    DiagCode::W018,
+                    p.meta[b.rule].origin.span.clone(),
+                    format!("this line and line {la} both switch [{name}] and can apply together: the later line wins, so their order decides"),
+                )
+                .with_label(p.meta[a.rule].origin.span.clone(), "also switches it")
+                .with_help(format!("merge them into one line whose conditions say exactly when [{name}] is enabled (e.g. S.体力>0,S.回数<3::[{name}])")),
+            );
+        }
+    }
+}
+
+/// False when the two rules' conditions provably cannot hold together: they need the same
+/// state (for the same acting side) to be in disjoint ranges, or true and false at once.
+fn conds_compatible(p: &RuleProgram, a: &CRule, b: &CRule) -> bool {
+    use std::collections::HashMap;
+    let mut ranges: HashMap<(SideRef, StateId), (i128, i128, bool)> = HashMap::new();
+    let mut narrow = |key: (SideRef, StateId), lo: i128, hi: i128, nonzero: bool| -> bool {
+        let e = ranges.entry(key).or_insert((i128::MIN, i128::MAX, false));
+        e.0 = e.0.max(lo);
+        e.1 = e.1.min(hi);
+        e.2 |= nonzero;
+        e.0 <= e.1 && !(e.2 && e.0 == 0 && e.1 == 0)
+    };
+    let one = |code: &[Op]| match code {
+        [Op::Load(side, st)] => Some(Err((*side, *st))),
+        [Op::Push(k)] => Some(Ok(*k as i128)),
+        _ => None,
+    };
+    for c in p.rule_conds(a).iter().chain(p.rule_conds(b)) {
+        let ok = match *c {
+            CCond::Truth {
+                neg: true,
+                side,
+                state,
+            } => narrow((side, state), 0, 0, false),
+            CCond::Truth {
+                neg: false,
+                side,
+                state,
+            } => narrow((side, state), i128::MIN, i128::MAX, true),
+            CCond::Cmp { op, lhs, rhs } => {
+                match (one(p.code_of(lhs)), one(p.code_of(rhs))) {
+                    (Some(Err(key)), Some(Ok(k))) | (Some(Ok(k)), Some(Err(key))) => {
+                        // `k OP x` reads as `x OP' k`.
+                        let op = if matches!(one(p.code_of(lhs)), Some(Ok(_))) {
+                            match op {
+                                CmpOp::Lt => CmpOp::Gt,
+                                CmpOp::Le => CmpOp::Ge,
+                                CmpOp::Gt => CmpOp::Lt,
+                                CmpOp::Ge => CmpOp::Le,
+                                o => o,
+                            }
+                        } else {
+                            op
+                        };
+                        match op {
+                            CmpOp::Eq => narrow(key, k, k, false),
+                            CmpOp::Lt => narrow(key, i128::MIN, k - 1, false),
+                            CmpOp::Le => narrow(key, i128::MIN, k, false),
+                            CmpOp::Gt => narrow(key, k + 1, i128::MAX, false),
+                            CmpOp::Ge => narrow(key, k, i128::MAX, false),
+                            CmpOp::Ne => true,
+                        }
+                    }
+                    _ => true,
+                }
+            }
+            CCond::Cmd { .. } => true,
+        };
+        if !ok {
+            return false;
+        }
+    }
+    true
 }
 
 // ---------------------------------------------------------------------------------------------

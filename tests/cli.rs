@@ -29,6 +29,25 @@ fn check_reports_json_with_lines_and_character_columns() {
         (e["line"].as_u64(), e["column"].as_u64()),
         (Some(5), Some(2))
     );
+    // While the file has errors, whole-file warnings wait (a broken line could be the one that
+    // enables [投げ]); without the broken block the W011 comes, in character columns.
+    assert!(items.iter().all(|d| d["code"] != "W011"), "{out}");
+    let f = dir.join("warn.kmt");
+    std::fs::write(
+        &f,
+        "!:体力=3\n[押す]:O.体力-1\nＳ．体力＜＝０：［押す］\nO.体力<=0,[投げ]:S.勝利\n",
+    )
+    .expect("write");
+    let (code, out, _) = kumite(&["check", "--format", "json", f.to_str().expect("path")]);
+    assert_eq!(code, 0);
+    let v: serde_json::Value = serde_json::from_str(&out).expect("one JSON array");
+    let items = v.as_array().expect("array");
+    let find = |code: &str| {
+        items
+            .iter()
+            .find(|d| d["code"] == code)
+            .unwrap_or_else(|| panic!("{code} in {out}"))
+    };
     let w = find("W011");
     assert_eq!(
         (w["line"].as_u64(), w["column"].as_u64()),

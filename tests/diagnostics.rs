@@ -113,3 +113,32 @@ fn the_code_table_in_rules_readme_is_the_list_of_codes() {
         );
     }
 }
+
+#[test]
+fn helps_name_the_likely_fix() {
+    let help = |text: &str, code: &str| -> String {
+        let c = compile(text);
+        let d = c
+            .diags
+            .iter()
+            .find(|d| d.code == code)
+            .unwrap_or_else(|| panic!("{code} in {:?}", c.diags));
+        d.help.clone().unwrap_or_default()
+    };
+    // A state written without its side.
+    let h = help(
+        "!:体力=10,[ジャブ]\n[ジャブ]:体力-1\nO.体力<=0:S.勝利\n",
+        "E001",
+    );
+    assert!(h.contains("S.体力") && h.contains("O.体力"), "{h}");
+    // A misspelt state in an effect (katakana カ for 力).
+    let h = help(
+        "!:体力=10,[ジャブ]\n[ジャブ]:O.体カ-1\nO.体力<=0:S.勝利\n",
+        "W016",
+    );
+    assert_eq!(h, "did you mean 体力?");
+    // The broken line is the only problem: no W011 for the command it would have enabled.
+    let c = compile("!:体力=10\n:[打つ\n[打つ]:O.体力-1\nO.体力<=0:S.勝利\n");
+    let codes: Vec<String> = c.diags.iter().map(|d| d.code.to_string()).collect();
+    assert_eq!(codes, ["E001"]);
+}

@@ -204,7 +204,8 @@ fn right_clicking_a_starting_value_offers_to_sweep_it() {
         h.step();
     }
     h.run();
-    h.get_by_label("Sweep this value (c.後ろ余裕度=7..13)").click();
+    h.get_by_label("Sweep this value (c.後ろ余裕度=7..13)")
+        .click();
     h.step();
     assert!(h.state().report.busy());
     h.key_press(Key::Escape);

@@ -402,7 +402,10 @@ fn cancel_latency() {
         let asked = t.join().expect("join");
         let lat = stopped.duration_since(asked);
         worst = worst.max(lat);
-        eprintln!("cancel after {wait_ms} ms: stopped {lat:?} later (cancelled {})", r.cancelled);
+        eprintln!(
+            "cancel after {wait_ms} ms: stopped {lat:?} later (cancelled {})",
+            r.cancelled
+        );
     }
     eprintln!("worst cancel latency {worst:?}");
 }

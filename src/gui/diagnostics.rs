@@ -36,7 +36,11 @@ impl DiagnosticsPanel {
             ui.strong(tr(lang, T::DiagnosticsTitle));
             if !diags.is_empty() {
                 let text = match lang {
-                    Lang::En => format!("{errors} errors, {warnings} warnings"),
+                    Lang::En => format!(
+                        "{errors} error{}, {warnings} warning{}",
+                        if errors == 1 { "" } else { "s" },
+                        if warnings == 1 { "" } else { "s" }
+                    ),
                     Lang::Ja => format!("エラー {errors} 件、警告 {warnings} 件"),
                 };
                 ui.label(text);

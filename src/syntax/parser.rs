@@ -635,7 +635,19 @@ fn convert_errors<T>(
                 } else {
                     format!("unexpected {found_s}, expected {}", join_or(&exp))
                 };
-                out.push(Diagnostic::error(DiagCode::E001, span, msg));
+                let mut d = Diagnostic::error(DiagCode::E001, span, msg);
+                // A bare name where an effect must start: almost always a state written
+                // without its side.
+                if let Some(n) = found_s
+                    .strip_prefix("name '")
+                    .and_then(|r| r.strip_suffix('\''))
+                    && exp.iter().any(|e| e == "effect")
+                {
+                    d = d.with_help(format!(
+                        "a state in an effect needs its side: S.{n} (the side the rule runs for) or O.{n} (its opponent); h.{n} and c.{n} name a side outright"
+                    ));
+                }
+                out.push(d);
             }
         }
     }
