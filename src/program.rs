@@ -1239,13 +1239,7 @@ fn conds_compatible(p: &RuleProgram, a: &CRule, b: &CRule) -> bool {
                     (Some(Err(key)), Some(Ok(k))) | (Some(Ok(k)), Some(Err(key))) => {
                         // `k OP x` reads as `x OP' k`.
                         let op = if matches!(one(p.code_of(lhs)), Some(Ok(_))) {
-                            match op {
-                                CmpOp::Lt => CmpOp::Gt,
-                                CmpOp::Le => CmpOp::Ge,
-                                CmpOp::Gt => CmpOp::Lt,
-                                CmpOp::Ge => CmpOp::Le,
-                                o => o,
-                            }
+                            op.mirrored()
                         } else {
                             op
                         };

@@ -41,14 +41,10 @@ fn check_reports_json_with_lines_and_character_columns() {
     let (code, out, _) = kumite(&["check", "--format", "json", f.to_str().expect("path")]);
     assert_eq!(code, 0);
     let v: serde_json::Value = serde_json::from_str(&out).expect("one JSON array");
-    let items = v.as_array().expect("array");
-    let find = |code: &str| {
-        items
-            .iter()
-            .find(|d| d["code"] == code)
-            .unwrap_or_else(|| panic!("{code} in {out}"))
-    };
-    let w = find("W011");
+    let w = v
+        .as_array()
+        .and_then(|a| a.iter().find(|d| d["code"] == "W011"))
+        .unwrap_or_else(|| panic!("W011 in {out}"));
     assert_eq!(
         (w["line"].as_u64(), w["column"].as_u64()),
         (Some(4), Some(9))

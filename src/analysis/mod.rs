@@ -172,17 +172,7 @@ fn constant(code: &[Op]) -> Option<i64> {
 }
 
 fn range_of(op: CmpOp, k: i64, flipped: bool) -> Option<Target> {
-    let op = if flipped {
-        match op {
-            CmpOp::Lt => CmpOp::Gt,
-            CmpOp::Le => CmpOp::Ge,
-            CmpOp::Gt => CmpOp::Lt,
-            CmpOp::Ge => CmpOp::Le,
-            o => o,
-        }
-    } else {
-        op
-    };
+    let op = if flipped { op.mirrored() } else { op };
     Some(match op {
         CmpOp::Eq => Target::Range(k, k),
         CmpOp::Lt => Target::Range(i64::MIN, k.checked_sub(1)?),

@@ -213,16 +213,6 @@ fn split_range(op: CmpOp, k: i64, lo: i64, hi: i64) -> (u64, i64, i64) {
     (n.min(size), yes, no)
 }
 
-fn mirror(op: CmpOp) -> CmpOp {
-    match op {
-        CmpOp::Lt => CmpOp::Gt,
-        CmpOp::Le => CmpOp::Ge,
-        CmpOp::Gt => CmpOp::Lt,
-        CmpOp::Ge => CmpOp::Le,
-        o => o,
-    }
-}
-
 /// Replaces `rand` draws: (turn, side, rule, slot, lo, hi) → value.
 pub type ChanceFn<'p> = Box<dyn Fn(u32, Side, u32, u16, i64, i64) -> i64 + Send + 'p>;
 
@@ -326,7 +316,7 @@ impl<'p> Engine<'p> {
                         range_of(val_off(*who, *id, ns), op, *k)
                     }
                     ([Op::Push(k)], [Op::Load(who, id)]) => {
-                        range_of(val_off(*who, *id, ns), mirror(op), *k)
+                        range_of(val_off(*who, *id, ns), op.mirrored(), *k)
                     }
                     _ => Fast::General,
                 },
@@ -376,7 +366,7 @@ impl<'p> Engine<'p> {
                 let (l, rc) = (prog.code_of(lhs), prog.code_of(rhs));
                 let found = match (only_rand_last(l), rc, l, only_rand_last(rc)) {
                     (Some(slot), [Op::Push(k)], _, _) => Some((slot, op, *k)),
-                    (_, _, [Op::Push(k)], Some(slot)) => Some((slot, mirror(op), *k)),
+                    (_, _, [Op::Push(k)], Some(slot)) => Some((slot, op.mirrored(), *k)),
                     _ => None,
                 };
                 if let Some((slot, op, k)) = found {
