@@ -261,3 +261,30 @@ fn solve_prints_the_forced_win_as_a_strategy_tree_and_says_how_chance_was_treate
     assert_eq!(v["forced_win"]["exists"], false);
     assert!(v["chance"].as_str().unwrap_or("").contains("every outcome"));
 }
+
+#[test]
+fn traces_label_the_end_check_and_the_next_movers_availability() {
+    let dir = std::env::temp_dir().join(format!("kumite-cli-trace-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("tmp");
+    let f = dir.join("ko.kmt");
+    std::fs::write(
+        &f,
+        "!:体力=2,[打つ]\n[打つ]:O.体力-1\nS.体力<=1:![打つ]\nO.体力<=0:S.勝利\n",
+    )
+    .expect("write");
+    let p = f.to_str().expect("path");
+    let (code, out, err) = kumite(&[
+        "match", p, "--h", "random", "--c", "random", "--seed", "1", "--trace",
+    ]);
+    assert_eq!(code, 0, "{err}");
+    let text = format!("{out}{err}");
+    // Turn 1: h hits, then c's availability is run (c at 1 health loses [打つ]).
+    let turn1 = text.split("turn   2").next().expect("turn 1");
+    assert!(
+        turn1.contains("availability for c:\n    c.[打つ]: 1 → 0"),
+        "{text}"
+    );
+    // h's second blow wins in the end check, which names the victory rule's line.
+    assert!(text.contains("end check (h): line 4"), "{text}");
+    assert!(!text.contains("availability for h:\n    result"), "{text}");
+}

@@ -273,15 +273,33 @@ pub fn trace_text(_eng: &Engine, t: &crate::engine::TurnTrace) -> String {
         })
         .collect();
     let mut s = format!("turn {:>3}  {}", t.turn, moves.join("  "));
-    for (side, _, line, origin) in &t.fired {
+    for (side, _, _, origin) in &t.fired {
         s.push_str(&format!("\n    fired ({side}) {origin}"));
-        let _ = line;
     }
-    for ch in &t.changes {
+    for (side, _, _, origin) in &t.end_check {
+        s.push_str(&format!("\n    end check ({side}): {origin}"));
+    }
+    let split = t
+        .availability_from
+        .unwrap_or(t.changes.len())
+        .min(t.changes.len());
+    let change = |s: &mut String, ch: &crate::engine::Change| {
         s.push_str(&format!(
             "\n    {}.{}: {} → {}",
             ch.side, ch.name, ch.from, ch.to
         ));
+    };
+    for ch in &t.changes[..split] {
+        change(&mut s, ch);
+    }
+    if split < t.changes.len() {
+        s.push_str(&format!(
+            "\n    availability for {}:",
+            t.next_movers.join(" and ")
+        ));
+        for ch in &t.changes[split..] {
+            change(&mut s, ch);
+        }
     }
     s
 }

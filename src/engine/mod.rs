@@ -107,6 +107,12 @@ pub struct TurnTrace {
     pub fired: Vec<(&'static str, usize, usize, String)>,
     /// Changes, including the availability run for the next turn.
     pub changes: Vec<Change>,
+    /// Victory rules that held in the end check: (side, rule index, source line, origin text).
+    pub end_check: Vec<(&'static str, usize, usize, String)>,
+    /// Where in `changes` the availability run for the next turn begins (None: the game ended).
+    pub availability_from: Option<usize>,
+    /// The side(s) that availability run was for.
+    pub next_movers: Vec<&'static str>,
 }
 
 #[derive(Clone, Copy, Debug)]
@@ -1371,6 +1377,10 @@ impl<'p> Engine<'p> {
             if !self.simultaneous {
                 st.to_move = 1 - st.to_move;
             }
+            if let Some(t) = trace.as_deref_mut() {
+                t.availability_from = Some(t.changes.len());
+                t.next_movers = self.movers(st).iter().map(|&s| side_name(s)).collect();
+            }
             match (&self.avail_fast, &trace) {
                 (Some(avail), None) => self.prepare_fast(st, self.movers(st), avail),
                 _ => self.prepare(st, trace)?,
@@ -1401,7 +1411,7 @@ impl<'p> Engine<'p> {
     /// Step 4's victory rules, for both sides: all evaluated on the same post-resolution
     /// state, then applied with the merge (so one side's end-check write never hides the
     /// other's).
-    fn victory_check(&self, st: &mut State, trace: Option<&mut TurnTrace>) -> Res<()> {
+    fn victory_check(&self, st: &mut State, mut trace: Option<&mut TurnTrace>) -> Res<()> {
         let mut sc = self.scratch.borrow_mut();
         let Scratch { writes, stack, .. } = &mut *sc;
         writes.clear();
@@ -1415,6 +1425,15 @@ impl<'p> Engine<'p> {
                 let held = self.holds(ri, r, st, side, st.turn, stack)?;
                 if held {
                     self.note_fire(ri);
+                    if let Some(t) = trace.as_deref_mut() {
+                        let m = &self.prog.meta[ri as usize];
+                        t.end_check.push((
+                            side_name(side),
+                            ri as usize,
+                            m.origin.line,
+                            m.origin.describe(),
+                        ));
+                    }
                 }
                 if !held && !r.iff {
                     continue;
