@@ -426,9 +426,11 @@ impl TreeView {
                 let avail = ui.available_size();
                 let fit =
                     (avail.x / (bounds.width() + 40.0)).min(avail.y / (bounds.height() + 40.0));
-                let zoom = fit.clamp(0.5, 1.0);
+                // Readable means the 12 px box text stays at 11 px or more.
+                const READABLE: f32 = 11.0 / 12.0;
+                let zoom = fit.clamp(READABLE, 1.0);
                 let size = avail / zoom;
-                self.scene_rect = if fit >= 0.5 {
+                self.scene_rect = if fit >= READABLE {
                     Rect::from_center_size(bounds.center(), size)
                 } else {
                     let top = bounds.center().y - size.y / 2.0;
