@@ -288,3 +288,26 @@ fn traces_label_the_end_check_and_the_next_movers_availability() {
     assert!(text.contains("end check (h): line 4"), "{text}");
     assert!(!text.contains("availability for h:\n    result"), "{text}");
 }
+
+#[test]
+fn strategy_trees_say_what_each_chance_outcome_drew() {
+    let dir = std::env::temp_dir().join(format!("kumite-cli-chance-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("tmp");
+    let f = dir.join("dmg.kmt");
+    std::fs::write(
+        &f,
+        "!:h.体力=10,c.体力=3,[打つ]\n[打つ]:O.体力-=rand(2,3)\nO.体力<=0:S.勝利\n",
+    )
+    .expect("write");
+    let p = f.to_str().expect("path");
+    let (code, out, err) = kumite(&["solve", p, "--depth", "6"]);
+    assert_eq!(code, 0, "{err}");
+    // h's blow leaves c at 1 or at 0 (a win at once); c's reply leaves h at 8 or 7.
+    assert!(out.contains("(50%: c.体力=1)"), "{out}");
+    assert!(out.contains("(50%: c.体力=0) (win)"), "{out}");
+    assert!(out.contains("c: 打つ (50%: h.体力=8)"), "{out}");
+    let (_, out, _) = kumite(&["solve", p, "--depth", "6", "--format", "json"]);
+    let v: serde_json::Value = serde_json::from_str(&out).expect("json");
+    let first = &v["forced_win"]["strategy"]["next"][0];
+    assert_eq!(first["outcome"], "c.体力=1", "{first}");
+}

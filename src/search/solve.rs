@@ -172,8 +172,55 @@ pub struct Branch {
     /// Probability of the chance outcome this branch follows (1 without chance: not written).
     #[serde(skip_serializing_if = "is_one")]
     pub p: f64,
+    /// What the chance outcome drew, as the values it leads to that differ between the
+    /// outcomes of the same move (`c.体力=27`); not written without chance.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub outcome: Option<String>,
     /// What follows.
     pub then: Strategy,
+}
+
+/// For the chance outcomes of one move: each outcome's values that differ between them
+/// (`c.体力=27, c.力=12`; at most three), or the switches that differ; empty without chance.
+fn outcome_labels(prog: &RuleProgram, kids: &[(State, f64)]) -> Vec<String> {
+    if kids.len() < 2 {
+        return Vec::new();
+    }
+    let ns = prog.states.len();
+    let nc = prog.commands.len().max(1);
+    let side = |i: usize, n: usize| if i / n == 0 { "h" } else { "c" };
+    let differ = |get: &dyn Fn(&State) -> Vec<i64>| -> Vec<usize> {
+        let first = get(&kids[0].0);
+        (0..first.len())
+            .filter(|&i| kids.iter().any(|(s, _)| get(s).get(i) != first.get(i)))
+            .collect()
+    };
+    // 勝利/敗北 (ids 0 and 1) are left out: "(win)" says it.
+    let vals: Vec<usize> = differ(&|s: &State| s.vals.clone())
+        .into_iter()
+        .filter(|&i| i % ns >= 2)
+        .collect();
+    let flags = differ(&|s: &State| s.enabled.iter().map(|&b| i64::from(b)).collect());
+    kids.iter()
+        .map(|(s, _)| {
+            let mut parts: Vec<String> = vals
+                .iter()
+                .take(3)
+                .map(|&i| format!("{}.{}={}", side(i, ns), prog.states[i % ns], s.vals[i]))
+                .collect();
+            if parts.is_empty() {
+                parts = flags
+                    .iter()
+                    .take(3)
+                    .map(|&i| {
+                        let on = if s.enabled[i] { "" } else { "!" };
+                        format!("{on}{}.[{}]", side(i, nc), prog.commands[i % nc])
+                    })
+                    .collect();
+            }
+            parts.join(", ")
+        })
+        .collect()
 }
 
 fn is_one(p: &f64) -> bool {
@@ -319,7 +366,8 @@ impl Prover<'_, '_> {
         };
         for cmds in replies {
             let kids = self.s.outcomes(st, cmds, SOLVER_CHANCE_EXACT);
-            for (c, p) in &kids {
+            let labels = outcome_labels(prog, &kids);
+            for (k, (c, p)) in kids.iter().enumerate() {
                 if self.built >= TREE_CAP {
                     node.truncated = true;
                     break;
@@ -328,6 +376,7 @@ impl Prover<'_, '_> {
                 node.next.push(Branch {
                     c: (sim || st.to_move == 1).then(|| cmd_name(prog, cmds[1])),
                     p: *p,
+                    outcome: labels.get(k).cloned(),
                     then,
                 });
             }
@@ -402,10 +451,10 @@ pub fn strategy_json_text(st: &serde_json::Value, max_plies: u32, max_lines: usi
     }
     fn label(b: &Value) -> String {
         let p = b["p"].as_f64().unwrap_or(1.0);
-        let p = if p < 1.0 - 1e-12 {
-            format!("({:.0}%)", p * 100.0)
-        } else {
-            String::new()
+        let p = match b["outcome"].as_str().filter(|o| !o.is_empty()) {
+            _ if p >= 1.0 - 1e-12 => String::new(),
+            Some(o) => format!("({:.0}%: {o})", p * 100.0),
+            None => format!("({:.0}%)", p * 100.0),
         };
         match (b["c"].as_str(), p.is_empty()) {
             (Some(c), true) => format!("c: {c}"),
