@@ -40,6 +40,22 @@ fn step_until(
     frames
 }
 
+/// A right-click at `at`, press and release in frames of their own.
+fn right_click(h: &mut Harness<'static, StudioApp>, at: egui::Pos2) {
+    h.event(egui::Event::PointerMoved(at));
+    h.step();
+    for pressed in [true, false] {
+        h.event(egui::Event::PointerButton {
+            pos: at,
+            button: egui::PointerButton::Secondary,
+            pressed,
+            modifiers: Modifiers::default(),
+        });
+        h.step();
+    }
+    h.run();
+}
+
 fn open_example(h: &mut Harness<'static, StudioApp>, name: &str) {
     step_until(h, "the checker", |a| a.is_checked());
     h.get_by_label("Examples").click();
@@ -172,18 +188,7 @@ fn right_clicking_a_starting_value_offers_to_sweep_it() {
     // Past the end of line 1: the cursor lands after its last value, c.後ろ余裕度=10.
     let r = h.get_by_label("Rule editor").rect();
     let at = egui::pos2(r.left() + 450.0, r.top() + 8.0);
-    h.event(egui::Event::PointerMoved(at));
-    h.step();
-    for pressed in [true, false] {
-        h.event(egui::Event::PointerButton {
-            pos: at,
-            button: egui::PointerButton::Secondary,
-            pressed,
-            modifiers: Modifiers::default(),
-        });
-        h.step();
-    }
-    h.run();
+    right_click(&mut h, at);
     h.get_by_label("Sweep this value (c.後ろ余裕度=7..13)")
         .click();
     h.step();
@@ -192,18 +197,7 @@ fn right_clicking_a_starting_value_offers_to_sweep_it() {
     step_until(&mut h, "the report", |a| !a.report.busy());
     // Again, and Esc stops it even with the editor focused (the right-click was in it).
     h.state_mut().report.games = 100_000;
-    h.event(egui::Event::PointerMoved(at));
-    h.step();
-    for pressed in [true, false] {
-        h.event(egui::Event::PointerButton {
-            pos: at,
-            button: egui::PointerButton::Secondary,
-            pressed,
-            modifiers: Modifiers::default(),
-        });
-        h.step();
-    }
-    h.run();
+    right_click(&mut h, at);
     h.get_by_label("Sweep this value (c.後ろ余裕度=7..13)")
         .click();
     h.step();

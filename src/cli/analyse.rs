@@ -279,14 +279,8 @@ pub fn against(
             let p = 1.0 / ms.len() as f64;
             ms.into_iter().map(|m| (m, p)).collect()
         })
-    } else if spec == "cpu" || spec.starts_with("cpu:") {
-        let settings = crate::search::CpuSettings::parse(
-            prog,
-            spec.strip_prefix("cpu")
-                .unwrap_or("")
-                .trim_start_matches(':'),
-        )?;
-        let mut cpu = crate::search::CpuPlayer::new(prog, settings, 0);
+    } else if let Some(settings) = crate::search::CpuSettings::of_player(prog, spec) {
+        let mut cpu = crate::search::CpuPlayer::new(prog, settings?, 0);
         Box::new(move |s: &State| {
             cpu.reseed(crate::search::position_key(s, 1));
             cpu.policy(s, 1)

@@ -49,18 +49,14 @@ pub fn make_player<'a>(
     side: Side,
     ai_timeout: f64,
 ) -> Result<Box<dyn Player + Send + 'a>, String> {
+    if let Some(settings) = crate::search::CpuSettings::of_player(prog, spec) {
+        return Ok(Box::new(crate::search::CpuPlayer::new(
+            prog,
+            settings?,
+            player_seed(spec, seed, side),
+        )));
+    }
     match spec {
-        s if s == "cpu" || s.starts_with("cpu:") => {
-            let settings = crate::search::CpuSettings::parse(
-                prog,
-                s.strip_prefix("cpu").unwrap_or("").trim_start_matches(':'),
-            )?;
-            Ok(Box::new(crate::search::CpuPlayer::new(
-                prog,
-                settings,
-                player_seed(spec, seed, side),
-            )))
-        }
         "random" => Ok(Box::new(RandomPlayer::new(player_seed(spec, seed, side)))),
         "human" => Ok(Box::new(HumanPlayer)),
         s if s.starts_with("ai:") => {

@@ -72,6 +72,11 @@ fn rate_text(r: &Rate) -> String {
     format!("{}  ({}–{})", pct(r.value), pct(r.low), pct(r.high))
 }
 
+/// Games behind the outcome, length and tension: N per seating.
+fn outcome_games(r: &Report) -> u64 {
+    r.games * if r.simultaneous { 1 } else { 2 }
+}
+
 fn sampled(lang: Lang, n: u64) -> String {
     match lang {
         Lang::En => format!("sampled ({n} games, 95% interval)"),
@@ -322,84 +327,79 @@ fn outcome(ui: &mut Ui, lang: Lang, r: &Report) {
     let Some(o) = &r.outcome else {
         return pending(ui, lang, title);
     };
-    header(
-        ui,
-        title,
-        &sampled(lang, r.games * if r.simultaneous { 1 } else { 2 }),
-        |ui| {
-            egui::Grid::new("rep-outcome").striped(true).show(ui, |ui| {
-                ui.label("");
-                for h in [
-                    pick(lang, "h wins", "h 勝ち"),
-                    pick(lang, "c wins", "c 勝ち"),
-                    pick(lang, "draws", "引き分け"),
-                    pick(lang, "turn limit", "ターン上限"),
-                    pick(lang, "errors", "エラー"),
-                ] {
-                    ui.strong(h);
+    header(ui, title, &sampled(lang, outcome_games(r)), |ui| {
+        egui::Grid::new("rep-outcome").striped(true).show(ui, |ui| {
+            ui.label("");
+            for h in [
+                pick(lang, "h wins", "h 勝ち"),
+                pick(lang, "c wins", "c 勝ち"),
+                pick(lang, "draws", "引き分け"),
+                pick(lang, "turn limit", "ターン上限"),
+                pick(lang, "errors", "エラー"),
+            ] {
+                ui.strong(h);
+            }
+            ui.end_row();
+            let row = |ui: &mut Ui, name: &str, x: &crate::report::Outcomes| {
+                ui.label(name);
+                for v in [x.h_wins, x.c_wins, x.draws, x.timeouts, x.errors] {
+                    ui.label(v.to_string());
                 }
                 ui.end_row();
-                let row = |ui: &mut Ui, name: &str, x: &crate::report::Outcomes| {
-                    ui.label(name);
-                    for v in [x.h_wins, x.c_wins, x.draws, x.timeouts, x.errors] {
-                        ui.label(v.to_string());
-                    }
-                    ui.end_row();
+            };
+            if r.simultaneous {
+                row(ui, pick(lang, "all games", "全局"), &o.h_first);
+            } else {
+                row(ui, pick(lang, "h first", "h 先手"), &o.h_first);
+                if let Some(c) = &o.c_first {
+                    row(ui, pick(lang, "c first", "c 先手"), c);
+                }
+            }
+        });
+        ui.label(format!(
+            "{} {}",
+            pick(
+                lang,
+                "h's score (a draw counts ½):",
+                "h の得点率(引き分けは ½):"
+            ),
+            rate_text(&o.h_score)
+        ));
+        if let Some(f) = &o.first_mover_advantage {
+            let strong = f.low > 0.05 || f.high < -0.05;
+            let text = format!(
+                "{} {:+.1} {} ({:+.1} … {:+.1})",
+                pick(lang, "First-mover advantage:", "先手の有利:"),
+                100.0 * f.value,
+                pick(lang, "points", "ポイント"),
+                100.0 * f.low,
+                100.0 * f.high
+            );
+            if strong {
+                ui.colored_label(Color32::from_rgb(230, 170, 60), text);
+            } else {
+                ui.label(text);
+            }
+        }
+        if let Some(e) = &o.exact {
+            ui.horizontal_wrapped(|ui| {
+                ui.strong(pick(lang, "exact:", "厳密:"));
+                let verdict = match (e.kind, e.winner, e.value) {
+                    ("forced_win", Some(w), _) => match lang {
+                        Lang::En => format!("{w} has a forced win"),
+                        Lang::Ja => format!("{w} の必勝"),
+                    },
+                    ("value", _, Some(v)) => match lang {
+                        Lang::En => format!("game value {v:+.4} for h"),
+                        Lang::Ja => format!("h から見たゲームの値 {v:+.4}"),
+                    },
+                    _ => pick(lang, "not decided", "未決定").to_string(),
                 };
-                if r.simultaneous {
-                    row(ui, pick(lang, "all games", "全局"), &o.h_first);
-                } else {
-                    row(ui, pick(lang, "h first", "h 先手"), &o.h_first);
-                    if let Some(c) = &o.c_first {
-                        row(ui, pick(lang, "c first", "c 先手"), c);
-                    }
-                }
+                ui.label(RichText::new(verdict).strong());
             });
-            ui.label(format!(
-                "{} {}",
-                pick(
-                    lang,
-                    "h's score (a draw counts ½):",
-                    "h の得点率(引き分けは ½):"
-                ),
-                rate_text(&o.h_score)
-            ));
-            if let Some(f) = &o.first_mover_advantage {
-                let strong = f.low > 0.05 || f.high < -0.05;
-                let text = format!(
-                    "{} {:+.1} {} ({:+.1} … {:+.1})",
-                    pick(lang, "First-mover advantage:", "先手の有利:"),
-                    100.0 * f.value,
-                    pick(lang, "points", "ポイント"),
-                    100.0 * f.low,
-                    100.0 * f.high
-                );
-                if strong {
-                    ui.colored_label(Color32::from_rgb(230, 170, 60), text);
-                } else {
-                    ui.label(text);
-                }
-            }
-            if let Some(e) = &o.exact {
-                ui.horizontal_wrapped(|ui| {
-                    ui.strong(pick(lang, "exact:", "厳密:"));
-                    let verdict = match (e.kind, e.winner, e.value) {
-                        ("forced_win", Some(w), _) => match lang {
-                            Lang::En => format!("{w} has a forced win"),
-                            Lang::Ja => format!("{w} の必勝"),
-                        },
-                        ("value", _, Some(v)) => match lang {
-                            Lang::En => format!("game value {v:+.4} for h"),
-                            Lang::Ja => format!("h から見たゲームの値 {v:+.4}"),
-                        },
-                        _ => pick(lang, "not decided", "未決定").to_string(),
-                    };
-                    ui.label(RichText::new(verdict).strong());
-                });
-                ui.label(RichText::new(&e.detail).small().weak());
-            }
-        },
-    );
+            ui.label(RichText::new(&e.detail).small().weak());
+        }
+    });
 }
 
 fn length(ui: &mut Ui, lang: Lang, r: &Report) {
@@ -407,41 +407,36 @@ fn length(ui: &mut Ui, lang: Lang, r: &Report) {
     let Some(l) = &r.length else {
         return pending(ui, lang, title);
     };
-    header(
-        ui,
-        title,
-        &sampled(lang, r.games * if r.simultaneous { 1 } else { 2 }),
-        |ui| {
-            ui.label(match lang {
-                Lang::En => format!(
-                    "mean {:.1} turns · median {} · p90 {}",
-                    l.mean, l.median, l.p90
-                ),
-                Lang::Ja => format!(
-                    "平均 {:.1} ターン · 中央値 {} · 90% 点 {}",
-                    l.mean, l.median, l.p90
-                ),
+    header(ui, title, &sampled(lang, outcome_games(r)), |ui| {
+        ui.label(match lang {
+            Lang::En => format!(
+                "mean {:.1} turns · median {} · p90 {}",
+                l.mean, l.median, l.p90
+            ),
+            Lang::Ja => format!(
+                "平均 {:.1} ターン · 中央値 {} · 90% 点 {}",
+                l.mean, l.median, l.p90
+            ),
+        });
+        let bars: Vec<Bar> = l
+            .histogram
+            .iter()
+            .map(|&[t, n]| Bar::new(t as f64, n as f64).width(0.9))
+            .collect();
+        Plot::new("rep-length")
+            .height(110.0)
+            .allow_scroll(false)
+            .allow_zoom(false)
+            .allow_drag(false)
+            .x_axis_label(pick(lang, "turns", "ターン"))
+            .y_axis_label(pick(lang, "games", "局"))
+            .show(ui, |p| {
+                p.bar_chart(
+                    BarChart::new(pick(lang, "games", "局"), bars)
+                        .color(Color32::from_rgb(90, 150, 230)),
+                );
             });
-            let bars: Vec<Bar> = l
-                .histogram
-                .iter()
-                .map(|&[t, n]| Bar::new(t as f64, n as f64).width(0.9))
-                .collect();
-            Plot::new("rep-length")
-                .height(110.0)
-                .allow_scroll(false)
-                .allow_zoom(false)
-                .allow_drag(false)
-                .x_axis_label(pick(lang, "turns", "ターン"))
-                .y_axis_label(pick(lang, "games", "局"))
-                .show(ui, |p| {
-                    p.bar_chart(
-                        BarChart::new(pick(lang, "games", "局"), bars)
-                            .color(Color32::from_rgb(90, 150, 230)),
-                    );
-                });
-        },
-    );
+    });
 }
 
 fn decisions(ui: &mut Ui, lang: Lang, r: &Report) {
@@ -709,23 +704,18 @@ fn tension(ui: &mut Ui, lang: Lang, r: &Report) {
     let Some(t) = &r.tension else {
         return pending(ui, lang, title);
     };
-    header(
-        ui,
-        title,
-        &sampled(lang, r.games * if r.simultaneous { 1 } else { 2 }),
-        |ui| {
-            ui.label(match lang {
-                Lang::En => format!(
-                    "lead changes {:.2} per game · drama {:.1} points · decisiveness {:.2}",
-                    t.lead_changes, t.drama, t.decisiveness
-                ),
-                Lang::Ja => format!(
-                    "リードの交代 1 局あたり {:.2} 回 · 逆転の大きさ {:.1} 点 · 決着の早さ {:.2}",
-                    t.lead_changes, t.drama, t.decisiveness
-                ),
-            });
-        },
-    );
+    header(ui, title, &sampled(lang, outcome_games(r)), |ui| {
+        ui.label(match lang {
+            Lang::En => format!(
+                "lead changes {:.2} per game · drama {:.1} points · decisiveness {:.2}",
+                t.lead_changes, t.drama, t.decisiveness
+            ),
+            Lang::Ja => format!(
+                "リードの交代 1 局あたり {:.2} 回 · 逆転の大きさ {:.1} 点 · 決着の早さ {:.2}",
+                t.lead_changes, t.drama, t.decisiveness
+            ),
+        });
+    });
 }
 
 fn sweep(ui: &mut Ui, lang: Lang, r: &Report) {

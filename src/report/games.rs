@@ -143,14 +143,8 @@ fn player<'p>(
     side: Side,
     progress: &Arc<Progress>,
 ) -> Result<Box<dyn Player + Send + 'p>, String> {
-    if spec == "cpu" || spec.starts_with("cpu:") {
-        let settings = crate::search::CpuSettings::parse(
-            prog,
-            spec.strip_prefix("cpu")
-                .unwrap_or("")
-                .trim_start_matches(':'),
-        )?;
-        let mut p = crate::search::CpuPlayer::new(prog, settings, 0);
+    if let Some(settings) = crate::search::CpuSettings::of_player(prog, spec) {
+        let mut p = crate::search::CpuPlayer::new(prog, settings?, 0);
         p.set_cancel_flag(progress.cancel_flag.clone());
         return Ok(Box::new(p));
     }

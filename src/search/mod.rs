@@ -111,6 +111,13 @@ pub const EXACT_BUDGET: Duration = Duration::from_secs(5);
 pub const EXACT_POSITIONS: usize = 1_000_000;
 
 impl CpuSettings {
+    /// The settings of a player spec `cpu` or `cpu:…` (None for another kind of player).
+    pub fn of_player(prog: &RuleProgram, spec: &str) -> Option<Result<Self, String>> {
+        let rest = spec.strip_prefix("cpu")?;
+        (rest.is_empty() || rest.starts_with(':'))
+            .then(|| Self::parse(prog, rest.trim_start_matches(':')))
+    }
+
     /// The file's `~` settings, overridden by `spec` (e.g. `S5,E2`).
     pub fn parse(prog: &RuleProgram, spec: &str) -> Result<Self, String> {
         let s = &prog.settings;
