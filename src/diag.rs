@@ -281,6 +281,26 @@ pub struct Diagnostic {
     pub labels: Vec<(Range<usize>, String)>,
     /// How to fix it, when we can say.
     pub help: Option<String>,
+    /// Fixes an editor can apply (made into text edits by `authoring::fixes`).
+    pub fixes: Vec<FixHint>,
+}
+
+/// A fix a diagnostic offers, as data; `authoring::fixes` turns it into edits of the text.
+#[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum FixHint {
+    /// Write `to` instead of the name `from` inside the diagnostic's span (did you mean).
+    Replace {
+        /// The name as written.
+        from: String,
+        /// The suggestion.
+        to: String,
+    },
+    /// Give the state a value in the initial line (`!:名前=0`).
+    InitState(String),
+    /// Enable the command in the initial line (`!:[名前]`).
+    EnableCommand(String),
+    /// Put a side prefix (`S.` or `O.`) before the bare name at the span's start.
+    AddPrefix(String),
 }
 
 impl Diagnostic {
@@ -293,6 +313,7 @@ impl Diagnostic {
             span,
             labels: Vec::new(),
             help: None,
+            fixes: Vec::new(),
         }
     }
     /// A new warning with the given code, span and message.
@@ -304,6 +325,7 @@ impl Diagnostic {
             span,
             labels: Vec::new(),
             help: None,
+            fixes: Vec::new(),
         }
     }
     /// Adds a secondary label.
@@ -314,6 +336,16 @@ impl Diagnostic {
     /// Sets the help line (replacing any earlier one).
     pub fn with_help(mut self, help: impl Into<String>) -> Self {
         self.help = Some(help.into());
+        self
+    }
+    /// Adds a fix an editor can apply.
+    pub fn with_fix(mut self, fix: FixHint) -> Self {
+        self.fixes.push(fix);
+        self
+    }
+    /// Adds a fix if there is one.
+    pub fn with_fixes(mut self, fix: Option<FixHint>) -> Self {
+        self.fixes.extend(fix);
         self
     }
     /// True for errors.
@@ -342,6 +374,11 @@ impl LineIndex {
             Ok(i) => i,
             Err(i) => i - 1,
         }
+    }
+
+    /// Byte offset where 0-based `line` starts (the text's end for a line past the last).
+    pub fn line_start(&self, line: usize) -> Option<usize> {
+        self.starts.get(line).copied()
     }
 
     /// Number of lines.

@@ -1,7 +1,7 @@
 //! Expansion: macros (command alternatives and constants), symmetric blocks and advantage blocks
 //! become flat rules, each remembering where it came from.
 
-use crate::diag::{DiagCode, Diagnostic, LineIndex, did_you_mean};
+use crate::diag::{DiagCode, Diagnostic, FixHint, LineIndex, did_you_mean};
 use crate::syntax::ast::*;
 use crate::syntax::names::{NameId, Names};
 use crate::syntax::parser::ParsedFile;
@@ -574,11 +574,18 @@ fn unknown_const<'a>(
     let name = names.get(n);
     let known: Vec<&str> = known.into_iter().collect();
     let mut help = String::new();
-    if let Some(s) = did_you_mean(name, known.iter().copied()) {
+    let near = did_you_mean(name, known.iter().copied());
+    if let Some(s) = near {
         help.push_str(&format!("did you mean {s}? "));
     }
     help.push_str(&format!("a state needs its side: S.{name} or O.{name}; a constant is defined in a ${{ }} block as {name}:N"));
-    Diagnostic::error(DiagCode::E020, span, format!("unknown constant '{name}'")).with_help(help)
+    Diagnostic::error(DiagCode::E020, span, format!("unknown constant '{name}'"))
+        .with_help(help)
+        .with_fixes(near.map(|s| FixHint::Replace {
+            from: name.to_string(),
+            to: s.to_string(),
+        }))
+        .with_fix(FixHint::AddPrefix(name.to_string()))
 }
 
 /// Replaces constants by their values; reports unknown ones. Returns false if any was unknown.

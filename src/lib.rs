@@ -6,6 +6,7 @@
 pub mod ai_protocol;
 pub mod analysis;
 pub mod arena;
+pub mod authoring;
 pub mod cli;
 pub mod diag;
 pub mod engine;
@@ -13,6 +14,7 @@ pub mod expand;
 pub mod fsutil;
 #[cfg(feature = "studio")]
 pub mod gui;
+pub mod lsp;
 pub mod program;
 pub mod report;
 pub mod search;

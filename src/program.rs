@@ -3,7 +3,7 @@
 //! the names, spans and source text needed for display. Also the semantic checks, and printing
 //! the expanded program back as a `.kmt` file.
 
-use crate::diag::{DiagCode, Diagnostic, LineIndex, did_you_mean};
+use crate::diag::{DiagCode, Diagnostic, FixHint, LineIndex, did_you_mean};
 use crate::expand::{self, ExpRule, Expanded, Origin};
 use crate::syntax::ast::*;
 use crate::syntax::names::{NameId, Names};
@@ -465,6 +465,8 @@ pub struct Compiled {
     pub expanded: Expanded,
     /// The names.
     pub names: Names,
+    /// Every name of the text and where it is written (completion, hover, rename).
+    pub symbols: crate::authoring::symbols::SymbolIndex,
 }
 
 impl Compiled {
@@ -489,6 +491,8 @@ fn compile_with(text: &str, cache: Option<&mut parser::ParseCache>) -> Compiled 
     let index = LineIndex::new(text);
     let mut parsed = parser::parse_cached(text, cache);
     let mut diags = std::mem::take(&mut parsed.diags);
+    let symbols =
+        crate::authoring::symbols::SymbolIndex::build(text, &parsed.stmts, &parsed.names, &index);
     let expanded = expand::expand(&mut parsed, &index, &mut diags);
     let names = parsed.names;
     let program = build(&expanded, &names, &mut diags);
@@ -508,6 +512,7 @@ fn compile_with(text: &str, cache: Option<&mut parser::ParseCache>) -> Compiled 
         diags,
         expanded,
         names,
+        symbols,
     }
 }
 
@@ -970,8 +975,12 @@ fn build(x: &Expanded, names: &Names, diags: &mut Vec<Diagnostic>) -> RuleProgra
                 .iter()
                 .map(|(n, _)| names.get(*n))
                 .collect();
-            let help =
-                did_you_mean(name, known.iter().copied()).map(|s| format!("did you mean [{s}]?"));
+            let near = did_you_mean(name, known.iter().copied());
+            let help = near.map(|s| format!("did you mean [{s}]?"));
+            let fix = near.map(|s| FixHint::Replace {
+                from: name.to_string(),
+                to: s.to_string(),
+            });
             diags.push(
                 Diagnostic::error(
                     DiagCode::E042,
@@ -983,7 +992,8 @@ fn build(x: &Expanded, names: &Names, diags: &mut Vec<Diagnostic>) -> RuleProgra
                 )
                 .with_help(help.unwrap_or_else(|| {
                     "a bound command must appear in a rule or in the initial line".into()
-                })),
+                }))
+                .with_fixes(fix),
             );
         }
     }
@@ -1001,7 +1011,12 @@ fn build(x: &Expanded, names: &Names, diags: &mut Vec<Diagnostic>) -> RuleProgra
             continue;
         }
         let name = names.get(*n);
-        let help = did_you_mean(name, read_names.iter().copied().filter(|r| *r != name))
+        let near = did_you_mean(name, read_names.iter().copied().filter(|r| *r != name));
+        let fix = near.map(|s| FixHint::Replace {
+            from: name.to_string(),
+            to: s.to_string(),
+        });
+        let help = near
             .map(|s| format!("did you mean {s}?"))
             .unwrap_or_else(|| {
                 format!("no condition or expression reads {name}: fine if it is only there to be shown in the match panel; otherwise use it in a condition")
@@ -1012,7 +1027,8 @@ fn build(x: &Expanded, names: &Names, diags: &mut Vec<Diagnostic>) -> RuleProgra
                 span.clone(),
                 format!("state {name} is set but never read, so setting it changes nothing"),
             )
-            .with_help(help),
+            .with_help(help)
+            .with_fixes(fix),
         );
     }
     // States read but never set or initialised.
@@ -1023,7 +1039,12 @@ fn build(x: &Expanded, names: &Names, diags: &mut Vec<Diagnostic>) -> RuleProgra
             continue;
         }
         let name = names.get(*n);
-        let help = did_you_mean(name, set_names.iter().copied())
+        let near = did_you_mean(name, set_names.iter().copied());
+        let fix = near.map(|s| FixHint::Replace {
+            from: name.to_string(),
+            to: s.to_string(),
+        });
+        let help = near
             .map(|s| format!("did you mean {s}?"))
             .unwrap_or_else(|| format!("it is always 0; give it a value in the initial line (!:{name}=N) or set it in a rule"));
         diags.push(
@@ -1032,7 +1053,9 @@ fn build(x: &Expanded, names: &Names, diags: &mut Vec<Diagnostic>) -> RuleProgra
                 span.clone(),
                 format!("state {name} is read but never set or initialised"),
             )
-            .with_help(help),
+            .with_help(help)
+            .with_fixes(fix)
+            .with_fix(FixHint::InitState(name.to_string())),
         );
     }
     // Commands that can never become enabled.
@@ -1043,7 +1066,12 @@ fn build(x: &Expanded, names: &Names, diags: &mut Vec<Diagnostic>) -> RuleProgra
             continue;
         }
         let name = names.get(*n);
-        let help = did_you_mean(name, enable_names.iter().copied())
+        let near = did_you_mean(name, enable_names.iter().copied());
+        let fix = near.map(|s| FixHint::Replace {
+            from: name.to_string(),
+            to: s.to_string(),
+        });
+        let help = near
             .map(|s| format!("did you mean [{s}]?"))
             .unwrap_or_else(|| {
                 format!("enable it in the initial line (!:[{name}]) or with a rule effect [{name}]")
@@ -1054,7 +1082,9 @@ fn build(x: &Expanded, names: &Names, diags: &mut Vec<Diagnostic>) -> RuleProgra
                 span.clone(),
                 format!("command [{name}] can never become enabled"),
             )
-            .with_help(help),
+            .with_help(help)
+            .with_fixes(fix)
+            .with_fix(FixHint::EnableCommand(name.to_string())),
         );
     }
     // Commands enabled but used by no rule.
@@ -1066,7 +1096,12 @@ fn build(x: &Expanded, names: &Names, diags: &mut Vec<Diagnostic>) -> RuleProgra
             continue;
         }
         let name = names.get(*n);
-        let help = did_you_mean(name, used_names.iter().copied())
+        let near = did_you_mean(name, used_names.iter().copied());
+        let fix = near.map(|s| FixHint::Replace {
+            from: name.to_string(),
+            to: s.to_string(),
+        });
+        let help = near
             .map(|s| format!("did you mean [{s}]?"))
             .unwrap_or_else(|| format!("choosing it changes nothing by itself (fine for a pass or a guard); otherwise add a rule with the condition [{name}]"));
         diags.push(
@@ -1075,7 +1110,8 @@ fn build(x: &Expanded, names: &Names, diags: &mut Vec<Diagnostic>) -> RuleProgra
                 span.clone(),
                 format!("command [{name}] can be enabled but no rule uses it"),
             )
-            .with_help(help),
+            .with_help(help)
+            .with_fixes(fix),
         );
     }
     if !anyone_wins && !has_errors {

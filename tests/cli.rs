@@ -311,3 +311,43 @@ fn strategy_trees_say_what_each_chance_outcome_drew() {
     let first = &v["forced_win"]["strategy"]["next"][0];
     assert_eq!(first["outcome"], "c.体力=1", "{first}");
 }
+
+#[test]
+fn fmt_rewrites_in_place_keeps_meaning_and_check_fails_until_it_has() {
+    let dir = std::env::temp_dir().join(format!("kumite-fmt-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("dir");
+    let f = dir.join("spaced.kmt");
+    let src = "# 押し出し\n\n\n!: h.余裕 = 3 , c.余裕=3 ,[押す]   \n  [押す] : O.余裕 - 1 # 一歩\nO.余裕 <= 0 : S.勝利\n\n";
+    std::fs::write(&f, src).expect("write");
+    let p = f.to_str().expect("path");
+    let (code, out, err) = kumite(&["fmt", "--check", p]);
+    assert_eq!(code, 1, "{err}");
+    assert!(out.contains("spaced.kmt"), "{out}");
+    assert_eq!(
+        std::fs::read_to_string(&f).expect("read"),
+        src,
+        "--check writes nothing"
+    );
+    let (code, _, err) = kumite(&["fmt", p]);
+    assert_eq!(code, 0, "{err}");
+    let formatted = std::fs::read_to_string(&f).expect("read");
+    assert_eq!(
+        formatted,
+        "# 押し出し\n\n!:h.余裕=3,c.余裕=3,[押す]\n[押す]:O.余裕-1 # 一歩\nO.余裕<=0:S.勝利\n"
+    );
+    // The same game: the same match for the same seed.
+    let g = dir.join("orig.kmt");
+    std::fs::write(&g, src).expect("write");
+    let run = |file: &str| {
+        kumite(&[
+            "match", file, "--h", "random", "--c", "random", "--seed", "5", "--format", "json",
+        ])
+        .1
+    };
+    assert_eq!(run(p), run(g.to_str().expect("path")));
+    let (code, _, _) = kumite(&["fmt", "--check", p]);
+    assert_eq!(code, 0);
+    let (code, _, err) = kumite(&["fmt", "--check", "rules/karate.kmt", "rules/sumo.kmt"]);
+    assert_eq!(code, 0, "{err}");
+    let _ = std::fs::remove_dir_all(&dir);
+}

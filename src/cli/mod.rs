@@ -267,6 +267,26 @@ pub enum Command {
         /// The log file (JSON lines).
         log: PathBuf,
     },
+    /// Rewrite rule files in canonical spacing (comments and full-width characters kept; lines
+    /// with a syntax error left as they are).
+    Fmt {
+        /// Rule files (.kmt); `-` reads standard input and writes standard output.
+        #[arg(required = true)]
+        files: Vec<PathBuf>,
+        /// Change nothing: list the files that are not in canonical form and exit with status 1
+        /// if there are any (for CI).
+        #[arg(long)]
+        check: bool,
+    },
+    /// Run the language server over standard input and output (for VS Code, Helix, Neovim …):
+    /// diagnostics as you type, completion, hover, go to definition, references, rename,
+    /// document symbols, semantic tokens, formatting and quick fixes.
+    Lsp {
+        /// Accepted and ignored (some clients pass it; standard input/output is the only
+        /// transport).
+        #[arg(long)]
+        stdio: bool,
+    },
     /// Print the expanded program (macros and symmetric copies written out) as a .kmt file.
     Expand {
         /// Rule file.
@@ -275,6 +295,54 @@ pub enum Command {
         #[arg(short, long)]
         output: Option<PathBuf>,
     },
+}
+
+/// `kumite fmt`.
+fn fmt(files: &[PathBuf], check: bool) -> ExitCode {
+    use std::io::Read;
+    let mut unformatted = 0;
+    for f in files {
+        if f.as_os_str() == "-" {
+            let mut t = String::new();
+            if let Err(e) = std::io::stdin().read_to_string(&mut t) {
+                return fail(&format!("cannot read standard input: {e}"));
+            }
+            let out = crate::authoring::fmt::format(&t);
+            if check {
+                if out != t {
+                    outln!("-");
+                    unformatted += 1;
+                }
+            } else {
+                out!("{out}");
+            }
+            continue;
+        }
+        let t = match read_rules(f) {
+            Ok(t) => t,
+            Err(e) => return fail(&e),
+        };
+        let out = crate::authoring::fmt::format(&t);
+        if out == t {
+            continue;
+        }
+        unformatted += 1;
+        if check {
+            outln!("{}", f.display());
+        } else if let Err(e) = crate::fsutil::write_atomic(f, out.as_bytes()) {
+            return fail(&format!("cannot write {}: {e}", f.display()));
+        } else {
+            outln!("formatted {}", f.display());
+        }
+    }
+    if check && unformatted > 0 {
+        eprintln!(
+            "kumite: {unformatted} file{} not in canonical form (run kumite fmt FILE)",
+            if unformatted == 1 { " is" } else { "s are" }
+        );
+        return ExitCode::from(1);
+    }
+    ExitCode::SUCCESS
 }
 
 /// Reads a rule file, with a clear message on failure.
@@ -303,6 +371,11 @@ pub fn run(cmd: Command) -> ExitCode {
             color,
         } => check(&files, format, deny_warnings, &color),
         Command::Expand { file, output } => expand(&file, output.as_ref()),
+        Command::Fmt { files, check } => fmt(&files, check),
+        Command::Lsp { .. } => match crate::lsp::run_stdio() {
+            Ok(()) => ExitCode::SUCCESS,
+            Err(e) => fail(&format!("language server: {e}")),
+        },
         Command::Match {
             file,
             h,

@@ -643,9 +643,11 @@ fn convert_errors<T>(
                     .and_then(|r| r.strip_suffix('\''))
                     && exp.iter().any(|e| e == "effect")
                 {
-                    d = d.with_help(format!(
-                        "a state in an effect needs its side: S.{n} (the side the rule runs for) or O.{n} (its opponent); h.{n} and c.{n} name a side outright"
-                    ));
+                    d = d
+                        .with_help(format!(
+                            "a state in an effect needs its side: S.{n} (the side the rule runs for) or O.{n} (its opponent); h.{n} and c.{n} name a side outright"
+                        ))
+                        .with_fix(crate::diag::FixHint::AddPrefix(n.to_string()));
                 }
                 out.push(d);
             }

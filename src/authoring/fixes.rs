@@ -1,0 +1,223 @@
+//! Quick fixes: a diagnostic's [`FixHint`]s made into edits of the text, for the studio's
+//! "Fix" buttons and the language server's code actions.
+
+use super::symbols::{SymKind, SymbolIndex, TextEdit};
+use crate::diag::{Diagnostic, FixHint};
+use crate::syntax::lexer::norm;
+
+/// A fix ready to apply.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Fix {
+    /// What it does, for a button or a menu.
+    pub title: String,
+    /// The edits.
+    pub edits: Vec<TextEdit>,
+}
+
+/// The fixes `d` offers on `text`, titles in Japanese when `ja`.
+pub fn fixes(text: &str, d: &Diagnostic, ix: &SymbolIndex, ja: bool) -> Vec<Fix> {
+    let mut out = Vec::new();
+    for h in &d.fixes {
+        match h {
+            FixHint::Replace { from, to } => {
+                let edits: Vec<TextEdit> = ix
+                    .occ
+                    .iter()
+                    .filter(|o| {
+                        o.name.as_ref() == from
+                            && o.span.start >= d.span.start
+                            && o.span.end <= d.span.end
+                    })
+                    .map(|o| TextEdit {
+                        span: o.span.clone(),
+                        text: to.clone(),
+                    })
+                    .collect();
+                let edits = if edits.is_empty() {
+                    // Not indexed (a line the parser could not read): the first match in the span.
+                    text.get(d.span.clone())
+                        .and_then(|s| s.find(from.as_str()))
+                        .map(|i| {
+                            vec![TextEdit {
+                                span: d.span.start + i..d.span.start + i + from.len(),
+                                text: to.clone(),
+                            }]
+                        })
+                        .unwrap_or_default()
+                } else {
+                    edits
+                };
+                if !edits.is_empty() {
+                    out.push(Fix {
+                        title: if ja {
+                            format!("{to} に直す")
+                        } else {
+                            format!("Change to {to}")
+                        },
+                        edits,
+                    });
+                }
+            }
+            FixHint::InitState(name) => out.push(Fix {
+                title: if ja {
+                    format!("初期値の行に {name}=0 を加える")
+                } else {
+                    format!("Add {name}=0 to the initial line")
+                },
+                edits: vec![add_to_init(text, ix, &format!("{name}=0"), true)],
+            }),
+            FixHint::EnableCommand(name) => out.push(Fix {
+                title: if ja {
+                    format!("初期値の行で [{name}] を使えるようにする")
+                } else {
+                    format!("Enable [{name}] in the initial line")
+                },
+                edits: vec![add_to_init(text, ix, &format!("[{name}]"), false)],
+            }),
+            FixHint::AddPrefix(name) => {
+                let Some(at) = text
+                    .get(d.span.clone())
+                    .and_then(|s| s.find(name.as_str()))
+                    .map(|i| d.span.start + i)
+                else {
+                    continue;
+                };
+                for (p, ja_t, en_t) in [
+                    ("S.", "自分側", "the acting side"),
+                    ("O.", "相手側", "the opponent"),
+                ] {
+                    out.push(Fix {
+                        title: if ja {
+                            format!("{p}{name} と書く({ja_t})")
+                        } else {
+                            format!("Write {p}{name} ({en_t})")
+                        },
+                        edits: vec![TextEdit {
+                            span: at..at,
+                            text: p.into(),
+                        }],
+                    });
+                }
+            }
+        }
+    }
+    out
+}
+
+/// An edit that adds `item` to the initial line: to the end of the first `!:` line of the same
+/// kind (values, or commands), else to the first `!:` line, else as a new line at the top (after
+/// the leading comments and settings).
+fn add_to_init(text: &str, ix: &SymbolIndex, item: &str, value: bool) -> TextEdit {
+    let init_line_of = |want_value: Option<bool>| {
+        ix.occ.iter().find(|o| {
+            let is_value = o.kind == SymKind::State;
+            let init = match o.kind {
+                SymKind::State => o.role == super::symbols::Role::Init,
+                SymKind::Command | SymKind::Macro => {
+                    matches!(
+                        o.role,
+                        super::symbols::Role::Enable | super::symbols::Role::Disable
+                    ) && line_starts_with_init(text, o.span.start)
+                }
+                _ => false,
+            };
+            init && want_value.is_none_or(|w| w == is_value)
+        })
+    };
+    if let Some(o) = init_line_of(Some(value)).or_else(|| init_line_of(None)) {
+        let end = code_end(text, o.span.start);
+        return TextEdit {
+            span: end..end,
+            text: format!(",{item}"),
+        };
+    }
+    // A new line after the leading comments, blank lines and `':` / `~` lines.
+    let mut at = 0;
+    for line in text.split_inclusive('\n') {
+        let t: String = line.trim_start().chars().take(2).map(norm).collect();
+        if t.is_empty() || t.starts_with('#') || t.starts_with("':") || t.starts_with('~') {
+            at += line.len();
+        } else {
+            break;
+        }
+    }
+    if at > 0 && !text[..at].ends_with('\n') {
+        return TextEdit {
+            span: at..at,
+            text: format!("\n!:{item}"),
+        };
+    }
+    TextEdit {
+        span: at..at,
+        text: format!("!:{item}\n"),
+    }
+}
+
+fn line_bounds(text: &str, at: usize) -> (usize, usize) {
+    let s = text[..at].rfind('\n').map_or(0, |i| i + 1);
+    let e = text[at..].find('\n').map_or(text.len(), |i| at + i);
+    (s, e)
+}
+
+fn line_starts_with_init(text: &str, at: usize) -> bool {
+    let (s, e) = line_bounds(text, at);
+    let t: String = text[s..e].trim_start().chars().take(2).map(norm).collect();
+    t == "!:"
+}
+
+/// Where the code of the line holding `at` ends (before a comment and trailing white space).
+fn code_end(text: &str, at: usize) -> usize {
+    let (s, e) = line_bounds(text, at);
+    let line = &text[s..e];
+    let code = line
+        .char_indices()
+        .find(|(_, c)| norm(*c) == '#')
+        .map_or(line, |(i, _)| &line[..i]);
+    s + code.trim_end().len()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::authoring::symbols::apply_edits;
+    use crate::program::compile;
+
+    fn fix_all(src: &str, code: &str, pick: usize) -> String {
+        let c = compile(src);
+        let d = c
+            .diags
+            .iter()
+            .find(|d| d.code == code)
+            .unwrap_or_else(|| panic!("no {code} in {:?}", c.diags));
+        let f = fixes(src, d, &c.symbols, false);
+        apply_edits(src, &f[pick].edits)
+    }
+
+    #[test]
+    fn a_typo_is_fixed_to_the_near_name() {
+        let src = "!:体力=3,[ジャブ]\n[ジャブ]:O.体カ-1\nO.体力<=0:S.勝利\n";
+        let out = fix_all(src, "W016", 0);
+        assert!(out.contains("[ジャブ]:O.体力-1"), "{out}");
+        assert!(compile(&out).diags.is_empty());
+    }
+
+    #[test]
+    fn a_missing_prefix_is_added() {
+        let src = "!:体力=3,[ジャブ]\n[ジャブ]:体力-1\nO.体力<=0:S.勝利\n";
+        let out = fix_all(src, "E001", 1);
+        assert!(out.contains("[ジャブ]:O.体力-1"), "{out}");
+        assert_eq!(compile(&out).error_count(), 0);
+    }
+
+    #[test]
+    fn a_state_never_set_gets_an_initial_value_and_a_command_is_enabled() {
+        let src = "# test\n!:体力=3 # start\n!:[ジャブ]\n[ジャブ],S.気合>0:O.体力-1\n[キック]:O.体力-2\nO.体力<=0:S.勝利\n";
+        let out = fix_all(src, "W010", 0);
+        assert!(out.contains("!:体力=3,気合=0 # start"), "{out}");
+        let out = fix_all(src, "W011", 0);
+        assert!(out.contains("!:[ジャブ],[キック]\n"), "{out}");
+        let bare = "[ジャブ],S.気合>0:O.体力-1\n";
+        let out = fix_all(bare, "W011", 0);
+        assert!(out.starts_with("!:[ジャブ]\n"), "{out}");
+    }
+}

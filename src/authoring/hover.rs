@@ -1,0 +1,322 @@
+//! Hover cards: what the name under the cursor is — its initial value or definition, its key,
+//! the lines that write, read, enable and disable it, and where it stands in the derived
+//! victory-condition tree.
+
+use super::symbols::{Occurrence, Role, SymKind, SymbolIndex, tree_mentions};
+use crate::analysis::VictoryGraph;
+use crate::program::RuleProgram;
+
+/// A hover card.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Hover {
+    /// The name's span (what the card is about).
+    pub span: std::ops::Range<usize>,
+    /// First line, e.g. `state 体力`.
+    pub title: String,
+    /// Further lines.
+    pub lines: Vec<String>,
+}
+
+impl Hover {
+    /// The card as Markdown (for the language server).
+    pub fn markdown(&self) -> String {
+        let mut s = format!("**{}**", self.title);
+        for l in &self.lines {
+            s.push_str("\n\n");
+            s.push_str(l);
+        }
+        s
+    }
+}
+
+/// 1-based line numbers of `occ`, at most eight, then how many more.
+fn line_list(occ: &[&Occurrence]) -> String {
+    let mut v: Vec<usize> = occ.iter().map(|o| o.line + 1).collect();
+    v.dedup();
+    let more = v.len().saturating_sub(8);
+    let mut s = v
+        .iter()
+        .take(8)
+        .map(usize::to_string)
+        .collect::<Vec<_>>()
+        .join(", ");
+    if more > 0 {
+        s.push_str(&format!(" … (+{more})"));
+    }
+    s
+}
+
+fn add(lines: &mut Vec<String>, ja: bool, en: &str, jp: &str, occ: &[&Occurrence]) {
+    if !occ.is_empty() {
+        lines.push(format!("{}: {}", if ja { jp } else { en }, line_list(occ)));
+    }
+}
+
+/// The card for the name at byte `offset`; `program` and `graph` (of the last text that
+/// compiled) add initial values and the victory tree.
+pub fn hover(
+    ix: &SymbolIndex,
+    offset: usize,
+    program: Option<&RuleProgram>,
+    graph: Option<&VictoryGraph>,
+    ja: bool,
+) -> Option<Hover> {
+    let o = ix.at(offset)?;
+    let name = o.name.as_ref();
+    let uses = ix.uses(o.kind, name);
+    let with = |roles: &[Role]| -> Vec<&Occurrence> {
+        uses.iter()
+            .filter(|u| roles.contains(&u.role))
+            .copied()
+            .collect()
+    };
+    let mut lines = Vec::new();
+    let title;
+    match o.kind {
+        SymKind::State => {
+            title = if ja {
+                format!("状態 {name}")
+            } else {
+                format!("state {name}")
+            };
+            let init = with(&[Role::Init]);
+            let vals = program.and_then(|p| {
+                let i = p.state_id(name)? as usize;
+                Some((p.init_values[0][i], p.init_values[1][i]))
+            });
+            if let Some((h, c)) = vals {
+                let at = init
+                    .first()
+                    .map(|o| format!(" ({} {})", if ja { "行" } else { "line" }, o.line + 1))
+                    .unwrap_or_default();
+                lines.push(if ja {
+                    format!("初期値: h {h}, c {c}{at}")
+                } else {
+                    format!("initial: h {h}, c {c}{at}")
+                });
+            } else {
+                add(&mut lines, ja, "initial line", "初期値の行", &init);
+            }
+            add(
+                &mut lines,
+                ja,
+                "written by lines",
+                "書く行",
+                &with(&[Role::Write]),
+            );
+            add(
+                &mut lines,
+                ja,
+                "read by lines",
+                "読む行",
+                &with(&[Role::Read]),
+            );
+        }
+        SymKind::Command => {
+            title = if ja {
+                format!("コマンド [{name}]")
+            } else {
+                format!("command [{name}]")
+            };
+            let keys: Vec<&str> = ix
+                .bindings
+                .iter()
+                .filter(|(_, c)| c.as_ref() == name)
+                .map(|(k, _)| k.as_ref())
+                .collect();
+            if !keys.is_empty() {
+                lines.push(format!(
+                    "{}: {}",
+                    if ja { "キー" } else { "key" },
+                    keys.join(", ")
+                ));
+            }
+            if let Some((h, c)) = program.and_then(|p| {
+                let i = p.command_id(name)? as usize;
+                Some((p.init_enabled[0][i], p.init_enabled[1][i]))
+            }) {
+                let who = match (h, c) {
+                    (true, true) => "h, c",
+                    (true, false) => "h",
+                    (false, true) => "c",
+                    (false, false) => "-",
+                };
+                lines.push(if ja {
+                    format!("最初から使える: {who}")
+                } else {
+                    format!("enabled at the start: {who}")
+                });
+            }
+            add(
+                &mut lines,
+                ja,
+                "enabled by lines",
+                "使えるようにする行",
+                &with(&[Role::Enable]),
+            );
+            add(
+                &mut lines,
+                ja,
+                "disabled by lines",
+                "使えなくする行",
+                &with(&[Role::Disable]),
+            );
+            add(
+                &mut lines,
+                ja,
+                "used by rules on lines",
+                "条件にする行",
+                &with(&[Role::Use]),
+            );
+            add(
+                &mut lines,
+                ja,
+                "in macros on lines",
+                "マクロの行",
+                &with(&[Role::Alternative]),
+            );
+        }
+        SymKind::Macro => {
+            title = if ja {
+                format!("マクロ [{name}]")
+            } else {
+                format!("macro [{name}]")
+            };
+            if let Some(p) = program
+                && let Some((_, alts)) = p.macros.iter().find(|(m, _)| m == name)
+            {
+                let alts: Vec<String> = alts.iter().map(|a| format!("[{a}]")).collect();
+                lines.push(format!("= {}", alts.join(" | ")));
+            }
+            add(
+                &mut lines,
+                ja,
+                "defined on line",
+                "定義の行",
+                &with(&[Role::Define]),
+            );
+            add(
+                &mut lines,
+                ja,
+                "used on lines",
+                "使う行",
+                &with(&[Role::Use, Role::Enable, Role::Disable, Role::Alternative]),
+            );
+        }
+        SymKind::Constant => {
+            title = if ja {
+                format!("定数 {name}")
+            } else {
+                format!("constant {name}")
+            };
+            if let Some((_, v)) = program.and_then(|p| p.constants.iter().find(|(c, _)| c == name))
+            {
+                lines.push(format!("= {v}"));
+            }
+            add(
+                &mut lines,
+                ja,
+                "defined on line",
+                "定義の行",
+                &with(&[Role::Define]),
+            );
+            add(
+                &mut lines,
+                ja,
+                "used on lines",
+                "使う行",
+                &with(&[Role::Read]),
+            );
+        }
+        SymKind::Key => {
+            title = if ja {
+                format!("キー {name}")
+            } else {
+                format!("key {name}")
+            };
+            for (k, c) in &ix.bindings {
+                if k.as_ref() == name {
+                    lines.push(format!("→ [{c}]"));
+                }
+            }
+        }
+    }
+    if matches!(o.kind, SymKind::State | SymKind::Command)
+        && let (Some(p), Some(g)) = (program, graph)
+    {
+        let m = tree_mentions(p, g, o.kind, name);
+        if m.is_empty() {
+            lines.push(
+                if ja {
+                    "勝利評価条件の木: なし"
+                } else {
+                    "victory tree: not in it"
+                }
+                .into(),
+            );
+        } else {
+            let more = m.len().saturating_sub(4);
+            let mut s = m.into_iter().take(4).collect::<Vec<_>>().join("; ");
+            if more > 0 {
+                s.push_str(&format!(" … (+{more})"));
+            }
+            lines.push(format!(
+                "{}: {s}",
+                if ja {
+                    "勝利評価条件の木"
+                } else {
+                    "victory tree"
+                }
+            ));
+        }
+    }
+    if o.mirrored_block
+        && let Some((twin, _)) = ix.mirror_of(name)
+    {
+        lines.push(if ja {
+            format!("対称ブロックの鏡像: {twin}")
+        } else {
+            format!("mirrored in its symmetric block as {twin}")
+        });
+    }
+    Some(Hover {
+        span: o.span.clone(),
+        title,
+        lines,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::program::compile;
+
+    #[test]
+    fn a_state_card_says_where_it_starts_is_written_read_and_wins() {
+        let src =
+            "!:h.体力=3,c.体力=4,[ジャブ]\n':j=[ジャブ]\n[ジャブ]:O.体力-1\nO.体力<=0:S.勝利\n";
+        let c = compile(src);
+        let p = c.program.as_ref().unwrap();
+        let g = VictoryGraph::build(p);
+        let at = src.rfind("体力<=0").unwrap();
+        let h = hover(&c.symbols, at, Some(p), Some(&g), false).unwrap();
+        assert_eq!(h.title, "state 体力");
+        assert_eq!(
+            h.lines[..3],
+            [
+                "initial: h 3, c 4 (line 1)",
+                "written by lines: 3",
+                "read by lines: 4"
+            ]
+        );
+        assert!(
+            h.lines[3].starts_with("victory tree: O.体力<=0"),
+            "{:?}",
+            h.lines
+        );
+        let at = src.rfind("ジャブ]:").unwrap();
+        let h = hover(&c.symbols, at, Some(p), Some(&g), true).unwrap();
+        assert_eq!(h.title, "コマンド [ジャブ]");
+        assert_eq!(h.lines[0], "キー: j");
+    }
+}

@@ -1,0 +1,630 @@
+//! `kumite lsp`: a language server over standard input and output.
+//!
+//! rust-analyzer's `lsp-server` carries the messages (no async runtime); `ls-types` (the
+//! maintained fork of the LSP types) reads the requests. Every answer comes from the checker's
+//! own results — diagnostics, the symbol index, hover cards, completion, fixes and the formatter
+//! in [`crate::authoring`] — so the editor and the studio always say the same thing.
+//!
+//! Positions are counted in UTF-8 bytes when the client offers it, else in UTF-16 units (the
+//! protocol's default). A request that fails, or a handler that panics, gets an error answer;
+//! the server keeps running.
+
+use crate::analysis::VictoryGraph;
+use crate::authoring::{complete, fixes, fmt, hover, symbols};
+use crate::diag::{Diagnostic, LineIndex, Severity};
+use crate::program::{Compiled, compile_cached};
+use crate::syntax::highlight::{Kind, highlight_line};
+use crate::syntax::parser::ParseCache;
+use ls_types as lt;
+use lsp_server::{Connection, ErrorCode, Message, Notification, Request, RequestId, Response};
+use serde_json::{Value, json};
+use std::collections::HashMap;
+use std::sync::Arc;
+
+/// One open document.
+struct Doc {
+    text: String,
+    lines: LineIndex,
+    compiled: Arc<Compiled>,
+    /// The victory graph of the last text that compiled (for hover), built on first use.
+    graph: Option<Arc<VictoryGraph>>,
+    /// The last program that compiled, for hover while the text has errors.
+    last_good: Option<Arc<Compiled>>,
+    cache: ParseCache,
+}
+
+impl Doc {
+    fn new(text: String) -> Self {
+        let mut cache = ParseCache::default();
+        let compiled = Arc::new(compile_cached(&text, &mut cache));
+        let mut d = Self {
+            lines: LineIndex::new(&text),
+            text,
+            last_good: None,
+            compiled,
+            graph: None,
+            cache,
+        };
+        d.keep_good();
+        d
+    }
+    fn set_text(&mut self, text: String) {
+        self.text = text;
+        self.lines = LineIndex::new(&self.text);
+        self.compiled = Arc::new(compile_cached(&self.text, &mut self.cache));
+        self.keep_good();
+    }
+    fn keep_good(&mut self) {
+        if self.compiled.program.is_some() {
+            self.last_good = Some(self.compiled.clone());
+            self.graph = None;
+        }
+    }
+    fn graph(&mut self) -> Option<Arc<VictoryGraph>> {
+        if self.graph.is_none() {
+            let p = self.last_good.as_ref()?.program.as_ref()?;
+            self.graph = Some(Arc::new(VictoryGraph::build(p)));
+        }
+        self.graph.clone()
+    }
+}
+
+/// Byte offsets ↔ LSP positions.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+enum Enc {
+    Utf8,
+    Utf16,
+}
+
+fn line_start(text: &str, lines: &LineIndex, line: usize) -> usize {
+    lines.line_start(line).unwrap_or(text.len())
+}
+
+fn to_offset(text: &str, lines: &LineIndex, p: lt::Position, enc: Enc) -> usize {
+    let line = p.line as usize;
+    if line >= lines.line_count() {
+        return text.len();
+    }
+    let s = line_start(text, lines, line);
+    let e = text[s..].find('\n').map_or(text.len(), |i| s + i);
+    let mut units = 0u32;
+    for (i, c) in text[s..e].char_indices() {
+        if units >= p.character {
+            return s + i;
+        }
+        units += match enc {
+            Enc::Utf8 => c.len_utf8() as u32,
+            Enc::Utf16 => c.len_utf16() as u32,
+        };
+    }
+    e
+}
+
+fn to_pos(text: &str, lines: &LineIndex, off: usize, enc: Enc) -> lt::Position {
+    let mut off = off.min(text.len());
+    while !text.is_char_boundary(off) {
+        off -= 1;
+    }
+    let line = lines.line_of(off);
+    let s = line_start(text, lines, line);
+    let ch: usize = match enc {
+        Enc::Utf8 => off - s,
+        Enc::Utf16 => text[s..off].chars().map(char::len_utf16).sum(),
+    };
+    lt::Position::new(line as u32, ch as u32)
+}
+
+fn to_range(text: &str, lines: &LineIndex, r: &std::ops::Range<usize>, enc: Enc) -> lt::Range {
+    lt::Range::new(
+        to_pos(text, lines, r.start, enc),
+        to_pos(text, lines, r.end, enc),
+    )
+}
+
+/// The server's state.
+pub struct Server {
+    docs: HashMap<String, Doc>,
+    enc: Enc,
+    ja: bool,
+}
+
+/// Semantic token types, in the order of the legend.
+const TOKEN_TYPES: [&str; 11] = [
+    "comment",
+    "keyword",
+    "namespace",
+    "function",
+    "variable",
+    "enumMember",
+    "number",
+    "operator",
+    "property",
+    "string",
+    "method",
+];
+
+fn token_type(k: Kind) -> Option<u32> {
+    Some(match k {
+        Kind::Comment => 0,
+        Kind::Sigil => 1,
+        Kind::Side => 2,
+        Kind::Command => 3,
+        Kind::State => 4,
+        Kind::Name => 5,
+        Kind::Number => 6,
+        Kind::Operator => 7,
+        Kind::Setting => 8,
+        Kind::Key => 9,
+        Kind::Function => 10,
+        Kind::Plain | Kind::Punct => return None,
+    })
+}
+
+fn uri_of(v: &lt::Uri) -> String {
+    v.as_str().to_string()
+}
+
+impl Server {
+    /// A server with no documents; `init` is the client's `initialize` parameters.
+    pub fn new(init: &Value) -> Self {
+        let encs = init
+            .pointer("/capabilities/general/positionEncodings")
+            .and_then(Value::as_array)
+            .cloned()
+            .unwrap_or_default();
+        let enc = if encs.iter().any(|e| e == "utf-8") {
+            Enc::Utf8
+        } else {
+            Enc::Utf16
+        };
+        let ja = init
+            .get("locale")
+            .and_then(Value::as_str)
+            .is_some_and(|l| l.starts_with("ja"));
+        Self {
+            docs: HashMap::new(),
+            enc,
+            ja,
+        }
+    }
+
+    /// What the server can do (the `initialize` result).
+    pub fn capabilities(&self) -> Value {
+        json!({
+            "positionEncoding": if self.enc == Enc::Utf8 { "utf-8" } else { "utf-16" },
+            "textDocumentSync": { "openClose": true, "change": 2 },
+            "completionProvider": { "triggerCharacters": ["[", ".", "［", "．", "=", ":"] },
+            "hoverProvider": true,
+            "definitionProvider": true,
+            "referencesProvider": true,
+            "renameProvider": { "prepareProvider": true },
+            "documentSymbolProvider": true,
+            "documentFormattingProvider": true,
+            "codeActionProvider": { "codeActionKinds": ["quickfix"] },
+            "semanticTokensProvider": {
+                "legend": { "tokenTypes": TOKEN_TYPES, "tokenModifiers": [] },
+                "full": true
+            }
+        })
+    }
+
+    fn diagnostics(&self, uri: &str) -> Option<Notification> {
+        let d = self.docs.get(uri)?;
+        let diags: Vec<Value> = d
+            .compiled
+            .diags
+            .iter()
+            .map(|x| self.lsp_diag(d, x, uri))
+            .collect();
+        Some(Notification::new(
+            "textDocument/publishDiagnostics".into(),
+            json!({ "uri": uri, "diagnostics": diags }),
+        ))
+    }
+
+    fn lsp_diag(&self, d: &Doc, x: &Diagnostic, uri: &str) -> Value {
+        let mut message = x.message.clone();
+        if let Some(h) = &x.help {
+            message.push_str("\nhelp: ");
+            message.push_str(h);
+        }
+        let related: Vec<Value> = x
+            .labels
+            .iter()
+            .map(|(sp, m)| {
+                json!({
+                    "location": { "uri": uri, "range": to_range(&d.text, &d.lines, sp, self.enc) },
+                    "message": m
+                })
+            })
+            .collect();
+        json!({
+            "range": to_range(&d.text, &d.lines, &x.span, self.enc),
+            "severity": if x.severity == Severity::Error { 1 } else { 2 },
+            "code": x.code.as_str(),
+            "source": "kumite",
+            "message": message,
+            "relatedInformation": related,
+        })
+    }
+
+    fn loc(&self, uri: &str, d: &Doc, span: &std::ops::Range<usize>) -> Value {
+        json!({ "uri": uri, "range": to_range(&d.text, &d.lines, span, self.enc) })
+    }
+
+    fn edit_json(&self, d: &Doc, e: &symbols::TextEdit) -> Value {
+        json!({ "range": to_range(&d.text, &d.lines, &e.span, self.enc), "newText": e.text })
+    }
+
+    /// Handles a notification; returns notifications to send.
+    pub fn notify(&mut self, n: &Notification) -> Vec<Notification> {
+        match n.method.as_str() {
+            "textDocument/didOpen" => {
+                let Ok(p) =
+                    serde_json::from_value::<lt::DidOpenTextDocumentParams>(n.params.clone())
+                else {
+                    return vec![];
+                };
+                let uri = uri_of(&p.text_document.uri);
+                self.docs
+                    .insert(uri.clone(), Doc::new(p.text_document.text));
+                self.diagnostics(&uri).into_iter().collect()
+            }
+            "textDocument/didChange" => {
+                let Ok(p) =
+                    serde_json::from_value::<lt::DidChangeTextDocumentParams>(n.params.clone())
+                else {
+                    return vec![];
+                };
+                let uri = uri_of(&p.text_document.uri);
+                let enc = self.enc;
+                let Some(d) = self.docs.get_mut(&uri) else {
+                    return vec![];
+                };
+                let mut text = std::mem::take(&mut d.text);
+                for ch in p.content_changes {
+                    match ch.range {
+                        None => text = ch.text,
+                        Some(r) => {
+                            let lines = LineIndex::new(&text);
+                            let a = to_offset(&text, &lines, r.start, enc);
+                            let b = to_offset(&text, &lines, r.end, enc).max(a);
+                            text.replace_range(a..b, &ch.text);
+                        }
+                    }
+                }
+                d.set_text(text);
+                self.diagnostics(&uri).into_iter().collect()
+            }
+            "textDocument/didClose" => {
+                if let Ok(p) =
+                    serde_json::from_value::<lt::DidCloseTextDocumentParams>(n.params.clone())
+                {
+                    let uri = uri_of(&p.text_document.uri);
+                    self.docs.remove(&uri);
+                    return vec![Notification::new(
+                        "textDocument/publishDiagnostics".into(),
+                        json!({ "uri": uri, "diagnostics": [] }),
+                    )];
+                }
+                vec![]
+            }
+            _ => vec![],
+        }
+    }
+
+    fn doc_pos(&self, v: &lt::TextDocumentPositionParams) -> Result<(String, usize), String> {
+        let uri = uri_of(&v.text_document.uri);
+        let d = self
+            .docs
+            .get(&uri)
+            .ok_or_else(|| format!("{uri} is not open"))?;
+        Ok((uri, to_offset(&d.text, &d.lines, v.position, self.enc)))
+    }
+
+    /// Answers a request (other than shutdown).
+    pub fn request(&mut self, r: &Request) -> Result<Value, (i32, String)> {
+        let bad = |e: serde_json::Error| (ErrorCode::InvalidParams as i32, e.to_string());
+        let gone = |e: String| (ErrorCode::InvalidParams as i32, e);
+        let params = r.params.clone();
+        match r.method.as_str() {
+            "textDocument/completion" => {
+                let p: lt::CompletionParams = serde_json::from_value(params).map_err(bad)?;
+                let (uri, at) = self.doc_pos(&p.text_document_position).map_err(gone)?;
+                let d = &self.docs[&uri];
+                let c = complete::complete(&d.text, at, &d.compiled.symbols, self.ja);
+                let range = to_range(&d.text, &d.lines, &c.replace, self.enc);
+                let items: Vec<Value> = c
+                    .items
+                    .iter()
+                    .enumerate()
+                    .map(|(i, it)| {
+                        json!({
+                            "label": it.label,
+                            "kind": match it.kind {
+                                complete::ItemKind::State => 6,
+                                complete::ItemKind::Command => 3,
+                                complete::ItemKind::Macro => 2,
+                                complete::ItemKind::Constant => 21,
+                                complete::ItemKind::Prefix => 9,
+                                complete::ItemKind::Keyword => 14,
+                                complete::ItemKind::Function => 3,
+                            },
+                            "detail": it.detail,
+                            "sortText": format!("{i:04}"),
+                            "filterText": d.text.get(c.replace.clone()).map(|t| format!("{t}{}", it.label)),
+                            "textEdit": { "range": range, "newText": it.insert },
+                        })
+                    })
+                    .collect();
+                Ok(json!({ "isIncomplete": false, "items": items }))
+            }
+            "textDocument/hover" => {
+                let p: lt::HoverParams = serde_json::from_value(params).map_err(bad)?;
+                let (uri, at) = self
+                    .doc_pos(&p.text_document_position_params)
+                    .map_err(gone)?;
+                let ja = self.ja;
+                let enc = self.enc;
+                let d = self.docs.get_mut(&uri).ok_or_else(|| gone(uri.clone()))?;
+                let graph = d.graph();
+                let prog = d.last_good.as_ref().and_then(|c| c.program.as_ref());
+                let h = hover::hover(&d.compiled.symbols, at, prog, graph.as_deref(), ja);
+                Ok(match h {
+                    Some(h) => json!({
+                        "contents": { "kind": "markdown", "value": h.markdown() },
+                        "range": to_range(&d.text, &d.lines, &h.span, enc),
+                    }),
+                    None => Value::Null,
+                })
+            }
+            "textDocument/definition" => {
+                let p: lt::GotoDefinitionParams = serde_json::from_value(params).map_err(bad)?;
+                let (uri, at) = self
+                    .doc_pos(&p.text_document_position_params)
+                    .map_err(gone)?;
+                let d = &self.docs[&uri];
+                let ix = &d.compiled.symbols;
+                Ok(ix
+                    .at(at)
+                    .and_then(|o| ix.definition(o.kind, &o.name))
+                    .map_or(Value::Null, |o| self.loc(&uri, d, &o.span)))
+            }
+            "textDocument/references" => {
+                let p: lt::ReferenceParams = serde_json::from_value(params).map_err(bad)?;
+                let (uri, at) = self.doc_pos(&p.text_document_position).map_err(gone)?;
+                let d = &self.docs[&uri];
+                let ix = &d.compiled.symbols;
+                let Some(o) = ix.at(at) else {
+                    return Ok(json!([]));
+                };
+                let def = ix.definition(o.kind, &o.name).map(|o| o.span.clone());
+                let locs: Vec<Value> = ix
+                    .uses(o.kind, &o.name)
+                    .iter()
+                    .filter(|u| p.context.include_declaration || Some(&u.span) != def.as_ref())
+                    .map(|u| self.loc(&uri, d, &u.span))
+                    .collect();
+                Ok(Value::Array(locs))
+            }
+            "textDocument/prepareRename" => {
+                let p: lt::TextDocumentPositionParams =
+                    serde_json::from_value(params).map_err(bad)?;
+                let (uri, at) = self.doc_pos(&p).map_err(gone)?;
+                let d = &self.docs[&uri];
+                match d.compiled.symbols.at(at) {
+                    Some(o)
+                        if !(o.kind == symbols::SymKind::State
+                            && matches!(o.name.as_ref(), "勝利" | "敗北")) =>
+                    {
+                        Ok(json!({
+                            "range": to_range(&d.text, &d.lines, &o.span, self.enc),
+                            "placeholder": o.name.as_ref(),
+                        }))
+                    }
+                    _ => Ok(Value::Null),
+                }
+            }
+            "textDocument/rename" => {
+                let p: lt::RenameParams = serde_json::from_value(params).map_err(bad)?;
+                let (uri, at) = self.doc_pos(&p.text_document_position).map_err(gone)?;
+                let d = &self.docs[&uri];
+                let plan = d
+                    .compiled
+                    .symbols
+                    .rename(at, &p.new_name)
+                    .map_err(|e| (ErrorCode::InvalidRequest as i32, e))?;
+                let edits: Vec<Value> = plan.edits.iter().map(|e| self.edit_json(d, e)).collect();
+                Ok(json!({ "changes": { uri: edits } }))
+            }
+            "textDocument/documentSymbol" => {
+                let p: lt::DocumentSymbolParams = serde_json::from_value(params).map_err(bad)?;
+                let uri = uri_of(&p.text_document.uri);
+                let d = self.docs.get(&uri).ok_or_else(|| gone(uri.clone()))?;
+                let ix = &d.compiled.symbols;
+                let syms: Vec<Value> = ix
+                    .symbols()
+                    .iter()
+                    .filter_map(|(k, n)| {
+                        let o = ix.definition(*k, n)?;
+                        let r = to_range(&d.text, &d.lines, &o.span, self.enc);
+                        let (kind, label) = match k {
+                            symbols::SymKind::State => (13, n.to_string()),
+                            symbols::SymKind::Command => (12, format!("[{n}]")),
+                            symbols::SymKind::Macro => (12, format!("[{n}] (macro)")),
+                            symbols::SymKind::Constant => (14, n.to_string()),
+                            symbols::SymKind::Key => (22, format!("key {n}")),
+                        };
+                        Some(json!({
+                            "name": label,
+                            "kind": kind,
+                            "detail": format!("{} uses", ix.uses(*k, n).len()),
+                            "range": r,
+                            "selectionRange": r,
+                        }))
+                    })
+                    .collect();
+                Ok(Value::Array(syms))
+            }
+            "textDocument/formatting" => {
+                let p: lt::DocumentFormattingParams =
+                    serde_json::from_value(params).map_err(bad)?;
+                let uri = uri_of(&p.text_document.uri);
+                let d = self.docs.get(&uri).ok_or_else(|| gone(uri.clone()))?;
+                let out = fmt::format(&d.text);
+                if out == d.text {
+                    return Ok(json!([]));
+                }
+                let all = 0..d.text.len();
+                Ok(
+                    json!([{ "range": to_range(&d.text, &d.lines, &all, self.enc), "newText": out }]),
+                )
+            }
+            "textDocument/codeAction" => {
+                let p: lt::CodeActionParams = serde_json::from_value(params).map_err(bad)?;
+                let uri = uri_of(&p.text_document.uri);
+                let d = self.docs.get(&uri).ok_or_else(|| gone(uri.clone()))?;
+                let a = to_offset(&d.text, &d.lines, p.range.start, self.enc);
+                let b = to_offset(&d.text, &d.lines, p.range.end, self.enc);
+                let mut actions = Vec::new();
+                for x in &d.compiled.diags {
+                    if x.span.end < a || x.span.start > b {
+                        continue;
+                    }
+                    for f in fixes::fixes(&d.text, x, &d.compiled.symbols, self.ja) {
+                        let edits: Vec<Value> =
+                            f.edits.iter().map(|e| self.edit_json(d, e)).collect();
+                        actions.push(json!({
+                            "title": f.title,
+                            "kind": "quickfix",
+                            "diagnostics": [self.lsp_diag(d, x, &uri)],
+                            "edit": { "changes": { uri.clone(): edits } },
+                        }));
+                    }
+                }
+                Ok(Value::Array(actions))
+            }
+            "textDocument/semanticTokens/full" => {
+                let p: lt::SemanticTokensParams = serde_json::from_value(params).map_err(bad)?;
+                let uri = uri_of(&p.text_document.uri);
+                let d = self.docs.get(&uri).ok_or_else(|| gone(uri.clone()))?;
+                Ok(json!({ "data": semantic_tokens(&d.text, self.enc) }))
+            }
+            m => Err((
+                ErrorCode::MethodNotFound as i32,
+                format!("kumite lsp does not handle {m}"),
+            )),
+        }
+    }
+}
+
+/// The semantic tokens of `text`, LSP-encoded (relative line, relative start, length, type, 0).
+fn semantic_tokens(text: &str, enc: Enc) -> Vec<u32> {
+    let mut data = Vec::new();
+    let (mut prev_line, mut prev_start) = (0u32, 0u32);
+    for (ln, line) in text.split('\n').enumerate() {
+        let line = line.strip_suffix('\r').unwrap_or(line);
+        for (r, k) in highlight_line(line) {
+            let Some(t) = token_type(k) else { continue };
+            let units = |s: &str| -> u32 {
+                match enc {
+                    Enc::Utf8 => s.len() as u32,
+                    Enc::Utf16 => s.chars().map(char::len_utf16).sum::<usize>() as u32,
+                }
+            };
+            let start = units(&line[..r.start]);
+            let len = units(&line[r.clone()]);
+            if len == 0 {
+                continue;
+            }
+            let ln = ln as u32;
+            let ds = if ln == prev_line {
+                start - prev_start
+            } else {
+                start
+            };
+            data.extend([ln - prev_line, ds, len, t, 0]);
+            prev_line = ln;
+            prev_start = start;
+        }
+    }
+    data
+}
+
+/// Serves one connection until `exit`.
+pub fn serve(conn: &Connection) -> Result<(), String> {
+    let (id, params) = conn.initialize_start().map_err(|e| e.to_string())?;
+    let mut server = Server::new(&params);
+    let result = json!({
+        "capabilities": server.capabilities(),
+        "serverInfo": { "name": "kumite", "version": env!("CARGO_PKG_VERSION") },
+    });
+    conn.initialize_finish(id, result)
+        .map_err(|e| e.to_string())?;
+    for msg in &conn.receiver {
+        match msg {
+            Message::Request(req) => {
+                if conn.handle_shutdown(&req).map_err(|e| e.to_string())? {
+                    return Ok(());
+                }
+                let id: RequestId = req.id.clone();
+                let answer =
+                    std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| server.request(&req)))
+                        .unwrap_or_else(|_| {
+                            Err((
+                                ErrorCode::InternalError as i32,
+                                "internal error in kumite (a bug): the request failed".into(),
+                            ))
+                        });
+                let resp = match answer {
+                    Ok(v) => Response::new_ok(id, v),
+                    Err((code, m)) => Response::new_err(id, code, m),
+                };
+                conn.sender
+                    .send(Message::Response(resp))
+                    .map_err(|e| e.to_string())?;
+            }
+            Message::Notification(n) => {
+                let out =
+                    std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| server.notify(&n)))
+                        .unwrap_or_default();
+                for o in out {
+                    conn.sender
+                        .send(Message::Notification(o))
+                        .map_err(|e| e.to_string())?;
+                }
+            }
+            Message::Response(_) => {}
+        }
+    }
+    Ok(())
+}
+
+/// `kumite lsp`: serves standard input and output.
+pub fn run_stdio() -> Result<(), String> {
+    let (conn, io) = Connection::stdio();
+    serve(&conn)?;
+    drop(conn);
+    io.join().map_err(|e| e.to_string())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn positions_round_trip_in_both_encodings() {
+        let t = "!:体力=3\n\n[押す]:O.体力-1\n";
+        let l = LineIndex::new(t);
+        for enc in [Enc::Utf8, Enc::Utf16] {
+            for off in t.char_indices().map(|(i, _)| i).chain([t.len()]) {
+                let p = to_pos(t, &l, off, enc);
+                assert_eq!(to_offset(t, &l, p, enc), off, "{enc:?} {off} {p:?}");
+            }
+        }
+        assert_eq!(
+            to_pos(t, &l, t.find("O.").unwrap(), Enc::Utf16),
+            lt::Position::new(2, 5)
+        );
+    }
+}

@@ -1,0 +1,269 @@
+//! `kumite lsp` driven by a scripted client over a real process's standard input and output:
+//! initialize, didOpen, diagnostics, completion, hover, definition, references, rename,
+//! formatting, code actions, semantic tokens, document symbols, a malformed request, shutdown.
+
+use serde_json::{Value, json};
+use std::io::{BufRead, BufReader, Read, Write};
+use std::process::{Child, ChildStdin, ChildStdout, Command, Stdio};
+
+struct Client {
+    child: Child,
+    stdin: ChildStdin,
+    stdout: BufReader<ChildStdout>,
+    next: i64,
+    /// Notifications seen while waiting for answers.
+    notes: Vec<Value>,
+}
+
+impl Client {
+    fn start() -> Self {
+        let mut child = Command::new(env!("CARGO_BIN_EXE_kumite"))
+            .arg("lsp")
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null())
+            .spawn()
+            .expect("kumite lsp starts");
+        let stdin = child.stdin.take().unwrap();
+        let stdout = BufReader::new(child.stdout.take().unwrap());
+        Self {
+            child,
+            stdin,
+            stdout,
+            next: 1,
+            notes: Vec::new(),
+        }
+    }
+    fn send(&mut self, v: &Value) {
+        let body = v.to_string();
+        write!(self.stdin, "Content-Length: {}\r\n\r\n{body}", body.len()).unwrap();
+        self.stdin.flush().unwrap();
+    }
+    fn read(&mut self) -> Value {
+        let mut len = 0;
+        loop {
+            let mut line = String::new();
+            assert!(
+                self.stdout.read_line(&mut line).unwrap() > 0,
+                "server closed"
+            );
+            let line = line.trim_end();
+            if line.is_empty() {
+                break;
+            }
+            if let Some(v) = line.strip_prefix("Content-Length: ") {
+                len = v.parse().unwrap();
+            }
+        }
+        let mut buf = vec![0; len];
+        self.stdout.read_exact(&mut buf).unwrap();
+        serde_json::from_slice(&buf).unwrap()
+    }
+    fn notify(&mut self, method: &str, params: Value) {
+        self.send(&json!({"jsonrpc": "2.0", "method": method, "params": params}));
+    }
+    /// Sends a request and waits for its answer (keeping notifications).
+    fn call(&mut self, method: &str, params: Value) -> Value {
+        let id = self.next;
+        self.next += 1;
+        self.send(&json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params}));
+        loop {
+            let m = self.read();
+            if m.get("id") == Some(&json!(id)) {
+                return m;
+            }
+            self.notes.push(m);
+        }
+    }
+    fn wait_diagnostics(&mut self) -> Value {
+        loop {
+            if let Some(i) = self
+                .notes
+                .iter()
+                .position(|n| n["method"] == "textDocument/publishDiagnostics")
+            {
+                return self.notes.remove(i);
+            }
+            let m = self.read();
+            self.notes.push(m);
+        }
+    }
+}
+
+const URI: &str = "file:///tmp/boxing.kmt";
+const TEXT: &str = "!:h.体力=10,c.体力=10,[ジャブ],[左フック]\n':j=[ジャブ],l=[左フック]\n&{\n[左フック]:O.体力-2\n}\n[ジャブ]:O.体カ-1\nO.体力<=0:S.勝利\n";
+
+fn pos(text: &str, needle: &str, delta: usize) -> Value {
+    let base = text.find(needle).unwrap();
+    let off = base
+        + text[base..]
+            .chars()
+            .take(delta)
+            .map(char::len_utf8)
+            .sum::<usize>();
+    let line = text[..off].matches('\n').count();
+    let ls = text[..off].rfind('\n').map_or(0, |i| i + 1);
+    let ch: usize = text[ls..off].chars().map(char::len_utf16).sum();
+    json!({"line": line, "character": ch})
+}
+
+#[test]
+fn a_scripted_client_gets_every_answer() {
+    let mut c = Client::start();
+    let init = c.call(
+        "initialize",
+        json!({"processId": null, "rootUri": null, "capabilities": {}}),
+    );
+    let caps = &init["result"]["capabilities"];
+    assert_eq!(caps["positionEncoding"], "utf-16");
+    assert_eq!(caps["hoverProvider"], true);
+    c.notify("initialized", json!({}));
+    c.notify(
+        "textDocument/didOpen",
+        json!({"textDocument": {"uri": URI, "languageId": "kumite", "version": 1, "text": TEXT}}),
+    );
+    // The typo 体カ: W016 with did-you-mean at line 6.
+    let d = c.wait_diagnostics();
+    let diags = d["params"]["diagnostics"].as_array().unwrap();
+    let w016 = diags.iter().find(|d| d["code"] == "W016").expect("W016");
+    assert_eq!(w016["range"]["start"]["line"], 5);
+    assert!(
+        w016["message"]
+            .as_str()
+            .unwrap()
+            .contains("did you mean 体力")
+    );
+
+    // A quick fix for it.
+    let r = c.call(
+        "textDocument/codeAction",
+        json!({"textDocument": {"uri": URI}, "range": w016["range"], "context": {"diagnostics": [w016]}}),
+    );
+    let actions = r["result"].as_array().unwrap();
+    assert_eq!(actions[0]["title"], "Change to 体力");
+    let edit = &actions[0]["edit"]["changes"][URI][0];
+    assert_eq!(edit["newText"], "体力");
+
+    // Completion after `O.` offers the states; after `[` the commands.
+    let text2 = format!("{TEXT}[ジャブ]:O.");
+    c.notify(
+        "textDocument/didChange",
+        json!({"textDocument": {"uri": URI, "version": 2}, "contentChanges": [{"text": text2}]}),
+    );
+    let end =
+        json!({"line": text2.matches('\n').count(), "character": "[ジャブ]:O.".chars().count()});
+    let r = c.call(
+        "textDocument/completion",
+        json!({"textDocument": {"uri": URI}, "position": end}),
+    );
+    let labels: Vec<&str> = r["result"]["items"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|i| i["label"].as_str().unwrap())
+        .collect();
+    assert_eq!(labels[0], "体力", "{labels:?}");
+
+    // Back to the first text, by an incremental change deleting the added line.
+    let last = TEXT.matches('\n').count();
+    c.notify(
+        "textDocument/didChange",
+        json!({"textDocument": {"uri": URI, "version": 3}, "contentChanges": [{
+            "range": {"start": {"line": last, "character": 0}, "end": {"line": last, "character": 9}},
+            "text": ""
+        }]}),
+    );
+
+    // Hover on 体力 in the victory rule.
+    let r = c.call(
+        "textDocument/hover",
+        json!({"textDocument": {"uri": URI}, "position": pos(TEXT, "体力<=0", 0)}),
+    );
+    let md = r["result"]["contents"]["value"].as_str().unwrap();
+    assert!(md.starts_with("**state 体力**"), "{md}");
+    assert!(md.contains("initial: h 10, c 10"), "{md}");
+
+    // Definition of [左フック] from the symmetric block: its enabling in the initial line.
+    let r = c.call(
+        "textDocument/definition",
+        json!({"textDocument": {"uri": URI}, "position": pos(TEXT, "[左フック]:O", 1)}),
+    );
+    assert_eq!(r["result"]["range"]["start"], pos(TEXT, "左フック]", 0));
+
+    // References: initial line, key line, the rule.
+    let r = c.call(
+        "textDocument/references",
+        json!({"textDocument": {"uri": URI}, "position": pos(TEXT, "[左フック]:O", 1), "context": {"includeDeclaration": true}}),
+    );
+    assert_eq!(r["result"].as_array().unwrap().len(), 3);
+
+    // Rename 体力 → HP: every use (the typo 体カ is another name and stays).
+    let r = c.call(
+        "textDocument/rename",
+        json!({"textDocument": {"uri": URI}, "position": pos(TEXT, "体力<=0", 1), "newName": "HP"}),
+    );
+    let edits = r["result"]["changes"][URI].as_array().unwrap();
+    assert_eq!(edits.len(), 4);
+    assert!(edits.iter().all(|e| e["newText"] == "HP"));
+    // A rename to a name that exists is refused with a reason.
+    let r = c.call(
+        "textDocument/rename",
+        json!({"textDocument": {"uri": URI}, "position": pos(TEXT, "[ジャブ]:O", 1), "newName": "左フック"}),
+    );
+    assert!(
+        r["error"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("already exists")
+    );
+
+    // Formatting a spaced line.
+    let spaced = "!: h.体力 = 3 , c.体力=3\nO.体力 <= 0 : S.勝利\n";
+    c.notify(
+        "textDocument/didOpen",
+        json!({"textDocument": {"uri": "file:///tmp/f.kmt", "languageId": "kumite", "version": 1, "text": spaced}}),
+    );
+    let r = c.call(
+        "textDocument/formatting",
+        json!({"textDocument": {"uri": "file:///tmp/f.kmt"}, "options": {"tabSize": 2, "insertSpaces": true}}),
+    );
+    assert_eq!(
+        r["result"][0]["newText"],
+        "!:h.体力=3,c.体力=3\nO.体力<=0:S.勝利\n"
+    );
+
+    // Symbols and semantic tokens.
+    let r = c.call(
+        "textDocument/documentSymbol",
+        json!({"textDocument": {"uri": URI}}),
+    );
+    let names: Vec<&str> = r["result"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| s["name"].as_str().unwrap())
+        .collect();
+    assert!(names.contains(&"体力") && names.contains(&"[左フック]") && names.contains(&"key j"));
+    let r = c.call(
+        "textDocument/semanticTokens/full",
+        json!({"textDocument": {"uri": URI}}),
+    );
+    let data = r["result"]["data"].as_array().unwrap();
+    assert_eq!(data.len() % 5, 0);
+    assert!(data.len() > 50);
+
+    // A malformed request gets an error, and the server goes on.
+    let r = c.call("textDocument/hover", json!({"nonsense": true}));
+    assert!(r["error"].is_object());
+    let r = c.call(
+        "textDocument/hover",
+        json!({"textDocument": {"uri": "file:///not/open.kmt"}, "position": {"line": 0, "character": 0}}),
+    );
+    assert!(r["error"].is_object());
+
+    let r = c.call("shutdown", Value::Null);
+    assert!(r["result"].is_null());
+    c.notify("exit", Value::Null);
+    let status = c.child.wait().unwrap();
+    assert!(status.success());
+}
