@@ -466,7 +466,7 @@ pub struct Compiled {
     /// The names.
     pub names: Names,
     /// Every name of the text and where it is written (completion, hover, rename).
-    pub symbols: crate::authoring::symbols::SymbolIndex,
+    pub symbols: std::sync::Arc<crate::authoring::symbols::SymbolIndex>,
 }
 
 impl Compiled {
@@ -491,8 +491,12 @@ fn compile_with(text: &str, cache: Option<&mut parser::ParseCache>) -> Compiled 
     let index = LineIndex::new(text);
     let mut parsed = parser::parse_cached(text, cache);
     let mut diags = std::mem::take(&mut parsed.diags);
-    let symbols =
-        crate::authoring::symbols::SymbolIndex::build(text, &parsed.stmts, &parsed.names, &index);
+    let symbols = std::sync::Arc::new(crate::authoring::symbols::SymbolIndex::build(
+        text,
+        &parsed.stmts,
+        &parsed.names,
+        &index,
+    ));
     let expanded = expand::expand(&mut parsed, &index, &mut diags);
     let names = parsed.names;
     let program = build(&expanded, &names, &mut diags);

@@ -7,6 +7,8 @@
 //! re-lays one line; the whole text is compared and hashed once, which is cheap. The joined
 //! galley itself is cached until the text or the decorations change.
 
+mod assist;
+
 use super::i18n::{Lang, T, tr};
 use super::worker::{Checked, DiagItem};
 use crate::diag::Severity;
@@ -639,6 +641,8 @@ pub struct EditorPanel {
     focus_frames: u8,
     gutter_width: f32,
     content_width: f32,
+    /// Completion, hover cards, definition, uses, rename, quick fixes.
+    pub assist: assist::Assist,
 }
 
 impl EditorPanel {
@@ -660,6 +664,7 @@ impl EditorPanel {
             focus_frames: 0,
             gutter_width: 40.0,
             content_width: 0.0,
+            assist: Default::default(),
         }
     }
 
@@ -980,7 +985,7 @@ impl EditorPanel {
     }
 
     /// Keys the editor handles itself (before the `TextEdit` sees them).
-    fn handle_keys(&mut self, ui: &Ui) {
+    fn handle_keys(&mut self, ui: &Ui, lang: Lang) {
         let ctx = ui.ctx().clone();
         ui.input(|i| {
             for e in &i.events {
@@ -992,6 +997,16 @@ impl EditorPanel {
                 }
             }
         });
+        // Escape closes the popup; egui also takes the focus away on Escape: give it back.
+        if (self.assist.popup.is_some() || self.assist.uses.is_some())
+            && ctx.input_mut(|i| i.consume_key(Modifiers::NONE, Key::Escape))
+        {
+            if self.assist.popup.take().is_none() {
+                self.assist.uses = None;
+            }
+            ctx.memory_mut(|m| m.request_focus(self.id));
+            return;
+        }
         if !ui.memory(|m| m.has_focus(self.id)) {
             return;
         }
@@ -999,6 +1014,9 @@ impl EditorPanel {
             self.toggle_comment(&ctx);
         }
         if self.ime_composing {
+            return;
+        }
+        if self.assist_keys(&ctx, lang) {
             return;
         }
         if ctx.input_mut(|i| i.consume_key(Modifiers::SHIFT, Key::Tab)) {
@@ -1019,8 +1037,11 @@ impl EditorPanel {
             self.find_bar(ui, lang);
             ui.separator();
         }
-        self.handle_keys(ui);
+        self.handle_keys(ui, lang);
         let ctx = ui.ctx().clone();
+        if let Some(msg) = &self.assist.status {
+            ui.label(egui::RichText::new(msg).weak());
+        }
         if let Some((span, focus)) = self.pending_select.take() {
             let mut state = TextEdit::load_state(&ctx, self.id).unwrap_or_default();
             state.cursor.set_char_range(Some(CCursorRange::two(
@@ -1049,6 +1070,8 @@ impl EditorPanel {
         let bg = ui.visuals().extreme_bg_color;
 
         let mut sweep = None;
+        // The text layout syncs the view: an edit this frame shows as a new version.
+        let v_before_edit = self.view.version;
         let scroll = egui::ScrollArea::both()
             .id_salt("kumite-editor-scroll")
             .auto_shrink([false, false])
@@ -1086,6 +1109,7 @@ impl EditorPanel {
                     })
                     .inner;
                 self.view.sync(&self.text);
+                let edited = self.view.version != v_before_edit;
                 let galley = out.galley.clone();
                 let gpos = out.galley_pos;
                 let clip = ui.clip_rect();
@@ -1094,6 +1118,18 @@ impl EditorPanel {
                     ui.ctx().request_repaint();
                 }
 
+                if edited {
+                    if std::mem::take(&mut self.assist.accepted) {
+                        self.assist.popup = None;
+                    } else {
+                        self.after_edit(&ctx, lang);
+                    }
+                }
+                // The completion popup opens under the cursor.
+                if let Some(r) = out.state.cursor.char_range() {
+                    let at = galley.pos_from_cursor(r.primary);
+                    self.assist.anchor = Some(gpos + at.left_bottom().to_vec2() + vec2(0.0, 2.0));
+                }
                 // The cursor's line and column (other panels follow it: draw them again).
                 if let Some(r) = out.state.cursor.char_range() {
                     let lc = galley.layout_from_cursor(r.primary);
@@ -1135,10 +1171,32 @@ impl EditorPanel {
                     let c = galley.cursor_from_pos(p - gpos);
                     let lc = galley.layout_from_cursor(c);
                     let lr = self.view.line_range(lc.row);
+                    self.assist.menu_at = Some(
+                        self.text[lr.clone()]
+                            .char_indices()
+                            .nth(lc.column.0)
+                            .map_or(lr.end, |(i, _)| lr.start + i),
+                    );
                     self.sweep_menu = crate::report::sweep_at(&self.text[lr], lc.column.0);
                 }
+                // Ctrl+click: go to the definition.
+                if out.response.response.clicked()
+                    && ui.input(|i| i.modifiers.command)
+                    && let Some(p) = out.response.response.interact_pointer_pos()
+                {
+                    let c = galley.cursor_from_pos(p - gpos);
+                    let lc = galley.layout_from_cursor(c);
+                    let lr = self.view.line_range(lc.row);
+                    let at = self.text[lr.clone()]
+                        .char_indices()
+                        .nth(lc.column.0)
+                        .map_or(lr.end, |(i, _)| lr.start + i);
+                    self.go_to_definition(at, lang);
+                }
                 let target = self.sweep_menu.clone();
-                out.response.response.context_menu(|ui| match &target {
+                out.response.response.context_menu(|ui| {
+                    self.assist_menu(ui, lang);
+                    match &target {
                     Some(spec) => {
                         if ui
                             .button(match lang {
@@ -1157,6 +1215,7 @@ impl EditorPanel {
                             Lang::Ja => "初期値の行(!:)の数値や定数の定義を右クリックすると、バランスレポートでその値をスイープできます。",
                         });
                     }
+                }
                 });
 
                 // Diagnostics under the pointer.
@@ -1189,15 +1248,26 @@ impl EditorPanel {
                                     || (m.span.is_empty() && byte == m.span.start))
                         })
                         .collect();
-                    if !hits.is_empty() {
+                    let card = self.hover_card(byte, lang);
+                    if !hits.is_empty() || card.is_some() {
                         let lines: Vec<String> = hits
                             .iter()
                             .filter_map(|m| diags.get(m.index))
                             .map(describe)
                             .collect();
                         out.response.response.clone().on_hover_ui_at_pointer(|ui| {
+                            ui.set_max_width(520.0);
                             for l in &lines {
                                 ui.label(l);
+                            }
+                            if let Some(c) = &card {
+                                if !lines.is_empty() {
+                                    ui.separator();
+                                }
+                                ui.label(egui::RichText::new(&c.title).strong());
+                                for l in &c.lines {
+                                    ui.label(l);
+                                }
                             }
                         });
                     }
@@ -1267,6 +1337,7 @@ impl EditorPanel {
                 }
                 out.response.id
             });
+        self.assist_windows(ui, lang);
         let id = scroll.inner;
         let label = tr(lang, T::EditorLabel);
         ui.ctx()

@@ -640,6 +640,7 @@ impl StudioApp {
             if c.view.is_some() {
                 self.last_good = c.view.clone();
             }
+            self.editor.assist.update(&c, self.last_good.as_ref());
             self.checked = Some(c);
         }
         self.shortcuts(&ctx);

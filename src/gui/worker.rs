@@ -176,6 +176,8 @@ pub struct Checked {
     pub errors: usize,
     /// The program's views, if it compiled.
     pub view: Option<Arc<ProgramView>>,
+    /// Every name of this text and where it is written (also when it has errors).
+    pub symbols: Arc<crate::authoring::symbols::SymbolIndex>,
     /// How long the check took.
     pub elapsed: Duration,
 }
@@ -207,6 +209,7 @@ pub fn check_with(version: u64, text: Arc<str>, cache: Option<&mut ParseCache>) 
         })
         .collect();
     let errors = compiled.error_count();
+    let symbols = compiled.symbols.clone();
     let view = ProgramView::new(Arc::new(compiled), text.clone()).map(Arc::new);
     Checked {
         version,
@@ -214,6 +217,7 @@ pub fn check_with(version: u64, text: Arc<str>, cache: Option<&mut ParseCache>) 
         diags,
         errors,
         view,
+        symbols,
         elapsed: t0.elapsed(),
     }
 }
@@ -286,6 +290,7 @@ fn guarded(
             }],
             errors: 1,
             view: None,
+            symbols: Default::default(),
             elapsed: t0.elapsed(),
         }
     })

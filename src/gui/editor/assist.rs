@@ -1,0 +1,658 @@
+//! Authoring help in the editor, answered from the checker's symbol index
+//! ([`crate::authoring`]): the completion popup (typing, or Ctrl+Space), hover cards, go to
+//! definition (F12, Ctrl+click), find all uses (Shift+F12), rename with a preview (F2, one undo
+//! step) and quick fixes (Ctrl+. or the right-click menu).
+
+use super::EditorPanel;
+use crate::authoring::complete::{self, Item, ItemKind};
+use crate::authoring::fixes::{self, Fix};
+use crate::authoring::hover;
+use crate::authoring::symbols::{Role, SymKind, SymbolIndex, apply_edits};
+use crate::diag::Diagnostic;
+use crate::gui::i18n::{Lang, pick};
+use crate::gui::worker::{Checked, ProgramView};
+use crate::syntax::lexer::{is_name_char, norm};
+use egui::{Color32, Key, Modifiers, Pos2, RichText, Ui};
+use std::ops::Range;
+use std::sync::Arc;
+
+/// The completion popup.
+pub struct Popup {
+    /// Bytes an accepted item replaces.
+    pub replace: Range<usize>,
+    /// Proposals, best first.
+    pub items: Vec<Item>,
+    /// The highlighted one.
+    pub sel: usize,
+    /// Fixes shown instead of completions (Ctrl+.).
+    pub fixes: Vec<Fix>,
+}
+
+/// The "find all uses" list.
+pub struct UsesList {
+    /// `体力 — 12 uses`.
+    pub title: String,
+    /// (span, 1-based line, role, line text).
+    pub rows: Vec<(Range<usize>, usize, &'static str, String)>,
+}
+
+/// The rename dialog.
+pub struct RenameDialog {
+    kind: SymKind,
+    old: String,
+    /// The new name being typed.
+    pub new: String,
+    focus: bool,
+}
+
+/// Everything the assist keeps between frames.
+#[derive(Default)]
+pub struct Assist {
+    /// The index of the last checked text and that text's version.
+    symbols: Arc<SymbolIndex>,
+    symbols_version: u64,
+    diags: Vec<Diagnostic>,
+    /// The last program that compiled (hover cards: initial values, victory tree).
+    view: Option<Arc<ProgramView>>,
+    /// The completion or fix popup.
+    pub popup: Option<Popup>,
+    /// The uses list.
+    pub uses: Option<UsesList>,
+    /// The rename dialog.
+    pub rename: Option<RenameDialog>,
+    /// A short message ("no definition here").
+    pub status: Option<String>,
+    /// Where the popup goes (screen position under the cursor).
+    pub anchor: Option<Pos2>,
+    /// Byte offset of the last right-click (the context menu acts there).
+    pub menu_at: Option<usize>,
+    /// An item was just accepted: the edit it made opens no new popup.
+    pub accepted: bool,
+}
+
+fn role_text(r: Role, lang: Lang) -> &'static str {
+    match r {
+        Role::Define => pick(lang, "definition", "定義"),
+        Role::Init => pick(lang, "initial value", "初期値"),
+        Role::Read => pick(lang, "read", "読む"),
+        Role::Write => pick(lang, "write", "書く"),
+        Role::Use => pick(lang, "condition", "条件"),
+        Role::Enable => pick(lang, "enable", "使える"),
+        Role::Disable => pick(lang, "disable", "使えない"),
+        Role::Bind => pick(lang, "key", "キー"),
+        Role::Alternative => pick(lang, "macro", "マクロ"),
+    }
+}
+
+fn kind_icon(k: ItemKind) -> &'static str {
+    match k {
+        ItemKind::State => "●",
+        ItemKind::Command => "▶",
+        ItemKind::Macro => "◆",
+        ItemKind::Constant => "π",
+        ItemKind::Prefix => "·",
+        ItemKind::Keyword => "#",
+        ItemKind::Function => "ƒ",
+    }
+}
+
+impl Assist {
+    /// Takes a new check result (the index, the diagnostics, the last good program).
+    pub fn update(&mut self, c: &Checked, last_good: Option<&Arc<ProgramView>>) {
+        self.symbols = c.symbols.clone();
+        self.symbols_version = c.version;
+        self.diags = c.diags.iter().map(|d| d.diag.clone()).collect();
+        self.view = last_good.cloned();
+    }
+}
+
+impl EditorPanel {
+    /// The symbol index of the text as it is now (checked here and now if the last check is of
+    /// an older version: an explicit action must not act on stale positions).
+    fn fresh_symbols(&mut self) -> Arc<SymbolIndex> {
+        if self.assist.symbols_version != self.view.version || self.assist.symbols.occ.is_empty() {
+            let c = crate::program::compile(&self.text);
+            self.assist.symbols = c.symbols.clone();
+            self.assist.diags = c.diags;
+            self.assist.symbols_version = self.view.version;
+        }
+        self.assist.symbols.clone()
+    }
+
+    fn cursor_byte(&self, ctx: &egui::Context) -> usize {
+        self.selection(ctx).0.end
+    }
+
+    /// Keys of the assist; true if one was used (the `TextEdit` must not see it).
+    pub(super) fn assist_keys(&mut self, ctx: &egui::Context, lang: Lang) -> bool {
+        let press = |m: Modifiers, k: Key| ctx.input_mut(|i| i.consume_key(m, k));
+        if self.assist.popup.is_some() {
+            let n = self.assist.popup.as_ref().map_or(0, |p| {
+                if p.fixes.is_empty() {
+                    p.items.len()
+                } else {
+                    p.fixes.len()
+                }
+            });
+            if press(Modifiers::NONE, Key::ArrowDown) {
+                if let Some(p) = &mut self.assist.popup {
+                    p.sel = (p.sel + 1) % n.max(1);
+                }
+                return true;
+            }
+            if press(Modifiers::NONE, Key::ArrowUp) {
+                if let Some(p) = &mut self.assist.popup {
+                    p.sel = (p.sel + n.max(1) - 1) % n.max(1);
+                }
+                return true;
+            }
+            if press(Modifiers::NONE, Key::Enter) || press(Modifiers::NONE, Key::Tab) {
+                let sel = self.assist.popup.as_ref().map_or(0, |p| p.sel);
+                self.accept(ctx, sel);
+                return true;
+            }
+            if press(Modifiers::NONE, Key::Escape) {
+                self.assist.popup = None;
+                return true;
+            }
+        }
+        if self.assist.uses.is_some() && press(Modifiers::NONE, Key::Escape) {
+            self.assist.uses = None;
+            return true;
+        }
+        if press(Modifiers::COMMAND, Key::Space) {
+            self.open_completion(ctx, lang, true);
+            return true;
+        }
+        if press(Modifiers::SHIFT, Key::F12) {
+            let at = self.cursor_byte(ctx);
+            self.find_uses(at, lang);
+            return true;
+        }
+        if press(Modifiers::NONE, Key::F12) {
+            let at = self.cursor_byte(ctx);
+            self.go_to_definition(at, lang);
+            return true;
+        }
+        if press(Modifiers::NONE, Key::F2) {
+            let at = self.cursor_byte(ctx);
+            self.start_rename(at, lang);
+            return true;
+        }
+        if press(Modifiers::COMMAND, Key::Period) {
+            let at = self.cursor_byte(ctx);
+            self.open_fixes(at, lang);
+            return true;
+        }
+        false
+    }
+
+    /// Opens (or refreshes) the completion popup at the cursor; `explicit` shows it even with
+    /// nothing typed yet.
+    pub(super) fn open_completion(&mut self, ctx: &egui::Context, lang: Lang, explicit: bool) {
+        let at = self.cursor_byte(ctx);
+        let c = complete::complete(&self.text, at, &self.assist.symbols, lang == Lang::Ja);
+        if c.items.is_empty() || (!explicit && c.replace.start == at && !self.after_trigger(at)) {
+            self.assist.popup = None;
+            return;
+        }
+        let keep = self
+            .assist
+            .popup
+            .as_ref()
+            .and_then(|p| p.items.get(p.sel))
+            .and_then(|it| c.items.iter().position(|x| x.insert == it.insert))
+            .unwrap_or(0);
+        self.assist.popup = Some(Popup {
+            replace: c.replace,
+            items: c.items,
+            sel: keep,
+            fixes: Vec::new(),
+        });
+    }
+
+    /// True if the character before `at` opens a completion (`[`, `.` of a prefix, `=`).
+    fn after_trigger(&self, at: usize) -> bool {
+        self.text[..at]
+            .chars()
+            .next_back()
+            .map(norm)
+            .is_some_and(|c| matches!(c, '[' | '.'))
+    }
+
+    /// After an edit: open, refresh or close the popup as the typed character asks.
+    pub(super) fn after_edit(&mut self, ctx: &egui::Context, lang: Lang) {
+        if self.ime_composing {
+            return;
+        }
+        let at = self.cursor_byte(ctx);
+        let prev = self.text[..at].chars().next_back().map(norm);
+        let typing_name = prev.is_some_and(|c| is_name_char(c) || c == '[' || c == '.');
+        if typing_name {
+            self.open_completion(ctx, lang, false);
+        } else {
+            self.assist.popup = None;
+        }
+        self.assist.status = None;
+    }
+
+    /// Accepts item `i` of the popup.
+    fn accept(&mut self, ctx: &egui::Context, i: usize) {
+        let Some(p) = self.assist.popup.take() else {
+            return;
+        };
+        if !p.fixes.is_empty() {
+            if let Some(f) = p.fixes.get(i) {
+                self.apply_whole(ctx, &f.edits.clone());
+            }
+            return;
+        }
+        let Some(it) = p.items.get(i) else {
+            return;
+        };
+        if p.replace.end > self.text.len() {
+            return;
+        }
+        let end = p.replace.start + it.insert.len();
+        self.replace(ctx, p.replace.clone(), &it.insert.clone(), end..end);
+        self.assist.accepted = true;
+    }
+
+    /// Applies `edits` to the whole text as one undo step; the cursor goes to the end of the
+    /// first edit.
+    fn apply_whole(&mut self, ctx: &egui::Context, edits: &[crate::authoring::symbols::TextEdit]) {
+        let new = apply_edits(&self.text, edits);
+        let cursor = edits.first().map_or(0, |e| e.span.start + e.text.len());
+        let cursor = cursor.min(new.len());
+        let len = self.text.len();
+        self.replace(ctx, 0..len, &new, cursor..cursor);
+        self.assist.accepted = true;
+        self.focus_frames = 1;
+    }
+
+    /// F12: selects the definition of the name at `at`.
+    pub(super) fn go_to_definition(&mut self, at: usize, lang: Lang) {
+        let ix = self.fresh_symbols();
+        match ix.at(at).and_then(|o| ix.definition(o.kind, &o.name)) {
+            Some(d) => {
+                self.pending_select = Some((d.span.clone(), true));
+                self.assist.status = None;
+            }
+            None => {
+                self.assist.status = Some(
+                    pick(
+                        lang,
+                        "No state, command, macro, constant or key under the cursor.",
+                        "カーソルの位置に状態・コマンド・マクロ・定数・キーがありません。",
+                    )
+                    .into(),
+                )
+            }
+        }
+    }
+
+    /// Shift+F12: lists every use of the name at `at`.
+    pub(super) fn find_uses(&mut self, at: usize, lang: Lang) {
+        let ix = self.fresh_symbols();
+        let Some(o) = ix.at(at) else {
+            self.go_to_definition(at, lang);
+            return;
+        };
+        let uses = ix.uses(o.kind, &o.name);
+        let shown = match o.kind {
+            SymKind::Command | SymKind::Macro => format!("[{}]", o.name),
+            SymKind::Key => format!("key {}", o.name),
+            _ => o.name.to_string(),
+        };
+        let rows = uses
+            .iter()
+            .map(|u| {
+                let lr = self.view.line_range(u.line);
+                (
+                    u.span.clone(),
+                    u.line + 1,
+                    role_text(u.role, lang),
+                    self.text[lr].trim().to_string(),
+                )
+            })
+            .collect::<Vec<_>>();
+        self.assist.uses = Some(UsesList {
+            title: match lang {
+                Lang::En => format!("Uses of {shown} ({})", rows.len()),
+                Lang::Ja => format!("{shown} の使用箇所({})", rows.len()),
+            },
+            rows,
+        });
+    }
+
+    /// F2: opens the rename dialog for the name at `at`.
+    pub(super) fn start_rename(&mut self, at: usize, lang: Lang) {
+        let ix = self.fresh_symbols();
+        match ix.at(at) {
+            Some(o) => {
+                self.assist.rename = Some(RenameDialog {
+                    kind: o.kind,
+                    old: o.name.to_string(),
+                    new: o.name.to_string(),
+                    focus: true,
+                });
+            }
+            None => self.go_to_definition(at, lang),
+        }
+    }
+
+    /// Ctrl+.: the fixes of the diagnostics at `at`, as a popup.
+    pub(super) fn open_fixes(&mut self, at: usize, lang: Lang) {
+        let ix = self.fresh_symbols();
+        let line = self.view.line_of(at);
+        let lr = self.view.line_range(line);
+        let mut list: Vec<Fix> = Vec::new();
+        for d in &self.assist.diags {
+            let here = d.span.start <= at && at <= d.span.end;
+            let on_line = d.span.start >= lr.start && d.span.start <= lr.end;
+            if here || on_line {
+                for f in fixes::fixes(&self.text, d, &ix, lang == Lang::Ja) {
+                    if !list.contains(&f) {
+                        list.push(f);
+                    }
+                }
+            }
+        }
+        if list.is_empty() {
+            self.assist.status = Some(
+                pick(
+                    lang,
+                    "No quick fix on this line.",
+                    "この行にはクイックフィックスがありません。",
+                )
+                .into(),
+            );
+            return;
+        }
+        self.assist.popup = Some(Popup {
+            replace: at..at,
+            items: Vec::new(),
+            sel: 0,
+            fixes: list,
+        });
+    }
+
+    /// The fixes the right-click menu offers at `at`.
+    fn fixes_at(&mut self, at: usize, lang: Lang) -> Vec<Fix> {
+        let ix = self.fresh_symbols();
+        self.assist
+            .diags
+            .iter()
+            .filter(|d| d.span.start <= at && at <= d.span.end)
+            .flat_map(|d| fixes::fixes(&self.text, d, &ix, lang == Lang::Ja))
+            .collect()
+    }
+
+    /// Items of the editor's right-click menu: definition, uses, rename, fixes.
+    pub(super) fn assist_menu(&mut self, ui: &mut Ui, lang: Lang) {
+        let Some(at) = self.assist.menu_at else {
+            return;
+        };
+        let ctx = ui.ctx().clone();
+        let on_name = self.fresh_symbols().at(at).is_some();
+        if on_name {
+            if ui
+                .button(pick(lang, "Go to definition (F12)", "定義へ移動(F12)"))
+                .clicked()
+            {
+                self.go_to_definition(at, lang);
+                ui.close();
+            }
+            if ui
+                .button(pick(
+                    lang,
+                    "Find all uses (Shift+F12)",
+                    "すべての使用箇所(Shift+F12)",
+                ))
+                .clicked()
+            {
+                self.find_uses(at, lang);
+                ui.close();
+            }
+            if ui
+                .button(pick(lang, "Rename… (F2)", "名前の変更…(F2)"))
+                .clicked()
+            {
+                self.start_rename(at, lang);
+                ui.close();
+            }
+        }
+        for f in self.fixes_at(at, lang) {
+            if ui
+                .button(format!("{} {}", pick(lang, "Fix:", "修正:"), f.title))
+                .clicked()
+            {
+                self.apply_whole(&ctx, &f.edits);
+                ui.close();
+            }
+        }
+        if on_name {
+            ui.separator();
+        }
+    }
+
+    /// The hover card of the name at `byte`, if the index is of this text.
+    pub(super) fn hover_card(&self, byte: usize, lang: Lang) -> Option<hover::Hover> {
+        if self.assist.symbols_version != self.view.version {
+            return None;
+        }
+        let v = self.assist.view.as_deref();
+        hover::hover(
+            &self.assist.symbols,
+            byte,
+            v.and_then(|v| v.compiled.program.as_ref()),
+            v.map(|v| v.graph.as_ref()),
+            lang == Lang::Ja,
+        )
+    }
+
+    /// Draws the popup, the uses list, the rename dialog and the status line (after the text).
+    pub(super) fn assist_windows(&mut self, ui: &mut Ui, lang: Lang) {
+        let ctx = ui.ctx().clone();
+        if let (Some(p), Some(anchor)) = (&self.assist.popup, self.assist.anchor) {
+            let mut chosen = None;
+            let fixes = !p.fixes.is_empty();
+            egui::Area::new(self.id.with("assist-popup"))
+                .order(egui::Order::Foreground)
+                .fixed_pos(anchor)
+                .show(&ctx, |ui| {
+                    egui::Frame::popup(ui.style()).show(ui, |ui| {
+                        ui.set_max_width(460.0);
+                        egui::ScrollArea::vertical()
+                            .max_height(240.0)
+                            .show(ui, |ui| {
+                                if fixes {
+                                    for (i, f) in p.fixes.iter().enumerate() {
+                                        let r = ui.selectable_label(
+                                            i == p.sel,
+                                            format!("{} {}", pick(lang, "Fix:", "修正:"), f.title),
+                                        );
+                                        if r.clicked() {
+                                            chosen = Some(i);
+                                        }
+                                    }
+                                    return;
+                                }
+                                for (i, it) in p.items.iter().enumerate() {
+                                    ui.horizontal(|ui| {
+                                        ui.label(RichText::new(kind_icon(it.kind)).weak());
+                                        let r = ui.selectable_label(
+                                            i == p.sel,
+                                            RichText::new(&it.label).monospace(),
+                                        );
+                                        if i == p.sel {
+                                            r.scroll_to_me(None);
+                                        }
+                                        if r.clicked() {
+                                            chosen = Some(i);
+                                        }
+                                        ui.label(RichText::new(&it.detail).weak().small());
+                                    });
+                                }
+                            });
+                        ui.label(
+                            RichText::new(pick(
+                                lang,
+                                "↑↓ choose · Enter/Tab accept · Esc close",
+                                "↑↓ 選択 · Enter/Tab 決定 · Esc 閉じる",
+                            ))
+                            .weak()
+                            .small(),
+                        );
+                    });
+                });
+            if let Some(i) = chosen {
+                self.accept(&ctx, i);
+                self.view.sync(&self.text);
+                self.focus_frames = 1;
+            }
+        }
+
+        let mut close_uses = false;
+        let mut go = None;
+        if let Some(u) = &self.assist.uses {
+            let mut open = true;
+            egui::Window::new(&u.title)
+                .id(self.id.with("assist-uses"))
+                .open(&mut open)
+                .default_width(420.0)
+                .default_height(260.0)
+                .collapsible(false)
+                .show(&ctx, |ui| {
+                    egui::ScrollArea::vertical().show(ui, |ui| {
+                        egui::Grid::new("uses-grid").striped(true).show(ui, |ui| {
+                            for (span, line, role, text) in &u.rows {
+                                if ui.link(format!("{line}")).clicked() {
+                                    go = Some(span.clone());
+                                }
+                                ui.label(RichText::new(*role).weak());
+                                if ui
+                                    .add(
+                                        egui::Label::new(RichText::new(text).monospace())
+                                            .truncate()
+                                            .sense(egui::Sense::click()),
+                                    )
+                                    .clicked()
+                                {
+                                    go = Some(span.clone());
+                                }
+                                ui.end_row();
+                            }
+                        });
+                    });
+                });
+            close_uses = !open;
+        }
+        if close_uses {
+            self.assist.uses = None;
+        }
+        if let Some(span) = go {
+            self.pending_select = Some((span, true));
+        }
+
+        let mut apply = None;
+        let mut cancel = false;
+        if let Some(r) = &mut self.assist.rename {
+            let plan = self.assist.symbols.rename_symbol(r.kind, &r.old, &r.new);
+            let title = match lang {
+                Lang::En => format!("Rename {}", r.old),
+                Lang::Ja => format!("{} の名前を変更", r.old),
+            };
+            egui::Window::new(title)
+                .id(self.id.with("assist-rename"))
+                .collapsible(false)
+                .resizable(false)
+                .anchor(egui::Align2::CENTER_TOP, [0.0, 120.0])
+                .show(&ctx, |ui| {
+                    let field = ui.add(
+                        egui::TextEdit::singleline(&mut r.new)
+                            .id(self.id.with("rename-field"))
+                            .desired_width(280.0),
+                    );
+                    ui.ctx().accesskit_node_builder(field.id, |n| {
+                        n.set_label(pick(lang, "New name", "新しい名前"))
+                    });
+                    if r.focus {
+                        field.request_focus();
+                        r.focus = false;
+                    }
+                    let enter = field.lost_focus() && ui.input(|i| i.key_pressed(Key::Enter));
+                    let esc = ui.input(|i| i.key_pressed(Key::Escape));
+                    match &plan {
+                        Ok(p) => {
+                            let mut lines: Vec<usize> = p
+                                .edits
+                                .iter()
+                                .map(|e| self.view.line_of(e.span.start) + 1)
+                                .collect();
+                            lines.dedup();
+                            let shown: Vec<String> =
+                                lines.iter().take(12).map(usize::to_string).collect();
+                            let more = if lines.len() > 12 { " …" } else { "" };
+                            ui.label(match lang {
+                                Lang::En => format!(
+                                    "{} places on {} lines: {}{more}",
+                                    p.edits.len(),
+                                    lines.len(),
+                                    shown.join(", ")
+                                ),
+                                Lang::Ja => format!(
+                                    "{} 箇所({} 行: {}{more})",
+                                    p.edits.len(),
+                                    lines.len(),
+                                    shown.join(", ")
+                                ),
+                            });
+                            if let Some((a, b)) = &p.mirrored {
+                                ui.label(match lang {
+                                    Lang::En => format!("and its mirrored twin {a} → {b}"),
+                                    Lang::Ja => format!("対称の相方も {a} → {b}"),
+                                });
+                            }
+                        }
+                        Err(e) => {
+                            if r.new != r.old {
+                                ui.colored_label(Color32::from_rgb(220, 90, 80), e);
+                            }
+                        }
+                    }
+                    ui.horizontal(|ui| {
+                        let ok = plan.is_ok();
+                        if ui
+                            .add_enabled(ok, egui::Button::new(pick(lang, "Rename", "変更")))
+                            .clicked()
+                            || (enter && ok)
+                        {
+                            apply = plan.as_ref().ok().cloned();
+                        }
+                        if ui.button(pick(lang, "Cancel", "キャンセル")).clicked() || esc {
+                            cancel = true;
+                        }
+                    });
+                });
+        }
+        if let Some(p) = apply {
+            let at = self.cursor_byte(&ctx);
+            let new = apply_edits(&self.text, &p.edits);
+            // The cursor stays on the same text: shifted by the edits before it.
+            let mut cur = at as isize;
+            for e in p.edits.iter().filter(|e| e.span.end <= at) {
+                cur += e.text.len() as isize - e.span.len() as isize;
+            }
+            let cur = (cur.max(0) as usize).min(new.len());
+            let len = self.text.len();
+            self.replace(&ctx, 0..len, &new, cur..cur);
+            self.view.sync(&self.text);
+            self.assist.rename = None;
+            self.focus_frames = 2;
+        } else if cancel {
+            self.assist.rename = None;
+            self.focus_frames = 2;
+        }
+    }
+}

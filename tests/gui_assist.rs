@@ -1,0 +1,135 @@
+//! Authoring help in the studio, used with the keyboard: the completion popup, quick fixes
+//! (Ctrl+.), go to definition (F12), find all uses (Shift+F12) and rename (F2, one undo step).
+
+mod common;
+
+use egui::{Key, Modifiers};
+use egui_kittest::Harness;
+use egui_kittest::kittest::Queryable;
+use kumite::gui::StudioApp;
+use kumite::gui::i18n::Lang;
+use std::time::{Duration, Instant};
+
+const GOOD: &str =
+    "!:体力=3,[殴る],[蹴る]\n':a=[殴る]\n[殴る]:O.体力-1\n[蹴る]:O.体力-2\nO.体力<=0:S.勝利\n";
+
+fn harness(text: &str) -> Harness<'static, StudioApp> {
+    let mut h = Harness::builder()
+        .with_size([1400.0, 900.0])
+        .build_ui_state(
+            |ui, app: &mut StudioApp| app.show(ui),
+            StudioApp::new_for_test(Lang::En, text),
+        );
+    settle(&mut h);
+    // Focus puts the cursor at the end of the text.
+    h.get_by_label("Rule editor").focus();
+    h.run();
+    h
+}
+
+fn settle(h: &mut Harness<'static, StudioApp>) {
+    let t0 = Instant::now();
+    h.step();
+    while !h.state().is_checked() {
+        assert!(t0.elapsed() < Duration::from_secs(60), "no check");
+        std::thread::sleep(Duration::from_millis(2));
+        h.step();
+    }
+    h.run();
+}
+
+fn keys(h: &mut Harness<'static, StudioApp>, k: Key, n: usize) {
+    for _ in 0..n {
+        h.key_press(k);
+        h.run();
+    }
+}
+
+#[test]
+fn typing_a_bracket_offers_the_commands_and_enter_takes_one() {
+    let mut h = harness(GOOD);
+    h.get_by_label("Rule editor").type_text("[蹴");
+    settle(&mut h);
+    // The popup lists the matching command; the other one is filtered out.
+    h.get_by_label("蹴る");
+    assert!(h.query_by_label("殴る").is_none());
+    h.key_press(Key::Enter);
+    settle(&mut h);
+    assert_eq!(h.state().text(), format!("{GOOD}[蹴る]"));
+    // After `:O.` the states come, with the built-in 勝利.
+    h.get_by_label("Rule editor").type_text(":O.");
+    settle(&mut h);
+    h.get_by_label("体力");
+    h.get_by_label("勝利");
+    h.key_press(Key::Tab);
+    settle(&mut h);
+    assert_eq!(h.state().text(), format!("{GOOD}[蹴る]:O.体力"));
+    // Escape closes it; Ctrl+Space opens it again.
+    h.get_by_label("Rule editor").type_text("-1\n");
+    settle(&mut h);
+    h.key_press_modifiers(Modifiers::COMMAND, Key::Space);
+    h.run();
+    h.get_by_label("S.");
+    h.get_by_label_contains("Enter/Tab accept");
+    h.key_press(Key::Escape);
+    h.run();
+    assert!(h.query_by_label_contains("Enter/Tab accept").is_none());
+    assert_eq!(h.state().text(), format!("{GOOD}[蹴る]:O.体力-1\n"));
+}
+
+#[test]
+fn a_typo_is_fixed_with_ctrl_period() {
+    let mut h = harness("!:体力=3,[殴る]\nO.体力<=0:S.勝利\n[殴る]:O.体カ-1");
+    settle(&mut h);
+    h.get_by_label("W016");
+    h.key_press_modifiers(Modifiers::COMMAND, Key::Period);
+    h.run();
+    h.get_by_label("Fix: Change to 体力");
+    h.key_press(Key::Enter);
+    settle(&mut h);
+    assert_eq!(
+        h.state().text(),
+        "!:体力=3,[殴る]\nO.体力<=0:S.勝利\n[殴る]:O.体力-1"
+    );
+    h.get_by_label("No problems.");
+}
+
+#[test]
+fn f12_goes_to_the_definition_and_shift_f12_lists_the_uses() {
+    let mut h = harness(GOOD);
+    // Up to the start of the victory rule, then onto 体力.
+    keys(&mut h, Key::ArrowUp, 1);
+    keys(&mut h, Key::ArrowRight, 3);
+    h.key_press(Key::F12);
+    h.run();
+    h.run();
+    // The definition: its value in the initial line (line 1, columns 3–4).
+    h.get_by_label("Ln 1, Col 5");
+    h.key_press_modifiers(Modifiers::SHIFT, Key::F12);
+    h.run();
+    h.get_by_label_contains("Uses of 体力 (4)");
+    h.get_by_label("initial value");
+}
+
+#[test]
+fn f2_renames_every_use_and_one_undo_takes_it_back() {
+    let mut h = harness(GOOD);
+    keys(&mut h, Key::ArrowUp, 3);
+    keys(&mut h, Key::ArrowRight, 2);
+    h.key_press(Key::F2);
+    h.run();
+    h.run();
+    h.key_press_modifiers(Modifiers::COMMAND, Key::A);
+    h.get_by_label("New name").type_text("パンチ");
+    h.run();
+    h.get_by_label_contains("3 places on 3 lines");
+    h.key_press(Key::Enter);
+    settle(&mut h);
+    assert_eq!(h.state().text(), GOOD.replace("殴る", "パンチ"));
+    h.get_by_label("No problems.");
+    h.get_by_label("Rule editor").focus();
+    h.run();
+    h.key_press_modifiers(Modifiers::COMMAND, Key::Z);
+    settle(&mut h);
+    assert_eq!(h.state().text(), GOOD);
+}
