@@ -1213,34 +1213,61 @@ fn lint_rules(p: &RuleProgram, diags: &mut Vec<Diagnostic>) {
             }
         }
     }
+    // Each line is compared with the nearest earlier lines that switch the same command, and
+    // warned about once (naming the nearest one it clashes with): a file with thousands of
+    // switches stays linear, and one conflict is not echoed for every pair.
+    const NEAREST: usize = 32;
+    let mut groups: HashMap<(bool, CmdId), Vec<usize>> = HashMap::default();
+    for (k, sw) in switches.iter().enumerate() {
+        groups.entry((sw.opp, sw.cmd)).or_default().push(k);
+    }
     let mut warned = std::collections::HashSet::new();
-    for (k, a) in switches.iter().enumerate() {
-        for b in &switches[k + 1..] {
-            let (ra, rb) = (&p.rules[a.rule], &p.rules[b.rule]);
-            let (la, lb) = (p.meta[a.rule].origin.line, p.meta[b.rule].origin.line);
-            if la == lb || a.opp != b.opp || a.cmd != b.cmd || warned.contains(&(la, lb, a.cmd)) {
-                continue;
+    let mut keys: Vec<&(bool, CmdId)> = groups.keys().collect();
+    keys.sort();
+    for key in keys {
+        let list = &groups[key];
+        for (j, &kb) in list.iter().enumerate() {
+            let b = &switches[kb];
+            let rb = &p.rules[b.rule];
+            let lb = p.meta[b.rule].origin.line;
+            let mut checked = 0;
+            for &ka in list[..j].iter().rev() {
+                let a = &switches[ka];
+                let ra = &p.rules[a.rule];
+                let la = p.meta[a.rule].origin.line;
+                if la == lb {
+                    continue;
+                }
+                checked += 1;
+                if checked > NEAREST {
+                    break;
+                }
+                // They write different values when both hold (opposite switches), or when an
+                // `::` line fails while the other holds (its inverse then disagrees).
+                let clash = if a.on != b.on {
+                    conds_compatible(p, ra, rb)
+                } else {
+                    (ra.iff && !p.rule_conds(ra).is_empty())
+                        || (rb.iff && !p.rule_conds(rb).is_empty())
+                };
+                if !clash {
+                    continue;
+                }
+                if !warned.insert((lb, a.cmd)) {
+                    break;
+                }
+                let name = &p.commands[a.cmd as usize];
+                diags.push(
+                    Diagnostic::warning(
+                        DiagCode::W018,
+                        p.meta[b.rule].origin.span.clone(),
+                        format!("this line and line {la} both switch [{name}] and can apply together: the later line wins, so their order decides"),
+                    )
+                    .with_label(p.meta[a.rule].origin.span.clone(), "also switches it")
+                    .with_help(format!("merge them into one line whose conditions say exactly when [{name}] is enabled (e.g. S.体力>0,S.回数<3::[{name}])")),
+                );
+                break;
             }
-            // They write different values when both hold (opposite switches), or when an `::`
-            // line fails while the other holds (its inverse then disagrees).
-            let both = conds_compatible(p, ra, rb);
-            let clash = (a.on != b.on && both)
-                || (ra.iff && a.on == b.on && !p.rule_conds(ra).is_empty())
-                || (rb.iff && a.on == b.on && !p.rule_conds(rb).is_empty());
-            if !clash {
-                continue;
-            }
-            warned.insert((la, lb, a.cmd));
-            let name = &p.commands[a.cmd as usize];
-            diags.push(
-                Diagnostic::warning(
-                    DiagCode::W018,
-                    p.meta[b.rule].origin.span.clone(),
-                    format!("this line and line {la} both switch [{name}] and can apply together: the later line wins, so their order decides"),
-                )
-                .with_label(p.meta[a.rule].origin.span.clone(), "also switches it")
-                .with_help(format!("merge them into one line whose conditions say exactly when [{name}] is enabled (e.g. S.体力>0,S.回数<3::[{name}])")),
-            );
         }
     }
 }
@@ -1248,10 +1275,17 @@ fn lint_rules(p: &RuleProgram, diags: &mut Vec<Diagnostic>) {
 /// False when the two rules' conditions provably cannot hold together: they need the same
 /// state (for the same acting side) to be in disjoint ranges, or true and false at once.
 fn conds_compatible(p: &RuleProgram, a: &CRule, b: &CRule) -> bool {
-    use std::collections::HashMap;
-    let mut ranges: HashMap<(SideRef, StateId), (i128, i128, bool)> = HashMap::new();
+    // A handful of conditions: a short list beats a hash map.
+    let mut ranges: Vec<((SideRef, StateId), (i128, i128, bool))> = Vec::new();
     let mut narrow = |key: (SideRef, StateId), lo: i128, hi: i128, nonzero: bool| -> bool {
-        let e = ranges.entry(key).or_insert((i128::MIN, i128::MAX, false));
+        let i = match ranges.iter().position(|(k, _)| *k == key) {
+            Some(i) => i,
+            None => {
+                ranges.push((key, (i128::MIN, i128::MAX, false)));
+                ranges.len() - 1
+            }
+        };
+        let e = &mut ranges[i].1;
         e.0 = e.0.max(lo);
         e.1 = e.1.min(hi);
         e.2 |= nonzero;
