@@ -1276,7 +1276,8 @@ fn lint_rules(p: &RuleProgram, diags: &mut Vec<Diagnostic>) {
 /// state (for the same acting side) to be in disjoint ranges, or true and false at once.
 fn conds_compatible(p: &RuleProgram, a: &CRule, b: &CRule) -> bool {
     // A handful of conditions: a short list beats a hash map.
-    let mut ranges: Vec<((SideRef, StateId), (i128, i128, bool))> = Vec::new();
+    type Bounds = (i128, i128, bool);
+    let mut ranges: Vec<((SideRef, StateId), Bounds)> = Vec::new();
     let mut narrow = |key: (SideRef, StateId), lo: i128, hi: i128, nonzero: bool| -> bool {
         let i = match ranges.iter().position(|(k, _)| *k == key) {
             Some(i) => i,

@@ -38,7 +38,12 @@ fn renaming_a_state_used_on_1000_lines_gives_the_same_game() {
         .map(|l| l.replace("体力", "ヒットポイント"))
         .collect();
     assert_eq!(meaning(&after), want);
-    assert!(after.symbols.uses(symbols::SymKind::State, "体力").is_empty());
+    assert!(
+        after
+            .symbols
+            .uses(symbols::SymKind::State, "体力")
+            .is_empty()
+    );
 }
 
 #[test]
@@ -117,7 +122,9 @@ fn measure_answers_on_10k_lines() {
         times[100],
         times[199]
     );
-    let at = c.symbols.uses(symbols::SymKind::State, "体力")[0].span.start;
+    let at = c.symbols.uses(symbols::SymKind::State, "体力")[0]
+        .span
+        .start;
     let t = Instant::now();
     let plan = c.symbols.rename(at, "HP").expect("rename");
     let out = symbols::apply_edits(&text, &plan.edits);

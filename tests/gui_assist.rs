@@ -133,3 +133,31 @@ fn f2_renames_every_use_and_one_undo_takes_it_back() {
     settle(&mut h);
     assert_eq!(h.state().text(), GOOD);
 }
+
+#[test]
+fn f4_reads_the_rule_under_the_cursor_into_the_builder_and_inserts_a_line() {
+    let mut h = harness(GOOD);
+    keys(&mut h, Key::ArrowUp, 3);
+    h.key_press(Key::F4);
+    h.run();
+    h.get_by_label("Rule builder");
+    // The rule of line 3 in the form's words, written back canonically.
+    h.get_by_label("[殴る]:O.体力-=1");
+    h.get_by_label("valid line");
+    h.get_by_label("if and only if (::) — the effects are undone when the conditions stop holding")
+        .click();
+    h.run();
+    h.get_by_label("[殴る]::O.体力-=1");
+    // A numeric update has no inverse: the form says so and will not insert it.
+    h.get_by_label_contains("E030");
+    h.get_by_label("if and only if (::) — the effects are undone when the conditions stop holding")
+        .click();
+    h.run();
+    h.get_by_label("valid line");
+    h.get_by_label("Insert below the cursor").click();
+    settle(&mut h);
+    assert_eq!(
+        h.state().text(),
+        GOOD.replace("[殴る]:O.体力-1\n", "[殴る]:O.体力-1\n[殴る]:O.体力-=1\n")
+    );
+}

@@ -267,3 +267,89 @@ fn a_scripted_client_gets_every_answer() {
     let status = c.child.wait().unwrap();
     assert!(status.success());
 }
+
+#[path = "common/mod.rs"]
+mod common;
+
+/// Answer times on a 10,000-line file through the real process (run in release:
+/// `cargo test --release --test lsp -- --ignored --nocapture`). A measurement, not a check.
+#[test]
+#[ignore]
+fn measure_answers_on_10k_lines() {
+    let text = common::generated(10_000);
+    let mut c = Client::start();
+    c.call("initialize", json!({"processId": null, "capabilities": {}}));
+    c.notify("initialized", json!({}));
+    let uri = "file:///tmp/big.kmt";
+    let t = std::time::Instant::now();
+    c.notify(
+        "textDocument/didOpen",
+        json!({"textDocument": {"uri": uri, "languageId": "kumite", "version": 1, "text": text}}),
+    );
+    c.wait_diagnostics();
+    println!(
+        "open + diagnostics: {:.1} ms",
+        t.elapsed().as_secs_f64() * 1e3
+    );
+    let line = text.lines().count() / 2;
+    let t = std::time::Instant::now();
+    c.notify(
+        "textDocument/didChange",
+        json!({"textDocument": {"uri": uri, "version": 2}, "contentChanges": [{
+            "range": {"start": {"line": line, "character": 0}, "end": {"line": line, "character": 0}},
+            "text": "# edit\n"
+        }]}),
+    );
+    c.wait_diagnostics();
+    println!(
+        "edit + diagnostics: {:.1} ms",
+        t.elapsed().as_secs_f64() * 1e3
+    );
+    let p = pos(&text, "O.体力<=0", 2);
+    for (m, params) in [
+        (
+            "textDocument/completion",
+            json!({"textDocument": {"uri": uri}, "position": {"line": line, "character": 0}}),
+        ),
+        (
+            "textDocument/hover",
+            json!({"textDocument": {"uri": uri}, "position": p}),
+        ),
+        (
+            "textDocument/hover",
+            json!({"textDocument": {"uri": uri}, "position": p}),
+        ),
+        (
+            "textDocument/definition",
+            json!({"textDocument": {"uri": uri}, "position": p}),
+        ),
+        (
+            "textDocument/references",
+            json!({"textDocument": {"uri": uri}, "position": p, "context": {"includeDeclaration": true}}),
+        ),
+        (
+            "textDocument/rename",
+            json!({"textDocument": {"uri": uri}, "position": p, "newName": "HP"}),
+        ),
+        (
+            "textDocument/documentSymbol",
+            json!({"textDocument": {"uri": uri}}),
+        ),
+        (
+            "textDocument/semanticTokens/full",
+            json!({"textDocument": {"uri": uri}}),
+        ),
+        (
+            "textDocument/formatting",
+            json!({"textDocument": {"uri": uri}, "options": {"tabSize": 2, "insertSpaces": true}}),
+        ),
+    ] {
+        let t = std::time::Instant::now();
+        let r = c.call(m, params);
+        assert!(r.get("error").is_none(), "{m}: {r}");
+        println!("{m}: {:.2} ms", t.elapsed().as_secs_f64() * 1e3);
+    }
+    c.call("shutdown", Value::Null);
+    c.notify("exit", Value::Null);
+    let _ = c.child.wait();
+}

@@ -8,6 +8,7 @@
 //! galley itself is cached until the text or the decorations change.
 
 mod assist;
+mod builder;
 
 use super::i18n::{Lang, T, tr};
 use super::worker::{Checked, DiagItem};
@@ -643,6 +644,8 @@ pub struct EditorPanel {
     content_width: f32,
     /// Completion, hover cards, definition, uses, rename, quick fixes.
     pub assist: assist::Assist,
+    /// The rule builder (F4), when open.
+    pub builder: Option<builder::RuleBuilder>,
 }
 
 impl EditorPanel {
@@ -665,6 +668,7 @@ impl EditorPanel {
             gutter_width: 40.0,
             content_width: 0.0,
             assist: Default::default(),
+            builder: None,
         }
     }
 
@@ -1338,6 +1342,7 @@ impl EditorPanel {
                 out.response.id
             });
         self.assist_windows(ui, lang);
+        self.builder_window(ui, lang);
         let id = scroll.inner;
         let label = tr(lang, T::EditorLabel);
         ui.ctx()

@@ -801,6 +801,16 @@ impl StudioApp {
         if ctx.input_mut(|i| i.consume_shortcut(&sc(Modifiers::COMMAND, Key::F))) {
             self.editor.open_find();
         }
+        if ctx.input_mut(|i| i.consume_shortcut(&sc(Modifiers::NONE, Key::F4))) {
+            if self.editor.builder.is_some() {
+                self.editor.builder = None;
+            } else {
+                self.editor.open_builder(ctx);
+            }
+        }
+        if ctx.input_mut(|i| i.consume_shortcut(&sc(Modifiers::SHIFT | Modifiers::ALT, Key::F))) {
+            self.editor.format_file(ctx);
+        }
         self.view_shortcuts(ctx);
     }
 
@@ -897,6 +907,27 @@ impl StudioApp {
                 }
                 if item(ui, T::Outdent, sc(Modifiers::SHIFT, Key::Tab)) {
                     self.editor.indent(&ctx, true);
+                }
+                ui.separator();
+                if ui
+                    .add(
+                        egui::Button::new(pick(lang, "Rule builder…", "ルールビルダー…"))
+                            .shortcut_text("F4"),
+                    )
+                    .clicked()
+                {
+                    self.editor.open_builder(&ctx);
+                    ui.close();
+                }
+                if ui
+                    .add(
+                        egui::Button::new(pick(lang, "Format file", "ファイルを整形"))
+                            .shortcut_text("Shift+Alt+F"),
+                    )
+                    .clicked()
+                {
+                    self.editor.format_file(&ctx);
+                    ui.close();
                 }
             });
             ui.menu_button(tr(lang, T::Examples), |ui| {

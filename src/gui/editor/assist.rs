@@ -97,6 +97,10 @@ fn kind_icon(k: ItemKind) -> &'static str {
 }
 
 impl Assist {
+    /// The index of the last check.
+    pub fn symbols(&self) -> Arc<SymbolIndex> {
+        self.symbols.clone()
+    }
     /// Takes a new check result (the index, the diagnostics, the last good program).
     pub fn update(&mut self, c: &Checked, last_good: Option<&Arc<ProgramView>>) {
         self.symbols = c.symbols.clone();
@@ -268,6 +272,24 @@ impl EditorPanel {
         self.replace(ctx, 0..len, &new, cursor..cursor);
         self.assist.accepted = true;
         self.focus_frames = 1;
+    }
+
+    /// Shift+Alt+F: the whole file in canonical spacing (`kumite fmt`), as one undo step.
+    pub fn format_file(&mut self, ctx: &egui::Context) {
+        let out = crate::authoring::fmt::format(&self.text);
+        if out != self.text {
+            let at = self.cursor_byte(ctx);
+            let line = self.view.line_of(at);
+            let len = self.text.len();
+            // The cursor goes to the start of the same line, or the nearest line that is left.
+            let cur = out
+                .match_indices('\n')
+                .nth(line.saturating_sub(1))
+                .map_or(0, |(i, _)| if line == 0 { 0 } else { i + 1 })
+                .min(out.len());
+            self.replace(ctx, 0..len, &out, cur..cur);
+            self.assist.accepted = true;
+        }
     }
 
     /// F12: selects the definition of the name at `at`.

@@ -1,0 +1,469 @@
+//! The rule builder (F4): a form for authors who would rather not learn the syntax. Conditions
+//! and effects are picked from menus of the file's states and commands with a comparison and a
+//! value; the `::` (if and only if) and mirror (`&{ }`) choices are check boxes. It writes a
+//! valid line at the cursor, and reads the rule under the cursor back into the form.
+
+use super::EditorPanel;
+use crate::authoring::symbols::SymKind;
+use crate::gui::i18n::{Lang, pick};
+use crate::syntax::ast::{CmdSide, Cond, Effect, Stmt};
+use egui::{ComboBox, RichText, Ui};
+
+/// One condition row.
+#[derive(Clone, Debug, PartialEq)]
+pub enum CondRow {
+    /// `S.name OP value`.
+    Compare {
+        side: String,
+        state: String,
+        op: String,
+        value: String,
+    },
+    /// `[X]` / `O.[X]` / `![X]` / `!O.[X]`.
+    Command { opp: bool, neg: bool, cmd: String },
+    /// Anything else, as written.
+    Raw(String),
+}
+
+/// One effect row.
+#[derive(Clone, Debug, PartialEq)]
+pub enum EffRow {
+    /// `S.name OP= value`.
+    Update {
+        side: String,
+        state: String,
+        op: String,
+        value: String,
+    },
+    /// `[X]` (on) / `![X]` (off), own or opponent's.
+    Switch { opp: bool, on: bool, cmd: String },
+    /// Anything else, as written.
+    Raw(String),
+}
+
+/// The form.
+#[derive(Clone, Debug, Default)]
+pub struct RuleBuilder {
+    /// Conditions.
+    pub conds: Vec<CondRow>,
+    /// Effects.
+    pub effects: Vec<EffRow>,
+    /// `::` rather than `:`.
+    pub iff: bool,
+    /// Wrap in a left/right symmetric block.
+    pub mirror: bool,
+    /// The 0-based line it was read from (Replace writes it back there).
+    pub from_line: Option<usize>,
+    /// The last line checked, the text version it was checked in, and its problems.
+    checked: Option<(String, u64, Vec<String>)>,
+}
+
+impl RuleBuilder {
+    /// The rule line the form describes.
+    pub fn line(&self) -> String {
+        let conds: Vec<String> = self
+            .conds
+            .iter()
+            .map(|c| match c {
+                CondRow::Compare {
+                    side,
+                    state,
+                    op,
+                    value,
+                } => format!("{side}.{state}{op}{value}"),
+                CondRow::Command { opp, neg, cmd } => format!(
+                    "{}{}[{cmd}]",
+                    if *neg { "!" } else { "" },
+                    if *opp { "O." } else { "" }
+                ),
+                CondRow::Raw(t) => t.clone(),
+            })
+            .collect();
+        let effects: Vec<String> = self
+            .effects
+            .iter()
+            .map(|e| match e {
+                EffRow::Update {
+                    side,
+                    state,
+                    op,
+                    value,
+                } => format!("{side}.{state}{op}{value}"),
+                EffRow::Switch { opp, on, cmd } => format!(
+                    "{}{}[{cmd}]",
+                    if *on { "" } else { "!" },
+                    if *opp { "O." } else { "" }
+                ),
+                EffRow::Raw(t) => t.clone(),
+            })
+            .collect();
+        let line = format!(
+            "{}{}{}",
+            conds.join(","),
+            if self.iff { "::" } else { ":" },
+            effects.join(",")
+        );
+        if self.mirror {
+            format!("&{{\n{line}\n}}")
+        } else {
+            line
+        }
+    }
+
+    /// The form for rule text `line` (one rule line), if it is one.
+    pub fn read(line: &str) -> Option<Self> {
+        let parsed = crate::syntax::parse(line);
+        if parsed.diags.iter().any(|d| d.is_error()) {
+            return None;
+        }
+        let Some(Stmt::Rule(r)) = parsed.stmts.first() else {
+            return None;
+        };
+        if r.period.is_some() {
+            return None;
+        }
+        let names = &parsed.names;
+        let text = |sp: &std::ops::Range<usize>| line[sp.clone()].to_string();
+        let conds = r
+            .conds
+            .iter()
+            .map(|c| match c {
+                Cond::Cmp { op, lhs, rhs, .. } => match lhs {
+                    crate::syntax::ast::Expr::State(s) => CondRow::Compare {
+                        side: s.side.prefix().into(),
+                        state: names.get(s.name).into(),
+                        op: op.text().into(),
+                        value: text(&rhs.span()),
+                    },
+                    _ => CondRow::Raw(text(&c.span())),
+                },
+                Cond::Cmd { neg, side, cmd, .. } => CondRow::Command {
+                    opp: *side == CmdSide::Opp,
+                    neg: *neg,
+                    cmd: names.get(cmd.name).into(),
+                },
+                Cond::Truth { .. } => CondRow::Raw(text(&c.span())),
+            })
+            .collect();
+        let effects = r
+            .effects
+            .iter()
+            .map(|e| match e {
+                Effect::Update {
+                    op, state, expr, ..
+                } => EffRow::Update {
+                    side: state.side.prefix().into(),
+                    state: names.get(state.name).into(),
+                    op: op.assign_text().into(),
+                    value: text(&expr.span()),
+                },
+                Effect::Enable { on, side, cmd, .. } => EffRow::Switch {
+                    opp: *side == CmdSide::Opp,
+                    on: *on,
+                    cmd: names.get(cmd.name).into(),
+                },
+                Effect::Bool { .. } => EffRow::Raw(text(&e.span())),
+            })
+            .collect();
+        Some(Self {
+            conds,
+            effects,
+            iff: r.iff,
+            mirror: false,
+            from_line: None,
+            checked: None,
+        })
+    }
+}
+
+fn named(ui: &Ui, id: egui::Id, label: &str) {
+    ui.ctx().accesskit_node_builder(id, |n| n.set_label(label));
+}
+
+fn text_field(ui: &mut Ui, value: &mut String, width: f32, label: &str) {
+    let r = ui.add(egui::TextEdit::singleline(value).desired_width(width));
+    named(ui, r.id, label);
+}
+
+fn pick_name(
+    ui: &mut Ui,
+    id: impl std::hash::Hash + std::fmt::Debug,
+    value: &mut String,
+    names: &[String],
+    label: &str,
+) {
+    text_field(ui, value, 110.0, label);
+    let r = ComboBox::from_id_salt(id)
+        .selected_text("")
+        .width(24.0)
+        .show_ui(ui, |ui| {
+            for n in names {
+                ui.selectable_value(value, n.clone(), n);
+            }
+        });
+    named(ui, r.response.id, label);
+}
+
+fn pick_str(
+    ui: &mut Ui,
+    id: impl std::hash::Hash + std::fmt::Debug,
+    value: &mut String,
+    options: &[&str],
+    label: &str,
+) {
+    let r = ComboBox::from_id_salt(id)
+        .selected_text(value.as_str())
+        .width(44.0)
+        .show_ui(ui, |ui| {
+            for o in options {
+                ui.selectable_value(value, o.to_string(), *o);
+            }
+        });
+    named(ui, r.response.id, label);
+}
+
+impl EditorPanel {
+    /// F4: opens the builder, filled from the rule under the cursor if there is one.
+    pub fn open_builder(&mut self, ctx: &egui::Context) {
+        let at = self.selection(ctx).0.end;
+        let line = self.view.line_of(at);
+        let lr = self.view.line_range(line);
+        let mut b = RuleBuilder::read(self.text[lr].trim()).unwrap_or_else(|| RuleBuilder {
+            conds: vec![CondRow::Command {
+                opp: false,
+                neg: false,
+                cmd: String::new(),
+            }],
+            effects: vec![EffRow::Update {
+                side: "O".into(),
+                state: String::new(),
+                op: "-=".into(),
+                value: "1".into(),
+            }],
+            ..Default::default()
+        });
+        if !b.conds.is_empty() && self.view.line_range(line).len() > 1 {
+            b.from_line = Some(line);
+        }
+        self.builder = Some(b);
+    }
+
+    /// Draws the builder window.
+    pub(super) fn builder_window(&mut self, ui: &mut Ui, lang: Lang) {
+        let Some(mut b) = self.builder.take() else {
+            return;
+        };
+        let ctx = ui.ctx().clone();
+        let states: Vec<String> = self
+            .assist
+            .symbols()
+            .names(SymKind::State)
+            .into_iter()
+            .map(|(n, _)| n.to_string())
+            .chain(["勝利".to_string(), "敗北".to_string()])
+            .collect();
+        let commands: Vec<String> = self
+            .assist
+            .symbols()
+            .names(SymKind::Command)
+            .into_iter()
+            .chain(self.assist.symbols().names(SymKind::Macro))
+            .map(|(n, _)| n.to_string())
+            .collect();
+        let mut open = true;
+        let mut insert = false;
+        let mut replace = false;
+        egui::Window::new(pick(lang, "Rule builder", "ルールビルダー"))
+            .id(self.id.with("rule-builder"))
+            .open(&mut open)
+            .default_width(560.0)
+            .show(&ctx, |ui| {
+                ui.label(RichText::new(pick(lang, "When all of these hold", "次の条件がすべて成り立つとき")).strong());
+                let mut remove = None;
+                for (i, c) in b.conds.iter_mut().enumerate() {
+                    ui.horizontal(|ui| {
+                        match c {
+                            CondRow::Compare { side, state, op, value } => {
+                                pick_str(ui, ("cs", i), side, &["S", "O", "h", "c"], pick(lang, "side", "側"));
+                                ui.label(".");
+                                pick_name(ui, ("cn", i), state, &states, pick(lang, "state", "状態"));
+                                pick_str(ui, ("co", i), op, &["==", "!=", "<", "<=", ">", ">="], pick(lang, "comparison", "比較"));
+                                text_field(ui, value, 70.0, pick(lang, "value", "値"));
+                            }
+                            CondRow::Command { opp, neg, cmd } => {
+                                ui.checkbox(neg, pick(lang, "not", "否定"));
+                                ui.checkbox(opp, pick(lang, "opponent's", "相手の"));
+                                ui.label(pick(lang, "command", "コマンド"));
+                                pick_name(ui, ("cc", i), cmd, &commands, pick(lang, "command", "コマンド"));
+                            }
+                            CondRow::Raw(t) => {
+                                text_field(ui, t, 300.0, pick(lang, "as written", "そのまま"));
+                            }
+                        }
+                        if ui.small_button("×").clicked() {
+                            remove = Some(i);
+                        }
+                    });
+                }
+                if let Some(i) = remove {
+                    b.conds.remove(i);
+                }
+                ui.horizontal(|ui| {
+                    if ui.button(pick(lang, "+ command", "+ コマンド")).clicked() {
+                        b.conds.push(CondRow::Command { opp: false, neg: false, cmd: commands.first().cloned().unwrap_or_default() });
+                    }
+                    if ui.button(pick(lang, "+ comparison", "+ 比較")).clicked() {
+                        b.conds.push(CondRow::Compare { side: "S".into(), state: states.first().cloned().unwrap_or_default(), op: ">=".into(), value: "1".into() });
+                    }
+                    if ui.button(pick(lang, "+ text", "+ 自由入力")).clicked() {
+                        b.conds.push(CondRow::Raw(String::new()));
+                    }
+                });
+                ui.separator();
+                ui.label(RichText::new(pick(lang, "then", "ならば")).strong());
+                let mut remove = None;
+                for (i, e) in b.effects.iter_mut().enumerate() {
+                    ui.horizontal(|ui| {
+                        match e {
+                            EffRow::Update { side, state, op, value } => {
+                                pick_str(ui, ("es", i), side, &["S", "O", "h", "c"], pick(lang, "side", "側"));
+                                ui.label(".");
+                                pick_name(ui, ("en", i), state, &states, pick(lang, "state", "状態"));
+                                pick_str(ui, ("eo", i), op, &["=", "+=", "-=", "*=", "/="], pick(lang, "operation", "操作"));
+                                text_field(ui, value, 70.0, pick(lang, "value", "値"));
+                            }
+                            EffRow::Switch { opp, on, cmd } => {
+                                ui.checkbox(on, pick(lang, "enable (off: disable)", "使える(外すと使えない)"));
+                                ui.checkbox(opp, pick(lang, "opponent's", "相手の"));
+                                pick_name(ui, ("ec", i), cmd, &commands, pick(lang, "command", "コマンド"));
+                            }
+                            EffRow::Raw(t) => {
+                                text_field(ui, t, 300.0, pick(lang, "as written", "そのまま"));
+                            }
+                        }
+                        if ui.small_button("×").clicked() {
+                            remove = Some(i);
+                        }
+                    });
+                }
+                if let Some(i) = remove {
+                    b.effects.remove(i);
+                }
+                ui.horizontal(|ui| {
+                    if ui.button(pick(lang, "+ change a state", "+ 状態を変える")).clicked() {
+                        b.effects.push(EffRow::Update { side: "O".into(), state: states.first().cloned().unwrap_or_default(), op: "-=".into(), value: "1".into() });
+                    }
+                    if ui.button(pick(lang, "+ switch a command", "+ コマンドの可否")).clicked() {
+                        b.effects.push(EffRow::Switch { opp: false, on: true, cmd: commands.first().cloned().unwrap_or_default() });
+                    }
+                    if ui.button(pick(lang, "+ win", "+ 勝利")).clicked() {
+                        b.effects.push(EffRow::Raw("S.勝利".into()));
+                    }
+                });
+                ui.separator();
+                ui.checkbox(&mut b.iff, pick(lang, "if and only if (::) — the effects are undone when the conditions stop holding", "必要十分(::)— 条件が成り立たなくなると効果を戻す"));
+                ui.checkbox(&mut b.mirror, pick(lang, "mirror left/right (&{ })", "左右対称(&{ })"));
+                let line = b.line();
+                ui.label(RichText::new(&line).monospace());
+                // Checked as part of the file: the problems this line would bring.
+                let problems = match &b.checked {
+                    Some((l, v, p)) if *l == line && *v == self.view.version => p.clone(),
+                    _ => {
+                        let p = self.builder_problems(&line, lang);
+                        b.checked = Some((line.clone(), self.view.version, p.clone()));
+                        p
+                    }
+                };
+                if problems.is_empty() {
+                    ui.label(RichText::new(pick(lang, "valid line", "正しい行です")).weak());
+                } else {
+                    for p in &problems {
+                        ui.colored_label(egui::Color32::from_rgb(220, 90, 80), p);
+                    }
+                }
+                ui.horizontal(|ui| {
+                    insert = ui.add_enabled(problems.is_empty(), egui::Button::new(pick(lang, "Insert below the cursor", "カーソルの下に挿入"))).clicked();
+                    if b.from_line.is_some() {
+                        replace = ui.add_enabled(problems.is_empty(), egui::Button::new(pick(lang, "Replace the line", "この行を置き換える"))).clicked();
+                    }
+                    if ui.button(pick(lang, "Read the cursor's line", "カーソルの行を読み込む")).clicked() {
+                        let at = self.selection(&ctx).0.end;
+                        let l = self.view.line_of(at);
+                        let lr = self.view.line_range(l);
+                        if let Some(mut nb) = RuleBuilder::read(self.text[lr].trim()) {
+                            nb.from_line = Some(l);
+                            b = nb;
+                        }
+                    }
+                });
+            });
+        if insert || replace {
+            let line_text = b.line();
+            let at = self.selection(&ctx).0.end;
+            let l = b
+                .from_line
+                .filter(|_| replace)
+                .unwrap_or_else(|| self.view.line_of(at));
+            let lr = self.view.line_range(l);
+            if replace {
+                let end = lr.start + line_text.len();
+                self.replace(&ctx, lr, &line_text, end..end);
+            } else {
+                let ins = format!("\n{line_text}");
+                let end = lr.end + ins.len();
+                self.replace(&ctx, lr.end..lr.end, &ins, end..end);
+            }
+            self.view.sync(&self.text);
+            self.focus_frames = 2;
+            b.from_line = Some(self.view.line_of(self.selection(&ctx).0.end));
+        }
+        if open {
+            self.builder = Some(b);
+        }
+    }
+
+    /// The errors `line` would have, added to the file (its constants and macros known).
+    fn builder_problems(&self, line: &str, lang: Lang) -> Vec<String> {
+        let base = format!("{}\n", self.text);
+        let text = format!("{base}{line}\n");
+        let c = crate::program::compile(&text);
+        c.diags
+            .iter()
+            .filter(|d| d.is_error() && d.span.start >= base.len())
+            .map(|d| match lang {
+                Lang::En => format!("{}: {}", d.code, d.message),
+                Lang::Ja => format!("{}: {}", d.code, d.message),
+            })
+            .collect()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_rule_reads_into_the_form_and_back() {
+        for l in [
+            "[押す],O.余裕<=3:O.余裕-=2,S.疲れ+=1",
+            "S.スタミナ>=2::[突き]",
+            "!O.[受け],abs(S.体力-O.体力)<=5:S.勝利",
+            "[受け]:!O.[正拳突き],S.スタミナ+=max(0,1)",
+        ] {
+            let b = RuleBuilder::read(l).unwrap_or_else(|| panic!("{l}"));
+            let again = b.line();
+            let c1 = crate::program::compile(&format!("!:余裕=1\n{l}\n"));
+            let c2 = crate::program::compile(&format!("!:余裕=1\n{again}\n"));
+            assert_eq!(c1.error_count(), 0, "{l}");
+            let p1 = c1.program.unwrap();
+            let p2 = c2.program.unwrap();
+            assert_eq!(p1.cond_text(0), p2.cond_text(0), "{l} → {again}");
+            assert_eq!(p1.effect_text(0), p2.effect_text(0), "{l} → {again}");
+        }
+        assert!(RuleBuilder::read("!:h.x=1").is_none());
+        let mut b = RuleBuilder::read("[押す]:O.余裕-1").unwrap();
+        b.mirror = true;
+        b.iff = false;
+        assert_eq!(b.line(), "&{\n[押す]:O.余裕-=1\n}");
+    }
+}
