@@ -500,22 +500,26 @@ impl EditorPanel {
                                     }
                                     return;
                                 }
-                                for (i, it) in p.items.iter().enumerate() {
-                                    ui.horizontal(|ui| {
-                                        ui.label(RichText::new(kind_icon(it.kind)).weak());
-                                        let r = ui.selectable_label(
-                                            i == p.sel,
-                                            RichText::new(&it.label).monospace(),
-                                        );
-                                        if i == p.sel {
-                                            r.scroll_to_me(None);
+                                egui::Grid::new("completion-grid")
+                                    .num_columns(3)
+                                    .spacing([6.0, 2.0])
+                                    .show(ui, |ui| {
+                                        for (i, it) in p.items.iter().enumerate() {
+                                            ui.label(RichText::new(kind_icon(it.kind)).weak());
+                                            let r = ui.selectable_label(
+                                                i == p.sel,
+                                                RichText::new(&it.label).monospace(),
+                                            );
+                                            if i == p.sel {
+                                                r.scroll_to_me(None);
+                                            }
+                                            if r.clicked() {
+                                                chosen = Some(i);
+                                            }
+                                            ui.label(RichText::new(&it.detail).weak().small());
+                                            ui.end_row();
                                         }
-                                        if r.clicked() {
-                                            chosen = Some(i);
-                                        }
-                                        ui.label(RichText::new(&it.detail).weak().small());
                                     });
-                                }
                             });
                         ui.label(
                             RichText::new(pick(
@@ -600,7 +604,14 @@ impl EditorPanel {
                         n.set_label(pick(lang, "New name", "新しい名前"))
                     });
                     if r.focus {
+                        // The whole name selected: typing replaces it.
                         field.request_focus();
+                        let mut st = egui::TextEdit::load_state(ui.ctx(), field.id).unwrap_or_default();
+                        st.cursor.set_char_range(Some(egui::text::CCursorRange::two(
+                            egui::text::CCursor::new(0),
+                            egui::text::CCursor::new(r.new.chars().count()),
+                        )));
+                        egui::TextEdit::store_state(ui.ctx(), field.id, st);
                         r.focus = false;
                     }
                     let enter = field.lost_focus() && ui.input(|i| i.key_pressed(Key::Enter));
@@ -638,7 +649,23 @@ impl EditorPanel {
                             }
                         }
                         Err(e) => {
-                            if r.new != r.old {
+                            if r.new.trim() == r.old {
+                                let uses = self.assist.symbols.uses(r.kind, &r.old);
+                                let mut lines: Vec<usize> = uses.iter().map(|o| o.line).collect();
+                                lines.dedup();
+                                ui.weak(match lang {
+                                    Lang::En => format!(
+                                        "Type the new name: {} places on {} lines will change.",
+                                        uses.len(),
+                                        lines.len()
+                                    ),
+                                    Lang::Ja => format!(
+                                        "新しい名前を入力してください({} 行の {} 箇所が変わります)。",
+                                        lines.len(),
+                                        uses.len()
+                                    ),
+                                });
+                            } else {
                                 ui.colored_label(Color32::from_rgb(220, 90, 80), e);
                             }
                         }
