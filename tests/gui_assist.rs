@@ -161,3 +161,46 @@ fn f4_reads_the_rule_under_the_cursor_into_the_builder_and_inserts_a_line() {
         GOOD.replace("[殴る]:O.体力-1\n", "[殴る]:O.体力-1\n[殴る]:O.体力-=1\n")
     );
 }
+
+#[test]
+fn layout_presets_hide_or_widen_the_match_panel_and_keep_the_editor_wide() {
+    let mut h = harness(GOOD);
+    // What the side panels leave to the editor in the 1400-point window.
+    let editor = |h: &Harness<'static, StudioApp>| {
+        let p = &h.state().persisted;
+        1400.0 - p.expanded_width - if p.show_match { p.match_width } else { 0.0 }
+    };
+    let press = |h: &mut Harness<'static, StudioApp>, k: Key| {
+        h.key_press_modifiers(Modifiers::COMMAND | Modifiers::ALT, k);
+        h.run();
+        h.run();
+    };
+    h.get_by_label("New match");
+    let all = editor(&h);
+    let p = &h.state().persisted;
+    assert!(
+        all >= 560.0,
+        "{all} = 1400 - {} - {}",
+        p.expanded_width,
+        p.match_width
+    );
+    press(&mut h, Key::Num1);
+    assert!(
+        h.query_by_label("New match").is_none(),
+        "Write hides the match panel"
+    );
+    assert!(editor(&h) >= 560.0, "{}", editor(&h));
+    assert!(h.state().persisted.expanded_width > 500.0);
+    press(&mut h, Key::Num2);
+    h.get_by_label("New match");
+    let p = &h.state().persisted;
+    assert!(
+        p.match_width > p.expanded_width + 150.0,
+        "{} {}",
+        p.match_width,
+        p.expanded_width
+    );
+    assert!(editor(&h) >= 500.0, "{}", editor(&h));
+    press(&mut h, Key::Num3);
+    assert!((editor(&h) - all).abs() < 2.0);
+}

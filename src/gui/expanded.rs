@@ -135,6 +135,9 @@ impl ExpandedPanel {
         let mut action = None;
         let mono = egui::TextStyle::Monospace;
         let row_h = ui.text_style_height(&mono) + 6.0;
+        // Initial column widths follow the panel, so the table never widens it.
+        let w = ui.available_width();
+        let (w_origin, w_conds) = ((w * 0.2).clamp(50.0, 160.0), (w * 0.42).clamp(60.0, 420.0));
         let mut table = TableBuilder::new(ui)
             .id_salt("kumite-rules-table")
             .striped(true)
@@ -142,13 +145,13 @@ impl ExpandedPanel {
             .auto_shrink([false, false])
             .min_scrolled_height(0.0)
             .column(
-                Column::initial(110.0)
+                Column::initial(w_origin)
                     .at_least(50.0)
                     .resizable(true)
                     .clip(true),
             )
             .column(
-                Column::initial(260.0)
+                Column::initial(w_conds)
                     .at_least(60.0)
                     .resizable(true)
                     .clip(true),

@@ -176,6 +176,10 @@ pub struct StudioApp {
     pub matchp: MatchPanel,
     /// The initial position of the last good program (by its address).
     initial: Option<(usize, crate::engine::State)>,
+    /// A layout preset to apply on the next frame.
+    pending_layout: Option<views::Layout>,
+    /// Panel widths forced this frame by a preset: (expanded view, match panel).
+    forced_widths: Option<(f32, f32)>,
 }
 
 /// Opens the studio window.
@@ -250,6 +254,8 @@ impl StudioApp {
             winpath_compiled: None,
             matchp,
             initial: None,
+            pending_layout: None,
+            forced_widths: None,
         }
     }
 
@@ -688,44 +694,50 @@ impl StudioApp {
 
         let stale = self.checked.as_ref().is_some_and(|c| c.errors > 0);
         let cursor_line = self.editor.cursor.0 + 1;
+        self.forced_widths = self.layout_widths(ui.available_width());
         if self.persisted.show_match {
             self.match_panel(ui, lang);
         }
         let exp_panel = egui::Panel::right("kumite-expanded")
             .resizable(true)
             .default_size(self.persisted.expanded_width)
-            .size_range(240.0..=1600.0)
-            .show(ui, |ui| {
-                ui.set_min_size(ui.available_size());
-                ui.horizontal(|ui| {
-                    let tab = &mut self.persisted.view_tab;
-                    ui.selectable_value(
-                        tab,
-                        ViewTab::Expanded,
-                        pick(lang, "Expanded rules", "展開ルール"),
-                    );
-                    ui.selectable_value(
-                        tab,
-                        ViewTab::Tree,
-                        pick(lang, "Victory conditions", "勝利評価条件"),
-                    );
-                    ui.selectable_value(tab, ViewTab::WinPath, pick(lang, "Win path", "勝ち筋"));
-                    ui.selectable_value(tab, ViewTab::Report, pick(lang, "Report", "レポート"));
-                });
-                ui.separator();
-                match self.persisted.view_tab {
-                    ViewTab::Expanded => self
-                        .expanded
-                        .ui(ui, lang, self.last_good.as_deref(), stale, cursor_line)
-                        .map(|a| match a {
-                            ExpandedAction::ShowLine(l) => Some(l),
-                            ExpandedAction::Export => None,
-                        }),
-                    ViewTab::Tree => self.tree_tab(ui, lang, stale).map(Some),
-                    ViewTab::WinPath => self.winpath_tab(ui, lang).map(Some),
-                    ViewTab::Report => self.report_tab(ui, lang).map(Some),
-                }
+            .size_range(240.0..=1600.0);
+        let exp_panel = match self.forced_widths {
+            Some((w, _)) => exp_panel.exact_size(w),
+            None => exp_panel,
+        };
+        let exp_panel = exp_panel.show(ui, |ui| {
+            ui.set_min_size(ui.available_size());
+            // Wraps in a narrow panel rather than widening it.
+            ui.horizontal_wrapped(|ui| {
+                let tab = &mut self.persisted.view_tab;
+                ui.selectable_value(
+                    tab,
+                    ViewTab::Expanded,
+                    pick(lang, "Expanded rules", "展開ルール"),
+                );
+                ui.selectable_value(
+                    tab,
+                    ViewTab::Tree,
+                    pick(lang, "Victory conditions", "勝利評価条件"),
+                );
+                ui.selectable_value(tab, ViewTab::WinPath, pick(lang, "Win path", "勝ち筋"));
+                ui.selectable_value(tab, ViewTab::Report, pick(lang, "Report", "レポート"));
             });
+            ui.separator();
+            match self.persisted.view_tab {
+                ViewTab::Expanded => self
+                    .expanded
+                    .ui(ui, lang, self.last_good.as_deref(), stale, cursor_line)
+                    .map(|a| match a {
+                        ExpandedAction::ShowLine(l) => Some(l),
+                        ExpandedAction::Export => None,
+                    }),
+                ViewTab::Tree => self.tree_tab(ui, lang, stale).map(Some),
+                ViewTab::WinPath => self.winpath_tab(ui, lang).map(Some),
+                ViewTab::Report => self.report_tab(ui, lang).map(Some),
+            }
+        });
         self.persisted.expanded_width = exp_panel.response.rect.width();
         match exp_panel.inner {
             Some(Some(line)) => {

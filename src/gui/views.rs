@@ -191,47 +191,51 @@ impl StudioApp {
         let panel = egui::Panel::right("kumite-match")
             .resizable(true)
             .default_size(self.persisted.match_width)
-            .size_range(300.0..=1200.0)
-            .show(ui, |ui| {
-                // The background takes clicks (and so the keyboard focus); widgets drawn later
-                // lie on top of it and still get their own clicks.
-                let bg = ui.interact(ui.max_rect(), match_panel::focus_id(), Sense::click());
-                ui.ctx().memory_mut(|m| {
-                    m.set_focus_lock_filter(
-                        match_panel::focus_id(),
-                        egui::EventFilter {
-                            tab: true,
-                            horizontal_arrows: true,
-                            vertical_arrows: true,
-                            escape: false,
-                        },
-                    )
-                });
-                if focused {
-                    ui.painter().rect_stroke(
-                        ui.max_rect().shrink(1.0),
-                        4.0,
-                        egui::Stroke::new(1.5, ui.visuals().selection.stroke.color),
-                        egui::StrokeKind::Inside,
-                    );
-                }
-                let action = egui::Frame::new()
-                    .inner_margin(egui::Margin::symmetric(6, 2))
-                    .show(ui, |ui| {
-                        self.matchp.ui(ui, lang, self.last_good.as_ref(), focused)
-                    })
-                    .inner;
-                let pressed_inside = ui.input(|i| {
-                    i.pointer.any_pressed()
-                        && i.pointer
-                            .interact_pos()
-                            .is_some_and(|p| ui.max_rect().contains(p))
-                });
-                if bg.clicked() || pressed_inside {
-                    bg.request_focus();
-                }
-                action
+            .size_range(300.0..=1200.0);
+        let panel = match self.forced_widths {
+            Some((_, w)) => panel.exact_size(w),
+            None => panel,
+        };
+        let panel = panel.show(ui, |ui| {
+            // The background takes clicks (and so the keyboard focus); widgets drawn later
+            // lie on top of it and still get their own clicks.
+            let bg = ui.interact(ui.max_rect(), match_panel::focus_id(), Sense::click());
+            ui.ctx().memory_mut(|m| {
+                m.set_focus_lock_filter(
+                    match_panel::focus_id(),
+                    egui::EventFilter {
+                        tab: true,
+                        horizontal_arrows: true,
+                        vertical_arrows: true,
+                        escape: false,
+                    },
+                )
             });
+            if focused {
+                ui.painter().rect_stroke(
+                    ui.max_rect().shrink(1.0),
+                    4.0,
+                    egui::Stroke::new(1.5, ui.visuals().selection.stroke.color),
+                    egui::StrokeKind::Inside,
+                );
+            }
+            let action = egui::Frame::new()
+                .inner_margin(egui::Margin::symmetric(6, 2))
+                .show(ui, |ui| {
+                    self.matchp.ui(ui, lang, self.last_good.as_ref(), focused)
+                })
+                .inner;
+            let pressed_inside = ui.input(|i| {
+                i.pointer.any_pressed()
+                    && i.pointer
+                        .interact_pos()
+                        .is_some_and(|p| ui.max_rect().contains(p))
+            });
+            if bg.clicked() || pressed_inside {
+                bg.request_focus();
+            }
+            action
+        });
         self.persisted.match_width = panel.response.rect.width();
         self.persisted.match_players = self.matchp.players;
         self.persisted.match_file_cpu = self.matchp.file_cpu;
@@ -245,6 +249,16 @@ impl StudioApp {
     /// Function-key shortcuts of the match and the views.
     pub(super) fn view_shortcuts(&mut self, ctx: &egui::Context) {
         let pressed = |k: Key| ctx.input_mut(|i| i.consume_key(egui::Modifiers::NONE, k));
+        let ctrl_alt = egui::Modifiers::COMMAND | egui::Modifiers::ALT;
+        for (k, layout) in [
+            (Key::Num1, Layout::Write),
+            (Key::Num2, Layout::Play),
+            (Key::Num3, Layout::All),
+        ] {
+            if ctx.input_mut(|i| i.consume_key(ctrl_alt, k)) {
+                self.apply_layout(layout);
+            }
+        }
         if pressed(Key::F5) {
             self.start_match(ctx);
         }
@@ -379,6 +393,66 @@ impl StudioApp {
                 &mut self.persisted.show_match,
                 pick(lang, "Show the match panel", "対戦パネルを表示"),
             );
+            ui.separator();
+            ui.weak(pick(lang, "Layout", "レイアウト"));
+            for (layout, en, ja, key) in [
+                (
+                    Layout::Write,
+                    "Write: the editor and one view",
+                    "書く: エディタとビュー",
+                    "Ctrl+Alt+1",
+                ),
+                (
+                    Layout::Play,
+                    "Play: the match panel wide",
+                    "遊ぶ: 対戦パネルを広く",
+                    "Ctrl+Alt+2",
+                ),
+                (
+                    Layout::All,
+                    "All: everything at its default size",
+                    "すべて: 既定の大きさ",
+                    "Ctrl+Alt+3",
+                ),
+            ] {
+                if item(ui, pick(lang, en, ja), key) {
+                    self.apply_layout(layout);
+                }
+            }
         });
     }
+
+    /// Sets the panels for a layout preset (applied on the next frame, then resizable as usual).
+    pub(super) fn apply_layout(&mut self, layout: Layout) {
+        self.pending_layout = Some(layout);
+    }
+
+    /// The widths (expanded view, match panel) a pending preset asks for, in a window of
+    /// `width` points; the match panel is shown or hidden accordingly.
+    pub(super) fn layout_widths(&mut self, width: f32) -> Option<(f32, f32)> {
+        let layout = self.pending_layout.take()?;
+        // The editor keeps at least ~60 characters (≈ 560 points with its gutter).
+        let (exp, matchw, show) = match layout {
+            Layout::Write => ((width - 600.0).clamp(240.0, width * 0.45), 350.0, false),
+            Layout::Play => (
+                300.0,
+                (width - 300.0 - 560.0).clamp(300.0, width * 0.5),
+                true,
+            ),
+            Layout::All => (390.0, 350.0, true),
+        };
+        self.persisted.show_match = show;
+        Some((exp, matchw))
+    }
+}
+
+/// Layout presets.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Layout {
+    /// The editor and one view (no match panel).
+    Write,
+    /// The match panel wide.
+    Play,
+    /// Everything at its default size.
+    All,
 }
