@@ -206,6 +206,9 @@ fn right_clicking_a_starting_value_offers_to_sweep_it() {
     h.step();
     assert!(!h.state().report.busy(), "Esc cancels");
     h.state_mut().report.games = 10;
+    // Let the frame after Esc settle before clicking (the editor gives up its focus).
+    h.step();
+    h.step();
     h.get_by_label("Run report").click();
     step_until(&mut h, "the report", |a| !a.report.busy());
     let sw = h.state().report.report.clone().unwrap().sweep.unwrap();
