@@ -21,6 +21,36 @@ use serde_json::{Value, json};
 use std::collections::HashMap;
 use std::sync::Arc;
 
+/// `textDocument/publishDiagnostics` parameters, serialized straight from the checker's data.
+#[derive(serde::Serialize)]
+struct PublishParams<'a> {
+    uri: &'a str,
+    diagnostics: Vec<LspDiag<'a>>,
+}
+
+#[derive(serde::Serialize)]
+#[serde(rename_all = "camelCase")]
+struct LspDiag<'a> {
+    range: lt::Range,
+    severity: u8,
+    code: &'a str,
+    source: &'static str,
+    message: String,
+    related_information: Vec<Related<'a>>,
+}
+
+#[derive(serde::Serialize)]
+struct Related<'a> {
+    location: LspLoc<'a>,
+    message: &'a str,
+}
+
+#[derive(serde::Serialize)]
+struct LspLoc<'a> {
+    uri: &'a str,
+    range: lt::Range,
+}
+
 /// One open document.
 struct Doc {
     text: String,
@@ -210,42 +240,46 @@ impl Server {
 
     fn diagnostics(&self, uri: &str) -> Option<Notification> {
         let d = self.docs.get(uri)?;
-        let diags: Vec<Value> = d
+        let diags: Vec<LspDiag> = d
             .compiled
             .diags
             .iter()
-            .map(|x| self.lsp_diag(d, x, uri))
+            .map(|x| self.lsp_diag_typed(d, x, uri))
             .collect();
         Some(Notification::new(
             "textDocument/publishDiagnostics".into(),
-            json!({ "uri": uri, "diagnostics": diags }),
+            PublishParams { uri, diagnostics: diags },
         ))
     }
 
-    fn lsp_diag(&self, d: &Doc, x: &Diagnostic, uri: &str) -> Value {
+    fn lsp_diag_typed<'a>(&self, d: &Doc, x: &'a Diagnostic, uri: &'a str) -> LspDiag<'a> {
         let mut message = x.message.clone();
         if let Some(h) = &x.help {
             message.push_str("\nhelp: ");
             message.push_str(h);
         }
-        let related: Vec<Value> = x
-            .labels
-            .iter()
-            .map(|(sp, m)| {
-                json!({
-                    "location": { "uri": uri, "range": to_range(&d.text, &d.lines, sp, self.enc) },
-                    "message": m
+        LspDiag {
+            range: to_range(&d.text, &d.lines, &x.span, self.enc),
+            severity: if x.severity == Severity::Error { 1 } else { 2 },
+            code: x.code.as_str(),
+            source: "kumite",
+            message,
+            related_information: x
+                .labels
+                .iter()
+                .map(|(sp, m)| Related {
+                    location: LspLoc {
+                        uri,
+                        range: to_range(&d.text, &d.lines, sp, self.enc),
+                    },
+                    message: m,
                 })
-            })
-            .collect();
-        json!({
-            "range": to_range(&d.text, &d.lines, &x.span, self.enc),
-            "severity": if x.severity == Severity::Error { 1 } else { 2 },
-            "code": x.code.as_str(),
-            "source": "kumite",
-            "message": message,
-            "relatedInformation": related,
-        })
+                .collect(),
+        }
+    }
+
+    fn lsp_diag(&self, d: &Doc, x: &Diagnostic, uri: &str) -> Value {
+        serde_json::to_value(self.lsp_diag_typed(d, x, uri)).unwrap_or(Value::Null)
     }
 
     fn loc(&self, uri: &str, d: &Doc, span: &std::ops::Range<usize>) -> Value {
@@ -471,7 +505,7 @@ impl Server {
                     serde_json::from_value(params).map_err(bad)?;
                 let uri = uri_of(&p.text_document.uri);
                 let d = self.docs.get(&uri).ok_or_else(|| gone(uri.clone()))?;
-                let out = fmt::format(&d.text);
+                let out = fmt::format_checked(&d.text, &d.compiled.diags);
                 if out == d.text {
                     return Ok(json!([]));
                 }

@@ -21,7 +21,7 @@ impl Client {
             .arg("lsp")
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
-            .stderr(Stdio::null())
+            .stderr(Stdio::inherit())
             .spawn()
             .expect("kumite lsp starts");
         let stdin = child.stdin.take().unwrap();

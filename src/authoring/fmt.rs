@@ -84,10 +84,14 @@ fn split_comment(line: &str) -> (&str, &str) {
 /// `text` in canonical form. Lines holding a syntax error (per `compile`) stay as written,
 /// apart from trailing white space.
 pub fn format(text: &str) -> String {
-    let compiled = crate::program::compile(text);
+    format_checked(text, &crate::program::compile(text).diags)
+}
+
+/// [`format`] with the diagnostics of `text` already at hand (the studio and the language
+/// server have them from their last check).
+pub fn format_checked(text: &str, diags: &[Diagnostic]) -> String {
     let index = LineIndex::new(text);
-    let bad: std::collections::HashSet<usize> = compiled
-        .diags
+    let bad: std::collections::HashSet<usize> = diags
         .iter()
         .filter(|d| d.is_error())
         .map(|d| index.line_of(d.span.start))
