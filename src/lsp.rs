@@ -248,7 +248,10 @@ impl Server {
             .collect();
         Some(Notification::new(
             "textDocument/publishDiagnostics".into(),
-            PublishParams { uri, diagnostics: diags },
+            PublishParams {
+                uri,
+                diagnostics: diags,
+            },
         ))
     }
 

@@ -204,3 +204,59 @@ fn layout_presets_hide_or_widen_the_match_panel_and_keep_the_editor_wide() {
     press(&mut h, Key::Num3);
     assert!((editor(&h) - all).abs() < 2.0);
 }
+
+/// Frame times with the completion popup on a 10,000-line file (run in release:
+/// `cargo test --release --test gui_assist -- --ignored --nocapture`). A measurement.
+#[test]
+#[ignore]
+fn measure_completion_frames_on_10k_lines() {
+    let big = common::generated(10_000);
+    let mut app = StudioApp::new_for_test(Lang::En, &big);
+    let ctx = egui::Context::default();
+    let size = egui::vec2(1400.0, 900.0);
+    for _ in 0..3 {
+        common::timed_frame(&ctx, &mut app, size, vec![]);
+    }
+    app.focus_editor(&ctx);
+    let t0 = Instant::now();
+    while !app.is_checked() && t0.elapsed() < Duration::from_secs(60) {
+        common::timed_frame(&ctx, &mut app, size, vec![]);
+        std::thread::sleep(Duration::from_millis(5));
+    }
+    let mut opening = Vec::new();
+    let mut after = Vec::new();
+    for i in 0..40 {
+        // `[` opens the popup, `殴` filters it, Escape closes it, Enter for a new line.
+        for (k, ev) in [
+            egui::Event::Text("[".into()),
+            egui::Event::Text("殴".into()),
+            egui::Event::Key {
+                key: Key::Escape,
+                physical_key: None,
+                pressed: true,
+                repeat: false,
+                modifiers: Modifiers::NONE,
+            },
+            egui::Event::Text("\n".into()),
+        ]
+        .into_iter()
+        .enumerate()
+        {
+            let t = common::timed_frame(&ctx, &mut app, size, vec![ev]);
+            if k < 2 {
+                opening.push(t);
+            }
+            after.push(common::timed_frame(&ctx, &mut app, size, vec![]));
+        }
+        let _ = i;
+    }
+    opening.sort_by(f64::total_cmp);
+    after.sort_by(f64::total_cmp);
+    println!(
+        "10,000 lines: frames that open or filter the popup: median {:.2} ms, max {:.2} ms; frames after: median {:.2} ms, max {:.2} ms",
+        opening[opening.len() / 2],
+        opening[opening.len() - 1],
+        after[after.len() / 2],
+        after[after.len() - 1]
+    );
+}

@@ -21,7 +21,7 @@ impl Client {
             .arg("lsp")
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
-            .stderr(Stdio::inherit())
+            .stderr(Stdio::null())
             .spawn()
             .expect("kumite lsp starts");
         let stdin = child.stdin.take().unwrap();
