@@ -491,6 +491,7 @@ fn compile_with(text: &str, cache: Option<&mut parser::ParseCache>) -> Compiled 
     let index = LineIndex::new(text);
     let mut parsed = parser::parse_cached(text, cache);
     let mut diags = std::mem::take(&mut parsed.diags);
+    parser::hint_bare_names(text, &mut diags);
     let symbols = std::sync::Arc::new(crate::authoring::symbols::SymbolIndex::build(
         text,
         &parsed.stmts,

@@ -351,3 +351,45 @@ fn fmt_rewrites_in_place_keeps_meaning_and_check_fails_until_it_has() {
     assert_eq!(code, 0, "{err}");
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+#[test]
+fn check_json_carries_the_quick_fixes_as_edits() {
+    let dir = std::env::temp_dir().join(format!("kumite-fix-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("dir");
+    let f = dir.join("typo.kmt");
+    std::fs::write(
+        &f,
+        "!:体力=3,[ジャブ]\n[ジャブ]:O.体カ-1\n[ジャブ],!体力:S.疲れ+1\nO.体力<=0:S.勝利\n",
+    )
+    .expect("write");
+    let (_, out, _) = kumite(&["check", "--format", "json", f.to_str().expect("path")]);
+    let v: serde_json::Value = serde_json::from_str(&out).expect("json");
+    let e001 = v
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|d| d["code"] == "E001")
+        .expect("E001");
+    assert_eq!(e001["line"], 3);
+    assert_eq!(e001["fixes"][0]["title"], "Write S.体力 (the acting side)");
+    assert_eq!(e001["fixes"][0]["edits"][0]["column"], 8);
+    assert_eq!(e001["fixes"][0]["edits"][0]["text"], "S.");
+    // Fixed, the typo is the next problem, with its own fix.
+    std::fs::write(
+        &f,
+        "!:体力=3,[ジャブ]\n[ジャブ]:O.体カ-1\nO.体力<=0:S.勝利\n",
+    )
+    .expect("write");
+    let (_, out, _) = kumite(&["check", "--format", "json", f.to_str().expect("path")]);
+    let v: serde_json::Value = serde_json::from_str(&out).expect("json");
+    let w = v
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|d| d["code"] == "W016")
+        .expect("W016");
+    assert_eq!(w["fixes"][0]["title"], "Change to 体力");
+    assert_eq!(w["fixes"][0]["edits"][0]["line"], 2);
+    assert_eq!(w["fixes"][0]["edits"][0]["text"], "体力");
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -210,6 +210,16 @@ mod tests {
     }
 
     #[test]
+    fn a_bare_state_in_a_condition_gets_its_prefix() {
+        let src = "!:体力=3,[ジャブ]\n[ジャブ],!体力:O.体力-1\nO.体力<=0:S.勝利\n";
+        let out = fix_all(src, "E001", 0);
+        assert!(out.contains("[ジャブ],!S.体力:O.体力-1"), "{out}");
+        let src = "!:体力=3,[ジャブ]\n体力:S.勝利\n";
+        let out = fix_all(src, "E001", 1);
+        assert!(out.contains("\nO.体力:S.勝利"), "{out}");
+    }
+
+    #[test]
     fn a_state_never_set_gets_an_initial_value_and_a_command_is_enabled() {
         let src = "# test\n!:体力=3 # start\n!:[ジャブ]\n[ジャブ],S.気合>0:O.体力-1\n[キック]:O.体力-2\nO.体力<=0:S.勝利\n";
         let out = fix_all(src, "W010", 0);

@@ -849,10 +849,37 @@ fn check(files: &[PathBuf], format: Format, deny_warnings: bool, color: &str) ->
                 failed = true;
             }
             match format {
-                Format::Json => json.push(
-                    serde_json::to_value(JsonDiagnostic::new(d, &name, &text, &idx))
-                        .unwrap_or_default(),
-                ),
+                Format::Json => {
+                    let mut v = serde_json::to_value(JsonDiagnostic::new(d, &name, &text, &idx))
+                        .unwrap_or_default();
+                    // Quick fixes as edits (1-based positions, end exclusive), when there are any.
+                    let fixes = crate::authoring::fixes::fixes(&text, d, &c.symbols, false);
+                    if !fixes.is_empty()
+                        && let Some(o) = v.as_object_mut()
+                    {
+                        let list: Vec<serde_json::Value> = fixes
+                            .iter()
+                            .map(|f| {
+                                let edits: Vec<serde_json::Value> = f
+                                    .edits
+                                    .iter()
+                                    .map(|e| {
+                                        let (l, col) = idx.line_col(&text, e.span.start);
+                                        let (el, ec) = idx.line_col(&text, e.span.end);
+                                        serde_json::json!({
+                                            "line": l, "column": col,
+                                            "end_line": el, "end_column": ec,
+                                            "text": e.text,
+                                        })
+                                    })
+                                    .collect();
+                                serde_json::json!({ "title": f.title, "edits": edits })
+                            })
+                            .collect();
+                        o.insert("fixes".into(), serde_json::Value::Array(list));
+                    }
+                    json.push(v);
+                }
                 Format::Text => {
                     let _ = write!(stderr, "{}", renderer.render(d));
                 }

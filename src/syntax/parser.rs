@@ -3,7 +3,7 @@
 //! line's errors. A line with an error contributes nothing to the tree.
 
 use super::ast::*;
-use super::lexer::{self, Spanned, Sym, Tok, describe, norm};
+use super::lexer::{self, Spanned, Sym, Tok, describe, is_name_char, norm};
 use super::names::{NameId, Names};
 use crate::diag::{DiagCode, Diagnostic};
 use chumsky::input::MappedInput;
@@ -583,6 +583,40 @@ fn parsers<'t>() -> Parsers<'t> {
         pct_header,
         amp_header,
         dollar_header,
+    }
+}
+
+/// Adds the side-prefix hint (and its quick fix) to syntax errors at a bare state name in a
+/// condition: `体力:…` ("not a condition") and `!体力:…` (a name where a side prefix must come).
+pub fn hint_bare_names(text: &str, diags: &mut [Diagnostic]) {
+    for d in diags
+        .iter_mut()
+        .filter(|d| d.code == DiagCode::E001 && d.fixes.is_empty())
+    {
+        let name = if d.message == "this expression is not a condition" {
+            text.get(d.span.clone()).map(str::trim).filter(|t| {
+                !t.is_empty()
+                    && t.chars().map(norm).all(is_name_char)
+                    && !t
+                        .chars()
+                        .next()
+                        .map(norm)
+                        .is_some_and(|c| c.is_ascii_digit())
+            })
+        } else if d.help.is_none() && d.message.contains("side prefix") {
+            d.message
+                .strip_prefix("unexpected name '")
+                .and_then(|r| r.split('\'').next())
+        } else {
+            None
+        };
+        let Some(n) = name.map(str::to_string) else {
+            continue;
+        };
+        d.help = Some(format!(
+            "a state needs its side: S.{n} (the side the rule runs for) or O.{n} (its opponent); alone it tests non-zero, compare it for more (S.{n}>0)"
+        ));
+        d.fixes.push(crate::diag::FixHint::AddPrefix(n));
     }
 }
 
