@@ -260,3 +260,37 @@ fn measure_completion_frames_on_10k_lines() {
         after[after.len() - 1]
     );
 }
+
+#[test]
+fn the_writing_help_renders_in_japanese() {
+    let mut h = Harness::builder()
+        .with_size([1400.0, 900.0])
+        .build_ui_state(
+            |ui, app: &mut StudioApp| app.show(ui),
+            StudioApp::new_for_test(Lang::Ja, GOOD),
+        );
+    settle(&mut h);
+    h.get_by_label("ルールエディタ").focus();
+    h.run();
+    // Every drawn glyph must exist in the bundled fonts (the harness fails on a missing one).
+    h.key_press_modifiers(Modifiers::COMMAND, Key::Space);
+    h.run();
+    h.get_by_label_contains("Enter/Tab 決定");
+    h.key_press(Key::Escape);
+    h.run();
+    keys(&mut h, Key::ArrowUp, 1);
+    keys(&mut h, Key::ArrowRight, 3);
+    h.key_press_modifiers(Modifiers::SHIFT, Key::F12);
+    h.run();
+    h.get_by_label_contains("体力 の使用箇所");
+    h.key_press(Key::F2);
+    h.run();
+    h.run();
+    h.get_by_label_contains("新しい名前を入力してください");
+    h.key_press(Key::Escape);
+    h.run();
+    h.key_press(Key::F4);
+    h.run();
+    h.get_by_label("ルールビルダー");
+    h.get_by_label("正しい行です");
+}
