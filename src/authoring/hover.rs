@@ -319,4 +319,16 @@ mod tests {
         assert_eq!(h.title, "コマンド [ジャブ]");
         assert_eq!(h.lines[0], "キー: j");
     }
+
+    #[test]
+    fn a_macro_card_lists_its_alternatives_and_a_constant_its_value() {
+        let src = "${\n[攻撃]:[殴る];[蹴る]\n費用:2\n}\n!:体力=3,[殴る],[蹴る]\n[攻撃]:O.体力-費用\nO.体力<=0:S.勝利\n";
+        let c = compile(src);
+        let p = c.program.as_ref().unwrap();
+        let h = hover(&c.symbols, src.rfind("攻撃").unwrap(), Some(p), None, false).unwrap();
+        assert_eq!(h.title, "macro [攻撃]");
+        assert_eq!(h.lines[0], "= [殴る] | [蹴る]");
+        let h = hover(&c.symbols, src.rfind("費用").unwrap(), Some(p), None, false).unwrap();
+        assert_eq!((h.title.as_str(), h.lines[0].as_str()), ("constant 費用", "= 2"));
+    }
 }
