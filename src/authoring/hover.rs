@@ -329,6 +329,9 @@ mod tests {
         assert_eq!(h.title, "macro [攻撃]");
         assert_eq!(h.lines[0], "= [殴る] | [蹴る]");
         let h = hover(&c.symbols, src.rfind("費用").unwrap(), Some(p), None, false).unwrap();
-        assert_eq!((h.title.as_str(), h.lines[0].as_str()), ("constant 費用", "= 2"));
+        assert_eq!(
+            (h.title.as_str(), h.lines[0].as_str()),
+            ("constant 費用", "= 2")
+        );
     }
 }

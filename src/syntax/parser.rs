@@ -934,7 +934,7 @@ fn rebase_diag(d: &mut Diagnostic, from: usize, to: usize) {
 
 /// What a line's parse depends on: the kind of statement expected there, its tokens (names as
 /// ids of the cache's interner) with spans relative to the first token, and where its input ends.
-#[derive(PartialEq, Eq, Hash)]
+#[derive(Clone, PartialEq, Eq, Hash)]
 struct JobKey {
     kind: JobKind,
     toks: Vec<(Tok, u32, u32)>,
@@ -1202,8 +1202,11 @@ pub fn parse_cached(text: &str, mut cache: Option<&mut ParseCache>) -> ParsedFil
 
     // Reuse the cached parses of unchanged lines.
     let base_of = |j: &Job| toks.get(j.toks.start).map_or(j.eoi, |t| t.1.start);
-    let mut reused: Vec<Option<JobResult>> = Vec::new();
+    let mut reused: Vec<bool> = Vec::new();
     let mut keys: Vec<Option<JobKey>> = Vec::new();
+    // Cached parses of this text's unchanged lines, moved out of the cache (identical lines
+    // share one entry); they go back into it as they are.
+    let mut taken: rustc_hash::FxHashMap<JobKey, JobResult> = Default::default();
     if let Some(c) = cache.as_deref_mut() {
         for j in &jobs {
             let base = base_of(j);
@@ -1218,12 +1221,20 @@ pub fn parse_cached(text: &str, mut cache: Option<&mut ParseCache>) -> ParsedFil
                     .collect(),
                 eoi: j.eoi.wrapping_sub(base) as u32,
             };
-            reused.push(c.lines.get(&key).cloned());
+            let hit = taken.contains_key(&key)
+                || match c.lines.remove(&key) {
+                    Some(v) => {
+                        taken.insert(key.clone(), v);
+                        true
+                    }
+                    None => false,
+                };
+            reused.push(hit);
             keys.push(Some(key));
         }
     }
     let todo: Vec<usize> = (0..jobs.len())
-        .filter(|&i| reused.get(i).is_none_or(|r| r.is_none()))
+        .filter(|&i| !reused.get(i).copied().unwrap_or(false))
         .collect();
     // Parse the other lines' tokens (in parallel for long files: each thread builds its own
     // parsers).
@@ -1266,33 +1277,42 @@ pub fn parse_cached(text: &str, mut cache: Option<&mut ParseCache>) -> ParsedFil
     let mut results: Vec<Option<Parsed>> = Vec::with_capacity(jobs.len());
     for (i, j) in jobs.iter().enumerate() {
         let base = base_of(j);
-        let (r, d) = match reused.get_mut(i).and_then(Option::take) {
-            Some(mut hit) => {
-                if let Some(p) = &mut hit.parsed {
+        let key = keys.get_mut(i).and_then(Option::take);
+        let hit = key.as_ref().and_then(|k| taken.get(k));
+        let (r, d) = match hit {
+            Some(rel) => {
+                // One copy, moved to where the line now stands; the relative one stays cached.
+                let mut parsed = rel.parsed.clone();
+                if let Some(p) = &mut parsed {
                     p.rebase(0, base);
                 }
-                hit.diags.iter_mut().for_each(|d| rebase_diag(d, 0, base));
-                (hit.parsed, hit.diags)
+                let mut d = rel.diags.clone();
+                d.iter_mut().for_each(|d| rebase_diag(d, 0, base));
+                (parsed, d)
             }
-            None => fresh.next().unwrap_or_default(),
+            None => {
+                let (r, d) = fresh.next().unwrap_or_default();
+                if let Some(key) = key {
+                    let mut rel = JobResult {
+                        parsed: r.clone(),
+                        diags: d.clone(),
+                    };
+                    if let Some(p) = &mut rel.parsed {
+                        p.rebase(base, 0);
+                    }
+                    rel.diags.iter_mut().for_each(|d| rebase_diag(d, base, 0));
+                    kept.insert(key, rel);
+                }
+                (r, d)
+            }
         };
-        if let Some(key) = keys.get_mut(i).and_then(Option::take) {
-            let mut rel = JobResult {
-                parsed: r.clone(),
-                diags: d.clone(),
-            };
-            if let Some(p) = &mut rel.parsed {
-                p.rebase(base, 0);
-            }
-            rel.diags.iter_mut().for_each(|d| rebase_diag(d, base, 0));
-            kept.insert(key, rel);
-        }
         diags.extend(d);
         results.push(r);
     }
     if let Some(c) = cache.as_deref_mut() {
         c.last_parsed = todo.len();
         c.last_reused = jobs.len() - todo.len();
+        kept.extend(taken);
         c.lines = kept;
     }
 
