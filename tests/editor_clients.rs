@@ -30,7 +30,6 @@ fn neovim_gets_diagnostics_hover_completion_definition_rename_and_a_fix() {
             String::from_utf8_lossy(&status.stderr)
         )
     });
-    eprintln!("{got}");
     let lines: Vec<&str> = got.lines().collect();
     assert!(lines.contains(&"diag 2 W016"), "{got}");
     let hover = lines.iter().find(|l| l.starts_with("hover ")).expect("hover");
