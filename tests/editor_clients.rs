@@ -14,11 +14,24 @@ fn neovim_gets_diagnostics_hover_completion_definition_rename_and_a_fix() {
     let dir = std::env::temp_dir().join(format!("kumite-nvim-{}", std::process::id()));
     std::fs::create_dir_all(&dir).expect("dir");
     let file = dir.join("t.kmt");
-    std::fs::write(&file, "!:体力=3,[ジャブ]\n[ジャブ]:O.体カ-1\nO.体力<=0:S.勝利\n").expect("write");
+    std::fs::write(
+        &file,
+        "!:体力=3,[ジャブ]\n[ジャブ]:O.体カ-1\nO.体力<=0:S.勝利\n",
+    )
+    .expect("write");
     let out = dir.join("out.txt");
-    let script = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/editors/neovim_check.lua");
+    let script = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/tests/editors/neovim_check.lua"
+    );
     let status = Command::new("nvim")
-        .args(["--headless", "-u", "NONE", "-c", &format!("luafile {script}")])
+        .args([
+            "--headless",
+            "-u",
+            "NONE",
+            "-c",
+            &format!("luafile {script}"),
+        ])
         .env("KUMITE", env!("CARGO_BIN_EXE_kumite"))
         .env("KMT_FILE", &file)
         .env("OUT", &out)
@@ -32,8 +45,14 @@ fn neovim_gets_diagnostics_hover_completion_definition_rename_and_a_fix() {
     });
     let lines: Vec<&str> = got.lines().collect();
     assert!(lines.contains(&"diag 2 W016"), "{got}");
-    let hover = lines.iter().find(|l| l.starts_with("hover ")).expect("hover");
-    assert!(hover.contains("state 体力") && hover.contains("initial: h 3, c 3"), "{got}");
+    let hover = lines
+        .iter()
+        .find(|l| l.starts_with("hover "))
+        .expect("hover");
+    assert!(
+        hover.contains("state 体力") && hover.contains("initial: h 3, c 3"),
+        "{got}"
+    );
     assert!(lines.contains(&"completion ジャブ"), "{got}");
     assert!(lines.contains(&"definition 1"), "{got}");
     assert!(lines.contains(&"rename 2"), "{got}");

@@ -6,7 +6,8 @@ use super::i18n::{Lang, pick};
 use super::session::{Job, Polled};
 use crate::engine::{Side, State};
 use crate::program::{CmdId, Compiled, RuleProgram};
-use crate::search::{GameValue, PathStep, shortest_win_cancellable, value_iteration_cancellable};
+use crate::search::solve::{shortest_win_in, value_iteration_in};
+use crate::search::{GameValue, PathStep};
 use egui::{Color32, RichText, Ui};
 use std::sync::Arc;
 use std::time::Duration;
@@ -87,7 +88,7 @@ pub fn compute(
     let prog = compiled.program.as_ref()?;
     let t0 = std::time::Instant::now();
     phase.store(0, Relaxed);
-    let shortest = shortest_win_cancellable(prog, start, plies, 2_000_000, cancel);
+    let shortest = shortest_win_in(prog, start, plies, 2_000_000, Some(cancel));
     if cancel.load(std::sync::atomic::Ordering::Relaxed) {
         return None;
     }
@@ -98,12 +99,12 @@ pub fn compute(
     }
     let value = if prog.settings.simultaneous {
         phase.store(2, Relaxed);
-        Some(value_iteration_cancellable(
+        Some(value_iteration_in(
             prog,
             start,
             VALUE_BOUND,
             200_000,
-            cancel,
+            Some(cancel),
         )?)
     } else {
         None

@@ -969,7 +969,8 @@ pub struct PathStep {
 
 /// The shortest sequence of moves (h and c cooperating) that ends with h winning, by breadth-first
 /// search over positions (the turn counter is not part of a position), up to `max_plies`. Chance
-/// outcomes are branches: the path may assume favourable outcomes.
+/// outcomes are branches: the path may assume favourable outcomes. (A search that another
+/// thread may cancel calls [`solve::shortest_win_in`] with its flag.)
 pub fn shortest_win(
     prog: &RuleProgram,
     start: &State,
@@ -977,17 +978,6 @@ pub fn shortest_win(
     state_cap: usize,
 ) -> Option<Vec<PathStep>> {
     solve::shortest_win_in(prog, start, max_plies, state_cap, None)
-}
-
-/// [`shortest_win`] that gives up (returns `None`) soon after `cancel` is set.
-pub fn shortest_win_cancellable(
-    prog: &RuleProgram,
-    start: &State,
-    max_plies: u32,
-    state_cap: usize,
-    cancel: &Arc<AtomicBool>,
-) -> Option<Vec<PathStep>> {
-    solve::shortest_win_in(prog, start, max_plies, state_cap, Some(cancel))
 }
 
 /// Whether h can force a win within `plies` (alternate: one side's move per ply; simultaneous:
@@ -1026,7 +1016,8 @@ pub struct GameValue {
 /// position. The state space is bounded: every position reachable from `start` whose state
 /// values stay within `bound` of their starting values is solved exactly; positions beyond are a
 /// frontier valued by the derived evaluation (so a small bound gives an estimate). The turn
-/// counter is not part of a position: an endless game is worth 0. Chance is averaged.
+/// counter is not part of a position: an endless game is worth 0. Chance is averaged. (A run
+/// that another thread may cancel calls [`solve::value_iteration_in`] with its flag.)
 pub fn value_iteration(
     prog: &RuleProgram,
     start: &State,
@@ -1034,15 +1025,4 @@ pub fn value_iteration(
     max_states: usize,
 ) -> GameValue {
     solve::value_iteration_in(prog, start, bound, max_states, None).expect("not cancelled")
-}
-
-/// [`value_iteration`] that gives up (returns `None`) soon after `cancel` is set.
-pub fn value_iteration_cancellable(
-    prog: &RuleProgram,
-    start: &State,
-    bound: i64,
-    max_states: usize,
-    cancel: &Arc<AtomicBool>,
-) -> Option<GameValue> {
-    solve::value_iteration_in(prog, start, bound, max_states, Some(cancel))
 }
