@@ -957,10 +957,19 @@ struct JobResult {
 pub struct ParseCache {
     names: Option<Names>,
     lines: rustc_hash::FxHashMap<JobKey, JobResult>,
+    /// Each line's tokens and lexer diagnostics by its text (spans relative to the line start):
+    /// an unchanged line is not lexed again.
+    lexed: rustc_hash::FxHashMap<Box<str>, LexedLine>,
     /// Lines parsed / reused by the latest parse.
     pub last_parsed: usize,
     /// Lines reused by the latest parse.
     pub last_reused: usize,
+}
+
+/// A line's lexer output, spans relative to the line's start.
+struct LexedLine {
+    toks: Vec<(Tok, u32, u32)>,
+    diags: Vec<Diagnostic>,
 }
 
 /// Files at least this long are parsed on several threads.
@@ -989,6 +998,13 @@ pub fn parse_cached(text: &str, mut cache: Option<&mut ParseCache>) -> ParsedFil
         _ => JobKind::Adv,
     };
     let mut scratch = Vec::new();
+    // The previous version's lexed lines (moved out; this version's go back).
+    let caching = cache.is_some();
+    let mut old_lexed = cache
+        .as_mut()
+        .map(|c| std::mem::take(&mut c.lexed))
+        .unwrap_or_default();
+    let mut new_lexed: rustc_hash::FxHashMap<Box<str>, LexedLine> = Default::default();
     let mut pos = 0;
     for raw in text.split('\n') {
         let start = pos;
@@ -999,15 +1015,51 @@ pub fn parse_cached(text: &str, mut cache: Option<&mut ParseCache>) -> ParsedFil
         let mut lex_ok = true;
         if !matches!(kind, Kind::Blank | Kind::Keys | Kind::Settings) {
             let before = diags.len();
-            lexer::lex_line_with(
-                text,
-                start,
-                end,
-                &mut names,
-                &mut toks,
-                &mut diags,
-                &mut scratch,
-            );
+            let line = &text[start..end];
+            let moved = old_lexed.remove_entry(line);
+            let known = moved
+                .as_ref()
+                .map(|(_, l)| l)
+                .or_else(|| new_lexed.get(line));
+            if let Some(l) = known {
+                toks.extend(l.toks.iter().map(|&(t, a, b)| {
+                    (t, SimpleSpan::from(start + a as usize..start + b as usize))
+                }));
+                diags.extend(l.diags.iter().map(|d| {
+                    let mut d = d.clone();
+                    rebase_diag(&mut d, 0, start);
+                    d
+                }));
+            } else {
+                lexer::lex_line_with(
+                    text,
+                    start,
+                    end,
+                    &mut names,
+                    &mut toks,
+                    &mut diags,
+                    &mut scratch,
+                );
+            }
+            if let Some((k, l)) = moved {
+                new_lexed.insert(k, l);
+            } else if caching && !new_lexed.contains_key(line) {
+                let l = LexedLine {
+                    toks: toks[t0..]
+                        .iter()
+                        .map(|(t, sp)| (*t, (sp.start - start) as u32, (sp.end - start) as u32))
+                        .collect(),
+                    diags: diags[before..]
+                        .iter()
+                        .map(|d| {
+                            let mut d = d.clone();
+                            rebase_diag(&mut d, start, 0);
+                            d
+                        })
+                        .collect(),
+                };
+                new_lexed.insert(line.into(), l);
+            }
             lex_ok = !diags[before..].iter().any(|d| d.is_error())
                 && nesting_ok(&toks[t0..], &mut diags);
         }
@@ -1314,6 +1366,7 @@ pub fn parse_cached(text: &str, mut cache: Option<&mut ParseCache>) -> ParsedFil
         c.last_reused = jobs.len() - todo.len();
         kept.extend(taken);
         c.lines = kept;
+        c.lexed = new_lexed;
     }
 
     // Assemble statements in file order.
