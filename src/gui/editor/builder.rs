@@ -110,6 +110,19 @@ impl RuleBuilder {
         }
     }
 
+    /// True if a row still lacks its state or command name.
+    pub fn missing_name(&self) -> bool {
+        self.conds.iter().any(|c| match c {
+            CondRow::Compare { state, .. } => state.trim().is_empty(),
+            CondRow::Command { cmd, .. } => cmd.trim().is_empty(),
+            CondRow::Raw(t) => t.trim().is_empty(),
+        }) || self.effects.iter().any(|e| match e {
+            EffRow::Update { state, .. } => state.trim().is_empty(),
+            EffRow::Switch { cmd, .. } => cmd.trim().is_empty(),
+            EffRow::Raw(t) => t.trim().is_empty(),
+        })
+    }
+
     /// The form for rule text `line` (one rule line), if it is one.
     pub fn read(line: &str) -> Option<Self> {
         let parsed = crate::syntax::parse(line);
@@ -228,21 +241,32 @@ impl EditorPanel {
         let at = self.selection(ctx).0.end;
         let line = self.view.line_of(at);
         let lr = self.view.line_range(line);
-        let mut b = RuleBuilder::read(self.text[lr].trim()).unwrap_or_else(|| RuleBuilder {
+        // Not on a rule: a starting form from the file's most used command and state.
+        let ix = self.assist.symbols();
+        let most_used = |k: SymKind| {
+            ix.names(k)
+                .into_iter()
+                .max_by_key(|(_, n)| *n)
+                .map(|(name, _)| name.to_string())
+                .unwrap_or_default()
+        };
+        let read = RuleBuilder::read(self.text[lr].trim());
+        let from_rule = read.is_some();
+        let mut b = read.unwrap_or_else(|| RuleBuilder {
             conds: vec![CondRow::Command {
                 opp: false,
                 neg: false,
-                cmd: String::new(),
+                cmd: most_used(SymKind::Command),
             }],
             effects: vec![EffRow::Update {
                 side: "O".into(),
-                state: String::new(),
+                state: most_used(SymKind::State),
                 op: "-=".into(),
                 value: "1".into(),
             }],
             ..Default::default()
         });
-        if !b.conds.is_empty() && self.view.line_range(line).len() > 1 {
+        if from_rule {
             b.from_line = Some(line);
         }
         self.builder = Some(b);
@@ -273,10 +297,12 @@ impl EditorPanel {
         let mut open = true;
         let mut insert = false;
         let mut replace = false;
+        let area = ctx.content_rect();
         egui::Window::new(pick(lang, "Rule builder", "ルールビルダー"))
             .id(self.id.with("rule-builder"))
             .open(&mut open)
             .default_width(560.0)
+            .default_pos(egui::pos2(area.center().x - 280.0, area.top() + 80.0))
             .show(&ctx, |ui| {
                 ui.label(RichText::new(pick(lang, "When all of these hold", "次の条件がすべて成り立つとき")).strong());
                 let mut remove = None;
@@ -366,12 +392,21 @@ impl EditorPanel {
                 let line = b.line();
                 ui.label(RichText::new(&line).monospace());
                 // Checked as part of the file: the problems this line would bring.
-                let problems = match &b.checked {
+                let problems = if b.missing_name() {
+                    vec![pick(
+                        lang,
+                        "Choose a name for every command and state.",
+                        "コマンドと状態の名前をすべて選んでください。",
+                    )
+                    .to_string()]
+                } else {
+                    match &b.checked {
                     Some((l, v, p)) if *l == line && *v == self.view.version => p.clone(),
                     _ => {
                         let p = self.builder_problems(&line, lang);
                         b.checked = Some((line.clone(), self.view.version, p.clone()));
                         p
+                    }
                     }
                 };
                 if problems.is_empty() {
