@@ -543,20 +543,30 @@ impl EditorPanel {
         let mut go = None;
         if let Some(u) = &self.assist.uses {
             let mut open = true;
+            let area = ctx.content_rect();
             egui::Window::new(&u.title)
                 .id(self.id.with("assist-uses"))
                 .open(&mut open)
-                .default_width(420.0)
-                .default_height(260.0)
+                .default_width(560.0)
+                .default_height(300.0)
+                .default_pos(egui::pos2(area.center().x - 280.0, area.top() + 80.0))
                 .collapsible(false)
                 .show(&ctx, |ui| {
+                    ui.set_min_width(480.0);
                     egui::ScrollArea::vertical().show(ui, |ui| {
-                        egui::Grid::new("uses-grid").striped(true).show(ui, |ui| {
-                            for (span, line, role, text) in &u.rows {
-                                if ui.link(format!("{line}")).clicked() {
+                        for (span, line, role, text) in &u.rows {
+                            ui.horizontal(|ui| {
+                                let link = ui.add_sized(
+                                    [44.0, 18.0],
+                                    egui::Link::new(RichText::new(format!("{line}")).monospace()),
+                                );
+                                if link.clicked() {
                                     go = Some(span.clone());
                                 }
-                                ui.label(RichText::new(*role).weak());
+                                ui.add_sized(
+                                    [72.0, 18.0],
+                                    egui::Label::new(RichText::new(*role).weak()),
+                                );
                                 if ui
                                     .add(
                                         egui::Label::new(RichText::new(text).monospace())
@@ -567,9 +577,8 @@ impl EditorPanel {
                                 {
                                     go = Some(span.clone());
                                 }
-                                ui.end_row();
-                            }
-                        });
+                            });
+                        }
                     });
                 });
             close_uses = !open;
