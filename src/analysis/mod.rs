@@ -44,10 +44,6 @@ pub struct Achiever {
     pub rule: usize,
     /// Source line.
     pub line: usize,
-    /// Origin text (line, & mirror, $ macro).
-    pub origin: String,
-    /// The rule as text.
-    pub text: String,
     /// How the effect moves the value.
     pub step: Step,
     /// Needs a command of its own (false: fires by itself, e.g. a periodic or availability rule).
@@ -67,6 +63,17 @@ pub struct Achiever {
     /// 体力 brought down from 10 again); 0 when it undoes none, [`NO_REARM`] when an undone
     /// condition cannot be brought back.
     pub rearm: u32,
+}
+
+impl Achiever {
+    /// The rule as text (made when shown: a big file has thousands of achievers).
+    pub fn text(&self, p: &RuleProgram) -> String {
+        p.rule_text(self.rule)
+    }
+    /// Where the rule came from (line, & mirror, $ macro).
+    pub fn origin(&self, p: &RuleProgram) -> String {
+        p.meta[self.rule].origin.describe()
+    }
 }
 
 /// [`Achiever::rearm`] of an achiever that can fire only once.
@@ -423,8 +430,6 @@ impl VictoryGraph {
                             g.nodes[ni].achievers.push(Achiever {
                                 rule: ri,
                                 line: m.origin.line,
-                                origin: m.origin.describe(),
-                                text: p.rule_text(ri),
                                 step,
                                 needs_command: r.has_cmd_atoms,
                                 period: r.period,

@@ -48,7 +48,7 @@ pub fn tree_json(p: &RuleProgram, g: &VictoryGraph, eng: &Engine, st: &State) ->
                 "holds": {"h": dh.holds[i], "c": dc.holds[i]},
                 "distance": {"h": dj(dh.node[i]), "c": dj(dc.node[i])},
                 "achievers": n.achievers.iter().map(|a| serde_json::json!({
-                    "line": a.line, "rule": a.text, "origin": a.origin, "needs_command": a.needs_command,
+                    "line": a.line, "rule": a.text(p), "origin": a.origin(p), "needs_command": a.needs_command,
                     "opponent": a.opponent,
                     "step": format!("{:?}", a.step), "conditions": a.conds,
                 })).collect::<Vec<_>>(),
@@ -117,7 +117,7 @@ pub fn tree_text(g: &VictoryGraph, eng: &Engine, st: &State) -> String {
                 s.push_str(&format!(
                     "        ← line {:>3} {}{}{}\n",
                     a.line,
-                    a.text,
+                    a.text(eng.prog),
                     if a.opponent {
                         "   (the opponent's own rule, fires by itself)"
                     } else {

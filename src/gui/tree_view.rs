@@ -14,16 +14,42 @@ use std::sync::Arc;
 pub struct Judged {
     /// Distances with h pursuing the win, and with c.
     pub d: [Distances; 2],
+    /// Per node, per achiever: its rule as text and its origin (made once per graph).
+    pub texts: Arc<Vec<Vec<(String, String)>>>,
 }
 
 impl Judged {
     /// Computes both sides' distances in `st`.
     pub fn new(graph: &VictoryGraph, prog: &RuleProgram, st: &State) -> Self {
+        Self::with_texts(graph, prog, st, Arc::new(achiever_texts(graph, prog)))
+    }
+
+    fn with_texts(
+        graph: &VictoryGraph,
+        prog: &RuleProgram,
+        st: &State,
+        texts: Arc<Vec<Vec<(String, String)>>>,
+    ) -> Self {
         let eng = Engine::new(prog, 0);
         Self {
             d: [distances(graph, &eng, st, 0), distances(graph, &eng, st, 1)],
+            texts,
         }
     }
+}
+
+/// Every achiever's rule text and origin, by node.
+fn achiever_texts(graph: &VictoryGraph, prog: &RuleProgram) -> Vec<Vec<(String, String)>> {
+    graph
+        .nodes
+        .iter()
+        .map(|n| {
+            n.achievers
+                .iter()
+                .map(|a| (a.text(prog), a.origin(prog)))
+                .collect()
+        })
+        .collect()
 }
 
 /// What the view asks of the app.
@@ -133,7 +159,12 @@ impl TreeView {
         {
             return j.clone();
         }
-        let j = Arc::new(Judged::new(graph, prog, st));
+        // The texts belong to the graph: a new position of the same graph keeps them.
+        let texts = match &self.cache {
+            Some((k, _, j)) if *k == key => j.texts.clone(),
+            _ => Arc::new(achiever_texts(graph, prog)),
+        };
+        let j = Arc::new(Judged::with_texts(graph, prog, st, texts));
         self.cache = Some((key, st.clone(), j.clone()));
         j
     }
@@ -352,17 +383,18 @@ impl TreeView {
                 ));
             }
             path.push(node);
-            for a in &n.achievers {
+            for (ai, a) in n.achievers.iter().enumerate() {
+                let (text, origin) = &j.texts[node][ai];
                 ui.horizontal_wrapped(|ui| {
                     ui.label(RichText::new("←").color(pal.rule));
                     if ui
                         .link(format!("L{}", a.line))
-                        .on_hover_text(&a.origin)
+                        .on_hover_text(origin)
                         .clicked()
                     {
                         *action = Some(TreeAction::ShowLine(a.line));
                     }
-                    ui.label(RichText::new(&a.text).monospace().color(pal.rule));
+                    ui.label(RichText::new(text).monospace().color(pal.rule));
                     ui.weak(step_text(lang, a));
                 });
                 ui.indent(("ach", a.rule, node), |ui| {
@@ -629,17 +661,18 @@ impl GraphLayout {
                     }
                     GKind::Rule(n, ai) => {
                         let a = &g.nodes[n].achievers[ai];
+                        let (text, origin) = &j.texts[n][ai];
                         let whose = if a.opponent {
                             pick(lang, "  (opponent's own rule)", "(相手側のルール)")
                         } else {
                             ""
                         };
                         (
-                            a.text.clone(),
-                            format!("L{}  {}{whose}", a.line, a.origin),
+                            text.clone(),
+                            format!("L{}  {origin}{whose}", a.line),
                             pal.rule,
                             Some(a.line),
-                            a.text.clone(),
+                            text.clone(),
                         )
                     }
                 };
