@@ -622,6 +622,10 @@ pub fn serve(conn: &Connection) -> Result<(), String> {
                     .map_err(|e| e.to_string())?;
             }
             Message::Notification(n) => {
+                if n.method == "exit" {
+                    // `exit` without `shutdown` first: the protocol asks for status 1.
+                    return Err("exit before shutdown".into());
+                }
                 let out =
                     std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| server.notify(&n)))
                         .unwrap_or_default();

@@ -353,3 +353,20 @@ fn measure_answers_on_10k_lines() {
     c.notify("exit", Value::Null);
     let _ = c.child.wait();
 }
+
+#[test]
+fn exit_without_shutdown_ends_the_server_with_status_1() {
+    let mut c = Client::start();
+    c.call("initialize", json!({"processId": null, "capabilities": {}}));
+    c.notify("initialized", json!({}));
+    c.notify("exit", Value::Null);
+    let t0 = std::time::Instant::now();
+    let status = loop {
+        if let Some(s) = c.child.try_wait().unwrap() {
+            break s;
+        }
+        assert!(t0.elapsed().as_secs() < 10, "the server did not exit");
+        std::thread::sleep(std::time::Duration::from_millis(10));
+    };
+    assert_eq!(status.code(), Some(1));
+}

@@ -374,7 +374,10 @@ pub fn run(cmd: Command) -> ExitCode {
         Command::Fmt { files, check } => fmt(&files, check),
         Command::Lsp { .. } => match crate::lsp::run_stdio() {
             Ok(()) => ExitCode::SUCCESS,
-            Err(e) => fail(&format!("language server: {e}")),
+            Err(e) => {
+                eprintln!("kumite: language server: {e}");
+                ExitCode::from(1)
+            }
         },
         Command::Match {
             file,
