@@ -294,3 +294,19 @@ fn the_writing_help_renders_in_japanese() {
     h.get_by_label("ルールビルダー");
     h.get_by_label("正しい行です");
 }
+
+#[test]
+fn the_problems_list_offers_a_problems_fixes() {
+    let mut h = harness("!:体力=3,[殴る]\n[殴る]:O.体カ-1\nO.体力<=0:S.勝利\n");
+    h.get_by_label("W016");
+    h.get_by_label("Fix…").click();
+    h.run();
+    h.run();
+    h.get_by_label("Fix: Change to 体力").click();
+    settle(&mut h);
+    assert_eq!(
+        h.state().text(),
+        "!:体力=3,[殴る]\n[殴る]:O.体力-1\nO.体力<=0:S.勝利\n"
+    );
+    h.get_by_label("No problems.");
+}

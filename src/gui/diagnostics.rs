@@ -1,6 +1,6 @@
 //! The problems list under the editor, and the full ariadne report of the selected problem.
 
-use super::i18n::{Lang, T, tr};
+use super::i18n::{Lang, T, pick, tr};
 use super::worker::Checked;
 use crate::diag::render_ariadne;
 use egui::{Color32, RichText, Ui};
@@ -13,6 +13,8 @@ pub struct DiagnosticsPanel {
     pub selected: Option<usize>,
     /// (check version, index) → rendered report.
     report: Option<((u64, usize), String)>,
+    /// "Fix…" was clicked on this entry: the editor offers its quick fixes there.
+    pub fix_request: Option<usize>,
 }
 
 impl DiagnosticsPanel {
@@ -153,6 +155,18 @@ impl DiagnosticsPanel {
                         );
                     });
                     row.col(|ui| {
+                        if !d.diag.fixes.is_empty()
+                            && ui
+                                .small_button(pick(lang, "Fix…", "修正…"))
+                                .on_hover_text(pick(
+                                    lang,
+                                    "Offer this problem's quick fixes in the editor (Ctrl+.)",
+                                    "この問題のクイックフィックスをエディタに出す(Ctrl+.)",
+                                ))
+                                .clicked()
+                        {
+                            self.fix_request = Some(i);
+                        }
                         if let Some(h) = &d.diag.help {
                             ui.add(
                                 egui::Label::new(RichText::new(h).weak())

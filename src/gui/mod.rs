@@ -691,6 +691,13 @@ impl StudioApp {
             }
         }
         self.persisted.diagnostics_height = diag_panel.response.rect.height();
+        if let Some(i) = self.diagnostics.fix_request.take()
+            && let Some(d) = self.checked.as_ref().and_then(|c| c.diags.get(i))
+        {
+            let span = self.editor.view.mark_span(i).unwrap_or(d.diag.span.clone());
+            self.editor.select(span.start..span.start);
+            self.editor.offer_fixes(span.start, lang);
+        }
 
         let stale = self.checked.as_ref().is_some_and(|c| c.errors > 0);
         let cursor_line = self.editor.cursor.0 + 1;

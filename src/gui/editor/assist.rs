@@ -363,6 +363,11 @@ impl EditorPanel {
         }
     }
 
+    /// The quick fixes at byte `at` as a popup (the problems list's "Fix…").
+    pub fn offer_fixes(&mut self, at: usize, lang: Lang) {
+        self.open_fixes(at, lang);
+    }
+
     /// Ctrl+.: the fixes of the diagnostics at `at`, as a popup.
     pub(super) fn open_fixes(&mut self, at: usize, lang: Lang) {
         let ix = self.fresh_symbols();
