@@ -7,7 +7,9 @@ pub fn generated(lines: usize) -> String {
         "${\n[攻撃]:[殴る];[蹴る]\n費用:5\n}\n!:体力=30,スタミナ=10,[殴る],[蹴る],[守る]\n':a=[殴る],b=[蹴る],g=[守る]\n~P200,S3\n",
     );
     let mut i = 0;
-    while s.matches('\n').count() < lines {
+    let mut count = s.matches('\n').count();
+    while count < lines {
+        let before = s.len();
         match i % 10 {
             0 => s.push_str(&format!("# 区切り {i}\n")),
             1 => s.push_str(&format!("S.スタミナ>={}::[攻撃]\n", i % 7)),
@@ -32,6 +34,7 @@ pub fn generated(lines: usize) -> String {
             )),
             _ => s.push_str("O.体力<=0:S.勝利\n"),
         }
+        count += s[before..].matches('\n').count();
         i += 1;
     }
     s

@@ -212,6 +212,22 @@ pub fn complete(text: &str, offset: usize, ix: &SymbolIndex, ja: bool) -> Comple
         }
     };
     let close = if after_next == Some(']') { "" } else { "]" };
+    // Commands or macros offered as `[名前]` (label and text).
+    let offer_bracketed =
+        |c: &mut Collector, list: &[(std::sync::Arc<str>, usize)], kind: ItemKind, prio: u8| {
+            for (n, u) in list {
+                let detail = match kind {
+                    ItemKind::Macro => (if ja { "マクロ" } else { "macro" }).to_string(),
+                    _ => cmd_detail(n, *u),
+                };
+                c.offer(
+                    n,
+                    item(format!("[{n}]"), format!("[{n}]"), kind, detail),
+                    prio,
+                    *u,
+                );
+            }
+        };
     let side_letter = |ch: char| matches!(ch.to_ascii_lowercase(), 's' | 'o' | 'h' | 'c');
     let is_prefix_dot = prev == Some('.')
         && before.len() >= 2
@@ -300,19 +316,7 @@ pub fn complete(text: &str, offset: usize, ix: &SymbolIndex, ja: bool) -> Comple
             }
             Line::Keys => {
                 if prev == Some('=') {
-                    for (n, u) in &commands {
-                        c.offer(
-                            n,
-                            item(
-                                format!("[{n}]"),
-                                format!("[{n}]"),
-                                ItemKind::Command,
-                                cmd_detail(n, *u),
-                            ),
-                            0,
-                            *u,
-                        );
-                    }
+                    offer_bracketed(&mut c, &commands, ItemKind::Command, 0);
                 }
             }
             Line::Init => {
@@ -327,19 +331,7 @@ pub fn complete(text: &str, offset: usize, ix: &SymbolIndex, ja: bool) -> Comple
                         );
                     }
                 }
-                for (n, u) in &commands {
-                    c.offer(
-                        n,
-                        item(
-                            format!("[{n}]"),
-                            format!("[{n}]"),
-                            ItemKind::Command,
-                            cmd_detail(n, *u),
-                        ),
-                        2,
-                        *u,
-                    );
-                }
+                offer_bracketed(&mut c, &commands, ItemKind::Command, 2);
                 for p in ["h.", "c."] {
                     let d = if ja { "側の指定" } else { "side prefix" };
                     c.offer(
@@ -351,19 +343,8 @@ pub fn complete(text: &str, offset: usize, ix: &SymbolIndex, ja: bool) -> Comple
                 }
             }
             Line::Macros => {
-                for (n, u) in commands.iter().chain(&macros) {
-                    c.offer(
-                        n,
-                        item(
-                            format!("[{n}]"),
-                            format!("[{n}]"),
-                            ItemKind::Command,
-                            cmd_detail(n, *u),
-                        ),
-                        0,
-                        *u,
-                    );
-                }
+                offer_bracketed(&mut c, &commands, ItemKind::Command, 0);
+                offer_bracketed(&mut c, &macros, ItemKind::Macro, 0);
             }
             Line::Rule => {
                 let at_line_start = before.iter().all(|ch| ch.is_whitespace());
@@ -422,33 +403,8 @@ pub fn complete(text: &str, offset: usize, ix: &SymbolIndex, ja: bool) -> Comple
                         }
                     }
                 }
-                for (n, u) in &commands {
-                    c.offer(
-                        n,
-                        item(
-                            format!("[{n}]"),
-                            format!("[{n}]"),
-                            ItemKind::Command,
-                            cmd_detail(n, *u),
-                        ),
-                        2,
-                        *u,
-                    );
-                }
-                for (n, u) in &macros {
-                    let detail = if ja { "マクロ" } else { "macro" };
-                    c.offer(
-                        n,
-                        item(
-                            format!("[{n}]"),
-                            format!("[{n}]"),
-                            ItemKind::Macro,
-                            detail.into(),
-                        ),
-                        2,
-                        *u,
-                    );
-                }
+                offer_bracketed(&mut c, &commands, ItemKind::Command, 2);
+                offer_bracketed(&mut c, &macros, ItemKind::Macro, 2);
                 for (n, u) in &consts {
                     let detail = if ja { "定数" } else { "constant" };
                     c.offer(
