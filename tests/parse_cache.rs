@@ -6,8 +6,6 @@
 
 mod common;
 
-#[path = "../benches/gen.rs"]
-mod genfile;
 
 use kumite::program::{Compiled, compile, compile_cached, expanded_kmt};
 use kumite::syntax::parser::ParseCache;
@@ -179,13 +177,13 @@ fn edits_to_full_width_rules_check_as_a_fresh_compile() {
 
 #[test]
 fn edits_to_a_10000_line_file_check_as_a_fresh_compile() {
-    let text = genfile::generated(10_000);
+    let text = common::generated(10_000);
     run("generated 10k", &text, 5, 12);
 }
 
 #[test]
 fn an_unchanged_file_is_not_parsed_again_and_one_edit_parses_one_line() {
-    let text = genfile::generated(10_000);
+    let text = common::generated(10_000);
     let mut cache = ParseCache::default();
     compile_cached(&text, &mut cache);
     let total = cache.last_parsed;
