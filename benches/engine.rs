@@ -9,7 +9,7 @@ fn load(name: &str) -> kumite::program::RuleProgram {
     let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
         .join("rules")
         .join(name);
-    kumite::program::compile(&std::fs::read_to_string(path).expect("read"))
+    kumite::pipeline::compile(&std::fs::read_to_string(path).expect("read"))
         .program
         .expect("compiles")
 }

@@ -10,11 +10,11 @@ use genfile::generated;
 fn bench(c: &mut Criterion) {
     let big = generated(10_000);
     assert!(
-        kumite::program::compile(&big).program.is_some(),
+        kumite::pipeline::compile(&big).program.is_some(),
         "the generated file must compile"
     );
     c.bench_function("compile 10k lines", |b| {
-        b.iter(|| kumite::program::compile(black_box(&big)))
+        b.iter(|| kumite::pipeline::compile(black_box(&big)))
     });
     // One keystroke: the studio's checker keeps a parse cache, and each check sees one line
     // changed (two versions of a number typed into a rule in the middle of the file).
@@ -25,7 +25,7 @@ fn bench(c: &mut Criterion) {
     c.bench_function("edit one line of 10k", |b| {
         b.iter(|| {
             flip ^= 1;
-            kumite::program::compile_cached(black_box(&versions[flip]), &mut cache)
+            kumite::pipeline::compile_cached(black_box(&versions[flip]), &mut cache)
         })
     });
     c.bench_function("edit one line of 10k, studio check", |b| {
@@ -49,7 +49,7 @@ fn bench(c: &mut Criterion) {
             f.file_name().and_then(|n| n.to_str()).unwrap_or("?")
         );
         c.bench_function(&name, |b| {
-            b.iter(|| kumite::program::compile(black_box(&text)))
+            b.iter(|| kumite::pipeline::compile(black_box(&text)))
         });
     }
 }

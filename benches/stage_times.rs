@@ -29,7 +29,7 @@ fn main() {
         let mut diags = std::mem::take(&mut parsed.diags);
         let _x = kumite::expand::expand(&mut parsed, &index, &mut diags);
         let t2 = t.elapsed();
-        let c = kumite::program::compile(&big);
+        let c = kumite::pipeline::compile(&big);
         let t3 = t.elapsed();
         if n <= 5 {
             println!(
@@ -49,7 +49,7 @@ fn main() {
 fn edit_times(big: &str, n: usize) {
     let at = big.find("S.左構え55").unwrap_or(0) + "S.左構え".len();
     let mut cache = kumite::syntax::parser::ParseCache::default();
-    kumite::program::compile_cached(big, &mut cache);
+    kumite::pipeline::compile_cached(big, &mut cache);
     let mut compile = Vec::new();
     let mut check = Vec::new();
     let (mut parse, mut graph) = (Vec::new(), Vec::new());
@@ -61,7 +61,7 @@ fn edit_times(big: &str, n: usize) {
         parse.push(t0.elapsed());
         drop(p);
         let t0 = std::time::Instant::now();
-        let c = kumite::program::compile_cached(&a, &mut cache);
+        let c = kumite::pipeline::compile_cached(&a, &mut cache);
         compile.push(t0.elapsed());
         let t0 = std::time::Instant::now();
         if let Some(p) = &c.program {

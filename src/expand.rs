@@ -515,54 +515,31 @@ fn const_value(
     names: &Names,
     diags: &mut Vec<Diagnostic>,
 ) -> Option<i64> {
-    let bad = |diags: &mut Vec<Diagnostic>, s: Span, m: &str| {
-        diags.push(Diagnostic::error(DiagCode::E025, s, m.to_string()));
-        None
+    let result = e.const_eval(&mut |n, s| {
+        if defs.contains_key(&n) {
+            done.get(&n).copied().ok_or(ConstError::Reported)
+        } else {
+            diags.push(unknown_const(
+                n,
+                s.clone(),
+                names,
+                defs.keys().map(|k| names.get(*k)),
+            ));
+            Err(ConstError::Reported)
+        }
+    });
+    let (span, message) = match result {
+        Ok(v) => return Some(v),
+        Err(ConstError::Reported) => return None,
+        Err(ConstError::ReadsState(s)) => (s, "a constant cannot read a state"),
+        Err(ConstError::Random(s)) => (s, "a constant cannot be random"),
+        Err(ConstError::Overflow { span, binary: true }) => {
+            (span, "overflow or division by zero in constant")
+        }
+        Err(ConstError::Overflow { span, .. }) => (span, "overflow in constant"),
     };
-    match e {
-        Expr::Int(v, _) => Some(*v),
-        Expr::Const(n, s) => {
-            if defs.contains_key(n) {
-                done.get(n).copied()
-            } else {
-                diags.push(unknown_const(
-                    *n,
-                    s.clone(),
-                    names,
-                    defs.keys().map(|k| names.get(*k)),
-                ));
-                None
-            }
-        }
-        Expr::State(r) => bad(diags, r.span.clone(), "a constant cannot read a state"),
-        Expr::Neg(a, s) => {
-            let a = const_value(a, defs, done, names, diags)?;
-            a.checked_neg()
-                .or_else(|| bad(diags, s.clone(), "overflow in constant"))
-        }
-        Expr::Bin(op, a, b, s) => {
-            let a = const_value(a, defs, done, names, diags)?;
-            let b = const_value(b, defs, done, names, diags)?;
-            crate::program::apply_bin(*op, a, b)
-                .or_else(|| bad(diags, s.clone(), "overflow or division by zero in constant"))
-        }
-        Expr::Call(Func::Rand, _, s) => bad(diags, s.clone(), "a constant cannot be random"),
-        Expr::Call(f, args, s) => {
-            let vals: Option<Vec<i64>> = args
-                .iter()
-                .map(|a| const_value(a, defs, done, names, diags))
-                .collect();
-            match (f, vals?.as_slice()) {
-                (Func::Min, &[a, b]) => Some(a.min(b)),
-                (Func::Max, &[a, b]) => Some(a.max(b)),
-                (Func::Abs, &[a]) => a
-                    .checked_abs()
-                    .or_else(|| bad(diags, s.clone(), "overflow in constant")),
-                // The wrong number of arguments was reported by the parser (E001).
-                _ => None,
-            }
-        }
-    }
+    diags.push(Diagnostic::error(DiagCode::E025, span, message));
+    None
 }
 
 fn unknown_const<'a>(

@@ -12,7 +12,7 @@
 use crate::analysis::VictoryGraph;
 use crate::authoring::{complete, fixes, fmt, hover, symbols};
 use crate::diag::{Diagnostic, LineIndex, Severity};
-use crate::program::{Compiled, compile_cached};
+use crate::pipeline::{Compiled, compile_cached};
 use crate::syntax::highlight::{Kind, highlight_line};
 use crate::syntax::parser::ParseCache;
 use ls_types as lt;

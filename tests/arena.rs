@@ -5,7 +5,7 @@ mod common;
 
 use common::{kumite, root};
 use kumite::engine::players::MatchOptions;
-use kumite::program::compile;
+use kumite::pipeline::compile;
 use serde_json::Value;
 
 /// The counts of a result (timing left out).

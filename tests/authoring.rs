@@ -6,7 +6,7 @@
 mod common;
 
 use kumite::authoring::{complete, fmt, hover, symbols};
-use kumite::program::{Compiled, compile};
+use kumite::pipeline::{Compiled, compile};
 use std::time::Instant;
 
 /// The rules of a compiled text as text, one per line (what the game is, without positions).

@@ -3,7 +3,7 @@
 
 mod common;
 use kumite::diag::{JsonDiagnostic, LineIndex};
-use kumite::program::compile;
+use kumite::pipeline::compile;
 
 fn expected(text: &str) -> Vec<(String, usize, usize)> {
     let mut v = Vec::new();

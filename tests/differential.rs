@@ -39,7 +39,8 @@ mod common;
 mod reference;
 
 use kumite::engine::{Engine, Outcome, RuntimeError, State, TurnTrace};
-use kumite::program::{CmdId, RuleProgram, compile, expanded_kmt};
+use kumite::pipeline::{compile, expanded_kmt};
+use kumite::program::{CmdId, RuleProgram};
 use reference::{ConditionOrder, Game, Interp, RunError};
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
@@ -1810,7 +1811,7 @@ fn rules_proved_dead_never_fire_and_counting_changes_nothing() {
     let (mut programs, mut flagged, mut turns, mut exhausted) = (0u64, 0u64, 0u64, 0u64);
     for seed in 0..3000u64 {
         let source = gen_program(seed ^ 0xDEAD_0000);
-        let Some(prog) = kumite::program::compile(&source).program else {
+        let Some(prog) = kumite::pipeline::compile(&source).program else {
             continue;
         };
         programs += 1;

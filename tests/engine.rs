@@ -2,7 +2,8 @@
 
 mod common;
 use kumite::engine::{Engine, Outcome, State};
-use kumite::program::{RuleProgram, compile};
+use kumite::pipeline::compile;
+use kumite::program::RuleProgram;
 
 fn prog(text: &str) -> RuleProgram {
     let c = compile(text);

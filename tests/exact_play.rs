@@ -12,7 +12,7 @@
 mod common;
 
 use kumite::engine::Engine;
-use kumite::program::compile;
+use kumite::pipeline::compile;
 use kumite::search::exact::ExactTable;
 use std::process::Command;
 use std::time::Duration;

@@ -5,7 +5,7 @@ mod common;
 
 use kumite::analysis::VictoryGraph;
 use kumite::gui::session::{Controller, MatchSession, key_name};
-use kumite::program::compile;
+use kumite::pipeline::compile;
 use kumite::search::CpuSettings;
 use std::sync::Arc;
 use std::time::{Duration, Instant};

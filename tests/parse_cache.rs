@@ -6,8 +6,7 @@
 
 mod common;
 
-
-use kumite::program::{Compiled, compile, compile_cached, expanded_kmt};
+use kumite::pipeline::{Compiled, compile, compile_cached, expanded_kmt};
 use kumite::syntax::parser::ParseCache;
 
 /// Everything a user sees of one check, with names spelled out (ids may differ).

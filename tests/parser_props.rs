@@ -2,7 +2,7 @@
 //! the text on one line.
 
 mod common;
-use kumite::program::{compile, expanded_kmt};
+use kumite::pipeline::{compile, expanded_kmt};
 use proptest::prelude::*;
 
 fn alphabet() -> impl Strategy<Value = char> {

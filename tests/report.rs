@@ -259,7 +259,7 @@ fn wilson_intervals_and_constant_rewriting() {
     let t = set_constant("${\n 費用：5\n}\n[a]:S.x-費用\n", "費用", 9).expect("found");
     assert_eq!(t, "${\n 費用:9\n}\n[a]:S.x-費用\n");
     assert!(set_constant("[a]:S.x-1\n", "費用", 9).is_none());
-    let prog = kumite::program::compile(RACE).program.expect("compiles");
+    let prog = kumite::pipeline::compile(RACE).program.expect("compiles");
     let s = Sweep::parse("ｃ．距離＝３．．５", &prog).expect("full-width forms read");
     assert_eq!(s.values, [3, 4, 5]);
     assert_eq!(
@@ -277,7 +277,7 @@ fn wilson_intervals_and_constant_rewriting() {
 
 #[test]
 fn a_cancelled_report_stops_and_says_so() {
-    let prog = kumite::program::compile(&common::read(&root().join("rules/karate.kmt")))
+    let prog = kumite::pipeline::compile(&common::read(&root().join("rules/karate.kmt")))
         .program
         .expect("karate compiles");
     let progress = kumite::report::Progress::new();
@@ -384,7 +384,7 @@ fn a_rule_dead_by_correlation_is_proved_dead_by_exhausting_a_small_game() {
 #[test]
 #[ignore = "measurement: cargo test --release --test report -- --ignored --nocapture"]
 fn cancel_latency() {
-    let prog = kumite::program::compile(&common::read(&root().join("rules/karate.kmt")))
+    let prog = kumite::pipeline::compile(&common::read(&root().join("rules/karate.kmt")))
         .program
         .expect("karate compiles");
     let mut worst = std::time::Duration::ZERO;

@@ -2,7 +2,7 @@
 //! their full-width copies mean exactly the same.
 
 mod common;
-use kumite::program::{compile, expanded_kmt};
+use kumite::pipeline::{compile, expanded_kmt};
 
 #[test]
 fn every_example_has_no_errors_and_explains_itself() {

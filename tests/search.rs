@@ -4,7 +4,8 @@
 mod common;
 use kumite::analysis::{VictoryGraph, distances};
 use kumite::engine::Engine;
-use kumite::program::{RuleProgram, compile};
+use kumite::pipeline::compile;
+use kumite::program::RuleProgram;
 use kumite::search::{Searcher, forced_win, moves, search_engine, shortest_win};
 
 fn file(name: &str) -> RuleProgram {

@@ -847,10 +847,7 @@ pub(crate) fn own_cost_of(
         (Step::Scale(op, k), Target::Range(lo, hi)) => {
             let mut v = cur;
             for n in 1..=64u32 {
-                v = match op {
-                    UpdOp::Mul => v.checked_mul(k)?,
-                    _ => v.checked_div(k)?,
-                };
+                v = op.apply(v, k)?;
                 if v >= lo && v <= hi {
                     return Some(n);
                 }

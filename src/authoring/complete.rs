@@ -466,7 +466,7 @@ pub fn complete(text: &str, offset: usize, ix: &SymbolIndex, ja: bool) -> Comple
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::program::compile;
+    use crate::pipeline::compile;
 
     const SRC: &str = "!:h.体力=3,c.体力=3,[ジャブ],[タックル]\n':j=[ジャブ]\n${\n費用:2\n}\n[ジャブ]:O.体力-費用\n[タックル]:O.体力-2\nO.体力<=0:S.勝利\n";
 

@@ -180,7 +180,7 @@ fn code_end(text: &str, at: usize) -> usize {
 mod tests {
     use super::*;
     use crate::authoring::symbols::apply_edits;
-    use crate::program::compile;
+    use crate::pipeline::compile;
 
     fn fix_all(src: &str, code: &str, pick: usize) -> String {
         let c = compile(src);

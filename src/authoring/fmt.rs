@@ -84,7 +84,7 @@ fn split_comment(line: &str) -> (&str, &str) {
 /// `text` in canonical form. Lines holding a syntax error (per `compile`) stay as written,
 /// apart from trailing white space.
 pub fn format(text: &str) -> String {
-    format_checked(text, &crate::program::compile(text).diags)
+    format_checked(text, &crate::pipeline::compile(text).diags)
 }
 
 /// [`format`] with the diagnostics of `text` already at hand (the studio and the language

@@ -289,7 +289,7 @@ pub fn hover(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::program::compile;
+    use crate::pipeline::compile;
 
     #[test]
     fn a_state_card_says_where_it_starts_is_written_read_and_wins() {

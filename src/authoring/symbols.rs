@@ -2,7 +2,7 @@
 //! place it is written — its definition or first setting, each read and write with the side as
 //! written, mirror pairs of symmetric blocks, macro alternatives.
 //!
-//! The checker builds it from the syntax tree ([`crate::program::Compiled::symbols`]); the
+//! The checker builds it from the syntax tree ([`crate::pipeline::Compiled::symbols`]); the
 //! studio's editor (completion, hover, go to definition, find uses, rename) and the language
 //! server (`kumite lsp`) both answer from it, so they always agree.
 
@@ -667,7 +667,7 @@ pub fn tree_mentions(p: &RuleProgram, g: &VictoryGraph, kind: SymKind, name: &st
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::program::compile;
+    use crate::pipeline::compile;
 
     const SRC: &str = "!:h.体力=3,c.体力=3,[ジャブ]\n':j=[ジャブ],l=[左突き]\n${\n[攻撃]:[ジャブ];[左突き]\n費用:2\n}\n&{\n[左突き]:O.体力-費用\n}\n[攻撃]:S.疲れ+1\nO.体力<=0:S.勝利\nS.疲れ>9::![右突き]\n";
 

@@ -26,7 +26,7 @@ pub fn write_out(args: std::fmt::Arguments) {
 }
 
 use crate::diag::{AriadneRenderer, DiagCode, JsonDiagnostic, LineIndex, Severity};
-use crate::program::{compile, expanded_kmt};
+use crate::pipeline::{compile, expanded_kmt};
 use clap::{Parser, Subcommand, ValueEnum};
 use std::io::{IsTerminal, Write};
 use std::path::PathBuf;

@@ -487,7 +487,7 @@ pub fn replay(log: &std::path::Path) -> Result<String, String> {
                 .collect()
         })
         .unwrap_or_default();
-    let mut prog = crate::program::compile(&rules_text)
+    let mut prog = crate::pipeline::compile(&rules_text)
         .program
         .ok_or("the rules file has errors")?;
     apply_sets(&mut prog, &sets)?;

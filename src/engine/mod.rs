@@ -9,7 +9,7 @@ pub mod players;
 pub mod rng;
 
 use crate::program::{CCond, CEffect, CRule, CmdId, LOSE_STATE, Op, RuleProgram, WIN_STATE};
-use crate::syntax::ast::{CmpOp, SideRef, UpdOp};
+use crate::syntax::ast::{CmpOp, Func, SideRef, UpdOp};
 use std::cell::{Cell, RefCell};
 
 /// No command (a pass) in the history.
@@ -751,7 +751,7 @@ impl<'p> Engine<'p> {
                 Op::Bin(b) => {
                     let y = stack.pop().unwrap_or(0);
                     let x = stack.pop().unwrap_or(0);
-                    let r = crate::program::apply_bin(b, x, y).ok_or_else(|| {
+                    let r = b.apply(x, y).ok_or_else(|| {
                         if y == 0
                             && matches!(
                                 b,
@@ -768,16 +768,18 @@ impl<'p> Engine<'p> {
                 Op::Min | Op::Max => {
                     let y = stack.pop().unwrap_or(0);
                     let x = stack.pop().unwrap_or(0);
-                    stack.push(if matches!(op, Op::Min) {
-                        x.min(y)
+                    let f = if matches!(op, Op::Min) {
+                        Func::Min
                     } else {
-                        x.max(y)
-                    });
+                        Func::Max
+                    };
+                    stack.push(f.apply(&[x, y]).unwrap_or(0));
                 }
                 Op::Abs => {
                     let a = stack.pop().unwrap_or(0);
                     stack.push(
-                        a.checked_abs()
+                        Func::Abs
+                            .apply(&[a])
                             .ok_or_else(|| self.err(rule, "overflow in abs"))?,
                     );
                 }
@@ -1136,14 +1138,7 @@ impl<'p> Engine<'p> {
                         }
                         let i = off[side] as usize;
                         let cur = st.vals[i];
-                        let new = match op {
-                            UpdOp::Set => Some(v),
-                            UpdOp::Add => cur.checked_add(v),
-                            UpdOp::Sub => cur.checked_sub(v),
-                            UpdOp::Mul => cur.checked_mul(v),
-                            UpdOp::Div => cur.checked_div(v),
-                        };
-                        match new {
+                        match op.apply(cur, v) {
                             Some(x) => st.vals[i] = x,
                             None => {
                                 // Overflow or division by zero: the general path words the error.
@@ -1268,19 +1263,10 @@ impl<'p> Engine<'p> {
         match w.target {
             Target::Val(i) => {
                 let cur = st.vals[i];
-                let new = match w.op {
-                    UpdOp::Set => Some(w.value),
-                    UpdOp::Add => cur.checked_add(w.value),
-                    UpdOp::Sub => cur.checked_sub(w.value),
-                    UpdOp::Mul => cur.checked_mul(w.value),
-                    UpdOp::Div => {
-                        if w.value == 0 {
-                            return Err(self.err(w.rule, format!("division by zero ({cur} / 0)")));
-                        }
-                        cur.checked_div(w.value)
-                    }
+                if w.op == UpdOp::Div && w.value == 0 {
+                    return Err(self.err(w.rule, format!("division by zero ({cur} / 0)")));
                 }
-                .ok_or_else(|| {
+                let new = w.op.apply(cur, w.value).ok_or_else(|| {
                     self.err(
                         w.rule,
                         format!(

@@ -171,7 +171,7 @@ pub struct StudioApp {
     /// The Report tab.
     pub report: report_view::ReportView,
     /// The program the last win-path search ran on.
-    winpath_compiled: Option<Arc<crate::program::Compiled>>,
+    winpath_compiled: Option<Arc<crate::pipeline::Compiled>>,
     /// The match panel.
     pub matchp: MatchPanel,
     /// The initial position of the last good program (by its address).
@@ -513,7 +513,7 @@ impl StudioApp {
         let Some(view) = self.last_good.clone() else {
             return Ok(());
         };
-        let text = crate::program::expanded_kmt(&view.compiled, &self.file_name_for_reports());
+        let text = crate::pipeline::expanded_kmt(&view.compiled, &self.file_name_for_reports());
         save_rule_file(p, &text)
             .map(|()| self.notice = Some(trf(self.lang(), T::Exported, p.display())))
             .map_err(|e| format!("{}: {e}", trf(self.lang(), T::SaveFailed, p.display())))

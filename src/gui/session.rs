@@ -4,7 +4,8 @@
 
 use crate::analysis::{VictoryGraph, distances, evaluate};
 use crate::engine::{Engine, Outcome, RuntimeError, Side, State, TurnTrace};
-use crate::program::{CmdId, Compiled, RuleProgram};
+use crate::pipeline::Compiled;
+use crate::program::{CmdId, RuleProgram};
 use crate::search::{CpuPlayer, CpuSettings};
 use std::collections::VecDeque;
 use std::sync::Arc;

@@ -5,7 +5,8 @@
 use super::i18n::{Lang, pick};
 use super::session::{Job, Polled};
 use crate::engine::{Side, State};
-use crate::program::{CmdId, Compiled, RuleProgram};
+use crate::pipeline::Compiled;
+use crate::program::{CmdId, RuleProgram};
 use crate::search::solve::{shortest_win_in, value_iteration_in};
 use crate::search::{GameValue, PathStep};
 use egui::{Color32, RichText, Ui};

@@ -6,7 +6,8 @@
 //! A 10,000-line file takes longer than a frame to check, so typing never waits for it.
 
 use crate::diag::{DiagCode, Diagnostic, LineIndex, Severity};
-use crate::program::{Compiled, Settings, compile, compile_cached};
+use crate::pipeline::{Compiled, compile, compile_cached};
+use crate::program::Settings;
 use crate::syntax::parser::ParseCache;
 use std::sync::Arc;
 use std::sync::mpsc::{self, Receiver, Sender};

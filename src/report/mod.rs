@@ -164,7 +164,7 @@ impl Sweep {
             SweepTarget::Constant(name) => {
                 let text = set_constant(source, name, v)
                     .ok_or_else(|| format!("cannot find the definition of the constant {name}"))?;
-                crate::program::compile(&text)
+                crate::pipeline::compile(&text)
                     .program
                     .ok_or_else(|| format!("the rules do not compile with {name} = {v}"))
             }

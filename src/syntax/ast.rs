@@ -64,6 +64,19 @@ impl BinOp {
             BinOp::Mod => "%",
         }
     }
+    /// The language's one arithmetic for `a op b`: checked 64-bit, `/` and `%` truncating
+    /// toward zero; None on overflow or division by zero. Used by constant folding, expansion
+    /// and the engine alike.
+    #[inline]
+    pub fn apply(self, a: i64, b: i64) -> Option<i64> {
+        match self {
+            BinOp::Add => a.checked_add(b),
+            BinOp::Sub => a.checked_sub(b),
+            BinOp::Mul => a.checked_mul(b),
+            BinOp::Div => a.checked_div(b),
+            BinOp::Mod => a.checked_rem(b),
+        }
+    }
 }
 
 /// Built-in functions.
@@ -90,6 +103,36 @@ impl Func {
     pub fn arity(self) -> usize {
         if self == Func::Abs { 1 } else { 2 }
     }
+    /// The value of `min`, `max` or `abs` on `args`; None for `rand` (not a function of its
+    /// arguments), for the wrong number of arguments, and for `abs(i64::MIN)`.
+    #[inline]
+    pub fn apply(self, args: &[i64]) -> Option<i64> {
+        match (self, args) {
+            (Func::Min, &[a, b]) => Some(a.min(b)),
+            (Func::Max, &[a, b]) => Some(a.max(b)),
+            (Func::Abs, &[a]) => a.checked_abs(),
+            _ => None,
+        }
+    }
+}
+
+/// Why an expression has no constant value (see [`Expr::const_eval`]).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum ConstError {
+    /// It reads a state (at this span).
+    ReadsState(Span),
+    /// It draws a random number (at this span).
+    Random(Span),
+    /// Overflow, or (for a binary operator) division by zero, at this span.
+    Overflow {
+        /// Where.
+        span: Span,
+        /// A binary operator (which can also divide by zero), not a negation or `abs`.
+        binary: bool,
+    },
+    /// A constant has no value, or a call has the wrong number of arguments: already reported
+    /// elsewhere, nothing more to say.
+    Reported,
 }
 
 /// An integer expression.
@@ -133,6 +176,53 @@ impl Expr {
             }
             Expr::Call(_, args, _) => args.iter().for_each(|a| a.for_each_state(f)),
         }
+    }
+    /// The value of an expression that reads no state and draws nothing, with the language's
+    /// arithmetic ([`BinOp::apply`], [`Func::apply`]); `constant` gives the value of a bare
+    /// name. Expansion (macro-block constants), lowering (folding) and the printer use it.
+    pub fn const_eval(
+        &self,
+        constant: &mut dyn FnMut(NameId, &Span) -> Result<i64, ConstError>,
+    ) -> Result<i64, ConstError> {
+        match self {
+            Expr::Int(v, _) => Ok(*v),
+            Expr::Const(n, s) => constant(*n, s),
+            Expr::State(r) => Err(ConstError::ReadsState(r.span.clone())),
+            Expr::Neg(a, s) => a
+                .const_eval(constant)?
+                .checked_neg()
+                .ok_or(ConstError::Overflow {
+                    span: s.clone(),
+                    binary: false,
+                }),
+            Expr::Bin(op, a, b, s) => {
+                let a = a.const_eval(constant)?;
+                let b = b.const_eval(constant)?;
+                op.apply(a, b).ok_or(ConstError::Overflow {
+                    span: s.clone(),
+                    binary: true,
+                })
+            }
+            Expr::Call(Func::Rand, _, s) => Err(ConstError::Random(s.clone())),
+            Expr::Call(f, args, s) => {
+                let vals = args
+                    .iter()
+                    .map(|a| a.const_eval(constant))
+                    .collect::<Result<Vec<i64>, _>>()?;
+                if vals.len() != f.arity() {
+                    // The wrong number of arguments has its own error (E001).
+                    return Err(ConstError::Reported);
+                }
+                f.apply(&vals).ok_or(ConstError::Overflow {
+                    span: s.clone(),
+                    binary: false,
+                })
+            }
+        }
+    }
+    /// The value of an expression made of literals only (constants resolved), if it computes.
+    pub fn fold(&self) -> Option<i64> {
+        self.const_eval(&mut |_, _| Err(ConstError::Reported)).ok()
     }
     /// True if the expression contains `rand`.
     pub fn has_rand(&self) -> bool {
@@ -289,6 +379,18 @@ impl UpdOp {
             UpdOp::Sub => Some("-"),
             UpdOp::Mul => Some("*"),
             UpdOp::Div => Some("/"),
+        }
+    }
+    /// The new value of a state at `cur` updated by `v` (`=` gives `v`), with the language's
+    /// arithmetic; None on overflow or division by zero.
+    #[inline]
+    pub fn apply(self, cur: i64, v: i64) -> Option<i64> {
+        match self {
+            UpdOp::Set => Some(v),
+            UpdOp::Add => cur.checked_add(v),
+            UpdOp::Sub => cur.checked_sub(v),
+            UpdOp::Mul => cur.checked_mul(v),
+            UpdOp::Div => cur.checked_div(v),
         }
     }
 }

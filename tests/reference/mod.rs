@@ -2,7 +2,7 @@
 //! text of the spec and not from the engine, so that the two can be compared on generated
 //! programs (see `tests/differential.rs`).
 //!
-//! It reads the *expanded* rule text (`kumite::program::expanded_kmt`): flat rules one per line,
+//! It reads the *expanded* rule text (`kumite::pipeline::expanded_kmt`): flat rules one per line,
 //! the `!:` initial line, the `':` keys line and the `~` settings line; advantage blocks are
 //! skipped. It has its own small parser for that flat form and its own evaluator. Clarity wins
 //! over speed everywhere: states are plain vectors, a turn clones the snapshot it reads.

@@ -115,7 +115,7 @@ impl EditorPanel {
     /// an older version: an explicit action must not act on stale positions).
     fn fresh_symbols(&mut self) -> Arc<SymbolIndex> {
         if self.assist.symbols_version != self.view.version || self.assist.symbols.occ.is_empty() {
-            let c = crate::program::compile(&self.text);
+            let c = crate::pipeline::compile(&self.text);
             self.assist.symbols = c.symbols.clone();
             self.assist.diags = c.diags;
             self.assist.symbols_version = self.view.version;

@@ -461,7 +461,7 @@ impl EditorPanel {
     fn builder_problems(&self, line: &str, lang: Lang) -> Vec<String> {
         let base = format!("{}\n", self.text);
         let text = format!("{base}{line}\n");
-        let c = crate::program::compile(&text);
+        let c = crate::pipeline::compile(&text);
         c.diags
             .iter()
             .filter(|d| d.is_error() && d.span.start >= base.len())
@@ -487,8 +487,8 @@ mod tests {
         ] {
             let b = RuleBuilder::read(l).unwrap_or_else(|| panic!("{l}"));
             let again = b.line();
-            let c1 = crate::program::compile(&format!("!:余裕=1\n{l}\n"));
-            let c2 = crate::program::compile(&format!("!:余裕=1\n{again}\n"));
+            let c1 = crate::pipeline::compile(&format!("!:余裕=1\n{l}\n"));
+            let c2 = crate::pipeline::compile(&format!("!:余裕=1\n{again}\n"));
             assert_eq!(c1.error_count(), 0, "{l}");
             let p1 = c1.program.unwrap();
             let p2 = c2.program.unwrap();

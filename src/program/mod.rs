@@ -1,0 +1,335 @@
+//! The compiled rule program (the IR the engine, analysis and search read): states and commands
+//! interned to small ids, rules as flat tables (conditions, effects and expression bytecode in
+//! shared vectors, addressed by ranges), plus the origins needed for display.
+//!
+//! - [`lower`]: the expansion to these tables, in small phases;
+//! - [`checks`]: the semantic checks on names and rules;
+//! - [`print`]: every way the program and the syntax are written back as rule text.
+//!
+//! The pipeline that runs them in order is [`crate::pipeline`].
+
+pub(crate) mod checks;
+pub(crate) mod lower;
+pub mod print;
+
+pub use print::{conds_text, effects_text, expr_text, rule_text};
+
+use crate::expand::Origin;
+use crate::syntax::ast::*;
+
+/// Index of a state (shared by both sides).
+pub type StateId = u32;
+/// Index of a command.
+pub type CmdId = u32;
+
+/// State id of `勝利` (always 0).
+pub const WIN_STATE: StateId = 0;
+/// State id of `敗北` (always 1).
+pub const LOSE_STATE: StateId = 1;
+
+/// Match settings from the `~` lines, with defaults filled in.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Settings {
+    /// `P`: turn period in ms (real time) / CPU thinking budget per move.
+    pub period_ms: u32,
+    /// `S`: search depth in plies.
+    pub depth: u32,
+    /// `D`: thinning (below the root, each move examined with probability 1/D).
+    pub thin: f64,
+    /// `E`: mistakes per 10 moves.
+    pub mistakes: u32,
+    /// `同時`: simultaneous mode.
+    pub simultaneous: bool,
+    /// `先手c`: the CPU moves first.
+    pub cpu_first: bool,
+    /// `T`: turn limit.
+    pub turn_limit: u32,
+}
+
+impl Settings {
+    /// Applies one `~` setting.
+    pub fn apply(&mut self, s: &Setting) {
+        match *s {
+            Setting::Period(v) => self.period_ms = v,
+            Setting::Depth(v) => self.depth = v,
+            Setting::Thin(v) => self.thin = v,
+            Setting::Mistakes(v) => self.mistakes = v,
+            Setting::Simultaneous => self.simultaneous = true,
+            Setting::CpuFirst(v) => self.cpu_first = v,
+            Setting::TurnLimit(v) => self.turn_limit = v,
+        }
+    }
+}
+
+impl Default for Settings {
+    fn default() -> Self {
+        Self {
+            period_ms: 500,
+            depth: 3,
+            thin: 1.0,
+            mistakes: 0,
+            simultaneous: false,
+            cpu_first: false,
+            turn_limit: 1000,
+        }
+    }
+}
+
+/// Expression bytecode (a stack machine).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Op {
+    /// Push a constant.
+    Push(i64),
+    /// Push a state of a side (relative or absolute).
+    Load(SideRef, StateId),
+    /// Negate the top.
+    Neg,
+    /// Pop b, pop a, push a op b.
+    Bin(BinOp),
+    /// Pop two, push the smaller.
+    Min,
+    /// Pop two, push the larger.
+    Max,
+    /// Absolute value of the top.
+    Abs,
+    /// Pop b, pop a, push a uniform integer in [a, b]; the slot is the draw's position in its rule.
+    Rand(u16),
+}
+
+/// A compiled condition.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum CCond {
+    /// Compare two expressions (code ranges).
+    Cmp {
+        /// Operator.
+        op: CmpOp,
+        /// Left operand code.
+        lhs: (u32, u32),
+        /// Right operand code.
+        rhs: (u32, u32),
+    },
+    /// A state is non-zero (or zero, if `neg`).
+    Truth {
+        /// Negated.
+        neg: bool,
+        /// Whose.
+        side: SideRef,
+        /// Which.
+        state: StateId,
+    },
+    /// A command of the acting side (or its opponent), `back` turns ago (0 = this turn).
+    Cmd {
+        /// Negated.
+        neg: bool,
+        /// The opponent's command rather than the acting side's.
+        opp: bool,
+        /// Position in the sequence: 0 = the latest.
+        back: u8,
+        /// Which command.
+        cmd: CmdId,
+    },
+}
+
+/// A compiled effect.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum CEffect {
+    /// Set a boolean state to 1 or 0.
+    Bool {
+        /// Whose.
+        side: SideRef,
+        /// Which.
+        state: StateId,
+        /// The value.
+        value: bool,
+    },
+    /// Update a state by an expression.
+    Update {
+        /// Whose.
+        side: SideRef,
+        /// Which.
+        state: StateId,
+        /// How.
+        op: UpdOp,
+        /// Operand code range.
+        expr: (u32, u32),
+    },
+    /// Enable or disable a command.
+    Enable {
+        /// The opponent's command rather than the acting side's.
+        opp: bool,
+        /// Which.
+        cmd: CmdId,
+        /// Enable (true) or disable.
+        on: bool,
+    },
+}
+
+/// A compiled rule: ranges into the program's condition and effect tables.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct CRule {
+    /// Runs on the acting side's turns n with n % period == 0.
+    pub period: u32,
+    /// Conditions.
+    pub conds: (u32, u32),
+    /// Effects.
+    pub effects: (u32, u32),
+    /// `::` — apply the inverse when the conditions fail.
+    pub iff: bool,
+    /// Has command atoms (`[X]`, `O.[X]`) among its conditions.
+    pub has_cmd_atoms: bool,
+    /// A victory rule (§8 step 4): no command atoms, only 勝利/敗北 effects.
+    pub victory: bool,
+    /// Has at least one enable/disable effect.
+    pub has_enable: bool,
+    /// Uses `rand`.
+    pub has_rand: bool,
+}
+
+/// A compiled advantage line.
+#[derive(Clone, Debug, PartialEq)]
+pub struct CAdv {
+    /// The block's weight.
+    pub weight: f64,
+    /// Conditions.
+    pub conds: (u32, u32),
+    /// Value code.
+    pub value: (u32, u32),
+}
+
+/// Display data of one compiled rule (its text is rebuilt on demand from the tables, see
+/// [`RuleProgram::rule_text`], so compiling stays cheap on every keystroke).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct RuleMeta {
+    /// Where it came from.
+    pub origin: Origin,
+}
+
+/// A key binding.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct KeyBinding {
+    /// The key (`L`, `c`, `Space` …).
+    pub key: String,
+    /// The command.
+    pub cmd: CmdId,
+}
+
+/// The compiled program, ready for the engine.
+#[derive(Clone, Debug)]
+pub struct RuleProgram {
+    /// State names by id (0 = 勝利, 1 = 敗北).
+    pub states: Vec<String>,
+    /// Command names by id.
+    pub commands: Vec<String>,
+    /// Initial state values per side (0 = h, 1 = c).
+    pub init_values: [Vec<i64>; 2],
+    /// Initial enabled flags per side.
+    pub init_enabled: [Vec<bool>; 2],
+    /// Key bindings in file order.
+    pub keys: Vec<KeyBinding>,
+    /// Settings.
+    pub settings: Settings,
+    /// Rules in expanded file order.
+    pub rules: Vec<CRule>,
+    /// Condition table.
+    pub conds: Vec<CCond>,
+    /// Effect table.
+    pub effects: Vec<CEffect>,
+    /// Expression bytecode.
+    pub code: Vec<Op>,
+    /// Advantage lines.
+    pub adv: Vec<CAdv>,
+    /// Display data per rule.
+    pub meta: Vec<RuleMeta>,
+    /// Display text per advantage line.
+    pub adv_meta: Vec<RuleMeta>,
+    /// Longest command sequence any rule reads, per (own, opponent).
+    pub max_seq: [u8; 2],
+    /// Constants from macro blocks (for display).
+    pub constants: Vec<(String, i64)>,
+    /// Command macros and their alternatives (for display).
+    pub macros: Vec<(String, Vec<String>)>,
+    /// Commands a side may never use, as flag indices `side * commands + command`: kept off
+    /// after every availability run (restricted play in `kumite report`; empty otherwise).
+    pub banned: Vec<u32>,
+}
+
+impl RuleProgram {
+    /// Id of a state by name.
+    pub fn state_id(&self, name: &str) -> Option<StateId> {
+        let name = match name {
+            "win" => "勝利",
+            "lose" => "敗北",
+            n => n,
+        };
+        self.states
+            .iter()
+            .position(|s| s == name)
+            .map(|i| i as StateId)
+    }
+    /// Id of a command by name (with or without brackets).
+    pub fn command_id(&self, name: &str) -> Option<CmdId> {
+        let name = name.trim().trim_start_matches('[').trim_end_matches(']');
+        self.commands
+            .iter()
+            .position(|s| s == name)
+            .map(|i| i as CmdId)
+    }
+    /// Command bound to a key.
+    pub fn command_for_key(&self, key: &str) -> Option<CmdId> {
+        self.keys.iter().find(|k| k.key == key).map(|k| k.cmd)
+    }
+    /// The command a player typed: a key (`Space` for a lone space) or a command name.
+    pub fn command_from_input(&self, input: &str) -> Option<CmdId> {
+        let t = input.trim_end_matches(['\n', '\r']);
+        if t == " " {
+            return self.command_for_key("Space");
+        }
+        let t = t.trim();
+        self.command_for_key(t).or_else(|| self.command_id(t))
+    }
+    /// Key bound to a command.
+    pub fn key_for(&self, cmd: CmdId) -> Option<&str> {
+        self.keys
+            .iter()
+            .find(|k| k.cmd == cmd)
+            .map(|k| k.key.as_str())
+    }
+    /// Conditions of rule `r`.
+    pub fn rule_conds(&self, r: &CRule) -> &[CCond] {
+        &self.conds[r.conds.0 as usize..r.conds.1 as usize]
+    }
+    /// Effects of rule `r`.
+    pub fn rule_effects(&self, r: &CRule) -> &[CEffect] {
+        &self.effects[r.effects.0 as usize..r.effects.1 as usize]
+    }
+    /// Code of a range.
+    pub fn code_of(&self, r: (u32, u32)) -> &[Op] {
+        &self.code[r.0 as usize..r.1 as usize]
+    }
+    /// Distinct periods in use (other than 1).
+    pub fn periods(&self) -> Vec<u32> {
+        let mut v: Vec<u32> = self
+            .rules
+            .iter()
+            .map(|r| r.period)
+            .filter(|p| *p > 1)
+            .collect();
+        v.sort();
+        v.dedup();
+        v
+    }
+    /// True if two programs behave the same (everything but display data).
+    pub fn same_behaviour(&self, o: &RuleProgram) -> bool {
+        self.states == o.states
+            && self.commands == o.commands
+            && self.init_values == o.init_values
+            && self.init_enabled == o.init_enabled
+            && self.keys == o.keys
+            && self.settings == o.settings
+            && self.rules == o.rules
+            && self.conds == o.conds
+            && self.effects == o.effects
+            && self.code == o.code
+            && self.adv == o.adv
+    }
+}
