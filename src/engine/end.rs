@@ -1,0 +1,114 @@
+//! The end check (step 4 of a turn): both sides' victory rules on the same post-resolution
+//! state, merged, then who won.
+
+use super::*;
+use crate::program::CEffect;
+
+impl<'p> Engine<'p> {
+    #[inline]
+    pub(super) fn end_check(&self, st: &mut State, trace: Option<&mut TurnTrace>) -> Res<()> {
+        if !self.victory_rules.is_empty() {
+            self.victory_check(st, trace)?;
+        }
+        let won = |s: Side| {
+            st.vals[s * self.ns + WIN_STATE as usize] != 0
+                || st.vals[(1 - s) * self.ns + LOSE_STATE as usize] != 0
+        };
+        st.outcome = match (won(0), won(1)) {
+            (true, true) => Some(Outcome::Draw),
+            (true, false) => Some(Outcome::H),
+            (false, true) => Some(Outcome::C),
+            _ if st.turn >= self.prog.settings.turn_limit => Some(Outcome::Draw),
+            _ => None,
+        };
+        Ok(())
+    }
+
+    /// Step 4's victory rules, for both sides: all evaluated on the same post-resolution
+    /// state, then applied with the merge (so one side's end-check write never hides the
+    /// other's).
+    pub(super) fn victory_check(
+        &self,
+        st: &mut State,
+        mut trace: Option<&mut TurnTrace>,
+    ) -> Res<()> {
+        let mut sc = self.scratch.borrow_mut();
+        let Scratch { writes, stack, .. } = &mut *sc;
+        writes.clear();
+        for side in 0..2 {
+            let n = st.own_turns[side];
+            for &ri in &self.victory_rules {
+                let r = &self.prog.rules[ri as usize];
+                if !Self::victory_period_ok(r, n) {
+                    continue;
+                }
+                let held = self.holds(ri, r, st, side, st.turn, stack)?;
+                if held {
+                    self.note_fire(ri);
+                    if let Some(t) = trace.as_deref_mut() {
+                        let m = &self.prog.meta[ri as usize];
+                        t.end_check.push((
+                            side_name(side),
+                            ri as usize,
+                            m.origin.line,
+                            m.origin.describe(),
+                        ));
+                    }
+                }
+                if !held && !r.iff {
+                    continue;
+                }
+                for e in self.prog.rule_effects(r) {
+                    let w = match *e {
+                        CEffect::Bool {
+                            side: who,
+                            state,
+                            value,
+                        } => {
+                            let s = resolve_side(who, side);
+                            Write {
+                                target: Target::Val(s * self.ns + state as usize),
+                                owner: s,
+                                writer: side,
+                                op: UpdOp::Set,
+                                value: (held == value) as i64,
+                                rule: ri,
+                            }
+                        }
+                        CEffect::Update {
+                            side: who,
+                            state,
+                            op,
+                            expr,
+                        } if held => {
+                            let s = resolve_side(who, side);
+                            let v = self.eval(
+                                self.prog.code_of(expr),
+                                &st.vals,
+                                side,
+                                st.turn,
+                                ri,
+                                stack,
+                            )?;
+                            Write {
+                                target: Target::Val(s * self.ns + state as usize),
+                                owner: s,
+                                writer: side,
+                                op,
+                                value: v,
+                                rule: ri,
+                            }
+                        }
+                        _ => continue,
+                    };
+                    writes.push(w);
+                }
+            }
+        }
+        let writes = std::mem::take(writes);
+        drop(sc);
+        let result = self.apply_merged(st, &writes, trace);
+        self.scratch.borrow_mut().writes = writes;
+        result
+    }
+}

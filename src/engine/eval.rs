@@ -1,0 +1,272 @@
+//! Conditions and expressions: the bytecode evaluator, condition tests (with their pre-decoded
+//! fast forms), periods, and the firing counts.
+
+use super::*;
+
+impl<'p> Engine<'p> {
+    #[cold]
+    pub(super) fn err(&self, rule: u32, msg: impl Into<String>) -> Box<RuntimeError> {
+        let line = self
+            .prog
+            .meta
+            .get(rule as usize)
+            .map_or(0, |m| m.origin.line);
+        Box::new(RuntimeError {
+            rule: rule as usize,
+            line,
+            message: msg.into(),
+        })
+    }
+
+    pub(super) fn eval(
+        &self,
+        code: &[Op],
+        vals: &[i64],
+        side: Side,
+        turn: u32,
+        rule: u32,
+        stack: &mut Vec<i64>,
+    ) -> Res<i64> {
+        stack.clear();
+        for op in code {
+            match *op {
+                Op::Push(v) => stack.push(v),
+                Op::Load(who, id) => {
+                    let s = resolve_side(who, side);
+                    stack.push(vals[s * self.ns + id as usize]);
+                }
+                Op::Neg => {
+                    let a = stack.pop().unwrap_or(0);
+                    stack.push(
+                        a.checked_neg()
+                            .ok_or_else(|| self.err(rule, "overflow in negation"))?,
+                    );
+                }
+                Op::Bin(b) => {
+                    let y = stack.pop().unwrap_or(0);
+                    let x = stack.pop().unwrap_or(0);
+                    let r = b.apply(x, y).ok_or_else(|| {
+                        if y == 0
+                            && matches!(
+                                b,
+                                crate::syntax::ast::BinOp::Div | crate::syntax::ast::BinOp::Mod
+                            )
+                        {
+                            self.err(rule, format!("division by zero ({x} {} 0)", b.text()))
+                        } else {
+                            self.err(rule, format!("overflow in {x} {} {y}", b.text()))
+                        }
+                    })?;
+                    stack.push(r);
+                }
+                Op::Min | Op::Max => {
+                    let y = stack.pop().unwrap_or(0);
+                    let x = stack.pop().unwrap_or(0);
+                    let f = if matches!(op, Op::Min) {
+                        Func::Min
+                    } else {
+                        Func::Max
+                    };
+                    stack.push(f.apply(&[x, y]).unwrap_or(0));
+                }
+                Op::Abs => {
+                    let a = stack.pop().unwrap_or(0);
+                    stack.push(
+                        Func::Abs
+                            .apply(&[a])
+                            .ok_or_else(|| self.err(rule, "overflow in abs"))?,
+                    );
+                }
+                Op::Rand(slot) => {
+                    let hi = stack.pop().unwrap_or(0);
+                    let lo = stack.pop().unwrap_or(0);
+                    if lo > hi {
+                        return Err(self.err(
+                            rule,
+                            format!("rand({lo},{hi}): the lower bound is above the upper bound"),
+                        ));
+                    }
+                    stack.push(self.draw(turn, side, rule, slot, lo, hi));
+                }
+            }
+        }
+        Ok(stack.pop().unwrap_or(0))
+    }
+
+    /// Evaluates rule `ri`'s conditions for `side` on `st` (command atoms read the history).
+    #[inline(always)]
+    pub(super) fn holds(
+        &self,
+        ri: u32,
+        r: &CRule,
+        st: &State,
+        side: Side,
+        turn: u32,
+        stack: &mut Vec<i64>,
+    ) -> Res<bool> {
+        let need = self.need_cmd[ri as usize];
+        if need != NONE && st.hist[side * self.hl] != need {
+            return Ok(false);
+        }
+        let base = r.conds.0 as usize;
+        for (k, f) in self.fast[base..r.conds.1 as usize].iter().enumerate() {
+            let ok = match self.fast_one(f, st, side) {
+                Some(ok) => ok,
+                None => match self.prog.conds[base + k] {
+                    CCond::Cmp { op, lhs, rhs } => {
+                        let a =
+                            self.eval(self.prog.code_of(lhs), &st.vals, side, turn, ri, stack)?;
+                        let b =
+                            self.eval(self.prog.code_of(rhs), &st.vals, side, turn, ri, stack)?;
+                        op.holds(a, b)
+                    }
+                    _ => false,
+                },
+            };
+            if !ok {
+                return Ok(false);
+            }
+        }
+        Ok(true)
+    }
+
+    /// One condition in fast form for `side` on `st`; None when it needs the general evaluator.
+    #[inline(always)]
+    pub(super) fn fast_one(&self, f: &Fast, st: &State, side: Side) -> Option<bool> {
+        match *f {
+            Fast::Range { off, lo, hi, neg } => {
+                let v = st.vals[off[side] as usize];
+                Some((lo <= v && v <= hi) != neg)
+            }
+            Fast::Cmd { off, cmd, neg } => {
+                let at = off[side];
+                let c = if at == NONE_AT {
+                    NONE
+                } else {
+                    st.hist[at as usize]
+                };
+                Some((c == cmd) != neg)
+            }
+            Fast::General => None,
+        }
+    }
+
+    /// Conditions that all have fast forms (no expression to evaluate), for `side` on `st`.
+    #[inline(always)]
+    pub(super) fn fast_conds(&self, range: (u32, u32), st: &State, side: Side) -> bool {
+        for f in &self.fast[range.0 as usize..range.1 as usize] {
+            if self.fast_one(f, st, side) != Some(true) {
+                return false;
+            }
+        }
+        true
+    }
+
+    /// The command `side` played `back` turns ago (0 = the latest), or NONE.
+    #[inline]
+    pub fn command_at(&self, st: &State, side: Side, back: u8) -> u32 {
+        if (back as usize) < self.hl {
+            st.hist[side * self.hl + back as usize]
+        } else {
+            NONE
+        }
+    }
+
+    /// Whether one condition holds for `side` (for analysis; a runtime error counts as false).
+    pub fn cond_holds(&self, c: &CCond, st: &State, side: Side) -> bool {
+        self.cond_holds_with(c, st, side, &mut Vec::new())
+    }
+
+    /// [`Engine::cond_holds`] with a caller's evaluation stack (no allocation once it has grown).
+    pub fn cond_holds_with(&self, c: &CCond, st: &State, side: Side, stack: &mut Vec<i64>) -> bool {
+        match *c {
+            CCond::Truth {
+                neg,
+                side: who,
+                state,
+            } => (st.vals[resolve_side(who, side) * self.ns + state as usize] != 0) != neg,
+            CCond::Cmp { op, lhs, rhs } => {
+                let a = self.eval(
+                    self.prog.code_of(lhs),
+                    &st.vals,
+                    side,
+                    st.turn + 1,
+                    0,
+                    stack,
+                );
+                let b = self.eval(
+                    self.prog.code_of(rhs),
+                    &st.vals,
+                    side,
+                    st.turn + 1,
+                    0,
+                    stack,
+                );
+                matches!((a, b), (Ok(a), Ok(b)) if op.holds(a, b))
+            }
+            CCond::Cmd {
+                neg,
+                opp,
+                back,
+                cmd,
+            } => (self.command_at(st, if opp { 1 - side } else { side }, back) == cmd) != neg,
+        }
+    }
+
+    /// Value of an expression for `side` (for analysis; a runtime error gives 0).
+    pub fn eval_code(&self, code: (u32, u32), st: &State, side: Side) -> i64 {
+        self.eval_code_with(code, st, side, &mut Vec::new())
+    }
+
+    /// [`Engine::eval_code`] with a caller's evaluation stack.
+    pub fn eval_code_with(
+        &self,
+        code: (u32, u32),
+        st: &State,
+        side: Side,
+        stack: &mut Vec<i64>,
+    ) -> i64 {
+        self.eval(
+            self.prog.code_of(code),
+            &st.vals,
+            side,
+            st.turn + 1,
+            0,
+            stack,
+        )
+        .unwrap_or(0)
+    }
+
+    /// Whether a rule with this period runs on a side's `n`-th own turn (n ≥ 1 in resolution
+    /// and availability, where n counts the turn being taken or about to be taken).
+    pub(super) fn period_ok(r: &CRule, n: u32) -> bool {
+        r.period <= 1 || n.is_multiple_of(r.period)
+    }
+
+    /// Whether a victory rule runs in the end check when the side has taken `n` turns: a
+    /// periodic one only when n ≥ 1 and n is a multiple of its period (§8 step 4), so a side
+    /// that has not acted yet is not checked by it. A rule without a period (or `@1/`, which
+    /// is the same rule) runs at every end check.
+    pub(super) fn victory_period_ok(r: &CRule, n: u32) -> bool {
+        r.period <= 1 || (n >= 1 && n.is_multiple_of(r.period))
+    }
+
+    /// Counts a firing of rule `ri` when the engine counts them (see [`Engine::counting`]).
+    #[inline(always)]
+    pub(super) fn note_fire(&self, ri: u32) {
+        if let Some(f) = &self.fires {
+            f.borrow_mut()[ri as usize] += 1;
+        }
+    }
+
+    /// The firing counts per rule since the last call (all zero unless [`Engine::counting`]),
+    /// written into `out`, and the counts reset.
+    pub fn take_fires(&self, out: &mut Vec<u32>) {
+        out.clear();
+        if let Some(f) = &self.fires {
+            let mut f = f.borrow_mut();
+            out.extend_from_slice(&f);
+            f.iter_mut().for_each(|x| *x = 0);
+        }
+    }
+}
