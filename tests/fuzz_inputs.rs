@@ -27,7 +27,7 @@
 
 mod common;
 
-use kumite::analysis::{FastEval, VictoryGraph, distances, evaluate};
+use kumite::analysis::{Evaluate, FastEval, VictoryGraph, distances, evaluate};
 use kumite::cli::analyse;
 use kumite::diag::{JsonDiagnostic, LineIndex, render_ariadne};
 use kumite::engine::players::{MatchOptions, Player, RandomPlayer, play_match};
@@ -1279,7 +1279,7 @@ fn analyse_and_play(prog: &RuleProgram, seed: u64, tally: &mut Tally) -> Result<
                 ));
             }
             let e = evaluate(&g, &seng, st, x);
-            let fe = fast.evaluate(&g, &seng, st, x);
+            let fe = fast.evaluate(&seng, st, x);
             if !(e == fe || (e - fe).abs() <= 1e-6 * e.abs().max(1.0)) {
                 return Err(format!(
                     "fast-eval: evaluate for side {x} {when}: general {e}, compiled {fe}"

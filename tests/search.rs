@@ -301,7 +301,7 @@ fn forced_win_comes_with_a_strategy_tree() {
 
 #[test]
 fn the_compiled_evaluation_equals_the_reference_on_random_positions() {
-    use kumite::analysis::{FastEval, evaluate};
+    use kumite::analysis::{Evaluate, FastEval, evaluate};
     for f in [
         "ex1_push.kmt",
         "ex2_spirit.kmt",
@@ -328,7 +328,7 @@ fn the_compiled_evaluation_equals_the_reference_on_random_positions() {
             while st.outcome.is_none() && st.turn < 150 {
                 for side in 0..2 {
                     let want = evaluate(&g, &e, &st, side);
-                    let got = fast.evaluate(&g, &e, &st, side);
+                    let got = fast.evaluate(&e, &st, side);
                     assert!((want - got).abs() < 1e-9, "{f}: {want} vs {got} in {st:?}");
                 }
                 let mut cmds = [None, None];

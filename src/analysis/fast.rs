@@ -8,8 +8,11 @@
 //! cost the sum of their own costs: a `u128` per node, when the graph has at most 128 nodes.
 //! Larger graphs fall back to [`super::evaluate`].
 
-use super::{CondKind, Step, Target, UNREACHABLE, VictoryGraph, classify, evaluate, own_cost_of};
-use crate::engine::{Engine, Outcome, Side, State};
+use super::{
+    CondKind, Evaluate, Step, Target, UNREACHABLE, VictoryGraph, classify, decided_value,
+    own_cost_of,
+};
+use crate::engine::{Engine, Side, State};
 use crate::program::{CCond, Op};
 use crate::syntax::ast::SideRef;
 use std::cell::RefCell;
@@ -207,7 +210,7 @@ impl FastEval {
     }
 
     /// The cheapest tree of node `i` (its node set, its own cost in `sc.own[i]`), as in
-    /// `Evaluator::tree`: the same order of visits, so cycles are cut the same way.
+    /// `TreeWalk::tree`: the same order of visits, so cycles are cut the same way.
     fn tree(
         &self,
         eng: &Engine,
@@ -382,9 +385,14 @@ impl FastEval {
         }
         (best, soft.value(self.cap))
     }
+}
 
-    /// The advantage-block sum for side `x` (as [`super::advantage`]).
-    pub fn advantage(&self, eng: &Engine, st: &State, x: Side) -> f64 {
+impl Evaluate for FastEval {
+    fn distance(&self, eng: &Engine, st: &State, x: Side) -> (u32, f64) {
+        self.both(eng, st, x)
+    }
+
+    fn advantage(&self, eng: &Engine, st: &State, x: Side) -> f64 {
         let mut sc = self.scratch.borrow_mut();
         let mut sum = 0.0;
         for a in &self.adv {
@@ -402,18 +410,12 @@ impl FastEval {
         sum
     }
 
-    /// The evaluation for side `x` (as [`super::evaluate`]).
-    pub fn evaluate(&self, g: &VictoryGraph, eng: &Engine, st: &State, x: Side) -> f64 {
-        match st.outcome {
-            Some(Outcome::Draw) => return 0.0,
-            Some(Outcome::H) => return if x == 0 { 1e9 } else { -1e9 },
-            Some(Outcome::C) => return if x == 1 { 1e9 } else { -1e9 },
-            None => {}
+    /// [`Evaluate::evaluate`] through a direct-mapped cache: the evaluation is antisymmetric,
+    /// so one entry (the value for h) serves both sides.
+    fn evaluate(&self, eng: &Engine, st: &State, x: Side) -> f64 {
+        if let Some(v) = decided_value(st, x) {
+            return v;
         }
-        if self.general.is_some() {
-            return evaluate(g, eng, st, x);
-        }
-        // The evaluation is antisymmetric, so one entry (the value for h) serves both sides.
         let key = {
             use std::hash::{Hash, Hasher};
             let mut h = rustc_hash::FxHasher::default();
@@ -431,20 +433,11 @@ impl FastEval {
                 return if x == 0 { c.1[slot] } else { -c.1[slot] };
             }
         }
-        let v = self.compute(eng, st, 0);
+        let v = self.score(eng, st, 0);
         let mut c = self.cache.borrow_mut();
         c.0[slot] = key;
         c.1[slot] = v;
         if x == 0 { v } else { -v }
-    }
-
-    fn compute(&self, eng: &Engine, st: &State, x: Side) -> f64 {
-        let dx = self.both(eng, st, x).1;
-        let dy = self.both(eng, st, 1 - x).1;
-        if self.adv.is_empty() {
-            return dy - dx;
-        }
-        (dy - dx) + self.advantage(eng, st, x) - self.advantage(eng, st, 1 - x)
     }
 }
 

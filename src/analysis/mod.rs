@@ -709,8 +709,8 @@ fn unreachable_reason(g: &VictoryGraph, node: &[u32], cap: u32) -> String {
 /// A cheapest achiever tree: its total and its (node, own cost) parts.
 type Tree = (u32, Vec<(usize, u32)>);
 
-/// Evaluates the graph for pursuer `x` in position `st`.
-pub struct Evaluator<'g, 'p> {
+/// Walks the graph for pursuer `x` in position `st`: each node's cheapest achiever tree, memoised.
+struct TreeWalk<'g, 'p> {
     g: &'g VictoryGraph,
     eng: &'g Engine<'p>,
     st: &'g State,
@@ -718,7 +718,7 @@ pub struct Evaluator<'g, 'p> {
     memo: HashMap<usize, Option<Tree>>,
 }
 
-impl<'g, 'p> Evaluator<'g, 'p> {
+impl<'g, 'p> TreeWalk<'g, 'p> {
     fn abs(&self, s: SideRef) -> Side {
         match s {
             SideRef::S => self.x,
@@ -861,7 +861,7 @@ pub(crate) fn own_cost_of(
 /// Both sides' distances to winning and the evaluation of a position.
 pub fn distances(g: &VictoryGraph, eng: &Engine, st: &State, x: Side) -> Distances {
     let cap = eng.prog.settings.turn_limit.min(UNREACHABLE);
-    let mut ev = Evaluator {
+    let mut ev = TreeWalk {
         g,
         eng,
         st,
@@ -959,31 +959,66 @@ impl SoftMin {
     }
 }
 
-/// The advantage-block sum for side `x`.
-pub fn advantage(eng: &Engine, st: &State, x: Side) -> f64 {
-    let p = eng.prog;
-    let mut sum = 0.0;
-    for a in &p.adv {
-        let conds = &p.conds[a.conds.0 as usize..a.conds.1 as usize];
-        let holds = conds.iter().all(|c| eng.cond_holds(c, st, x));
-        if holds {
-            sum += a.weight * eng.eval_code(a.value, st, x) as f64;
-        }
+/// The evaluation of §10.6 for side `x`, built from two primitives — a side's soft distance to
+/// winning and its advantage-block sum — so the formula lives in one place. Two evaluators
+/// implement the primitives: [`GraphEval`], the reference that walks the graph, and
+/// [`fast::FastEval`], the same numbers from flat tables for the search's inner loop (tests
+/// hold them equal on generated programs).
+pub trait Evaluate {
+    /// The plain distance to winning of side `x` in `st`, and its soft form over every decisive
+    /// rule (see [`soft_distance`]).
+    fn distance(&self, eng: &Engine, st: &State, x: Side) -> (u32, f64);
+    /// The advantage-block sum for side `x` (each line that holds adds weight × value).
+    fn advantage(&self, eng: &Engine, st: &State, x: Side) -> f64;
+    /// The evaluation of an undecided position for `x`: the opponent's soft distance minus
+    /// one's own, plus one's advantage minus the opponent's.
+    fn score(&self, eng: &Engine, st: &State, x: Side) -> f64 {
+        let dx = self.distance(eng, st, x).1;
+        let dy = self.distance(eng, st, 1 - x).1;
+        (dy - dx) + self.advantage(eng, st, x) - self.advantage(eng, st, 1 - x)
     }
-    sum
+    /// The evaluation for `x`: ±1e9 once decided (0 for a draw), else [`Evaluate::score`].
+    fn evaluate(&self, eng: &Engine, st: &State, x: Side) -> f64 {
+        decided_value(st, x).unwrap_or_else(|| self.score(eng, st, x))
+    }
 }
 
-/// Evaluation for side `x` (§10.6): (d_opponent − d_x) + Σ w·(A_x − A_opponent); ±1e9 once decided.
-pub fn evaluate(g: &VictoryGraph, eng: &Engine, st: &State, x: Side) -> f64 {
+/// The value of a decided position for `x`: 1e9 won, −1e9 lost, 0 drawn; None while undecided.
+pub fn decided_value(st: &State, x: Side) -> Option<f64> {
     use crate::engine::Outcome;
-    match st.outcome {
-        Some(Outcome::Draw) => return 0.0,
-        Some(Outcome::H) => return if x == 0 { 1e9 } else { -1e9 },
-        Some(Outcome::C) => return if x == 1 { 1e9 } else { -1e9 },
-        None => {}
+    match st.outcome? {
+        Outcome::Draw => Some(0.0),
+        Outcome::H => Some(if x == 0 { 1e9 } else { -1e9 }),
+        Outcome::C => Some(if x == 1 { 1e9 } else { -1e9 }),
     }
-    let cap = eng.prog.settings.turn_limit.min(UNREACHABLE);
-    let dx = soft_distance(&distances(g, eng, st, x).decisive, cap);
-    let dy = soft_distance(&distances(g, eng, st, 1 - x).decisive, cap);
-    (dy - dx) + advantage(eng, st, x) - advantage(eng, st, 1 - x)
+}
+
+/// The reference evaluator: distances by walking the graph ([`distances`]).
+pub struct GraphEval<'g> {
+    /// The graph.
+    pub graph: &'g VictoryGraph,
+}
+
+impl Evaluate for GraphEval<'_> {
+    fn distance(&self, eng: &Engine, st: &State, x: Side) -> (u32, f64) {
+        let cap = eng.prog.settings.turn_limit.min(UNREACHABLE);
+        let d = distances(self.graph, eng, st, x);
+        (d.to_win, soft_distance(&d.decisive, cap))
+    }
+    fn advantage(&self, eng: &Engine, st: &State, x: Side) -> f64 {
+        let p = eng.prog;
+        let mut sum = 0.0;
+        for a in &p.adv {
+            let conds = &p.conds[a.conds.0 as usize..a.conds.1 as usize];
+            if conds.iter().all(|c| eng.cond_holds(c, st, x)) {
+                sum += a.weight * eng.eval_code(a.value, st, x) as f64;
+            }
+        }
+        sum
+    }
+}
+
+/// The evaluation of §10.6 for side `x` by the reference evaluator (see [`Evaluate`]).
+pub fn evaluate(g: &VictoryGraph, eng: &Engine, st: &State, x: Side) -> f64 {
+    GraphEval { graph: g }.evaluate(eng, st, x)
 }

@@ -11,7 +11,7 @@ pub mod exact;
 pub mod matrix;
 pub mod solve;
 
-use crate::analysis::{FastEval, VictoryGraph};
+use crate::analysis::{Evaluate, FastEval, VictoryGraph};
 use crate::engine::players::{Player, PlayerError};
 use crate::engine::rng::SplitMix;
 use crate::engine::{ChanceScript, Engine, Outcome, Side, State};
@@ -280,7 +280,7 @@ impl<'p> Searcher<'p> {
     /// outweigh every positional difference, and deeper searches (which see more such chances)
     /// would play worse.
     fn eval(&mut self, st: &State, x: Side) -> f64 {
-        let e = self.fast.evaluate(&self.graph, &self.eng, st, x);
+        let e = self.fast.evaluate(&self.eng, st, x);
         if st.outcome.is_some() {
             e
         } else {
