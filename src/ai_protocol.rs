@@ -200,10 +200,6 @@ impl AiPlayer {
     }
 }
 
-fn side_name(s: Side) -> &'static str {
-    if s == 0 { "h" } else { "c" }
-}
-
 /// The `start` message.
 pub fn start_message(eng: &Engine, info: &GameInfo) -> serde_json::Value {
     let p = eng.prog;
@@ -216,9 +212,9 @@ pub fn start_message(eng: &Engine, info: &GameInfo) -> serde_json::Value {
     serde_json::json!({
         "type": "start",
         "rules": info.rules,
-        "side": side_name(info.side),
+        "side": crate::side::name(info.side),
         "mode": if eng.simultaneous { "simultaneous" } else { "alternate" },
-        "first": side_name(usize::from(p.settings.cpu_first)),
+        "first": crate::side::name(usize::from(p.settings.cpu_first)),
         "commands": commands,
         "states": p.states,
         "seed": info.seed,
@@ -247,7 +243,7 @@ pub fn turn_message(
     serde_json::json!({
         "type": "turn",
         "turn": st.turn + 1,
-        "side": side_name(side),
+        "side": crate::side::name(side),
         "you": side_states(eng, st, side),
         "opponent": side_states(eng, st, 1 - side),
         "commands": enabled.iter().map(|&c| p.commands[c as usize].as_str()).collect::<Vec<_>>(),

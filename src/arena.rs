@@ -99,11 +99,7 @@ impl ArenaStats {
         self.lengths[t] += 1;
         if let Some((side, e)) = &end.forfeit {
             self.forfeits += 1;
-            let msg = format!(
-                "{} forfeits: {}",
-                if *side == 0 { "h" } else { "c" },
-                e.message
-            );
+            let msg = format!("{} forfeits: {}", crate::side::name(*side), e.message);
             self.add_examples(&[(game, msg)]);
         }
     }
@@ -352,7 +348,7 @@ fn result_json_of(m: &Meta, s: &ArenaStats, seconds: f64) -> serde_json::Value {
         "rules": m.rules,
         "players": {"h": m.h, "c": m.c},
         "seed": m.seed,
-        "first": if m.first == 0 { "h" } else { "c" },
+        "first": crate::side::name(m.first),
         "total_games": m.total_games,
         "game_ranges": m.ranges,
         "games": s.games,

@@ -19,4 +19,5 @@ pub mod pipeline;
 pub mod program;
 pub mod report;
 pub mod search;
+pub mod side;
 pub mod syntax;

@@ -177,18 +177,9 @@ impl FastEval {
         }
     }
 
-    fn abs(s: SideRef, x: Side) -> Side {
-        match s {
-            SideRef::S => x,
-            SideRef::O => 1 - x,
-            SideRef::H => 0,
-            SideRef::C => 1,
-        }
-    }
-
     fn holds(&self, eng: &Engine, st: &State, i: usize, x: Side) -> bool {
         let n = &self.nodes[i];
-        let side = Self::abs(n.side, x);
+        let side = n.side.resolve(x);
         match n.target {
             Target::Enabled => st.enabled[side * eng.nc + n.id as usize],
             Target::NonZero => st.vals[side * eng.ns + n.id as usize] != 0,
@@ -260,7 +251,7 @@ impl FastEval {
         let cur = if n.target == Target::Enabled {
             0
         } else {
-            st.vals[Self::abs(n.side, x) * eng.ns + n.id as usize]
+            st.vals[n.side.resolve(x) * eng.ns + n.id as usize]
         };
         let mut best: Option<(u32, u128, u32)> = None;
         let (a0, a1) = self.ach_of[i];

@@ -397,7 +397,7 @@ impl VictoryGraph {
             // the opponent's own command-free rules that write it: seen from the opponent, the
             // pursuer's S is its O.
             let own = writers.get(&at).map_or(&[][..], |v| &v[..]);
-            let theirs: &[usize] = match (key.target, flip(key.side)) {
+            let theirs: &[usize] = match (key.target, key.side.swapped()) {
                 (Target::Enabled, _) => &[],
                 (_, Some(f)) => writers.get(&(false, f, key.id)).map_or(&[][..], |v| &v[..]),
                 (_, None) => &[],
@@ -412,7 +412,7 @@ impl VictoryGraph {
                 let r = &p.rules[ri];
                 let seen = if opponent {
                     NodeKey {
-                        side: flip(key.side).unwrap_or(key.side),
+                        side: key.side.swapped().unwrap_or(key.side),
                         ..key
                     }
                 } else {
@@ -480,7 +480,7 @@ impl VictoryGraph {
                     // the opponent's rule).
                     let seen = if a.opponent {
                         NodeKey {
-                            side: flip(node.key.side).unwrap_or(node.key.side),
+                            side: node.key.side.swapped().unwrap_or(node.key.side),
                             ..node.key
                         }
                     } else {
@@ -538,7 +538,7 @@ impl VictoryGraph {
                 CondKind::Node(mut k) => {
                     // The opponent's own rule: its S is the pursuer's O.
                     if opponent {
-                        k.side = flip(k.side).unwrap_or(k.side);
+                        k.side = k.side.swapped().unwrap_or(k.side);
                     }
                     let i = match self.index.get(&k) {
                         Some(i) => *i,
@@ -603,15 +603,6 @@ pub(crate) fn free_rate(node: &Node) -> f64 {
             }
         })
         .sum()
-}
-
-/// S and O exchanged (h and c are absolute: None).
-fn flip(s: SideRef) -> Option<SideRef> {
-    match s {
-        SideRef::S => Some(SideRef::O),
-        SideRef::O => Some(SideRef::S),
-        _ => None,
-    }
 }
 
 fn moves_toward(step: Step, t: Target) -> bool {
@@ -719,17 +710,8 @@ struct TreeWalk<'g, 'p> {
 }
 
 impl<'g, 'p> TreeWalk<'g, 'p> {
-    fn abs(&self, s: SideRef) -> Side {
-        match s {
-            SideRef::S => self.x,
-            SideRef::O => 1 - self.x,
-            SideRef::H => 0,
-            SideRef::C => 1,
-        }
-    }
-
     fn holds(&self, k: &NodeKey) -> bool {
-        let side = self.abs(k.side);
+        let side = k.side.resolve(self.x);
         match k.target {
             Target::Enabled => self.eng.is_enabled(self.st, side, k.id),
             Target::NonZero => self.eng.val(self.st, side, k.id) != 0,
@@ -758,7 +740,8 @@ impl<'g, 'p> TreeWalk<'g, 'p> {
         let cur = if node.key.target == Target::Enabled {
             0
         } else {
-            self.eng.val(self.st, self.abs(node.key.side), node.key.id)
+            self.eng
+                .val(self.st, node.key.side.resolve(self.x), node.key.id)
         };
         let free_rate = free_rate(node);
         let mut best: Option<(u32, Vec<(usize, u32)>)> = None;

@@ -136,12 +136,7 @@ impl Player for HumanPlayer {
             let vals: Vec<String> = (2..p.states.len())
                 .map(|i| format!("{}={}", p.states[i], eng.val(st, s, i as u32)))
                 .collect();
-            let _ = writeln!(
-                out,
-                "  {}: {}",
-                if s == 0 { "h" } else { "c" },
-                vals.join("  ")
-            );
+            let _ = writeln!(out, "  {}: {}", crate::side::name(s), vals.join("  "));
         }
         let list: Vec<String> = enabled
             .iter()
@@ -391,7 +386,7 @@ pub fn match_command(
         let mut out = String::new();
         let header = serde_json::json!({
             "type": "match", "rules": s.file.display().to_string(), "rules_hash": text_hash(&text),
-            "seed": opts.seed, "first": if opts.first == 0 { "h" } else { "c" }, "set": s.sets,
+            "seed": opts.seed, "first": crate::side::name(opts.first), "set": s.sets,
             "h": s.h, "c": s.c, "max_turns": opts.max_turns, "kumite": env!("CARGO_PKG_VERSION"),
         });
         out.push_str(&format!("{header}\n"));

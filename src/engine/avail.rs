@@ -83,7 +83,7 @@ impl<'p> Engine<'p> {
                 }
                 for e in self.prog.rule_effects(r) {
                     if let CEffect::Enable { opp, cmd, on } = *e {
-                        let s = if opp { 1 - side } else { side };
+                        let s = crate::side::relative(opp, side);
                         writes.push(Write {
                             target: Target::Flag(s * self.nc + cmd as usize),
                             owner: s,

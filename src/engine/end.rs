@@ -48,7 +48,7 @@ impl<'p> Engine<'p> {
                     if let Some(t) = trace.as_deref_mut() {
                         let m = &self.prog.meta[ri as usize];
                         t.end_check.push((
-                            side_name(side),
+                            crate::side::name(side),
                             ri as usize,
                             m.origin.line,
                             m.origin.describe(),
@@ -65,7 +65,7 @@ impl<'p> Engine<'p> {
                             state,
                             value,
                         } => {
-                            let s = resolve_side(who, side);
+                            let s = who.resolve(side);
                             Write {
                                 target: Target::Val(s * self.ns + state as usize),
                                 owner: s,
@@ -81,7 +81,7 @@ impl<'p> Engine<'p> {
                             op,
                             expr,
                         } if held => {
-                            let s = resolve_side(who, side);
+                            let s = who.resolve(side);
                             let v = self.eval(
                                 self.prog.code_of(expr),
                                 &st.vals,

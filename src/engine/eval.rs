@@ -32,7 +32,7 @@ impl<'p> Engine<'p> {
             match *op {
                 Op::Push(v) => stack.push(v),
                 Op::Load(who, id) => {
-                    let s = resolve_side(who, side);
+                    let s = who.resolve(side);
                     stack.push(vals[s * self.ns + id as usize]);
                 }
                 Op::Neg => {
@@ -184,7 +184,7 @@ impl<'p> Engine<'p> {
                 neg,
                 side: who,
                 state,
-            } => (st.vals[resolve_side(who, side) * self.ns + state as usize] != 0) != neg,
+            } => (st.vals[who.resolve(side) * self.ns + state as usize] != 0) != neg,
             CCond::Cmp { op, lhs, rhs } => {
                 let a = self.eval(
                     self.prog.code_of(lhs),
@@ -209,7 +209,7 @@ impl<'p> Engine<'p> {
                 opp,
                 back,
                 cmd,
-            } => (self.command_at(st, if opp { 1 - side } else { side }, back) == cmd) != neg,
+            } => (self.command_at(st, crate::side::relative(opp, side), back) == cmd) != neg,
         }
     }
 

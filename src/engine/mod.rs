@@ -35,8 +35,8 @@ use std::cell::{Cell, RefCell};
 /// No command (a pass) in the history.
 pub const NONE: u32 = u32::MAX;
 
-/// A side: 0 = h, 1 = c.
-pub type Side = usize;
+/// A side (see [`crate::side`]).
+pub use crate::side::Side;
 
 /// How a match ended.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, serde::Serialize)]
@@ -199,9 +199,6 @@ pub struct Engine<'p> {
     pub chance: Option<ChanceFn<'p>>,
 }
 
-fn side_name(s: Side) -> &'static str {
-    if s == 0 { "h" } else { "c" }
-}
 impl<'p> Engine<'p> {
     /// The starting position, with `first` to move (alternate mode), ready to choose.
     pub fn initial(&self, first: Side) -> Result<State, RuntimeError> {
@@ -299,7 +296,7 @@ impl<'p> Engine<'p> {
             let c = cmds[s].filter(|&c| (c as usize) < self.nc && self.is_enabled(st, s, c));
             if let Some(t) = trace.as_deref_mut() {
                 t.moves.push((
-                    side_name(s),
+                    crate::side::name(s),
                     c.map(|c| self.prog.commands[c as usize].clone()),
                 ));
             }
@@ -330,7 +327,11 @@ impl<'p> Engine<'p> {
             }
             if let Some(t) = trace.as_deref_mut() {
                 t.availability_from = Some(t.changes.len());
-                t.next_movers = self.movers(st).iter().map(|&s| side_name(s)).collect();
+                t.next_movers = self
+                    .movers(st)
+                    .iter()
+                    .map(|&s| crate::side::name(s))
+                    .collect();
             }
             match (&self.avail_fast, &trace) {
                 (Some(avail), None) => self.prepare_fast(st, self.movers(st), avail),
@@ -338,16 +339,5 @@ impl<'p> Engine<'p> {
             }
         }
         Ok(())
-    }
-}
-
-/// The absolute side a written side names when `side` acts.
-#[inline]
-fn resolve_side(who: SideRef, side: Side) -> Side {
-    match who {
-        SideRef::S => side,
-        SideRef::O => 1 - side,
-        SideRef::H => 0,
-        SideRef::C => 1,
     }
 }

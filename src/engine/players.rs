@@ -186,10 +186,6 @@ pub struct MatchOptions {
     pub game: u64,
 }
 
-fn side_str(s: Side) -> &'static str {
-    if s == 0 { "h" } else { "c" }
-}
-
 /// How a game ended, without its record (see [`play_game`]).
 #[derive(Debug)]
 pub struct GameEnd {
@@ -224,7 +220,7 @@ pub fn play_match(
             for &s in movers {
                 moves.push(MoveRecord {
                     turn: st.turn,
-                    side: side_str(s).into(),
+                    side: crate::side::name(s).into(),
                     command: cmds[s].map(|c| prog.commands[c as usize].clone()),
                 });
             }
@@ -241,7 +237,7 @@ pub fn play_match(
         moves,
         error: end.error,
         forfeit: end.forfeit.map(|(s, e)| Forfeit {
-            side: side_str(s),
+            side: crate::side::name(s),
             kind: e.kind,
             reason: e.message,
         }),
@@ -336,7 +332,7 @@ pub fn play_game(
     };
     let (result, o) = match (&forfeit, outcome) {
         (Some((s, _)), _) => (
-            side_str(1 - s),
+            crate::side::name(1 - s),
             if *s == 0 { Outcome::C } else { Outcome::H },
         ),
         (None, Some(o)) => (o.as_str(), o),
@@ -344,7 +340,7 @@ pub fn play_game(
     };
     let reason = forfeit
         .as_ref()
-        .map(|(s, e)| format!("{} forfeits: {}", side_str(*s), e.message));
+        .map(|(s, e)| format!("{} forfeits: {}", crate::side::name(*s), e.message));
     for (side, p) in players.iter_mut().enumerate() {
         if forfeit.as_ref().is_some_and(|(s, _)| *s == side) {
             continue; // a failed player is not told anything more
@@ -362,7 +358,7 @@ pub fn play_game(
 pub fn final_states(eng: &Engine, st: &State) -> serde_json::Value {
     let mut out = serde_json::Map::new();
     for side in 0..2 {
-        out.insert(side_str(side).into(), side_states(eng, st, side));
+        out.insert(crate::side::name(side).into(), side_states(eng, st, side));
     }
     serde_json::Value::Object(out)
 }

@@ -75,7 +75,7 @@ impl<'p> Engine<'p> {
             if held && let Some(t) = trace.as_deref_mut() {
                 let m = &self.prog.meta[ri as usize];
                 t.fired.push((
-                    side_name(side),
+                    crate::side::name(side),
                     ri as usize,
                     m.origin.line,
                     m.origin.describe(),
@@ -89,7 +89,7 @@ impl<'p> Engine<'p> {
                         state,
                         value,
                     } => {
-                        let s = resolve_side(who, side);
+                        let s = who.resolve(side);
                         let v = if held { value } else { !value };
                         writes.push(Write {
                             target: Target::Val(s * self.ns + state as usize),
@@ -109,7 +109,7 @@ impl<'p> Engine<'p> {
                         if !held {
                             continue;
                         }
-                        let s = resolve_side(who, side);
+                        let s = who.resolve(side);
                         let v = match self.effect_const[e0 + k] {
                             Some(v) => v,
                             None => {
@@ -129,7 +129,7 @@ impl<'p> Engine<'p> {
                         if !r.has_cmd_atoms {
                             continue; // belongs to availability
                         }
-                        let s = if opp { 1 - side } else { side };
+                        let s = crate::side::relative(opp, side);
                         let v = if held { on } else { !on };
                         writes.push(Write {
                             target: Target::Flag(s * self.nc + cmd as usize),
@@ -171,7 +171,7 @@ impl<'p> Engine<'p> {
                 if new != cur {
                     if let Some(t) = trace {
                         t.changes.push(Change {
-                            side: side_name(i / self.ns),
+                            side: crate::side::name(i / self.ns),
                             name: self.prog.states[i % self.ns].clone(),
                             from: cur,
                             to: new,
@@ -185,7 +185,7 @@ impl<'p> Engine<'p> {
                 if st.enabled[i] != v {
                     if let Some(t) = trace {
                         t.changes.push(Change {
-                            side: side_name(i / self.nc),
+                            side: crate::side::name(i / self.nc),
                             name: format!("[{}]", self.prog.commands[i % self.nc]),
                             from: st.enabled[i] as i64,
                             to: v as i64,

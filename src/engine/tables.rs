@@ -139,7 +139,7 @@ fn fast_conditions(prog: &RuleProgram, hl: usize) -> Vec<Fast> {
                 // Index into the history for each acting side (NONE_AT: before the kept
                 // history, i.e. no command).
                 let at = |acting: usize| {
-                    let s = if opp { 1 - acting } else { acting };
+                    let s = crate::side::relative(opp, acting);
                     if (back as usize) < hl {
                         (s * hl + back as usize) as u32
                     } else {
@@ -238,7 +238,7 @@ fn compact_availability(
                 if let CEffect::Enable { opp, cmd, on } = *e {
                     // The flag's index in `State::enabled` for either acting side.
                     let at = |acting: usize| {
-                        let s = if opp { 1 - acting } else { acting };
+                        let s = crate::side::relative(opp, acting);
                         (s * prog.commands.len() + cmd as usize) as u32
                     };
                     avail_en.push(([at(0), at(1)], on, opp));
@@ -313,7 +313,7 @@ fn direct_path(
                             continue; // belongs to availability
                         }
                         let at = |acting: usize| {
-                            let s = if opp { 1 - acting } else { acting };
+                            let s = crate::side::relative(opp, acting);
                             (s * nc + cmd as usize) as u32
                         };
                         DirectFx::Flag {
@@ -451,7 +451,7 @@ pub(super) const NONE_AT: u32 = u32::MAX;
 
 /// The index of `who.id` in `State::vals` when side 0 or side 1 acts.
 pub(super) fn val_off(who: SideRef, id: u32, ns: usize) -> [u32; 2] {
-    let at = |acting: usize| (resolve_side(who, acting) * ns + id as usize) as u32;
+    let at = |acting: usize| (who.resolve(acting) * ns + id as usize) as u32;
     [at(0), at(1)]
 }
 

@@ -2,7 +2,7 @@
 //! sides' states, the derived evaluation and the turn log.
 
 use super::i18n::{Lang, pick};
-use super::session::{Controller, MatchSession, key_name, side_name};
+use super::session::{Controller, MatchSession, key_name};
 use super::worker::ProgramView;
 use crate::engine::{Outcome, Side};
 use crate::program::CmdId;
@@ -368,7 +368,7 @@ impl MatchPanel {
         ui.horizontal_wrapped(|ui| {
             for side in 0..2 {
                 let label = ui.label(
-                    RichText::new(side_name(side))
+                    RichText::new(crate::side::name(side))
                         .strong()
                         .color(side_color(ui, side)),
                 );
@@ -527,7 +527,7 @@ impl MatchPanel {
                 ui.spinner();
                 ui.label(format!(
                     "{} {} {:.1} s",
-                    side_name(side),
+                    crate::side::name(side),
                     pick(lang, "(CPU) is thinking…", "(CPU) 思考中…"),
                     t.as_secs_f64()
                 ));
@@ -545,7 +545,7 @@ impl MatchPanel {
             .strong()
         } else {
             let turn = s.st.turn + 1;
-            let who: Vec<&str> = s.waiting_for().into_iter().map(side_name).collect();
+            let who: Vec<&str> = s.waiting_for().into_iter().map(crate::side::name).collect();
             let mut t = format!("{} {turn}: ", pick(lang, "Turn", "ターン"));
             if s.simultaneous() {
                 t.push_str(pick(lang, "both choose", "両者が同時に選択"));
@@ -559,7 +559,7 @@ impl MatchPanel {
             } else {
                 t.push_str(&format!(
                     "{} {}",
-                    side_name(s.st.to_move),
+                    crate::side::name(s.st.to_move),
                     pick(lang, "to move", "の番")
                 ));
             }
@@ -626,7 +626,7 @@ impl MatchPanel {
                     let color = side_color(ui, side);
                     ui.horizontal(|ui| {
                         ui.label(
-                            RichText::new(side_name(side))
+                            RichText::new(crate::side::name(side))
                                 .strong()
                                 .size(16.0)
                                 .color(color),
@@ -724,7 +724,7 @@ impl MatchPanel {
             && s.replay.as_ref().is_none_or(|r| r.moves.is_empty());
         let mut clicked: Option<Option<CmdId>> = None;
         ui.horizontal_wrapped(|ui| {
-            ui.label(RichText::new(side_name(side)).strong().color(color));
+            ui.label(RichText::new(crate::side::name(side)).strong().color(color));
             for (c, name) in p.commands.iter().enumerate() {
                 let on = s.is_enabled(side, c as CmdId);
                 let label = match p.key_for(c as CmdId) {

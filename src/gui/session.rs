@@ -133,7 +133,7 @@ impl Refusal {
                 "[{c}] は今 {s} には使えません。",
             )
             .replace("{c}", c)
-            .replace("{s}", side_name(*side)),
+            .replace("{s}", crate::side::name(*side)),
         }
     }
 }
@@ -693,11 +693,6 @@ impl MatchSession {
     pub fn outcome(&self) -> Option<Outcome> {
         self.st.outcome
     }
-}
-
-/// "h" or "c".
-pub fn side_name(side: Side) -> &'static str {
-    if side == 0 { "h" } else { "c" }
 }
 
 /// The key name of a key press as the `':` line writes it: a letter (upper-case with Shift), a

@@ -206,7 +206,7 @@ impl TreeView {
             if let Some(why) = &d.unreachable {
                 ui.weak(format!(
                     "{} {}: {why}",
-                    ["h", "c"][side],
+                    crate::side::name(side),
                     pick(lang, "cannot reach a win", "は勝利に届かない")
                 ));
             }

@@ -448,7 +448,7 @@ fn show_result(ui: &mut Ui, lang: Lang, r: &WinPathResult, action: &mut Option<W
             "勝ち +1、負け −1、引き分け・終わらない 0。両者が下の混合戦略を使う場合。",
         ));
         for (side, mix) in [(0 as Side, &v.h), (1, &v.c)] {
-            ui.label(RichText::new(if side == 0 { "h" } else { "c" }).strong());
+            ui.label(RichText::new(crate::side::name(side)).strong());
             for (m, p) in mix {
                 ui.horizontal(|ui| {
                     let bar = egui::ProgressBar::new(*p as f32)

@@ -267,7 +267,7 @@ fn lower_init(
                                 span.clone(),
                                 format!(
                                     "the initial value of {}.{} is set twice",
-                                    ["h", "c"][s],
+                                    crate::side::name(s),
                                     b.names.get(*name)
                                 ),
                             )
@@ -298,7 +298,7 @@ fn lower_init(
                                 span.clone(),
                                 format!(
                                     "the initial flag of {}.[{}] is set twice",
-                                    ["h", "c"][s],
+                                    crate::side::name(s),
                                     b.names.get(cmd.name)
                                 ),
                             )

@@ -924,7 +924,7 @@ pub fn run(
             );
             let (delta_low, delta_high) = (delta - half, delta + half);
             restricted.push(Restricted {
-                side: if side == 0 { "h" } else { "c" },
+                side: crate::side::name(side),
                 command: prog.commands[cmd].clone(),
                 win_rate: rate.value,
                 low: rate.low,
@@ -1236,7 +1236,7 @@ fn exact_verdict(
         };
     };
     let has_rand = prog.rules.iter().any(|r| r.has_rand);
-    let who = if first == 0 { "h" } else { "c" };
+    let who = crate::side::name(first);
     let built = ExactTable::build(prog, &root, budget, crate::search::EXACT_POSITIONS).ok();
     if let Some(t) = built.filter(|t| t.is_exact())
         && let Some(v) = t.value(&root)

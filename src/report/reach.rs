@@ -11,7 +11,7 @@
 //! that can never be enabled.
 
 use crate::program::{CCond, CEffect, CRule, Op, RuleProgram};
-use crate::syntax::ast::{BinOp, CmpOp, SideRef, UpdOp};
+use crate::syntax::ast::{BinOp, CmpOp, UpdOp};
 
 const INF: i128 = i128::MAX / 8;
 
@@ -50,21 +50,12 @@ struct Reach {
 }
 
 impl Reach {
-    fn side(who: SideRef, acting: usize) -> usize {
-        match who {
-            SideRef::S => acting,
-            SideRef::O => 1 - acting,
-            SideRef::H => 0,
-            SideRef::C => 1,
-        }
-    }
-
     fn expr(&self, code: &[Op], acting: usize) -> Iv {
         let mut st: Vec<Iv> = Vec::with_capacity(code.len());
         for op in code {
             let v = match *op {
                 Op::Push(v) => Iv::one(v as i128),
-                Op::Load(who, s) => self.vals[Self::side(who, acting) * self.ns + s as usize],
+                Op::Load(who, s) => self.vals[who.resolve(acting) * self.ns + s as usize],
                 Op::Neg => {
                     let a = st.pop().unwrap_or(Iv::TOP);
                     Iv {
@@ -144,7 +135,7 @@ impl Reach {
     fn can_hold(&self, p: &RuleProgram, c: &CCond, acting: usize) -> bool {
         match *c {
             CCond::Truth { neg, side, state } => {
-                let v = self.vals[Self::side(side, acting) * self.ns + state as usize];
+                let v = self.vals[side.resolve(acting) * self.ns + state as usize];
                 if neg {
                     v.lo <= 0 && 0 <= v.hi
                 } else {
@@ -152,7 +143,7 @@ impl Reach {
                 }
             }
             CCond::Cmd { neg, opp, cmd, .. } => {
-                neg || self.enabled[if opp { 1 - acting } else { acting } * self.nc + cmd as usize]
+                neg || self.enabled[crate::side::relative(opp, acting) * self.nc + cmd as usize]
             }
             CCond::Cmp { op, lhs, rhs } => {
                 let a = self.expr(p.code_of(lhs), acting);
@@ -180,7 +171,7 @@ impl Reach {
         for e in p.rule_effects(r) {
             match *e {
                 CEffect::Bool { side, state, value } => {
-                    let i = Self::side(side, acting) * self.ns + state as usize;
+                    let i = side.resolve(acting) * self.ns + state as usize;
                     let mut add = |v: bool| {
                         let n = self.vals[i].join(Iv::one(i128::from(v)));
                         grew |= n != self.vals[i];
@@ -199,7 +190,7 @@ impl Reach {
                     op,
                     expr,
                 } if held => {
-                    let i = Self::side(side, acting) * self.ns + state as usize;
+                    let i = side.resolve(acting) * self.ns + state as usize;
                     let e = self.expr(p.code_of(expr), acting);
                     let cur = self.vals[i];
                     let n = match op {
@@ -224,7 +215,7 @@ impl Reach {
                     self.vals[i] = n;
                 }
                 CEffect::Enable { opp, cmd, on } => {
-                    let i = if opp { 1 - acting } else { acting } * self.nc + cmd as usize;
+                    let i = crate::side::relative(opp, acting) * self.nc + cmd as usize;
                     if ((held && on) || (r.iff && !on)) && !self.enabled[i] {
                         self.enabled[i] = true;
                         grew = true;

@@ -130,7 +130,7 @@ fn path_to(prog: &RuleProgram, s: &Searcher, parents: &[Parent], mut k: usize) -
             )
         } else {
             (
-                if mover == 0 { "h" } else { "c" },
+                crate::side::name(mover),
                 cm[mover].map(|c| prog.commands[c as usize].clone()),
             )
         };
