@@ -1,10 +1,11 @@
 //! Syntax colouring for one line of rule text.
 //!
-//! The parser's lexer drops comments and tells no statement kinds apart, so the editor has its
-//! own small scanner over the folded characters ([`norm`]): it never fails, and every byte of the
+//! Colours come from the lexer's own lossless scan ([`scan_line`]) and line classification
+//! ([`line_kind`]), the same the parser reads, plus the context a colour needs (a side prefix
+//! and its state, a command in brackets, a key, a setting). It never fails, and every byte of the
 //! line gets a [`Kind`]. Spans are byte ranges into the line as written (full-width included).
 
-use crate::syntax::lexer::{is_name_char, norm};
+use crate::syntax::lexer::{LineKind, Piece, Sym, line_kind, norm, scan_line};
 use std::ops::Range;
 
 /// What a piece of rule text is, for colouring.
@@ -55,236 +56,210 @@ pub const ALL_KINDS: [Kind; 13] = [
     Kind::Key,
 ];
 
-#[derive(Clone, Copy, PartialEq, Eq)]
-enum LineKind {
-    Rule,
-    Init,
-    Keys,
-    Settings,
-}
-
 /// Colours one line (without its newline). The runs cover the line without gaps, in order.
 pub fn highlight_line(line: &str) -> Vec<(Range<usize>, Kind)> {
-    let chars: Vec<(usize, char)> = line.char_indices().map(|(i, c)| (i, norm(c))).collect();
-    let n = chars.len();
-    let end_of = |k: usize| if k < n { chars[k].0 } else { line.len() };
-    let mut out: Vec<(Range<usize>, Kind)> = Vec::new();
-    let push = |out: &mut Vec<(Range<usize>, Kind)>, a: usize, b: usize, kind: Kind| {
-        if a >= b {
-            return;
-        }
-        if let Some(last) = out.last_mut()
-            && last.1 == kind
-            && last.0.end == a
-        {
-            last.0.end = b;
-            return;
-        }
-        out.push((a..b, kind));
-    };
-    let c_at = |k: usize| if k < n { chars[k].1 } else { '\0' };
-
+    let mut pieces = Vec::new();
+    scan_line(line, &mut Vec::new(), &mut pieces);
+    let mut runs = Runs(Vec::new());
+    let n = pieces.len();
+    let piece = |k: usize| pieces.get(k).map(|p| p.1);
+    let range = |k: usize| pieces[k].0.clone();
     let mut i = 0;
-    while i < n && c_at(i).is_whitespace() {
-        i += 1;
+    if piece(0) == Some(Piece::Space) {
+        runs.push(range(0), Kind::Plain);
+        i = 1;
     }
-    push(&mut out, 0, end_of(i), Kind::Plain);
-
-    // The statement kind and its sigil.
-    let mut kind = LineKind::Rule;
-    match (c_at(i), c_at(i + 1)) {
-        ('!', ':') => {
-            kind = LineKind::Init;
-            push(&mut out, end_of(i), end_of(i + 2), Kind::Sigil);
-            i += 2;
-        }
-        ('\'', ':') => {
-            kind = LineKind::Keys;
-            push(&mut out, end_of(i), end_of(i + 2), Kind::Sigil);
-            i += 2;
-        }
-        ('~', _) => {
-            kind = LineKind::Settings;
-            push(&mut out, end_of(i), end_of(i + 1), Kind::Sigil);
-            i += 1;
-        }
-        ('@', _) => {
-            // `@`, `@3/`
-            let s = i;
-            i += 1;
-            while c_at(i).is_ascii_digit() {
-                i += 1;
-            }
-            if c_at(i) == '/' {
-                i += 1;
-            }
-            push(&mut out, end_of(s), end_of(i), Kind::Sigil);
-        }
-        ('%' | '&' | '$', _) => {
-            // A block header up to `{`: the weight is a number, mirror pairs are names.
-            let s = i;
-            if let Some(brace) = (i..n).find(|&k| c_at(k) == '{') {
-                push(&mut out, end_of(s), end_of(s + 1), Kind::Sigil);
-                let mut k = s + 1;
-                while k < brace {
-                    let c = c_at(k);
-                    let st = k;
-                    let kind = if c.is_ascii_digit() || c == '.' {
-                        while k < brace && (c_at(k).is_ascii_digit() || c_at(k) == '.') {
-                            k += 1;
-                        }
-                        Kind::Number
-                    } else if is_name_char(c) {
-                        while k < brace && is_name_char(c_at(k)) {
-                            k += 1;
-                        }
-                        Kind::Name
-                    } else {
-                        k += 1;
-                        if c.is_whitespace() {
-                            Kind::Plain
-                        } else {
-                            Kind::Punct
-                        }
-                    };
-                    push(&mut out, end_of(st), end_of(k), kind);
-                }
-                push(&mut out, end_of(brace), end_of(brace + 1), Kind::Sigil);
-                i = brace + 1;
-            }
-        }
-        ('}', _) => {
-            push(&mut out, end_of(i), end_of(i + 1), Kind::Sigil);
-            i += 1;
-        }
-        _ => {}
-    }
-
-    // In a key line, everything from a line start or `,` up to `=` is a key.
+    let kind = line_kind(line).0;
+    i = statement_head(kind, &pieces, i, &mut runs);
+    // In a key line, everything from the sigil or a `,` up to `=` is a key.
     let mut expect_key = kind == LineKind::Keys;
     while i < n {
-        let c = c_at(i);
-        let s = i;
-        if expect_key && !c.is_whitespace() {
-            if c == '#' {
-                push(&mut out, end_of(i), line.len(), Kind::Comment);
-                break;
+        let (r, p) = pieces[i].clone();
+        let text = &line[r.clone()];
+        if expect_key && p != Piece::Space && p != Piece::Comment {
+            let start = r.start;
+            if let Piece::Sym(sym) = p
+                && sym.text().len() == 2
+                && ends_key(p)
+            {
+                // `+=[X]`: the key `+`, then `=`.
+                let first = text.chars().next().map_or(0, char::len_utf8);
+                runs.push(r.start..r.start + first, Kind::Key);
+                runs.push(r.start + first..r.end, Kind::Operator);
+                i += 1;
+                expect_key = false;
+                continue;
             }
-            while i < n && c_at(i) != '=' && c_at(i) != ',' && c_at(i) != '#' {
+            while i < n && !ends_key(pieces[i].1) {
                 i += 1;
             }
-            push(&mut out, end_of(s), end_of(i), Kind::Key);
+            runs.push(start..range(i - 1).end, Kind::Key);
             expect_key = false;
             continue;
         }
-        if c.is_whitespace() {
-            while i < n && c_at(i).is_whitespace() {
-                i += 1;
-            }
-            push(&mut out, end_of(s), end_of(i), Kind::Plain);
-            continue;
-        }
-        if c == '#' {
-            push(&mut out, end_of(i), line.len(), Kind::Comment);
-            break;
-        }
-        if c == '[' {
-            // A command up to its `]` on this line.
-            match (i + 1..n).find(|&k| c_at(k) == ']' || c_at(k) == '[') {
-                Some(k) if c_at(k) == ']' => {
-                    i = k + 1;
-                    push(&mut out, end_of(s), end_of(i), Kind::Command);
-                }
-                _ => {
-                    i += 1;
-                    push(&mut out, end_of(s), end_of(i), Kind::Operator);
-                }
-            }
-            continue;
-        }
-        if c.is_ascii_digit() || (c == 'ー' && c_at(i + 1).is_ascii_digit()) {
-            i += 1;
-            while i < n
-                && (c_at(i).is_ascii_digit()
-                    || (c_at(i) == '.' && c_at(i + 1).is_ascii_digit())
-                    || (kind == LineKind::Settings && is_name_char(c_at(i))))
-            {
-                i += 1;
-            }
-            let k = if kind == LineKind::Settings && c != 'ー' && !c.is_ascii_digit() {
-                Kind::Setting
-            } else if c == 'ー' {
-                push(&mut out, end_of(s), end_of(s + 1), Kind::Operator);
-                push(&mut out, end_of(s + 1), end_of(i), Kind::Number);
-                continue;
-            } else {
-                Kind::Number
-            };
-            push(&mut out, end_of(s), end_of(i), k);
-            continue;
-        }
-        if is_name_char(c) {
-            while i < n
-                && is_name_char(c_at(i))
-                && !(c_at(i) == 'ー' && c_at(i + 1).is_ascii_digit())
-            {
-                i += 1;
-            }
-            let word: String = chars[s..i].iter().map(|x| x.1).collect();
-            // A side prefix: one of S O h c (any case) directly followed by `.`.
-            if i - s == 1
-                && matches!(word.as_str(), "S" | "s" | "O" | "o" | "H" | "h" | "C" | "c")
-                && c_at(i) == '.'
-            {
-                i += 1;
-                push(&mut out, end_of(s), end_of(i), Kind::Side);
-                // The state name after it (a command `[X]` is coloured on its own).
-                let st = i;
-                while i < n && is_name_char(c_at(i)) {
-                    i += 1;
-                }
-                push(&mut out, end_of(st), end_of(i), Kind::State);
+        i += 1;
+        let k = match p {
+            Piece::Space => Kind::Plain,
+            Piece::Comment => Kind::Comment,
+            Piece::Int | Piece::Dec => Kind::Number,
+            Piece::DigitName if kind == LineKind::Settings => Kind::Setting,
+            Piece::DigitName => {
+                // `2HP`: the digits, then the name (the checker reports the error).
+                let digits = text
+                    .char_indices()
+                    .find(|(_, c)| !norm(*c).is_ascii_digit())
+                    .map_or(text.len(), |(j, _)| j);
+                runs.push(r.start..r.start + digits, Kind::Number);
+                let rest = if kind == LineKind::Init {
+                    Kind::State
+                } else {
+                    Kind::Name
+                };
+                runs.push(r.start + digits..r.end, rest);
                 continue;
             }
-            let next = (i..n).map(c_at).find(|c| !c.is_whitespace());
-            let k = match kind {
-                LineKind::Settings => Kind::Setting,
-                LineKind::Init => Kind::State,
-                _ if matches!(word.as_str(), "min" | "max" | "abs" | "rand")
-                    && next == Some('(') =>
+            Piece::KanaMinus | Piece::Unknown => Kind::Operator,
+            Piece::Sym(Sym::LBrack) => {
+                // A command up to its `]` on this line.
+                match (i..n)
+                    .find(|&k| matches!(piece(k), Some(Piece::Sym(Sym::RBrack | Sym::LBrack))))
                 {
-                    Kind::Function
+                    Some(k) if piece(k) == Some(Piece::Sym(Sym::RBrack)) => {
+                        runs.push(r.start..range(k).end, Kind::Command);
+                        i = k + 1;
+                        continue;
+                    }
+                    _ => Kind::Operator,
                 }
-                _ => Kind::Name,
-            };
-            push(&mut out, end_of(s), end_of(i), k);
-            continue;
-        }
-        // Symbols.
-        let two = matches!(
-            (c, c_at(i + 1)),
-            (':', ':')
-                | ('=', '=')
-                | ('!', '=')
-                | ('<', '=')
-                | ('>', '=')
-                | ('+', '=')
-                | ('-', '=')
-                | ('*', '=')
-                | ('/', '=')
-        );
-        i += if two { 2 } else { 1 };
-        let k = match c {
-            ':' | ',' | ';' => Kind::Punct,
-            '{' | '}' => Kind::Sigil,
-            _ => Kind::Operator,
+            }
+            Piece::Sym(Sym::Colon | Sym::DColon | Sym::Semi) => Kind::Punct,
+            Piece::Sym(Sym::Comma) => {
+                expect_key = kind == LineKind::Keys;
+                Kind::Punct
+            }
+            Piece::Sym(Sym::LBrace | Sym::RBrace) => Kind::Sigil,
+            Piece::Sym(_) => Kind::Operator,
+            Piece::Name => {
+                let one: Option<char> = {
+                    let mut cs = text.chars().map(norm);
+                    match (cs.next(), cs.next()) {
+                        (Some(c), None) => Some(c),
+                        _ => None,
+                    }
+                };
+                // A side prefix: one of S O h c (any case) directly followed by `.`, then the
+                // state name (a command `[X]` is coloured on its own).
+                if one.is_some_and(|c| "SsOoHhCc".contains(c))
+                    && piece(i) == Some(Piece::Sym(Sym::Dot))
+                {
+                    runs.push(r.start..range(i).end, Kind::Side);
+                    i += 1;
+                    if matches!(piece(i), Some(Piece::Name | Piece::DigitName)) {
+                        runs.push(range(i), Kind::State);
+                        i += 1;
+                    }
+                    continue;
+                }
+                let next = (i..n).find(|&k| piece(k) != Some(Piece::Space));
+                let word: String = text.chars().map(norm).collect();
+                match kind {
+                    LineKind::Settings => Kind::Setting,
+                    LineKind::Init => Kind::State,
+                    _ if matches!(word.as_str(), "min" | "max" | "abs" | "rand")
+                        && next.and_then(piece) == Some(Piece::Sym(Sym::LParen)) =>
+                    {
+                        Kind::Function
+                    }
+                    _ => Kind::Name,
+                }
+            }
         };
-        if c == ',' && kind == LineKind::Keys {
-            expect_key = true;
-        }
-        push(&mut out, end_of(s), end_of(i), k);
+        runs.push(r, k);
     }
-    out
+    runs.0
+}
+
+/// Runs of one kind, adjacent runs of the same kind merged.
+struct Runs(Vec<(Range<usize>, Kind)>);
+
+impl Runs {
+    fn push(&mut self, r: Range<usize>, kind: Kind) {
+        if r.start >= r.end {
+            return;
+        }
+        if let Some(last) = self.0.last_mut()
+            && last.1 == kind
+            && last.0.end == r.start
+        {
+            last.0.end = r.end;
+            return;
+        }
+        self.0.push((r, kind));
+    }
+}
+
+/// True for a piece that ends a key in a `':` line: `=` (alone or in a two-character symbol),
+/// `,` or a comment.
+fn ends_key(p: Piece) -> bool {
+    match p {
+        Piece::Comment => true,
+        Piece::Sym(s) => s == Sym::Comma || s.text().contains('='),
+        _ => false,
+    }
+}
+
+/// Colours a statement's head — the sigil of `!:` `':` `~` `}`, a block header up to its `{`
+/// (the weight a number, mirror pairs names), a periodic rule's `@3/` — from piece `i`; returns
+/// the index of the first piece after it.
+fn statement_head(
+    kind: LineKind,
+    pieces: &[(Range<usize>, Piece)],
+    mut i: usize,
+    runs: &mut Runs,
+) -> usize {
+    let piece = |k: usize| pieces.get(k).map(|p| p.1);
+    let n = pieces.len();
+    match kind {
+        LineKind::Init | LineKind::Keys if i + 1 < n => {
+            runs.push(pieces[i].0.start..pieces[i + 1].0.end, Kind::Sigil);
+            i + 2
+        }
+        LineKind::Settings | LineKind::Close => {
+            runs.push(pieces[i].0.clone(), Kind::Sigil);
+            i + 1
+        }
+        LineKind::Open(_) => {
+            let Some(brace) = (i..n).find(|&k| piece(k) == Some(Piece::Sym(Sym::LBrace))) else {
+                return i;
+            };
+            runs.push(pieces[i].0.clone(), Kind::Sigil);
+            for (r, p) in &pieces[i + 1..brace] {
+                let k = match p {
+                    Piece::Int | Piece::Dec => Kind::Number,
+                    Piece::Name | Piece::DigitName => Kind::Name,
+                    Piece::Space => Kind::Plain,
+                    _ => Kind::Punct,
+                };
+                runs.push(r.clone(), k);
+            }
+            runs.push(pieces[brace].0.clone(), Kind::Sigil);
+            brace + 1
+        }
+        LineKind::Rule if piece(i) == Some(Piece::Sym(Sym::At)) => {
+            // `@`, `@3/`
+            let s = pieces[i].0.start;
+            i += 1;
+            if piece(i) == Some(Piece::Int) {
+                i += 1;
+            }
+            if piece(i) == Some(Piece::Sym(Sym::Slash)) {
+                i += 1;
+            }
+            runs.push(s..pieces[i - 1].0.end, Kind::Sigil);
+            i
+        }
+        _ => i,
+    }
 }
 
 #[cfg(test)]
@@ -376,6 +351,25 @@ mod tests {
                 ("%", Kind::Sigil),
                 ("0.6", Kind::Number),
                 ("{", Kind::Sigil)
+            ]
+        );
+        // `ー` before a digit is a minus, as the parser reads it (W001).
+        assert_eq!(
+            kinds("O.体力ー1"),
+            vec![
+                ("O.", Kind::Side),
+                ("体力", Kind::State),
+                ("ー", Kind::Operator),
+                ("1", Kind::Number)
+            ]
+        );
+        assert_eq!(
+            kinds("':+=[押す]"),
+            vec![
+                ("':", Kind::Sigil),
+                ("+", Kind::Key),
+                ("=", Kind::Operator),
+                ("[押す]", Kind::Command)
             ]
         );
         assert_eq!(

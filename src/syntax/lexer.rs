@@ -179,6 +179,193 @@ pub fn describe(t: &Tok, names: &Names) -> String {
     }
 }
 
+/// A piece of one line as written. The scan is lossless: every byte of the line lies in
+/// exactly one piece, so the parser's tokens ([`lex_line`]), the editor's colours
+/// ([`super::highlight`]) and the formatter all read the same scan.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Piece {
+    /// White space.
+    Space,
+    /// `#` to the end of the line.
+    Comment,
+    /// Digits.
+    Int,
+    /// Digits, `.`, digits (an advantage weight such as `0.6`).
+    Dec,
+    /// Digits directly followed by name characters: a name that starts with a digit (E006).
+    DigitName,
+    /// A name: a state, command, macro, constant, side letter, setting or function name.
+    Name,
+    /// `ー` directly before a digit: a minus sign typed in kana mode (W001).
+    KanaMinus,
+    /// A symbol of one or two characters.
+    Sym(Sym),
+    /// A character that can start no token (E002).
+    Unknown,
+}
+
+/// The two-character symbol that starts with `c` followed by `next`, if any.
+fn two_char_sym(c: char, next: char) -> Option<Sym> {
+    Some(match (c, next) {
+        (':', ':') => Sym::DColon,
+        ('=', '=') => Sym::EqEq,
+        ('!', '=') => Sym::Ne,
+        ('<', '=') => Sym::Le,
+        ('>', '=') => Sym::Ge,
+        ('+', '=') => Sym::PlusEq,
+        ('-', '=') => Sym::MinusEq,
+        ('*', '=') => Sym::StarEq,
+        ('/', '=') => Sym::SlashEq,
+        _ => return None,
+    })
+}
+
+/// The one-character symbol `c`, if it is one.
+fn one_char_sym(c: char) -> Option<Sym> {
+    Some(match c {
+        '!' => Sym::Bang,
+        ':' => Sym::Colon,
+        ',' => Sym::Comma,
+        '.' => Sym::Dot,
+        '[' => Sym::LBrack,
+        ']' => Sym::RBrack,
+        '(' => Sym::LParen,
+        ')' => Sym::RParen,
+        '{' => Sym::LBrace,
+        '}' => Sym::RBrace,
+        '+' => Sym::Plus,
+        '-' => Sym::Minus,
+        '*' => Sym::Star,
+        '/' => Sym::Slash,
+        '%' => Sym::Percent,
+        '=' => Sym::Eq,
+        '<' => Sym::Lt,
+        '>' => Sym::Gt,
+        '@' => Sym::At,
+        '~' => Sym::Tilde,
+        '&' => Sym::Amp,
+        '$' => Sym::Dollar,
+        ';' => Sym::Semi,
+        '\'' => Sym::Quote,
+        '"' => Sym::DQuote,
+        '|' => Sym::Pipe,
+        '?' => Sym::Question,
+        _ => return None,
+    })
+}
+
+/// Scans one line (without its newline) into pieces with byte ranges relative to the line.
+/// `chars` is scratch space: on return it holds the line's folded characters as
+/// (start, folded char, end).
+pub fn scan_line(
+    line: &str,
+    chars: &mut Vec<(usize, char, usize)>,
+    out: &mut Vec<(std::ops::Range<usize>, Piece)>,
+) {
+    chars.clear();
+    chars.extend(
+        line.char_indices()
+            .map(|(i, c)| (i, norm(c), i + c.len_utf8())),
+    );
+    let chars = &chars[..];
+    let n = chars.len();
+    let c_at = |k: usize| if k < n { chars[k].1 } else { '\0' };
+    let is_digit = |k: usize| c_at(k).is_ascii_digit();
+    let mut i = 0;
+    while i < n {
+        let s = i;
+        let c = chars[i].1;
+        let piece = if c.is_whitespace() {
+            while i < n && chars[i].1.is_whitespace() {
+                i += 1;
+            }
+            Piece::Space
+        } else if c == '#' {
+            i = n;
+            Piece::Comment
+        } else if c == 'ー' && is_digit(i + 1) {
+            i += 1;
+            Piece::KanaMinus
+        } else if c.is_ascii_digit() {
+            while is_digit(i) {
+                i += 1;
+            }
+            if c_at(i) == '.' && is_digit(i + 1) {
+                i += 1;
+                while is_digit(i) {
+                    i += 1;
+                }
+                Piece::Dec
+            } else if i < n && is_name_char(c_at(i)) && !(c_at(i) == 'ー' && is_digit(i + 1)) {
+                while i < n && is_name_char(c_at(i)) {
+                    i += 1;
+                }
+                Piece::DigitName
+            } else {
+                Piece::Int
+            }
+        } else if is_name_char(c) {
+            while i < n && is_name_char(c_at(i)) && !(c_at(i) == 'ー' && is_digit(i + 1) && i > s)
+            {
+                i += 1;
+            }
+            Piece::Name
+        } else if let Some(sym) = two_char_sym(c, c_at(i + 1)) {
+            i += 2;
+            Piece::Sym(sym)
+        } else if let Some(sym) = one_char_sym(c) {
+            i += 1;
+            Piece::Sym(sym)
+        } else {
+            i += 1;
+            Piece::Unknown
+        };
+        let end = if i < n { chars[i].0 } else { line.len() };
+        out.push((chars[s].0..end, piece));
+    }
+}
+
+/// What a line is, from its first two folded non-blank characters.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub enum LineKind {
+    /// Empty, white space or a comment.
+    Blank,
+    /// `!:` the initial line.
+    Init,
+    /// `':` key bindings.
+    Keys,
+    /// `~` settings.
+    Settings,
+    /// `%`, `&` or `$`: a block opens (the character says which).
+    Open(char),
+    /// `}`: a block closes.
+    Close,
+    /// Anything else: a rule (or a line of a block).
+    Rule,
+}
+
+/// The kind of a line and the byte offset of its first non-blank character.
+pub fn line_kind(line: &str) -> (LineKind, usize) {
+    let mut it = line
+        .char_indices()
+        .map(|(i, c)| (i, norm(c)))
+        .skip_while(|(_, c)| c.is_whitespace());
+    let Some((i, c)) = it.next() else {
+        return (LineKind::Blank, 0);
+    };
+    let next = it.next().map(|x| x.1);
+    let k = match (c, next) {
+        ('#', _) => LineKind::Blank,
+        ('!', Some(':')) => LineKind::Init,
+        ('\'', Some(':')) => LineKind::Keys,
+        ('~', _) => LineKind::Settings,
+        ('%' | '&' | '$', _) => LineKind::Open(c),
+        ('}', _) => LineKind::Close,
+        _ => LineKind::Rule,
+    };
+    (k, i)
+}
+
 /// Lexes `text[start..end]` (one line, without its newline), appending tokens to `out`.
 /// Comments (`#` to the end) are dropped. Problems are appended to `diags`; a character that
 /// cannot start a token is reported and skipped.
@@ -193,7 +380,8 @@ pub fn lex_line(
     lex_line_with(text, start, end, names, out, diags, &mut Vec::new());
 }
 
-/// [`lex_line`] with a reusable scratch buffer.
+/// [`lex_line`] with a reusable scratch buffer: the tokens of [`scan_line`]'s pieces, with
+/// spans relative to the file, names interned and every problem reported.
 pub fn lex_line_with(
     text: &str,
     start: usize,
@@ -204,181 +392,88 @@ pub fn lex_line_with(
     chars: &mut Vec<(usize, char, usize)>,
 ) {
     let line = &text[start..end];
-    // Folded characters with their original byte offsets (relative to the file).
-    chars.clear();
-    chars.extend(
-        line.char_indices()
-            .map(|(i, c)| (start + i, norm(c), start + i + c.len_utf8())),
-    );
-    let chars = &chars[..];
-    let n = chars.len();
-    let mut i = 0;
+    let mut pieces = Vec::new();
+    scan_line(line, chars, &mut pieces);
     let mut buf = String::new();
-    let is_digit = |k: usize| k < n && chars[k].1.is_ascii_digit();
-    while i < n {
-        let (off, c, cend) = chars[i];
-        if c.is_whitespace() {
-            i += 1;
-            continue;
-        }
-        if c == '#' {
-            break;
-        }
-        // `ー` directly before a digit is a minus typed in kana mode.
-        if c == 'ー' && is_digit(i + 1) {
-            diags.push(
-                Diagnostic::warning(
-                    DiagCode::W001,
-                    off..cend,
-                    "'ー' before a digit is read as a minus sign",
-                )
-                .with_help(
-                    "type '-' (or full-width '－') for a minus; 'ー' is a name character elsewhere",
-                ),
-            );
-            out.push((Tok::Sym(Sym::Minus), SimpleSpan::from(off..cend)));
-            i += 1;
-            continue;
-        }
-        if c.is_ascii_digit() {
-            let s = i;
-            while is_digit(i) {
-                i += 1;
-            }
-            // A decimal fraction.
-            if i + 1 < n && chars[i].1 == '.' && is_digit(i + 1) {
-                i += 1;
-                while is_digit(i) {
-                    i += 1;
-                }
-                let txt: String = chars[s..i].iter().map(|x| x.1).collect();
-                let v: f64 = txt.parse().unwrap_or(0.0);
-                out.push((
-                    Tok::Dec(DecBits(v.to_bits())),
-                    SimpleSpan::from(chars[s].0..chars[i - 1].2),
-                ));
-                continue;
-            }
-            if i < n && is_name_char(chars[i].1) && !(chars[i].1 == 'ー' && is_digit(i + 1)) {
-                // Digits followed by name characters: a name that starts with a digit.
-                while i < n && is_name_char(chars[i].1) {
-                    i += 1;
-                }
+    for (r, piece) in pieces {
+        let span = start + r.start..start + r.end;
+        // The piece's folded text.
+        let folded = |buf: &mut String| {
+            buf.clear();
+            buf.extend(line[r.clone()].chars().map(norm));
+        };
+        match piece {
+            Piece::Space => {}
+            Piece::Comment => break,
+            Piece::KanaMinus => {
                 diags.push(
-                    Diagnostic::error(
-                        DiagCode::E006,
-                        chars[s].0..chars[i - 1].2,
-                        "a name cannot start with a digit",
+                    Diagnostic::warning(
+                        DiagCode::W001,
+                        span.clone(),
+                        "'ー' before a digit is read as a minus sign",
                     )
+                    .with_help(
+                        "type '-' (or full-width '－') for a minus; 'ー' is a name character elsewhere",
+                    ),
+                );
+                out.push((Tok::Sym(Sym::Minus), SimpleSpan::from(span)));
+            }
+            Piece::Dec => {
+                folded(&mut buf);
+                let v: f64 = buf.parse().unwrap_or(0.0);
+                out.push((Tok::Dec(DecBits(v.to_bits())), SimpleSpan::from(span)));
+            }
+            Piece::DigitName => diags.push(
+                Diagnostic::error(DiagCode::E006, span, "a name cannot start with a digit")
                     .with_help(
                         "start the name with a letter or kana, e.g. 'HP2' rather than '2HP'",
                     ),
-                );
-                continue;
-            }
-            let txt: String = chars[s..i].iter().map(|x| x.1).collect();
-            let span = chars[s].0..chars[i - 1].2;
-            // `-9223372036854775808` after a unary minus is i64::MIN: fold the sign into it.
-            let unary_min = txt.trim_start_matches('0') == "9223372036854775808"
-                && matches!(out.last(), Some((Tok::Sym(Sym::Minus), _)))
-                && !matches!(
-                    out.len().checked_sub(2).map(|k| &out[k].0),
-                    Some(
-                        Tok::Int(_)
-                            | Tok::Dec(_)
-                            | Tok::Name(_)
-                            | Tok::Sym(Sym::RParen | Sym::RBrack)
-                    )
-                );
-            if unary_min {
-                let (_, minus) = out.pop().expect("checked above");
-                out.push((Tok::Int(i64::MIN), SimpleSpan::from(minus.start..span.end)));
-                continue;
-            }
-            match txt.parse::<i64>() {
-                Ok(v) => out.push((Tok::Int(v), SimpleSpan::from(span))),
-                Err(_) => {
-                    diags.push(Diagnostic::error(
-                        DiagCode::E003,
-                        span.clone(),
-                        format!("number {txt} is too large (the limit is {})", i64::MAX),
-                    ));
-                    out.push((Tok::Int(0), SimpleSpan::from(span)));
+            ),
+            Piece::Int => {
+                folded(&mut buf);
+                // `-9223372036854775808` after a unary minus is i64::MIN: fold the sign into it.
+                let unary_min = buf.trim_start_matches('0') == "9223372036854775808"
+                    && matches!(out.last(), Some((Tok::Sym(Sym::Minus), _)))
+                    && !matches!(
+                        out.len().checked_sub(2).map(|k| &out[k].0),
+                        Some(
+                            Tok::Int(_)
+                                | Tok::Dec(_)
+                                | Tok::Name(_)
+                                | Tok::Sym(Sym::RParen | Sym::RBrack)
+                        )
+                    );
+                if unary_min {
+                    let (_, minus) = out.pop().expect("checked above");
+                    out.push((Tok::Int(i64::MIN), SimpleSpan::from(minus.start..span.end)));
+                    continue;
+                }
+                match buf.parse::<i64>() {
+                    Ok(v) => out.push((Tok::Int(v), SimpleSpan::from(span))),
+                    Err(_) => {
+                        diags.push(Diagnostic::error(
+                            DiagCode::E003,
+                            span.clone(),
+                            format!("number {buf} is too large (the limit is {})", i64::MAX),
+                        ));
+                        out.push((Tok::Int(0), SimpleSpan::from(span)));
+                    }
                 }
             }
-            continue;
-        }
-        if is_name_char(c) {
-            let s = i;
-            buf.clear();
-            while i < n
-                && is_name_char(chars[i].1)
-                && !(chars[i].1 == 'ー' && is_digit(i + 1) && i > s)
-            {
-                buf.push(chars[i].1);
-                i += 1;
+            Piece::Name => {
+                folded(&mut buf);
+                let id = names.intern(&buf);
+                out.push((Tok::Name(id), SimpleSpan::from(span)));
             }
-            let id = names.intern(&buf);
-            out.push((Tok::Name(id), SimpleSpan::from(chars[s].0..chars[i - 1].2)));
-            continue;
-        }
-        let next = if i + 1 < n { chars[i + 1].1 } else { '\0' };
-        let two = match (c, next) {
-            (':', ':') => Some(Sym::DColon),
-            ('=', '=') => Some(Sym::EqEq),
-            ('!', '=') => Some(Sym::Ne),
-            ('<', '=') => Some(Sym::Le),
-            ('>', '=') => Some(Sym::Ge),
-            ('+', '=') => Some(Sym::PlusEq),
-            ('-', '=') => Some(Sym::MinusEq),
-            ('*', '=') => Some(Sym::StarEq),
-            ('/', '=') => Some(Sym::SlashEq),
-            _ => None,
-        };
-        if let Some(s) = two {
-            out.push((Tok::Sym(s), SimpleSpan::from(off..chars[i + 1].2)));
-            i += 2;
-            continue;
-        }
-        let one = match c {
-            '!' => Sym::Bang,
-            ':' => Sym::Colon,
-            ',' => Sym::Comma,
-            '.' => Sym::Dot,
-            '[' => Sym::LBrack,
-            ']' => Sym::RBrack,
-            '(' => Sym::LParen,
-            ')' => Sym::RParen,
-            '{' => Sym::LBrace,
-            '}' => Sym::RBrace,
-            '+' => Sym::Plus,
-            '-' => Sym::Minus,
-            '*' => Sym::Star,
-            '/' => Sym::Slash,
-            '%' => Sym::Percent,
-            '=' => Sym::Eq,
-            '<' => Sym::Lt,
-            '>' => Sym::Gt,
-            '@' => Sym::At,
-            '~' => Sym::Tilde,
-            '&' => Sym::Amp,
-            '$' => Sym::Dollar,
-            ';' => Sym::Semi,
-            '\'' => Sym::Quote,
-            '"' => Sym::DQuote,
-            '|' => Sym::Pipe,
-            '?' => Sym::Question,
-            _ => {
+            Piece::Sym(sym) => out.push((Tok::Sym(sym), SimpleSpan::from(span))),
+            Piece::Unknown => {
+                folded(&mut buf);
                 diags.push(Diagnostic::error(
                     DiagCode::E002,
-                    off..cend,
-                    format!("unexpected character '{c}'"),
+                    span,
+                    format!("unexpected character '{buf}'"),
                 ));
-                i += 1;
-                continue;
             }
-        };
-        out.push((Tok::Sym(one), SimpleSpan::from(off..cend)));
-        i += 1;
+        }
     }
 }

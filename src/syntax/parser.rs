@@ -3,7 +3,7 @@
 //! line's errors. A line with an error contributes nothing to the tree.
 
 use super::ast::*;
-use super::lexer::{self, Spanned, Sym, Tok, describe, is_name_char, norm};
+use super::lexer::{self, LineKind, Spanned, Sym, Tok, describe, is_name_char, norm};
 use super::names::{NameId, Names};
 use crate::diag::{DiagCode, Diagnostic};
 use chumsky::input::MappedInput;
@@ -712,39 +712,6 @@ pub struct ParsedFile {
     pub broken_consts: Vec<NameId>,
 }
 
-#[derive(Clone, Copy, PartialEq, Eq, Debug)]
-enum Kind {
-    Blank,
-    Init,
-    Keys,
-    Settings,
-    Open(char),
-    Close,
-    Other,
-}
-
-/// The first two folded non-blank characters of a line decide its kind.
-fn classify(line: &str) -> (Kind, usize) {
-    let mut it = line
-        .char_indices()
-        .map(|(i, c)| (i, norm(c)))
-        .skip_while(|(_, c)| c.is_whitespace());
-    let Some((i, c)) = it.next() else {
-        return (Kind::Blank, 0);
-    };
-    let next = it.next().map(|x| x.1);
-    let k = match (c, next) {
-        ('#', _) => Kind::Blank,
-        ('!', Some(':')) => Kind::Init,
-        ('\'', Some(':')) => Kind::Keys,
-        ('~', _) => Kind::Settings,
-        ('%' | '&' | '$', _) => Kind::Open(c),
-        ('}', _) => Kind::Close,
-        _ => Kind::Other,
-    };
-    (k, i)
-}
-
 struct OpenBlock {
     kind: char,
     open: Span,
@@ -1010,10 +977,10 @@ pub fn parse_cached(text: &str, mut cache: Option<&mut ParseCache>) -> ParsedFil
         let start = pos;
         pos += raw.len() + 1;
         let end = start + raw.strip_suffix('\r').map_or(raw.len(), |s| s.len());
-        let (kind, lead) = classify(&text[start..end]);
+        let (kind, lead) = lexer::line_kind(&text[start..end]);
         let t0 = toks.len();
         let mut lex_ok = true;
-        if !matches!(kind, Kind::Blank | Kind::Keys | Kind::Settings) {
+        if !matches!(kind, LineKind::Blank | LineKind::Keys | LineKind::Settings) {
             let before = diags.len();
             let line = &text[start..end];
             let moved = old_lexed.remove_entry(line);
@@ -1067,7 +1034,7 @@ pub fn parse_cached(text: &str, mut cache: Option<&mut ParseCache>) -> ParsedFil
         // Block bookkeeping first.
         if let Some((_, bopen)) = open.clone() {
             match kind {
-                Kind::Init | Kind::Keys | Kind::Settings => {
+                LineKind::Init | LineKind::Keys | LineKind::Settings => {
                     diags.push(
                         Diagnostic::error(DiagCode::E010, bopen, "this block is not closed")
                             .with_label(
@@ -1081,7 +1048,7 @@ pub fn parse_cached(text: &str, mut cache: Option<&mut ParseCache>) -> ParsedFil
                     actions.push(Action::Close);
                     open = None;
                 }
-                Kind::Open(_) => {
+                LineKind::Open(_) => {
                     let brace = line_toks
                         .iter()
                         .find(|(t, _)| *t == Tok::Sym(Sym::LBrace))
@@ -1117,7 +1084,7 @@ pub fn parse_cached(text: &str, mut cache: Option<&mut ParseCache>) -> ParsedFil
         }
         if !lex_ok {
             // The lexer already reported; keep the block structure going on a best-effort basis.
-            if kind == Kind::Close && open.take().is_some() {
+            if kind == LineKind::Close && open.take().is_some() {
                 actions.push(Action::Close);
             }
             continue;
@@ -1131,21 +1098,21 @@ pub fn parse_cached(text: &str, mut cache: Option<&mut ParseCache>) -> ParsedFil
             jobs.len() - 1
         };
         match kind {
-            Kind::Blank => {}
-            Kind::Init => {
+            LineKind::Blank => {}
+            LineKind::Init => {
                 // Skip the `!` `:` tokens.
                 let j = job(JobKind::Init, (t0 + 2).min(toks.len())..toks.len(), end);
                 actions.push(Action::Parse(j));
             }
-            Kind::Keys => actions.push(Action::Keys {
+            LineKind::Keys => actions.push(Action::Keys {
                 start: start + lead,
                 end,
             }),
-            Kind::Settings => actions.push(Action::Settings {
+            LineKind::Settings => actions.push(Action::Settings {
                 start: start + lead,
                 end,
             }),
-            Kind::Open(c) => {
+            LineKind::Open(c) => {
                 let Some(bpos) = line_toks
                     .iter()
                     .position(|(t, _)| *t == Tok::Sym(Sym::LBrace))
@@ -1191,7 +1158,7 @@ pub fn parse_cached(text: &str, mut cache: Option<&mut ParseCache>) -> ParsedFil
                     open = Some((c, brace.start..brace.end));
                 }
             }
-            Kind::Close => {
+            LineKind::Close => {
                 let close_span = line_toks[0].1.start..line_toks[0].1.end;
                 if line_toks.len() > 1 {
                     let s = &line_toks[1].1;
@@ -1216,7 +1183,7 @@ pub fn parse_cached(text: &str, mut cache: Option<&mut ParseCache>) -> ParsedFil
                     );
                 }
             }
-            Kind::Other => match open.clone() {
+            LineKind::Rule => match open.clone() {
                 Some((c, _)) => {
                     let closes = matches!(line_toks.last(), Some((Tok::Sym(Sym::RBrace), _)));
                     let (cend, ceoi) = if closes {
