@@ -36,8 +36,8 @@ pub struct Shard {
 
 impl Shard {
     /// Parses `I/N` (0 ≤ I < N).
-    pub fn parse(s: &str) -> Result<Self, String> {
-        let bad = || format!("--shard takes I/N with 0 ≤ I < N, e.g. 0/4, not '{s}'");
+    pub fn parse(s: &str) -> Result<Self, ShardError> {
+        let bad = || ShardError(s.to_string());
         let (i, n) = s.split_once('/').ok_or_else(bad)?;
         let index: u64 = i.trim().parse().map_err(|_| bad())?;
         let count: u64 = n.trim().parse().map_err(|_| bad())?;
@@ -370,22 +370,91 @@ fn result_json_of(m: &Meta, s: &ArenaStats, seconds: f64) -> serde_json::Value {
     })
 }
 
+/// A `--shard` value that is not `I/N` with 0 ≤ I < N.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("--shard takes I/N with 0 ≤ I < N, e.g. 0/4, not '{0}'")]
+pub struct ShardError(pub String);
+
+/// Why a file is not a readable arena result.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum ResultError {
+    /// Not `kind: "kumite-arena"`.
+    #[error("not a result of `kumite arena --format json`")]
+    NotArena,
+    /// A count is missing or not a whole number.
+    #[error("the field \"{0}\" is missing or not a whole number")]
+    NotANumber(String),
+    /// A text field is missing.
+    #[error("the field \"{0}\" is missing")]
+    Missing(String),
+    /// A list field is missing or malformed.
+    #[error("the field \"{0}\" is missing or malformed")]
+    Malformed(&'static str),
+    /// An impossible game length.
+    #[error("a game length of {0} turns in \"length_histogram\" is out of range")]
+    LengthOutOfRange(u64),
+    /// The histogram and the game count disagree.
+    #[error("\"length_histogram\" does not add up to \"games\"")]
+    HistogramSum,
+}
+
+/// Why results cannot be merged.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum MergeError {
+    /// One file is not a readable result.
+    #[error("{file}: {error}")]
+    InFile {
+        /// The file.
+        file: String,
+        /// What is wrong with it.
+        error: ResultError,
+    },
+    /// A file belongs to another run.
+    #[error("{file}: its {what} ({this}) differs from the first file's ({first})")]
+    Differs {
+        /// The file.
+        file: String,
+        /// What differs: rule file, players, seed, total games, first mover.
+        what: &'static str,
+        /// Its value.
+        this: String,
+        /// The first file's value.
+        first: String,
+    },
+    /// Two files hold the same games.
+    #[error(
+        "{file}: games {}..{} overlap games {}..{} of an earlier file (the same shard twice?)",
+        games[0], games[1], earlier[0], earlier[1]
+    )]
+    Overlap {
+        /// The file.
+        file: String,
+        /// Its games.
+        games: [u64; 2],
+        /// The earlier file's games they overlap.
+        earlier: [u64; 2],
+    },
+    /// No files.
+    #[error("no results to merge")]
+    Nothing,
+}
+
 /// Reads one result written by `kumite arena --format json` (or `kumite merge`).
-pub fn parse_result(v: &serde_json::Value) -> Result<(Meta, ArenaStats, f64), String> {
+pub fn parse_result(v: &serde_json::Value) -> Result<(Meta, ArenaStats, f64), ResultError> {
     if v["kind"] != "kumite-arena" {
-        return Err("not a result of `kumite arena --format json`".into());
+        return Err(ResultError::NotArena);
     }
     let num = |k: &str| {
         v[k].as_u64()
-            .ok_or_else(|| format!("the field \"{k}\" is missing or not a whole number"))
+            .ok_or_else(|| ResultError::NotANumber(k.to_string()))
     };
     let text = |k: &serde_json::Value, name: &str| {
         k.as_str()
             .map(str::to_string)
-            .ok_or_else(|| format!("the field \"{name}\" is missing"))
+            .ok_or_else(|| ResultError::Missing(name.to_string()))
     };
     let ranges: Vec<[u64; 2]> = serde_json::from_value(v["game_ranges"].clone())
-        .map_err(|_| "the field \"game_ranges\" is missing or malformed".to_string())?;
+        .map_err(|_| ResultError::Malformed("game_ranges"))?;
     let meta = Meta {
         rules: text(&v["rules"], "rules")?,
         h: text(&v["players"]["h"], "players.h")?,
@@ -407,21 +476,19 @@ pub fn parse_result(v: &serde_json::Value) -> Result<(Meta, ArenaStats, f64), St
         forfeit_examples: Vec::new(),
     };
     let hist: Vec<[u64; 2]> = serde_json::from_value(v["length_histogram"].clone())
-        .map_err(|_| "the field \"length_histogram\" is missing or malformed".to_string())?;
+        .map_err(|_| ResultError::Malformed("length_histogram"))?;
     for [t, n] in hist {
         let t = usize::try_from(t)
             .ok()
             .filter(|&t| t <= 100_000_000)
-            .ok_or_else(|| {
-                format!("a game length of {t} turns in \"length_histogram\" is out of range")
-            })?;
+            .ok_or(ResultError::LengthOutOfRange(t))?;
         if t >= stats.lengths.len() {
             stats.lengths.resize(t + 1, 0);
         }
         stats.lengths[t] += n;
     }
     if stats.lengths.iter().sum::<u64>() != stats.games {
-        return Err("\"length_histogram\" does not add up to \"games\"".into());
+        return Err(ResultError::HistogramSum);
     }
     if let Some(ex) = v["forfeit_examples"].as_array() {
         for e in ex {
@@ -435,16 +502,25 @@ pub fn parse_result(v: &serde_json::Value) -> Result<(Meta, ArenaStats, f64), St
 
 /// Adds up results of the same run (shards): they must agree on the rules, players, seed,
 /// total games and first mover, and cover disjoint games. Returns the merged JSON.
-pub fn merge(results: &[(String, serde_json::Value)]) -> Result<serde_json::Value, String> {
+pub fn merge(results: &[(String, serde_json::Value)]) -> Result<serde_json::Value, MergeError> {
     let mut acc: Option<(Meta, ArenaStats, f64)> = None;
     for (name, v) in results {
-        let (m, s, secs) = parse_result(v).map_err(|e| format!("{name}: {e}"))?;
+        let (m, s, secs) = parse_result(v).map_err(|error| MergeError::InFile {
+            file: name.clone(),
+            error,
+        })?;
         match &mut acc {
             None => acc = Some((m, s, secs)),
             Some((am, as_, asecs)) => {
-                let differ = |what: &str, a: &dyn std::fmt::Debug, b: &dyn std::fmt::Debug| {
-                    format!("{name}: its {what} ({b:?}) differs from the first file's ({a:?})")
-                };
+                let differ =
+                    |what: &'static str, a: &dyn std::fmt::Debug, b: &dyn std::fmt::Debug| {
+                        MergeError::Differs {
+                            file: name.clone(),
+                            what,
+                            this: format!("{b:?}"),
+                            first: format!("{a:?}"),
+                        }
+                    };
                 let file_name = |r: &str| {
                     std::path::Path::new(r)
                         .file_name()
@@ -467,11 +543,11 @@ pub fn merge(results: &[(String, serde_json::Value)]) -> Result<serde_json::Valu
                 }
                 for r in &m.ranges {
                     if let Some(o) = am.ranges.iter().find(|o| r[0] < o[1] && o[0] < r[1]) {
-                        return Err(format!(
-                            "{name}: games {}..{} overlap games {}..{} of an earlier file \
-                             (the same shard twice?)",
-                            r[0], r[1], o[0], o[1]
-                        ));
+                        return Err(MergeError::Overlap {
+                            file: name.clone(),
+                            games: *r,
+                            earlier: *o,
+                        });
                     }
                 }
                 am.ranges.extend_from_slice(&m.ranges);
@@ -481,7 +557,7 @@ pub fn merge(results: &[(String, serde_json::Value)]) -> Result<serde_json::Valu
         }
     }
     let Some((mut m, s, secs)) = acc else {
-        return Err("no results to merge".into());
+        return Err(MergeError::Nothing);
     };
     m.ranges.sort();
     // Adjacent ranges join, so a complete set of shards reads as one run.

@@ -470,7 +470,7 @@ impl Server {
                     .compiled
                     .symbols
                     .rename(at, &p.new_name)
-                    .map_err(|e| (ErrorCode::InvalidRequest as i32, e))?;
+                    .map_err(|e| (ErrorCode::InvalidRequest as i32, e.to_string()))?;
                 let edits: Vec<Value> = plan.edits.iter().map(|e| self.edit_json(d, e)).collect();
                 Ok(json!({ "changes": { uri: edits } }))
             }

@@ -491,19 +491,22 @@ impl SymbolIndex {
     /// The edits that rename the symbol at `offset` to `new`, with its mirrored twin when the
     /// new name keeps the mirror word (renaming `左突き` to `左ストレート` also renames
     /// `右突き` to `右ストレート`).
-    pub fn rename(&self, offset: usize, new: &str) -> Result<RenamePlan, String> {
-        let o = self
-            .at(offset)
-            .ok_or_else(|| "no state, command, macro, constant or key here".to_string())?;
+    pub fn rename(&self, offset: usize, new: &str) -> Result<RenamePlan, RenameError> {
+        let o = self.at(offset).ok_or(RenameError::NothingHere)?;
         self.rename_symbol(o.kind, &o.name.clone(), new)
     }
 
     /// [`SymbolIndex::rename`] by name.
-    pub fn rename_symbol(&self, kind: SymKind, old: &str, new: &str) -> Result<RenamePlan, String> {
+    pub fn rename_symbol(
+        &self,
+        kind: SymKind,
+        old: &str,
+        new: &str,
+    ) -> Result<RenamePlan, RenameError> {
         let new = new.trim();
         check_new_name(kind, new)?;
         if new == old {
-            return Err("the new name is the same as the old one".into());
+            return Err(RenameError::Same);
         }
         let taken = |k: SymKind, n: &str| match k {
             SymKind::Command | SymKind::Macro => {
@@ -513,12 +516,10 @@ impl SymbolIndex {
             _ => !self.uses(k, n).is_empty(),
         };
         if taken(kind, new) {
-            return Err(format!(
-                "{new} already exists: renaming would merge two names"
-            ));
+            return Err(RenameError::Taken(new.to_string()));
         }
         if kind == SymKind::State && matches!(old, "勝利" | "敗北") {
-            return Err(format!("{old} is built in and cannot be renamed"));
+            return Err(RenameError::BuiltIn(old.to_string()));
         }
         let mut edits: Vec<TextEdit> = self
             .uses(kind, old)
@@ -554,6 +555,42 @@ impl SymbolIndex {
     }
 }
 
+/// Why a rename cannot be done (its message is shown as is in the studio and the language
+/// server).
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum RenameError {
+    /// No symbol at the position.
+    #[error("no state, command, macro, constant or key here")]
+    NothingHere,
+    /// The new name is empty.
+    #[error("the new name is empty")]
+    Empty,
+    /// The new name is the old one.
+    #[error("the new name is the same as the old one")]
+    Same,
+    /// The new name is in use.
+    #[error("{0} already exists: renaming would merge two names")]
+    Taken(String),
+    /// 勝利 and 敗北 keep their names.
+    #[error("{0} is built in and cannot be renamed")]
+    BuiltIn(String),
+    /// Not a key the `':` line can bind.
+    #[error("{0} is not a key: one character, or one of {keys}", keys = KEY_NAMES.join(" "))]
+    NotAKey(String),
+    /// A character that cannot be part of a name.
+    #[error("'{0}' cannot be part of a name")]
+    BadChar(char),
+    /// A name cannot start with a digit.
+    #[error("a name cannot start with a digit")]
+    DigitStart,
+    /// A constant named like a function.
+    #[error("{0} is a function")]
+    Function(String),
+}
+
+/// Named keys a `':` line can bind besides single characters.
+const KEY_NAMES: [&str; 7] = ["Space", "Enter", "Up", "Down", "Left", "Right", "Tab"];
+
 /// What a rename will do.
 #[derive(Clone, Debug)]
 pub struct RenamePlan {
@@ -570,24 +607,20 @@ pub struct RenamePlan {
 }
 
 /// Checks that `new` can be written where a `kind` name goes.
-pub fn check_new_name(kind: SymKind, new: &str) -> Result<(), String> {
+pub fn check_new_name(kind: SymKind, new: &str) -> Result<(), RenameError> {
     if new.is_empty() {
-        return Err("the new name is empty".into());
+        return Err(RenameError::Empty);
     }
     if kind == SymKind::Key {
-        let named = ["Space", "Enter", "Up", "Down", "Left", "Right", "Tab"];
         if new.chars().count() == 1 && is_name_char(norm(new.chars().next().unwrap_or(' ')))
-            || named.iter().any(|n| n.eq_ignore_ascii_case(new))
+            || KEY_NAMES.iter().any(|n| n.eq_ignore_ascii_case(new))
         {
             return Ok(());
         }
-        return Err(format!(
-            "{new} is not a key: one character, or one of {}",
-            named.join(" ")
-        ));
+        return Err(RenameError::NotAKey(new.to_string()));
     }
     if let Some(c) = new.chars().map(norm).find(|c| !is_name_char(*c)) {
-        return Err(format!("'{c}' cannot be part of a name"));
+        return Err(RenameError::BadChar(c));
     }
     if new
         .chars()
@@ -595,10 +628,10 @@ pub fn check_new_name(kind: SymKind, new: &str) -> Result<(), String> {
         .map(norm)
         .is_some_and(|c| c.is_ascii_digit())
     {
-        return Err("a name cannot start with a digit".into());
+        return Err(RenameError::DigitStart);
     }
     if kind == SymKind::Constant && matches!(new, "min" | "max" | "abs" | "rand") {
-        return Err(format!("{new} is a function"));
+        return Err(RenameError::Function(new.to_string()));
     }
     Ok(())
 }

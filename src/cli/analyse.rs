@@ -280,7 +280,7 @@ pub fn against(
             ms.into_iter().map(|m| (m, p)).collect()
         })
     } else if let Some(settings) = crate::search::CpuSettings::of_player(prog, spec) {
-        let mut cpu = crate::search::CpuPlayer::new(prog, settings?, 0);
+        let mut cpu = crate::search::CpuPlayer::new(prog, settings.map_err(|e| e.to_string())?, 0);
         Box::new(move |s: &State| {
             cpu.reseed(crate::search::position_key(s, 1));
             cpu.policy(s, 1)

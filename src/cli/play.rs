@@ -52,7 +52,7 @@ pub fn make_player<'a>(
     if let Some(settings) = crate::search::CpuSettings::of_player(prog, spec) {
         return Ok(Box::new(crate::search::CpuPlayer::new(
             prog,
-            settings?,
+            settings.map_err(|e| e.to_string())?,
             player_seed(spec, seed, side),
         )));
     }

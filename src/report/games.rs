@@ -144,7 +144,7 @@ fn player<'p>(
     progress: &Arc<Progress>,
 ) -> Result<Box<dyn Player + Send + 'p>, String> {
     if let Some(settings) = crate::search::CpuSettings::of_player(prog, spec) {
-        let mut p = crate::search::CpuPlayer::new(prog, settings?, 0);
+        let mut p = crate::search::CpuPlayer::new(prog, settings.map_err(|e| e.to_string())?, 0);
         p.set_cancel_flag(progress.cancel_flag.clone());
         return Ok(Box::new(p));
     }

@@ -112,14 +112,14 @@ pub const EXACT_POSITIONS: usize = 1_000_000;
 
 impl CpuSettings {
     /// The settings of a player spec `cpu` or `cpu:…` (None for another kind of player).
-    pub fn of_player(prog: &RuleProgram, spec: &str) -> Option<Result<Self, String>> {
+    pub fn of_player(prog: &RuleProgram, spec: &str) -> Option<Result<Self, CpuSpecError>> {
         let rest = spec.strip_prefix("cpu")?;
         (rest.is_empty() || rest.starts_with(':'))
             .then(|| Self::parse(prog, rest.trim_start_matches(':')))
     }
 
     /// The file's `~` settings, overridden by `spec` (e.g. `S5,E2`).
-    pub fn parse(prog: &RuleProgram, spec: &str) -> Result<Self, String> {
+    pub fn parse(prog: &RuleProgram, spec: &str) -> Result<Self, CpuSpecError> {
         let s = &prog.settings;
         let mut c = CpuSettings {
             depth: s.depth,
@@ -138,10 +138,9 @@ impl CpuSettings {
                 c.mistakes = 0;
                 continue;
             }
-            let bad = |why: &str| {
-                format!(
-                    "cpu setting '{item}': {why} (expected exact, S<depth 1–30>, D<thinning 1–1000>, E<mistakes 0–10>, P<ms 1–3600000> or N<nodes per move 100–10000000000>)"
-                )
+            let bad = |problem: CpuSpecProblem| CpuSpecError {
+                item: item.to_string(),
+                problem,
             };
             if let Some(n) = item.strip_prefix(['N', 'n']) {
                 match n.trim().parse::<u64>() {
@@ -149,7 +148,7 @@ impl CpuSettings {
                         c.nodes = Some(n);
                         continue;
                     }
-                    _ => return Err(bad("N takes a node count from 100 to 10000000000")),
+                    _ => return Err(bad(CpuSpecProblem::NodeCount)),
                 }
             }
             match crate::syntax::parser::parse_setting(item) {
@@ -157,15 +156,49 @@ impl CpuSettings {
                 Ok(Setting::Thin(v)) => c.thin = v,
                 Ok(Setting::Mistakes(v)) => c.mistakes = v,
                 Ok(Setting::Period(v)) => c.period_ms = v,
-                Ok(_) => return Err(bad("not a CPU setting")),
+                Ok(_) => return Err(bad(CpuSpecProblem::NotCpu)),
                 Err((_, msg, help)) if help.contains(" must be ") => {
-                    return Err(bad(&format!("{msg}; {help}")));
+                    return Err(bad(CpuSpecProblem::OutOfRange { message: msg, help }));
                 }
-                Err(_) => return Err(bad("unknown setting")),
+                Err(_) => return Err(bad(CpuSpecProblem::Unknown)),
             }
         }
         Ok(c)
     }
+}
+
+/// A CPU setting that cannot be read (`kumite match --h cpu:S99`).
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error(
+    "cpu setting '{item}': {problem} (expected exact, S<depth 1–30>, D<thinning 1–1000>, E<mistakes 0–10>, P<ms 1–3600000> or N<nodes per move 100–10000000000>)"
+)]
+pub struct CpuSpecError {
+    /// The setting as given (full-width forms folded).
+    pub item: String,
+    /// What is wrong with it.
+    pub problem: CpuSpecProblem,
+}
+
+/// What is wrong with a CPU setting.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum CpuSpecProblem {
+    /// `N` out of its range.
+    #[error("N takes a node count from 100 to 10000000000")]
+    NodeCount,
+    /// A setting of the `~` line that is not the CPU's (`同時`, `T`).
+    #[error("not a CPU setting")]
+    NotCpu,
+    /// A value out of its range, as the `~` line's checker words it.
+    #[error("{message}; {help}")]
+    OutOfRange {
+        /// The problem.
+        message: String,
+        /// The allowed range.
+        help: String,
+    },
+    /// Nothing the CPU knows.
+    #[error("unknown setting")]
+    Unknown,
 }
 
 /// Outcome combinations of one move up to which chance is enumerated exactly inside the CPU's

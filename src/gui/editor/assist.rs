@@ -680,7 +680,7 @@ impl EditorPanel {
                                     ),
                                 });
                             } else {
-                                ui.colored_label(Color32::from_rgb(220, 90, 80), e);
+                                ui.colored_label(Color32::from_rgb(220, 90, 80), e.to_string());
                             }
                         }
                     }
