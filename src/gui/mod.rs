@@ -133,6 +133,17 @@ struct Document {
     saved_text: String,
 }
 
+/// The answer to "save changes?" before an action that would drop unsaved edits.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum UnsavedAnswer {
+    /// Save, then go on.
+    Save,
+    /// Go on without saving.
+    Discard,
+    /// Stay.
+    Cancel,
+}
+
 /// The studio application.
 pub struct StudioApp {
     /// Remembered settings.
@@ -1070,18 +1081,18 @@ impl StudioApp {
                 ui.label(trf(lang, T::UnsavedBody, &name));
                 ui.horizontal(|ui| {
                     if ui.button(tr(lang, T::SaveBtn)).clicked() {
-                        answer = Some(0);
+                        answer = Some(UnsavedAnswer::Save);
                     }
                     if ui.button(tr(lang, T::DiscardBtn)).clicked() {
-                        answer = Some(1);
+                        answer = Some(UnsavedAnswer::Discard);
                     }
                     if ui.button(tr(lang, T::CancelBtn)).clicked() {
-                        answer = Some(2);
+                        answer = Some(UnsavedAnswer::Cancel);
                     }
                 });
             });
             match answer {
-                Some(0) => {
+                Some(UnsavedAnswer::Save) => {
                     self.confirm = None;
                     if self.doc.path.is_some() {
                         if self.save() {
@@ -1092,15 +1103,15 @@ impl StudioApp {
                         self.ask_path(DialogKind::SaveAs);
                     }
                 }
-                Some(1) => {
+                Some(UnsavedAnswer::Discard) => {
                     self.confirm = None;
                     if action != Action::Close {
                         self.clear_recovery();
                     }
                     self.perform(ctx, action);
                 }
-                Some(2) => self.confirm = None,
-                _ => {}
+                Some(UnsavedAnswer::Cancel) => self.confirm = None,
+                None => {}
             }
             return;
         }
