@@ -687,7 +687,7 @@ fn check_not_human(spec: &str) -> Result<(), String> {
     }
 }
 
-fn fail(msg: &str) -> ExitCode {
+fn fail(msg: &(impl std::fmt::Display + ?Sized)) -> ExitCode {
     eprintln!("error: {msg}");
     ExitCode::from(2)
 }

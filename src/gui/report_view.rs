@@ -110,7 +110,7 @@ impl ReportView {
             {
                 Ok(s) => Some(s),
                 Err(e) => {
-                    self.error = Some(e.replace(
+                    self.error = Some(e.to_string().replace(
                         "--sweep ",
                         match lang {
                             Lang::En => "sweep ",

@@ -74,18 +74,91 @@ pub struct Sweep {
     pub values: Vec<i64>,
 }
 
+/// A `--sweep` that cannot be run.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum SweepError {
+    /// Not `NAME=LO..HI[:STEP]`.
+    #[error(
+        "--sweep takes NAME=LO..HI or NAME=LO..HI:STEP (e.g. c.体力=16..28 or 費用=3..7:2), not '{0}'"
+    )]
+    Form(String),
+    /// A step below 1.
+    #[error("--sweep {0}: the step must be at least 1")]
+    Step(String),
+    /// LO above HI.
+    #[error("--sweep {spec}: the range is empty ({lo} > {hi})")]
+    Empty {
+        /// The sweep as given.
+        spec: String,
+        /// Its low end.
+        lo: i64,
+        /// Its high end.
+        hi: i64,
+    },
+    /// More than [`MAX_SWEEP_POINTS`] values.
+    #[error("--sweep {spec}: {count} values; at most {MAX_SWEEP_POINTS} (use a larger step)")]
+    TooMany {
+        /// The sweep as given.
+        spec: String,
+        /// How many values it has.
+        count: u128,
+    },
+    /// A side prefix other than h or c.
+    #[error("--sweep {spec}: the side must be h or c, not '{side}'")]
+    Side {
+        /// The sweep as given.
+        spec: String,
+        /// The prefix.
+        side: String,
+    },
+    /// No such state or constant.
+    #[error("--sweep {spec}: the rules have no state or constant '{name}'{hint}")]
+    Unknown {
+        /// The sweep as given.
+        spec: String,
+        /// The name.
+        name: String,
+        /// " (did you mean X?)" or nothing.
+        hint: String,
+    },
+    /// The program lost the state.
+    #[error("no state {0}")]
+    NoState(String),
+    /// The constant's definition is not in the rule file.
+    #[error("cannot find the definition of the constant {0}")]
+    NoDefinition(String),
+    /// The rules break with the swept value.
+    #[error("the rules do not compile with {name} = {value}")]
+    DoesNotCompile {
+        /// The constant.
+        name: String,
+        /// The value.
+        value: i64,
+    },
+}
+
+/// An unknown `--sections` item.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error(
+    "--sections: unknown section '{0}' (expected outcome, length, tension, decisions, rules, exact, restricted, skill or sweep)"
+)]
+pub struct SectionError(pub String);
+
+/// A `--players` value that is not two player specs.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error(
+    "--players takes two player specs separated by a comma (e.g. cpu,random or cpu:S5,ai:'python3 my.py'), not '{0}'"
+)]
+pub struct PlayersError(pub String);
+
 /// Most values one sweep may take.
 pub const MAX_SWEEP_POINTS: usize = 200;
 
 impl Sweep {
     /// Parses `NAME=LO..HI[:STEP]` against the program (a state, `h.`/`c.` state or constant).
-    pub fn parse(spec: &str, prog: &RuleProgram) -> Result<Self, String> {
+    pub fn parse(spec: &str, prog: &RuleProgram) -> Result<Self, SweepError> {
         let spec: String = spec.chars().map(crate::syntax::lexer::norm).collect();
-        let bad = || {
-            format!(
-                "--sweep takes NAME=LO..HI or NAME=LO..HI:STEP (e.g. c.体力=16..28 or 費用=3..7:2), not '{spec}'"
-            )
-        };
+        let bad = || SweepError::Form(spec.clone());
         let (name, range) = spec.split_once('=').ok_or_else(bad)?;
         let (range, step) = match range.split_once(':') {
             Some((r, s)) => (r, s.trim().parse::<i64>().map_err(|_| bad())?),
@@ -95,16 +168,14 @@ impl Sweep {
         let lo: i64 = lo.trim().parse().map_err(|_| bad())?;
         let hi: i64 = hi.trim().parse().map_err(|_| bad())?;
         if step <= 0 {
-            return Err(format!("--sweep {spec}: the step must be at least 1"));
+            return Err(SweepError::Step(spec));
         }
         if hi < lo {
-            return Err(format!("--sweep {spec}: the range is empty ({lo} > {hi})"));
+            return Err(SweepError::Empty { spec, lo, hi });
         }
         let count = ((hi as i128 - lo as i128) / step as i128 + 1) as u128;
         if count > MAX_SWEEP_POINTS as u128 {
-            return Err(format!(
-                "--sweep {spec}: {count} values; at most {MAX_SWEEP_POINTS} (use a larger step)"
-            ));
+            return Err(SweepError::TooMany { spec, count });
         }
         let values: Vec<i64> = (0..count as i64).map(|k| lo + k * step).collect();
         let name = name.trim();
@@ -113,9 +184,10 @@ impl Sweep {
             Some(("c" | "C", n)) => (vec![1], n),
             Some(("S" | "s", n)) => (vec![0, 1], n),
             Some((p, _)) => {
-                return Err(format!(
-                    "--sweep {spec}: the side must be h or c, not '{p}'"
-                ));
+                return Err(SweepError::Side {
+                    side: p.to_string(),
+                    spec,
+                });
             }
             None => (vec![0, 1], name),
         };
@@ -137,10 +209,11 @@ impl Sweep {
             let hint = crate::diag::did_you_mean(state.trim(), known.iter().copied())
                 .map(|k| format!(" (did you mean {k}?)"))
                 .unwrap_or_default();
-            return Err(format!(
-                "--sweep {spec}: the rules have no state or constant '{}'{hint}",
-                state.trim()
-            ));
+            return Err(SweepError::Unknown {
+                name: state.trim().to_string(),
+                hint,
+                spec,
+            });
         };
         Ok(Self {
             target,
@@ -151,11 +224,18 @@ impl Sweep {
 
     /// The program with the swept value set to `v` (`source` is the rule file, compiled again
     /// for a constant).
-    pub fn apply(&self, prog: &RuleProgram, source: &str, v: i64) -> Result<RuleProgram, String> {
+    pub fn apply(
+        &self,
+        prog: &RuleProgram,
+        source: &str,
+        v: i64,
+    ) -> Result<RuleProgram, SweepError> {
         match &self.target {
             SweepTarget::State { sides, name } => {
                 let mut p = prog.clone();
-                let id = p.state_id(name).ok_or_else(|| format!("no state {name}"))?;
+                let id = p
+                    .state_id(name)
+                    .ok_or_else(|| SweepError::NoState(name.clone()))?;
                 for &s in sides {
                     p.init_values[s][id as usize] = v;
                 }
@@ -163,10 +243,13 @@ impl Sweep {
             }
             SweepTarget::Constant(name) => {
                 let text = set_constant(source, name, v)
-                    .ok_or_else(|| format!("cannot find the definition of the constant {name}"))?;
+                    .ok_or_else(|| SweepError::NoDefinition(name.clone()))?;
                 crate::pipeline::compile(&text)
                     .program
-                    .ok_or_else(|| format!("the rules do not compile with {name} = {v}"))
+                    .ok_or_else(|| SweepError::DoesNotCompile {
+                        name: name.clone(),
+                        value: v,
+                    })
             }
         }
     }
@@ -272,7 +355,7 @@ impl Default for Sections {
 impl Sections {
     /// Parses a comma-separated list of outcome, length, tension, decisions, rules, exact,
     /// restricted, skill (a sweep runs whenever one is asked for).
-    pub fn parse(s: &str) -> Result<Self, String> {
+    pub fn parse(s: &str) -> Result<Self, SectionError> {
         let mut x = Self {
             outcome: false,
             sample: false,
@@ -289,9 +372,7 @@ impl Sections {
                 "skill" => x.skill = true,
                 "sweep" => {}
                 _ => {
-                    return Err(format!(
-                        "--sections: unknown section '{item}' (expected outcome, length, tension, decisions, rules, exact, restricted, skill or sweep)"
-                    ));
+                    return Err(SectionError(item.to_string()));
                 }
             }
         }
@@ -657,7 +738,7 @@ pub fn reproducible(spec: &str) -> String {
 }
 
 /// Splits `--players A,B` where B begins (cpu specs contain commas themselves).
-pub fn split_players(s: &str) -> Result<[String; 2], String> {
+pub fn split_players(s: &str) -> Result<[String; 2], PlayersError> {
     let starts = |t: &str| {
         let t = t.trim_start();
         t.starts_with("cpu") || t.starts_with("random") || t.starts_with("ai:")
@@ -669,9 +750,7 @@ pub fn split_players(s: &str) -> Result<[String; 2], String> {
             parts[..*k].join(",").trim().into(),
             parts[*k..].join(",").trim().into(),
         ]),
-        _ => Err(format!(
-            "--players takes two player specs separated by a comma (e.g. cpu,random or cpu:S5,ai:'python3 my.py'), not '{s}'"
-        )),
+        _ => Err(PlayersError(s.to_string())),
     }
 }
 
@@ -1011,7 +1090,7 @@ pub fn run(
     if let Some(sw) = &opts.sweep {
         let mut points = Vec::new();
         for &v in &sw.values {
-            let p = sw.apply(prog, source, v)?;
+            let p = sw.apply(prog, source, v).map_err(|e| e.to_string())?;
             let recs = play_set(
                 &GameSet {
                     prog: &p,
