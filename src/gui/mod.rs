@@ -133,6 +133,20 @@ struct Document {
     saved_text: String,
 }
 
+/// Crash recovery: the autosaved copy of unsaved work and what became of it.
+struct Autosave {
+    /// Where copies are kept (None: no writable place, or tests without one).
+    store: Option<Recovery>,
+    /// A copy found at start, offered back until the user answers.
+    offer: Option<Recovered>,
+    /// A copy of this session's work has been written (and must be cleared once saved).
+    written: bool,
+    /// The editor version last written.
+    version: u64,
+    /// When it was written.
+    last: Instant,
+}
+
 /// The answer to "save changes?" before an action that would drop unsaved edits.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum UnsavedAnswer {
@@ -157,11 +171,7 @@ pub struct StudioApp {
     worker: Worker,
     checked: Option<Checked>,
     last_good: Option<Arc<ProgramView>>,
-    recovery: Option<Recovery>,
-    recovery_offer: Option<Recovered>,
-    recovery_written: bool,
-    autosaved_version: u64,
-    last_autosave: Instant,
+    autosave: Autosave,
     watch: DiskWatch,
     disk_changed: bool,
     confirm: Option<Action>,
@@ -239,11 +249,13 @@ impl StudioApp {
             worker: Worker::spawn(),
             checked: None,
             last_good: None,
-            recovery: None,
-            recovery_offer: None,
-            recovery_written: false,
-            autosaved_version: 0,
-            last_autosave: Instant::now(),
+            autosave: Autosave {
+                store: None,
+                offer: None,
+                written: false,
+                version: 0,
+                last: Instant::now(),
+            },
             watch: DiskWatch::default(),
             disk_changed: false,
             confirm: None,
@@ -296,8 +308,8 @@ impl StudioApp {
             None => Self::with_example(persisted, "sumo.kmt"),
         };
         app.fonts_installed = true;
-        app.recovery = Recovery::default_dir().map(Recovery::new);
-        app.recovery_offer = app.recovery.as_ref().and_then(Recovery::load);
+        app.autosave.store = Recovery::default_dir().map(Recovery::new);
+        app.autosave.offer = app.autosave.store.as_ref().and_then(Recovery::load);
         app
     }
 
@@ -337,8 +349,8 @@ impl StudioApp {
     /// Uses (and offers back) the recovery copy in `dir` (for tests of crash recovery).
     pub fn with_recovery_dir(mut self, dir: &Path) -> Self {
         let r = Recovery::new(dir);
-        self.recovery_offer = r.load();
-        self.recovery = Some(r);
+        self.autosave.offer = r.load();
+        self.autosave.store = Some(r);
         self
     }
 
@@ -601,37 +613,37 @@ impl StudioApp {
     }
 
     fn clear_recovery(&mut self) {
-        if let Some(r) = &self.recovery
-            && self.recovery_written
+        if let Some(r) = &self.autosave.store
+            && self.autosave.written
         {
             r.clear();
         }
-        self.recovery_written = false;
+        self.autosave.written = false;
     }
 
     /// Autosave: every few seconds while there are unsaved changes.
     fn autosave(&mut self, ctx: &egui::Context) {
-        let Some(r) = &self.recovery else {
+        let Some(r) = &self.autosave.store else {
             return;
         };
-        if self.recovery_offer.is_some() {
+        if self.autosave.offer.is_some() {
             return; // Don't overwrite the copy the user has not answered about.
         }
         if !self.dirty {
-            if self.recovery_written {
+            if self.autosave.written {
                 r.clear();
-                self.recovery_written = false;
+                self.autosave.written = false;
             }
             return;
         }
-        let due = self.last_autosave.elapsed() >= Duration::from_secs(3);
-        if self.autosaved_version != self.editor.view.version && due {
+        let due = self.autosave.last.elapsed() >= Duration::from_secs(3);
+        if self.autosave.version != self.editor.view.version && due {
             if r.save(&self.editor.text, self.doc.path.as_deref()).is_ok() {
-                self.recovery_written = true;
+                self.autosave.written = true;
             }
-            self.autosaved_version = self.editor.view.version;
-            self.last_autosave = Instant::now();
-        } else if self.autosaved_version != self.editor.view.version {
+            self.autosave.version = self.editor.view.version;
+            self.autosave.last = Instant::now();
+        } else if self.autosave.version != self.editor.view.version {
             ctx.request_repaint_after(Duration::from_secs(3));
         }
     }
@@ -1039,160 +1051,178 @@ impl StudioApp {
         }
     }
 
+    /// The modal dialogs: one at a time, in this order of priority.
     fn dialogs(&mut self, ctx: &egui::Context) {
+        if let Some(r) = self.autosave.offer.clone() {
+            self.recovery_dialog(ctx, r);
+        } else if let Some(action) = self.confirm.clone() {
+            self.unsaved_dialog(ctx, action);
+        } else if let Some(d) = self.path_dialog.take() {
+            self.path_dialog_ui(ctx, d);
+        } else if let Some(e) = self.error.clone() {
+            self.error_dialog(ctx, &e);
+        }
+    }
+
+    /// "Recover unsaved work?" for a copy found at start.
+    fn recovery_dialog(&mut self, ctx: &egui::Context, r: Recovered) {
         let lang = self.lang();
-        if let Some(r) = self.recovery_offer.clone() {
-            let name = r
-                .path
-                .as_ref()
-                .map(|p| p.display().to_string())
-                .unwrap_or_else(|| tr(lang, T::Untitled).to_string());
-            egui::Modal::new(egui::Id::unique("kumite-recovery")).show(ctx, |ui| {
-                ui.heading(tr(lang, T::RecoveryTitle));
-                ui.label(trf(lang, T::RecoveryBody, &name));
-                ui.horizontal(|ui| {
-                    if ui.button(tr(lang, T::RecoverBtn)).clicked() {
-                        let saved = r
-                            .path
-                            .as_ref()
-                            .and_then(|p| read_rule_file(p).ok())
-                            .unwrap_or_default();
-                        self.load_text(ctx, r.text.clone(), r.path.clone(), None);
-                        self.doc.saved_text = saved;
-                        self.recovery_offer = None;
-                        // Keep the copy until this work is saved.
-                        self.recovery_written = true;
-                    }
-                    if ui.button(tr(lang, T::DiscardRecoveryBtn)).clicked() {
-                        if let Some(rec) = &self.recovery {
-                            rec.clear();
-                        }
-                        self.recovery_offer = None;
-                    }
-                });
-            });
-            return;
-        }
-        if let Some(action) = self.confirm.clone() {
-            let name = self.display_name();
-            let mut answer = None;
-            egui::Modal::new(egui::Id::unique("kumite-unsaved")).show(ctx, |ui| {
-                ui.heading(tr(lang, T::UnsavedTitle));
-                ui.label(trf(lang, T::UnsavedBody, &name));
-                ui.horizontal(|ui| {
-                    if ui.button(tr(lang, T::SaveBtn)).clicked() {
-                        answer = Some(UnsavedAnswer::Save);
-                    }
-                    if ui.button(tr(lang, T::DiscardBtn)).clicked() {
-                        answer = Some(UnsavedAnswer::Discard);
-                    }
-                    if ui.button(tr(lang, T::CancelBtn)).clicked() {
-                        answer = Some(UnsavedAnswer::Cancel);
-                    }
-                });
-            });
-            match answer {
-                Some(UnsavedAnswer::Save) => {
-                    self.confirm = None;
-                    if self.doc.path.is_some() {
-                        if self.save() {
-                            self.perform(ctx, action);
-                        }
-                    } else {
-                        self.after_save = Some(action);
-                        self.ask_path(DialogKind::SaveAs);
-                    }
+        let name = r
+            .path
+            .as_ref()
+            .map(|p| p.display().to_string())
+            .unwrap_or_else(|| tr(lang, T::Untitled).to_string());
+        egui::Modal::new(egui::Id::unique("kumite-recovery")).show(ctx, |ui| {
+            ui.heading(tr(lang, T::RecoveryTitle));
+            ui.label(trf(lang, T::RecoveryBody, &name));
+            ui.horizontal(|ui| {
+                if ui.button(tr(lang, T::RecoverBtn)).clicked() {
+                    let saved = r
+                        .path
+                        .as_ref()
+                        .and_then(|p| read_rule_file(p).ok())
+                        .unwrap_or_default();
+                    self.load_text(ctx, r.text.clone(), r.path.clone(), None);
+                    self.doc.saved_text = saved;
+                    self.autosave.offer = None;
+                    // Keep the copy until this work is saved.
+                    self.autosave.written = true;
                 }
-                Some(UnsavedAnswer::Discard) => {
-                    self.confirm = None;
-                    if action != Action::Close {
-                        self.clear_recovery();
+                if ui.button(tr(lang, T::DiscardRecoveryBtn)).clicked() {
+                    if let Some(rec) = &self.autosave.store {
+                        rec.clear();
                     }
-                    self.perform(ctx, action);
+                    self.autosave.offer = None;
                 }
-                Some(UnsavedAnswer::Cancel) => self.confirm = None,
-                None => {}
+            });
+        });
+    }
+
+    /// "Save changes?" before `action` drops unsaved edits.
+    fn unsaved_dialog(&mut self, ctx: &egui::Context, action: Action) {
+        let lang = self.lang();
+        let name = self.display_name();
+        let mut answer = None;
+        egui::Modal::new(egui::Id::unique("kumite-unsaved")).show(ctx, |ui| {
+            ui.heading(tr(lang, T::UnsavedTitle));
+            ui.label(trf(lang, T::UnsavedBody, &name));
+            ui.horizontal(|ui| {
+                if ui.button(tr(lang, T::SaveBtn)).clicked() {
+                    answer = Some(UnsavedAnswer::Save);
+                }
+                if ui.button(tr(lang, T::DiscardBtn)).clicked() {
+                    answer = Some(UnsavedAnswer::Discard);
+                }
+                if ui.button(tr(lang, T::CancelBtn)).clicked() {
+                    answer = Some(UnsavedAnswer::Cancel);
+                }
+            });
+        });
+        match answer {
+            Some(UnsavedAnswer::Save) => {
+                self.confirm = None;
+                if self.doc.path.is_some() {
+                    if self.save() {
+                        self.perform(ctx, action);
+                    }
+                } else {
+                    self.after_save = Some(action);
+                    self.ask_path(DialogKind::SaveAs);
+                }
             }
-            return;
+            Some(UnsavedAnswer::Discard) => {
+                self.confirm = None;
+                if action != Action::Close {
+                    self.clear_recovery();
+                }
+                self.perform(ctx, action);
+            }
+            Some(UnsavedAnswer::Cancel) => self.confirm = None,
+            None => {}
         }
-        if let Some(mut d) = self.path_dialog.take() {
-            let title = match d.kind {
-                DialogKind::Open => T::PathDialogOpen,
-                DialogKind::SaveAs => T::PathDialogSave,
-                DialogKind::Export => T::PathDialogExport,
-            };
-            let mut done = None;
-            let mut keep = true;
-            egui::Modal::new(egui::Id::unique("kumite-path")).show(ctx, |ui| {
-                ui.set_min_width(520.0);
-                ui.heading(tr(lang, title));
-                if self.portal_missing {
-                    ui.weak(tr(lang, T::NoPortal));
-                }
-                let label = ui.label(tr(lang, T::PathLabel));
-                let resp = ui
-                    .add(
-                        egui::TextEdit::singleline(&mut d.input)
-                            .hint_text(tr(lang, T::PathHint))
-                            .desired_width(f32::INFINITY),
-                    )
-                    .labelled_by(label.id);
-                if !resp.has_focus() && !resp.lost_focus() && d.error.is_none() {
-                    resp.request_focus();
-                }
-                if resp.lost_focus() && ui.input(|i| i.key_pressed(Key::Enter)) {
+    }
+
+    /// The studio's own path dialog (when the system's file dialog is unavailable or in tests).
+    fn path_dialog_ui(&mut self, ctx: &egui::Context, mut d: PathDialog) {
+        let lang = self.lang();
+        let title = match d.kind {
+            DialogKind::Open => T::PathDialogOpen,
+            DialogKind::SaveAs => T::PathDialogSave,
+            DialogKind::Export => T::PathDialogExport,
+        };
+        let mut done = None;
+        let mut keep = true;
+        egui::Modal::new(egui::Id::unique("kumite-path")).show(ctx, |ui| {
+            ui.set_min_width(520.0);
+            ui.heading(tr(lang, title));
+            if self.portal_missing {
+                ui.weak(tr(lang, T::NoPortal));
+            }
+            let label = ui.label(tr(lang, T::PathLabel));
+            let resp = ui
+                .add(
+                    egui::TextEdit::singleline(&mut d.input)
+                        .hint_text(tr(lang, T::PathHint))
+                        .desired_width(f32::INFINITY),
+                )
+                .labelled_by(label.id);
+            if !resp.has_focus() && !resp.lost_focus() && d.error.is_none() {
+                resp.request_focus();
+            }
+            if resp.lost_focus() && ui.input(|i| i.key_pressed(Key::Enter)) {
+                done = Some(PathBuf::from(d.input.trim()));
+            }
+            if let Some(e) = &d.error {
+                ui.colored_label(ui.visuals().error_fg_color, e);
+            }
+            let near = d.neighbours();
+            if !near.is_empty() {
+                egui::ScrollArea::vertical()
+                    .max_height(160.0)
+                    .show(ui, |ui| {
+                        for p in near {
+                            let name = p
+                                .file_name()
+                                .map(|n| n.to_string_lossy().into_owned())
+                                .unwrap_or_default();
+                            if ui.selectable_label(false, name).clicked() {
+                                d.input = p.display().to_string();
+                            }
+                        }
+                    });
+            }
+            ui.horizontal(|ui| {
+                if ui.button(tr(lang, T::OkBtn)).clicked() {
                     done = Some(PathBuf::from(d.input.trim()));
                 }
-                if let Some(e) = &d.error {
-                    ui.colored_label(ui.visuals().error_fg_color, e);
-                }
-                let near = d.neighbours();
-                if !near.is_empty() {
-                    egui::ScrollArea::vertical()
-                        .max_height(160.0)
-                        .show(ui, |ui| {
-                            for p in near {
-                                let name = p
-                                    .file_name()
-                                    .map(|n| n.to_string_lossy().into_owned())
-                                    .unwrap_or_default();
-                                if ui.selectable_label(false, name).clicked() {
-                                    d.input = p.display().to_string();
-                                }
-                            }
-                        });
-                }
-                ui.horizontal(|ui| {
-                    if ui.button(tr(lang, T::OkBtn)).clicked() {
-                        done = Some(PathBuf::from(d.input.trim()));
-                    }
-                    if ui.button(tr(lang, T::CancelBtn)).clicked() {
-                        keep = false;
-                    }
-                });
-            });
-            if let Some(p) = done {
-                match self.path_chosen(d.kind, p) {
-                    None => keep = false,
-                    Some(e) => d.error = Some(e),
-                }
-            }
-            if keep {
-                self.path_dialog = Some(d);
-            } else {
-                self.after_save = None;
-            }
-            return;
-        }
-        if let Some(e) = self.error.clone() {
-            egui::Modal::new(egui::Id::unique("kumite-error")).show(ctx, |ui| {
-                ui.heading(tr(lang, T::ErrorTitle));
-                ui.label(&e);
-                if ui.button(tr(lang, T::OkBtn)).clicked() {
-                    self.error = None;
+                if ui.button(tr(lang, T::CancelBtn)).clicked() {
+                    keep = false;
                 }
             });
+        });
+        if let Some(p) = done {
+            match self.path_chosen(d.kind, p) {
+                None => keep = false,
+                Some(e) => d.error = Some(e),
+            }
         }
+        if keep {
+            self.path_dialog = Some(d);
+        } else {
+            self.after_save = None;
+        }
+    }
+
+    /// An error message with OK.
+    fn error_dialog(&mut self, ctx: &egui::Context, e: &str) {
+        let lang = self.lang();
+        egui::Modal::new(egui::Id::unique("kumite-error")).show(ctx, |ui| {
+            ui.heading(tr(lang, T::ErrorTitle));
+            ui.label(e);
+            if ui.button(tr(lang, T::OkBtn)).clicked() {
+                self.error = None;
+            }
+        });
     }
 }
 
