@@ -10,48 +10,149 @@ use chumsky::input::MappedInput;
 use chumsky::prelude::*;
 use chumsky::span::SimpleSpan;
 
-/// Names interned first, in this order, so the parser can recognise them by id.
-const BUILTINS: [&str; 16] = [
-    "S", "s", "O", "o", "H", "h", "C", "c", "min", "max", "abs", "rand", "勝利", "敗北", "win",
-    "lose",
-];
+/// The names the parser recognises by id: interned first by [`new_names`], in this order, so a
+/// name's id tells whether it is a side letter, a function or a reserved state.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Builtin {
+    /// `S`, `s`: the acting side.
+    S,
+    /// Lower-case `s`.
+    SLower,
+    /// `O`: the opponent.
+    O,
+    /// Lower-case `o`.
+    OLower,
+    /// `H`: the human's side.
+    HUpper,
+    /// `h`.
+    H,
+    /// `C`: the CPU's side.
+    CUpper,
+    /// `c`.
+    C,
+    /// `min`.
+    Min,
+    /// `max`.
+    Max,
+    /// `abs`.
+    Abs,
+    /// `rand`.
+    Rand,
+    /// `勝利`, the reserved win state.
+    Win,
+    /// `敗北`, the reserved lose state.
+    Lose,
+    /// `win`, an alias of 勝利.
+    WinAlias,
+    /// `lose`, an alias of 敗北.
+    LoseAlias,
+}
+
+impl Builtin {
+    /// Every builtin, in id order.
+    pub const ALL: [Builtin; 16] = [
+        Builtin::S,
+        Builtin::SLower,
+        Builtin::O,
+        Builtin::OLower,
+        Builtin::HUpper,
+        Builtin::H,
+        Builtin::CUpper,
+        Builtin::C,
+        Builtin::Min,
+        Builtin::Max,
+        Builtin::Abs,
+        Builtin::Rand,
+        Builtin::Win,
+        Builtin::Lose,
+        Builtin::WinAlias,
+        Builtin::LoseAlias,
+    ];
+
+    /// How it is written.
+    pub fn text(self) -> &'static str {
+        match self {
+            Builtin::S => "S",
+            Builtin::SLower => "s",
+            Builtin::O => "O",
+            Builtin::OLower => "o",
+            Builtin::HUpper => "H",
+            Builtin::H => "h",
+            Builtin::CUpper => "C",
+            Builtin::C => "c",
+            Builtin::Min => "min",
+            Builtin::Max => "max",
+            Builtin::Abs => "abs",
+            Builtin::Rand => "rand",
+            Builtin::Win => "勝利",
+            Builtin::Lose => "敗北",
+            Builtin::WinAlias => "win",
+            Builtin::LoseAlias => "lose",
+        }
+    }
+
+    /// Its id in every interner made by [`new_names`].
+    pub const fn id(self) -> NameId {
+        NameId(self as u32)
+    }
+
+    /// The builtin a name id stands for, if any.
+    pub fn of(n: NameId) -> Option<Builtin> {
+        Self::ALL.get(n.0 as usize).copied()
+    }
+
+    /// The side a side letter names.
+    pub fn side(self) -> Option<SideRef> {
+        Some(match self {
+            Builtin::S | Builtin::SLower => SideRef::S,
+            Builtin::O | Builtin::OLower => SideRef::O,
+            Builtin::HUpper | Builtin::H => SideRef::H,
+            Builtin::CUpper | Builtin::C => SideRef::C,
+            _ => return None,
+        })
+    }
+
+    /// The function a function name names.
+    pub fn func(self) -> Option<Func> {
+        Some(match self {
+            Builtin::Min => Func::Min,
+            Builtin::Max => Func::Max,
+            Builtin::Abs => Func::Abs,
+            Builtin::Rand => Func::Rand,
+            _ => return None,
+        })
+    }
+}
+
 /// Id of `勝利`.
-pub const WIN: NameId = NameId(12);
+pub const WIN: NameId = Builtin::Win.id();
 /// Id of `敗北`.
-pub const LOSE: NameId = NameId(13);
+pub const LOSE: NameId = Builtin::Lose.id();
 
 /// A new interner holding the builtin names.
 pub fn new_names() -> Names {
     let mut n = Names::default();
-    for b in BUILTINS {
-        n.intern(b);
+    for b in Builtin::ALL {
+        n.intern(b.text());
     }
     n
 }
 
-fn side_of(n: NameId) -> SideRef {
-    match n.0 {
-        0 | 1 => SideRef::S,
-        2 | 3 => SideRef::O,
-        4 | 5 => SideRef::H,
-        _ => SideRef::C,
-    }
+/// The side a name id stands for, if it is a side letter.
+fn side_of(n: NameId) -> Option<SideRef> {
+    Builtin::of(n).and_then(Builtin::side)
 }
 
-fn func_of(n: NameId) -> Func {
-    match n.0 {
-        8 => Func::Min,
-        9 => Func::Max,
-        10 => Func::Abs,
-        _ => Func::Rand,
-    }
+/// The function a name id stands for, if it is a function name.
+fn func_of(n: NameId) -> Option<Func> {
+    Builtin::of(n).and_then(Builtin::func)
 }
 
 /// Folds the aliases `win`/`lose` to the reserved states.
 fn state_name(n: NameId) -> NameId {
-    match n.0 {
-        14 => WIN,
-        15 => LOSE,
+    match Builtin::of(n) {
+        Some(Builtin::WinAlias) => WIN,
+        Some(Builtin::LoseAlias) => LOSE,
         _ => n,
     }
 }
@@ -90,7 +191,7 @@ fn sym<'t>(s: Sym) -> impl Parser<'t, In<'t>, Tok, Err<'t>> + Clone {
 fn call<'t>(
     expr: impl Parser<'t, In<'t>, Expr, Err<'t>> + Clone,
 ) -> impl Parser<'t, In<'t>, Expr, Err<'t>> + Clone {
-    select! { Tok::Name(n) if (8..12).contains(&n.0) => func_of(n) }
+    select! { Tok::Name(n) if func_of(n).is_some() => func_of(n).unwrap_or(Func::Rand) }
         .then(
             expr.separated_by(sym(Sym::Comma))
                 .collect::<Vec<_>>()
@@ -128,7 +229,7 @@ struct Parsers<'t> {
 
 fn parsers<'t>() -> Parsers<'t> {
     let name = select! { Tok::Name(n) => n }.labelled("name");
-    let side = select! { Tok::Name(n) if n.0 < 8 => side_of(n) }
+    let side = select! { Tok::Name(n) if side_of(n).is_some() => side_of(n).unwrap_or(SideRef::C) }
         .then_ignore(sym(Sym::Dot))
         .labelled("side prefix (S. O. h. c.)");
     let state_ref = side
