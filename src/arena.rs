@@ -7,9 +7,9 @@
 //! other machines, and the shards' JSON results add up ([`ArenaStats::merge`]) to exactly the
 //! counts of the whole run.
 
-use crate::cli::play::{is_ai, make_player, ready_player};
 use crate::engine::players::{GameEnd, MatchOptions, Player, play_game};
 use crate::engine::{Engine, Side, State};
+use crate::players::{SpecError, is_ai, make_player, ready_player};
 use crate::program::{CmdId, RuleProgram};
 use serde::{Deserialize, Serialize};
 use std::ops::Range;
@@ -198,7 +198,7 @@ struct Worker<'p> {
 }
 
 impl<'p> Worker<'p> {
-    fn new(run: &ArenaRun<'p>) -> Result<Self, String> {
+    fn new(run: &ArenaRun<'p>) -> Result<Self, SpecError> {
         Ok(Self {
             eng: Engine::new(run.prog, 0),
             st: State::default(),
@@ -239,7 +239,7 @@ impl<'p> Worker<'p> {
                     &GameEnd {
                         result: "error",
                         turns: 0,
-                        error: Some(e),
+                        error: Some(e.to_string()),
                         forfeit: None,
                     },
                 );
@@ -261,7 +261,7 @@ impl<'p> Worker<'p> {
 }
 
 /// Plays the run's games (its shard's, if any) and returns their counts.
-pub fn run(run: &ArenaRun) -> Result<ArenaStats, String> {
+pub fn run(run: &ArenaRun) -> Result<ArenaStats, ArenaError> {
     let range = run.shard.map_or(0..run.games, |s| s.range(run.games));
     if is_ai(&run.h) || is_ai(&run.c) {
         // One process per AI for the whole run: games one after another.
@@ -278,7 +278,7 @@ pub fn run(run: &ArenaRun) -> Result<ArenaStats, String> {
     let pool = rayon::ThreadPoolBuilder::new()
         .num_threads(run.jobs.unwrap_or(0))
         .build()
-        .map_err(|e| format!("cannot start worker threads: {e}"))?;
+        .map_err(|e| ArenaError::Threads(e.to_string()))?;
     let blocks = (range.end - range.start).div_ceil(BLOCK);
     let stats = pool.install(|| {
         (0..blocks)
@@ -368,6 +368,17 @@ fn result_json_of(m: &Meta, s: &ArenaStats, seconds: f64) -> serde_json::Value {
         "seconds": seconds,
         "games_per_second": s.games as f64 / seconds.max(1e-9),
     })
+}
+
+/// Why an arena cannot run.
+#[derive(Clone, Debug, PartialEq, thiserror::Error)]
+pub enum ArenaError {
+    /// A player spec makes no player.
+    #[error(transparent)]
+    Player(#[from] SpecError),
+    /// The worker threads could not be started.
+    #[error("cannot start worker threads: {0}")]
+    Threads(String),
 }
 
 /// A `--shard` value that is not `I/N` with 0 ≤ I < N.

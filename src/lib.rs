@@ -16,6 +16,7 @@ pub mod fsutil;
 pub mod gui;
 pub mod lsp;
 pub mod pipeline;
+pub mod players;
 pub mod program;
 pub mod report;
 pub mod search;

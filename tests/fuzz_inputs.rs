@@ -1770,7 +1770,7 @@ proptest! {
         QUIET.with(|q| *q.borrow_mut() = true);
         let r = catch_unwind(AssertUnwindSafe(|| {
             if !spec.starts_with("ai:") && spec != "human" {
-                let _ = kumite::cli::play::make_player(&prog, &spec, 1, 0, 1.0);
+                let _ = kumite::players::make_player(&prog, &spec, 1, 0, 1.0);
             }
             let _ = CpuSettings::parse(&prog, spec.strip_prefix("cpu:").unwrap_or(&spec));
             let mut p2 = prog.clone();

@@ -286,7 +286,8 @@ pub fn against(
             cpu.policy(s, 1)
         })
     } else if spec.starts_with("ai:") {
-        let mut ai = super::play::make_player(prog, spec, 0, 1, 5.0)?;
+        let mut ai =
+            crate::players::make_player(prog, spec, 0, 1, 5.0).map_err(|e| e.to_string())?;
         let e = crate::search::search_engine(prog);
         ai.begin(
             &e,

@@ -624,7 +624,8 @@ fn report(file: &PathBuf, a: &ReportArgs, set: &[String], format: Format) -> Exi
         match crate::report::split_players(p) {
             Ok(pair) => {
                 for spec in &pair {
-                    if let Err(e) = play::make_player(&prog, spec, 0, 0, 5.0)
+                    if let Err(e) = crate::players::make_player(&prog, spec, 0, 0, 5.0)
+                        .map_err(|e| e.to_string())
                         .and_then(|_| check_not_human(spec))
                     {
                         return fail(&format!("--players: {e}"));

@@ -1,11 +1,9 @@
 //! `kumite match`, `kumite arena`, `kumite perft`.
 
-use crate::engine::players::{
-    FailKind, MatchOptions, MatchResult, Player, PlayerError, RandomPlayer, play_match,
-};
-use crate::engine::{Engine, Side, State};
+use crate::engine::players::{MatchOptions, MatchResult, Player, play_match};
+use crate::engine::{Engine, State};
+use crate::players::make_player;
 use crate::program::{CmdId, RuleProgram};
-use std::io::{BufRead, Write};
 
 /// Parses `--set h.NAME=V` / `NAME=V` overrides into the program's initial values.
 pub fn apply_sets(prog: &mut RuleProgram, sets: &[String]) -> Result<(), String> {
@@ -41,176 +39,6 @@ pub fn apply_sets(prog: &mut RuleProgram, sets: &[String]) -> Result<(), String>
     Ok(())
 }
 
-/// A player chosen on the command line: `human`, `random` or `ai:COMMAND`.
-pub fn make_player<'a>(
-    prog: &'a RuleProgram,
-    spec: &str,
-    seed: u64,
-    side: Side,
-    ai_timeout: f64,
-) -> Result<Box<dyn Player + Send + 'a>, String> {
-    if let Some(settings) = crate::search::CpuSettings::of_player(prog, spec) {
-        return Ok(Box::new(crate::search::CpuPlayer::new(
-            prog,
-            settings.map_err(|e| e.to_string())?,
-            player_seed(spec, seed, side),
-        )));
-    }
-    match spec {
-        "random" => Ok(Box::new(RandomPlayer::new(player_seed(spec, seed, side)))),
-        "human" => Ok(Box::new(HumanPlayer)),
-        s if s.starts_with("ai:") => {
-            let cmd = &s[3..];
-            if cmd.trim().is_empty() {
-                return Err("ai: needs a command, e.g. ai:'python3 my_ai.py'".into());
-            }
-            if !(ai_timeout.is_finite() && ai_timeout > 0.0) {
-                return Err(format!(
-                    "--ai-timeout must be a positive number of seconds, not {ai_timeout}"
-                ));
-            }
-            Ok(Box::new(crate::ai_protocol::AiPlayer::new(
-                cmd,
-                std::time::Duration::try_from_secs_f64(ai_timeout)
-                    .unwrap_or(std::time::Duration::from_secs(86_400)),
-            )))
-        }
-        other => Err(format!(
-            "unknown player '{other}': use human, random, cpu[:S5,D1,E0,P200] or ai:COMMAND"
-        )),
-    }
-}
-
-/// The seed [`make_player`] gives the player of `spec` on `side` for a game seed.
-fn player_seed(spec: &str, seed: u64, side: Side) -> u64 {
-    if spec == "random" {
-        seed.wrapping_add(side as u64 * 0x9E37_79B9)
-    } else {
-        seed.wrapping_add(side as u64 * 0x51ED)
-    }
-}
-
-/// Makes `player` (made from `spec`) play the next game as [`make_player`] would make it for
-/// `seed`: reseeded in place where it can be, made anew otherwise. External AIs keep their
-/// process (they are told each game's seed when it begins).
-pub fn ready_player<'a>(
-    player: &mut Box<dyn Player + Send + 'a>,
-    prog: &'a RuleProgram,
-    spec: &str,
-    seed: u64,
-    side: Side,
-    ai_timeout: f64,
-) -> Result<(), String> {
-    if is_ai(spec) || player.reseed(player_seed(spec, seed, side)) {
-        return Ok(());
-    }
-    *player = make_player(prog, spec, seed, side, ai_timeout)?;
-    Ok(())
-}
-
-/// True if the player spec is an external AI (one process, so games run one after another).
-pub fn is_ai(spec: &str) -> bool {
-    spec.starts_with("ai:")
-}
-
-/// Plays in the terminal: shows both sides' states and the enabled commands with their keys.
-pub struct HumanPlayer;
-
-impl Player for HumanPlayer {
-    fn choose(
-        &mut self,
-        eng: &Engine,
-        st: &State,
-        side: Side,
-        enabled: &[CmdId],
-    ) -> Result<Option<CmdId>, PlayerError> {
-        let p = eng.prog;
-        let mut out = std::io::stderr().lock();
-        let _ = writeln!(
-            out,
-            "\n── turn {} · {} to move ──",
-            st.turn + 1,
-            if side == 0 { "h (you)" } else { "c" }
-        );
-        for s in 0..2 {
-            let vals: Vec<String> = (2..p.states.len())
-                .map(|i| format!("{}={}", p.states[i], eng.val(st, s, i as u32)))
-                .collect();
-            let _ = writeln!(out, "  {}: {}", crate::side::name(s), vals.join("  "));
-        }
-        let list: Vec<String> = enabled
-            .iter()
-            .map(|&c| match p.key_for(c) {
-                Some(k) => format!("{k}=[{}]", p.commands[c as usize]),
-                None => format!("[{}]", p.commands[c as usize]),
-            })
-            .collect();
-        loop {
-            let _ = write!(out, "  commands: {}\n  > ", list.join("  "));
-            let _ = out.flush();
-            let mut line = String::new();
-            let n = std::io::stdin().lock().read_line(&mut line).map_err(|e| {
-                PlayerError::new(
-                    FailKind::HumanInputEnded,
-                    format!("cannot read the terminal: {e}"),
-                )
-            })?;
-            if n == 0 {
-                return Err(PlayerError::new(
-                    FailKind::HumanInputEnded,
-                    "end of input on the terminal",
-                ));
-            }
-            let t = line.trim();
-            let found = p.command_from_input(&line);
-            match found {
-                Some(c) if enabled.contains(&c) => return Ok(Some(c)),
-                Some(c) => {
-                    let _ = writeln!(out, "  [{}] is not enabled now", p.commands[c as usize]);
-                }
-                None => {
-                    let _ = writeln!(out, "  '{t}' is neither a key nor a command");
-                }
-            }
-        }
-    }
-}
-
-impl Player for Box<dyn Player + Send + '_> {
-    fn begin(
-        &mut self,
-        eng: &Engine,
-        info: &crate::engine::players::GameInfo,
-    ) -> Result<(), PlayerError> {
-        (**self).begin(eng, info)
-    }
-    fn choose(
-        &mut self,
-        eng: &Engine,
-        st: &State,
-        side: Side,
-        enabled: &[CmdId],
-    ) -> Result<Option<CmdId>, PlayerError> {
-        (**self).choose(eng, st, side, enabled)
-    }
-    fn finish(
-        &mut self,
-        eng: &Engine,
-        st: &State,
-        side: Side,
-        o: crate::engine::Outcome,
-        reason: Option<&str>,
-    ) {
-        (**self).finish(eng, st, side, o, reason)
-    }
-    fn name(&self) -> String {
-        (**self).name()
-    }
-    fn reseed(&mut self, seed: u64) -> bool {
-        (**self).reseed(seed)
-    }
-}
-
 /// Runs one match with the given players, printing traces and waiting as asked.
 pub fn run_with(
     prog: &RuleProgram,
@@ -244,8 +72,8 @@ pub fn run_match(
     ai_timeout: f64,
 ) -> Result<MatchResult, String> {
     let mut players = [
-        make_player(prog, h, opts.seed, 0, ai_timeout)?,
-        make_player(prog, c, opts.seed, 1, ai_timeout)?,
+        make_player(prog, h, opts.seed, 0, ai_timeout).map_err(|e| e.to_string())?,
+        make_player(prog, c, opts.seed, 1, ai_timeout).map_err(|e| e.to_string())?,
     ];
     Ok(run_with(prog, &mut players, opts, delay, text_trace))
 }

@@ -4,9 +4,9 @@
 use super::Progress;
 use crate::analysis::{VictoryGraph, evaluate};
 use crate::arena::game_seed;
-use crate::cli::play::{is_ai, make_player, ready_player};
 use crate::engine::players::{GameEnd, MatchOptions, Player, PlayerError, play_game};
 use crate::engine::{Engine, Outcome, Side, State};
+use crate::players::{is_ai, make_player, ready_player};
 use crate::program::{CmdId, RuleProgram};
 use std::sync::Arc;
 use std::sync::atomic::Ordering;
@@ -148,7 +148,7 @@ fn player<'p>(
         p.set_cancel_flag(progress.cancel_flag.clone());
         return Ok(Box::new(p));
     }
-    make_player(prog, spec, 0, side, AI_TIMEOUT)
+    make_player(prog, spec, 0, side, AI_TIMEOUT).map_err(|e| e.to_string())
 }
 
 struct Worker<'p> {
