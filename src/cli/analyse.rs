@@ -180,8 +180,7 @@ pub fn tree_dot(g: &VictoryGraph, eng: &Engine, st: &State) -> String {
     s
 }
 
-/// How far state values may move from the start in `--value`'s solved game.
-pub const VALUE_BOUND: i64 = 12;
+pub use crate::search::VALUE_BOUND;
 
 /// `kumite solve` as JSON: shortest win, forced win, and (asked for, simultaneous) the value.
 pub fn solve(prog: &RuleProgram, first: usize, depth: u32, value: bool) -> serde_json::Value {

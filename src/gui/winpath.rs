@@ -14,7 +14,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 /// State-value bound for the game value (see `kumite solve --value`).
-const VALUE_BOUND: i64 = crate::cli::analyse::VALUE_BOUND;
+const VALUE_BOUND: i64 = crate::search::VALUE_BOUND;
 
 /// What one search found.
 #[derive(Clone, Debug)]

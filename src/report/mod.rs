@@ -1351,7 +1351,7 @@ fn exact_verdict(
     }
     if prog.settings.simultaneous {
         let gv =
-            crate::search::value_iteration(prog, &root, crate::cli::analyse::VALUE_BOUND, 200_000);
+            crate::search::value_iteration(prog, &root, crate::search::VALUE_BOUND, 200_000);
         return Exact {
             kind: "value",
             winner: None,
@@ -1359,7 +1359,7 @@ fn exact_verdict(
             detail: format!(
                 "value iteration over {} positions within ±{} of the starting values ({} beyond valued by the derived evaluation), as `kumite solve --value`",
                 gv.states,
-                crate::cli::analyse::VALUE_BOUND,
+                crate::search::VALUE_BOUND,
                 gv.frontier
             ),
         };

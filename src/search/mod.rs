@@ -1045,6 +1045,10 @@ pub struct GameValue {
     pub iterations: u32,
 }
 
+/// How far state values may move from the start in the solved game of `kumite solve --value`,
+/// the studio's Win path tab and the report's exact section.
+pub const VALUE_BOUND: i64 = 12;
+
 /// Solves a simultaneous game by value iteration with a linear program (matrix game) per
 /// position. The state space is bounded: every position reachable from `start` whose state
 /// values stay within `bound` of their starting values is solved exactly; positions beyond are a
