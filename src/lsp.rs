@@ -588,20 +588,42 @@ fn semantic_tokens(text: &str, enc: Enc) -> Vec<u32> {
     data
 }
 
+/// Why the language server stopped other than by `shutdown` and `exit`.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum LspError {
+    /// The client broke the protocol's start or shutdown.
+    #[error("{0}")]
+    Protocol(String),
+    /// The client stopped reading.
+    #[error("the client closed the connection")]
+    ClientGone,
+    /// `exit` came without `shutdown` first (the protocol asks for status 1).
+    #[error("exit before shutdown")]
+    ExitBeforeShutdown,
+    /// Standard input or output failed.
+    #[error("{0}")]
+    Io(String),
+}
+
 /// Serves one connection until `exit`.
-pub fn serve(conn: &Connection) -> Result<(), String> {
-    let (id, params) = conn.initialize_start().map_err(|e| e.to_string())?;
+pub fn serve(conn: &Connection) -> Result<(), LspError> {
+    let (id, params) = conn
+        .initialize_start()
+        .map_err(|e| LspError::Protocol(e.to_string()))?;
     let mut server = Server::new(&params);
     let result = json!({
         "capabilities": server.capabilities(),
         "serverInfo": { "name": "kumite", "version": env!("CARGO_PKG_VERSION") },
     });
     conn.initialize_finish(id, result)
-        .map_err(|e| e.to_string())?;
+        .map_err(|e| LspError::Protocol(e.to_string()))?;
     for msg in &conn.receiver {
         match msg {
             Message::Request(req) => {
-                if conn.handle_shutdown(&req).map_err(|e| e.to_string())? {
+                if conn
+                    .handle_shutdown(&req)
+                    .map_err(|e| LspError::Protocol(e.to_string()))?
+                {
                     return Ok(());
                 }
                 let id: RequestId = req.id.clone();
@@ -619,12 +641,12 @@ pub fn serve(conn: &Connection) -> Result<(), String> {
                 };
                 conn.sender
                     .send(Message::Response(resp))
-                    .map_err(|e| e.to_string())?;
+                    .map_err(|_| LspError::ClientGone)?;
             }
             Message::Notification(n) => {
                 if n.method == "exit" {
                     // `exit` without `shutdown` first: the protocol asks for status 1.
-                    return Err("exit before shutdown".into());
+                    return Err(LspError::ExitBeforeShutdown);
                 }
                 let out =
                     std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| server.notify(&n)))
@@ -632,7 +654,7 @@ pub fn serve(conn: &Connection) -> Result<(), String> {
                 for o in out {
                     conn.sender
                         .send(Message::Notification(o))
-                        .map_err(|e| e.to_string())?;
+                        .map_err(|_| LspError::ClientGone)?;
                 }
             }
             Message::Response(_) => {}
@@ -642,11 +664,11 @@ pub fn serve(conn: &Connection) -> Result<(), String> {
 }
 
 /// `kumite lsp`: serves standard input and output.
-pub fn run_stdio() -> Result<(), String> {
+pub fn run_stdio() -> Result<(), LspError> {
     let (conn, io) = Connection::stdio();
     serve(&conn)?;
     drop(conn);
-    io.join().map_err(|e| e.to_string())
+    io.join().map_err(|e| LspError::Io(e.to_string()))
 }
 
 #[cfg(test)]

@@ -1350,8 +1350,7 @@ fn exact_verdict(
         };
     }
     if prog.settings.simultaneous {
-        let gv =
-            crate::search::value_iteration(prog, &root, crate::search::VALUE_BOUND, 200_000);
+        let gv = crate::search::value_iteration(prog, &root, crate::search::VALUE_BOUND, 200_000);
         return Exact {
             kind: "value",
             winner: None,
