@@ -146,7 +146,7 @@ impl ReportView {
                     let _ = tx.send(Msg::Update(r.clone()));
                     c.request_repaint();
                 });
-                let _ = tx.send(Msg::Done(r));
+                let _ = tx.send(Msg::Done(r.map_err(|e| e.to_string())));
                 c.request_repaint();
             });
         if let Err(e) = spawned {

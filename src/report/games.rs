@@ -3,10 +3,11 @@
 
 use super::Progress;
 use crate::analysis::{VictoryGraph, evaluate};
+use crate::arena::ArenaError;
 use crate::arena::game_seed;
 use crate::engine::players::{GameEnd, MatchOptions, Player, PlayerError, play_game};
 use crate::engine::{Engine, Outcome, Side, State};
-use crate::players::{is_ai, make_player, ready_player};
+use crate::players::{SpecError, is_ai, make_player, ready_player};
 use crate::program::{CmdId, RuleProgram};
 use std::sync::Arc;
 use std::sync::atomic::Ordering;
@@ -142,13 +143,13 @@ fn player<'p>(
     spec: &str,
     side: Side,
     progress: &Arc<Progress>,
-) -> Result<Box<dyn Player + Send + 'p>, String> {
+) -> Result<Box<dyn Player + Send + 'p>, SpecError> {
     if let Some(settings) = crate::search::CpuSettings::of_player(prog, spec) {
-        let mut p = crate::search::CpuPlayer::new(prog, settings.map_err(|e| e.to_string())?, 0);
+        let mut p = crate::search::CpuPlayer::new(prog, settings?, 0);
         p.set_cancel_flag(progress.cancel_flag.clone());
         return Ok(Box::new(p));
     }
-    make_player(prog, spec, 0, side, AI_TIMEOUT).map_err(|e| e.to_string())
+    make_player(prog, spec, 0, side, AI_TIMEOUT)
 }
 
 struct Worker<'p> {
@@ -162,9 +163,9 @@ struct Worker<'p> {
 }
 
 impl<'p> Worker<'p> {
-    fn new(set: &GameSet<'p>, progress: &Arc<Progress>) -> Result<Self, String> {
+    fn new(set: &GameSet<'p>, progress: &Arc<Progress>) -> Result<Self, SpecError> {
         let nc = set.prog.commands.len();
-        let seat = |side: Side| -> Result<Seat<'p>, String> {
+        let seat = |side: Side| -> Result<Seat<'p>, SpecError> {
             Ok(Seat {
                 inner: player(set.prog, set.players[side], side, progress)?,
                 progress: progress.clone(),
@@ -314,7 +315,7 @@ fn tension_of(leads: &[f64], end: End) -> GameTension {
 const BLOCK: u64 = 8;
 
 /// Plays the set's games and returns their records in game order (fewer if cancelled).
-pub fn play_set(set: &GameSet, progress: &Arc<Progress>) -> Result<Vec<GameRec>, String> {
+pub fn play_set(set: &GameSet, progress: &Arc<Progress>) -> Result<Vec<GameRec>, ArenaError> {
     // Fail early, with the player's message.
     let first = Worker::new(set, progress)?;
     if set.players.iter().any(|p| is_ai(p)) {
@@ -333,7 +334,7 @@ pub fn play_set(set: &GameSet, progress: &Arc<Progress>) -> Result<Vec<GameRec>,
     let pool = rayon::ThreadPoolBuilder::new()
         .num_threads(set.jobs.unwrap_or(0))
         .build()
-        .map_err(|e| format!("cannot start worker threads: {e}"))?;
+        .map_err(|e| ArenaError::Threads(e.to_string()))?;
     let blocks = set.games.div_ceil(BLOCK);
     let recs: Vec<Vec<GameRec>> = pool.install(|| {
         (0..blocks)

@@ -137,6 +137,17 @@ pub enum SweepError {
     },
 }
 
+/// Why a report cannot be computed.
+#[derive(Clone, Debug, PartialEq, thiserror::Error)]
+pub enum ReportError {
+    /// The games cannot be played (a player spec, the worker threads).
+    #[error(transparent)]
+    Games(#[from] crate::arena::ArenaError),
+    /// The sweep cannot be run.
+    #[error(transparent)]
+    Sweep(#[from] SweepError),
+}
+
 /// An unknown `--sections` item.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 #[error(
@@ -769,7 +780,7 @@ pub fn run(
     opts: &ReportOptions,
     progress: &Arc<Progress>,
     mut update: impl FnMut(&Report),
-) -> Result<Report, String> {
+) -> Result<Report, ReportError> {
     let t0 = Instant::now();
     let simultaneous = prog.settings.simultaneous;
     let seatings: Vec<Side> = if simultaneous { vec![0] } else { vec![0, 1] };
@@ -1090,7 +1101,7 @@ pub fn run(
     if let Some(sw) = &opts.sweep {
         let mut points = Vec::new();
         for &v in &sw.values {
-            let p = sw.apply(prog, source, v).map_err(|e| e.to_string())?;
+            let p = sw.apply(prog, source, v)?;
             let recs = play_set(
                 &GameSet {
                     prog: &p,
