@@ -83,15 +83,7 @@ impl<'p> Engine<'p> {
                 }
                 for e in self.prog.rule_effects(r) {
                     if let CEffect::Enable { opp, cmd, on } = *e {
-                        let s = crate::side::relative(opp, side);
-                        writes.push(Write {
-                            target: Target::Flag(s * self.nc + cmd as usize),
-                            owner: s,
-                            writer: side,
-                            op: UpdOp::Set,
-                            value: (held == on) as i64,
-                            rule: ri,
-                        });
+                        writes.push(self.flag_write(opp, cmd, side, held == on, ri));
                     }
                 }
             }

@@ -64,24 +64,20 @@ impl<'p> Engine<'p> {
                             side: who,
                             state,
                             value,
-                        } => {
-                            let s = who.resolve(side);
-                            Write {
-                                target: Target::Val(s * self.ns + state as usize),
-                                owner: s,
-                                writer: side,
-                                op: UpdOp::Set,
-                                value: (held == value) as i64,
-                                rule: ri,
-                            }
-                        }
+                        } => self.value_write(
+                            who,
+                            state,
+                            side,
+                            UpdOp::Set,
+                            (held == value) as i64,
+                            ri,
+                        ),
                         CEffect::Update {
                             side: who,
                             state,
                             op,
                             expr,
                         } if held => {
-                            let s = who.resolve(side);
                             let v = self.eval(
                                 self.prog.code_of(expr),
                                 &st.vals,
@@ -90,14 +86,7 @@ impl<'p> Engine<'p> {
                                 ri,
                                 stack,
                             )?;
-                            Write {
-                                target: Target::Val(s * self.ns + state as usize),
-                                owner: s,
-                                writer: side,
-                                op,
-                                value: v,
-                                rule: ri,
-                            }
+                            self.value_write(who, state, side, op, v, ri)
                         }
                         _ => continue,
                     };

@@ -21,6 +21,53 @@ pub(super) struct Write {
     pub(super) rule: u32,
 }
 
+impl Engine<'_> {
+    /// A write of rule `rule`, acting for `writer`, to the state `state` of the side `who`
+    /// names.
+    #[inline(always)]
+    pub(super) fn value_write(
+        &self,
+        who: SideRef,
+        state: u32,
+        writer: Side,
+        op: UpdOp,
+        value: i64,
+        rule: u32,
+    ) -> Write {
+        let s = who.resolve(writer);
+        Write {
+            target: Target::Val(s * self.ns + state as usize),
+            owner: s,
+            writer,
+            op,
+            value,
+            rule,
+        }
+    }
+
+    /// A write of rule `rule`, acting for `writer`, that turns command `cmd` of the writer (or
+    /// its opponent when `opp`) on or off.
+    #[inline(always)]
+    pub(super) fn flag_write(
+        &self,
+        opp: bool,
+        cmd: u32,
+        writer: Side,
+        on: bool,
+        rule: u32,
+    ) -> Write {
+        let s = crate::side::relative(opp, writer);
+        Write {
+            target: Target::Flag(s * self.nc + cmd as usize),
+            owner: s,
+            writer,
+            op: UpdOp::Set,
+            value: on as i64,
+            rule,
+        }
+    }
+}
+
 impl<'p> Engine<'p> {
     /// Applies collected writes: the writes to a side's state or flag made by the other side
     /// first, then its owner's own, each group in the order collected (file order per side).
@@ -89,16 +136,8 @@ impl<'p> Engine<'p> {
                         state,
                         value,
                     } => {
-                        let s = who.resolve(side);
-                        let v = if held { value } else { !value };
-                        writes.push(Write {
-                            target: Target::Val(s * self.ns + state as usize),
-                            owner: s,
-                            writer: side,
-                            op: UpdOp::Set,
-                            value: v as i64,
-                            rule: ri,
-                        });
+                        let v = (held == value) as i64;
+                        writes.push(self.value_write(who, state, side, UpdOp::Set, v, ri));
                     }
                     CEffect::Update {
                         side: who,
@@ -109,36 +148,19 @@ impl<'p> Engine<'p> {
                         if !held {
                             continue;
                         }
-                        let s = who.resolve(side);
                         let v = match self.effect_const[e0 + k] {
                             Some(v) => v,
                             None => {
                                 self.eval(self.prog.code_of(expr), &st.vals, side, turn, ri, stack)?
                             }
                         };
-                        writes.push(Write {
-                            target: Target::Val(s * self.ns + state as usize),
-                            owner: s,
-                            writer: side,
-                            op,
-                            value: v,
-                            rule: ri,
-                        });
+                        writes.push(self.value_write(who, state, side, op, v, ri));
                     }
                     CEffect::Enable { opp, cmd, on } => {
                         if !r.has_cmd_atoms {
                             continue; // belongs to availability
                         }
-                        let s = crate::side::relative(opp, side);
-                        let v = if held { on } else { !on };
-                        writes.push(Write {
-                            target: Target::Flag(s * self.nc + cmd as usize),
-                            owner: s,
-                            writer: side,
-                            op: UpdOp::Set,
-                            value: v as i64,
-                            rule: ri,
-                        });
+                        writes.push(self.flag_write(opp, cmd, side, held == on, ri));
                     }
                 }
             }
