@@ -218,6 +218,10 @@ fn a_logged_match_replays_to_the_same_outcome_and_a_tampered_log_does_not() {
         "random",
         "--seed",
         "11",
+        // This test is about replays, not time limits: a loaded CI machine once took more
+        // than the default 5 s to start Python and answer.
+        "--ai-timeout",
+        "60",
         "--log",
         log.to_str().expect("path"),
     ]);
