@@ -1,6 +1,6 @@
 //! The problems list under the editor, and the full ariadne report of the selected problem.
 
-use super::i18n::{Lang, T, pick, tr};
+use super::i18n::{Lang, T, tr, trf, trn};
 use super::worker::Checked;
 use crate::diag::render_ariadne;
 use egui::{Color32, RichText, Ui};
@@ -37,14 +37,17 @@ impl DiagnosticsPanel {
         ui.horizontal(|ui| {
             ui.strong(tr(lang, T::DiagnosticsTitle));
             if !diags.is_empty() {
-                let text = match lang {
-                    Lang::En => format!(
-                        "{errors} error{}, {warnings} warning{}",
-                        if errors == 1 { "" } else { "s" },
-                        if warnings == 1 { "" } else { "s" }
-                    ),
-                    Lang::Ja => format!("エラー {errors} 件、警告 {warnings} 件"),
+                let e = if errors == 1 { T::OneError } else { T::NErrors };
+                let w = if warnings == 1 {
+                    T::OneWarning
+                } else {
+                    T::NWarnings
                 };
+                let text = trn(
+                    lang,
+                    T::ProblemCounts,
+                    &[&trf(lang, e, errors), &trf(lang, w, warnings)],
+                );
                 ui.label(text);
             }
             if busy {
@@ -157,12 +160,8 @@ impl DiagnosticsPanel {
                     row.col(|ui| {
                         if !d.diag.fixes.is_empty()
                             && ui
-                                .small_button(pick(lang, "Fix…", "修正…"))
-                                .on_hover_text(pick(
-                                    lang,
-                                    "Offer this problem's quick fixes in the editor (Ctrl+.)",
-                                    "この問題のクイックフィックスをエディタに出す(Ctrl+.)",
-                                ))
+                                .small_button(tr(lang, T::Fix))
+                                .on_hover_text(tr(lang, T::FixHint))
                                 .clicked()
                         {
                             self.fix_request = Some(i);

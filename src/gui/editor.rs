@@ -10,7 +10,7 @@
 mod assist;
 mod builder;
 
-use super::i18n::{Lang, T, tr};
+use super::i18n::{Lang, T, tr, trf};
 use super::worker::{Checked, DiagItem};
 use crate::diag::Severity;
 use crate::syntax::highlight::{Kind, highlight_line};
@@ -972,7 +972,7 @@ impl EditorPanel {
                 } else {
                     match self.view.find_current {
                         Some(i) => format!("{} / {n}", i + 1),
-                        None => tr(lang, T::MatchCount).replace("{}", &n.to_string()),
+                        None => trf(lang, T::MatchCount, n),
                     }
                 };
                 ui.label(msg);
@@ -1201,25 +1201,16 @@ impl EditorPanel {
                 out.response.response.context_menu(|ui| {
                     self.assist_menu(ui, lang);
                     match &target {
-                    Some(spec) => {
-                        if ui
-                            .button(match lang {
-                                Lang::En => format!("Sweep this value ({spec})"),
-                                Lang::Ja => format!("この値をスイープ({spec})"),
-                            })
-                            .clicked()
-                        {
-                            sweep = Some(spec.clone());
-                            ui.close();
+                        Some(spec) => {
+                            if ui.button(trf(lang, T::SweepThisValue, spec)).clicked() {
+                                sweep = Some(spec.clone());
+                                ui.close();
+                            }
+                        }
+                        None => {
+                            ui.weak(tr(lang, T::SweepHint));
                         }
                     }
-                    None => {
-                        ui.weak(match lang {
-                            Lang::En => "Right-click a number in the initial line (!:) or a constant's definition to sweep it in a balance report.",
-                            Lang::Ja => "初期値の行(!:)の数値や定数の定義を右クリックすると、バランスレポートでその値をスイープできます。",
-                        });
-                    }
-                }
                 });
 
                 // Diagnostics under the pointer.

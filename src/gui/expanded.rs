@@ -1,7 +1,7 @@
 //! The expanded-rules view: every rule after macros and symmetric blocks are written out, with
 //! where it came from; also the initial state, key bindings, CPU settings and advantage lines.
 
-use super::i18n::{Lang, T, tr};
+use super::i18n::{Lang, T, tr, trf};
 use super::worker::ProgramView;
 use egui::{Align, Color32, RichText, Ui};
 use egui_extras::{Column, TableBuilder};
@@ -81,7 +81,7 @@ impl ExpandedPanel {
         ui.horizontal(|ui| {
             ui.strong(tr(lang, T::ExpandedTitle));
             if let Some(v) = view {
-                ui.weak(tr(lang, T::RulesCount).replace("{}", &v.rules.len().to_string()));
+                ui.weak(trf(lang, T::RulesCount, v.rules.len()));
             }
             ui.with_layout(egui::Layout::right_to_left(Align::Center), |ui| {
                 if ui

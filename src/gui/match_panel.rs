@@ -1,7 +1,7 @@
 //! The match panel: play the CPU with the keys of the `':` lines (or by clicking), watch both
 //! sides' states, the derived evaluation and the turn log.
 
-use super::i18n::{Lang, pick};
+use super::i18n::{Lang, T, tr};
 use super::session::{Controller, MatchSession, key_name};
 use super::worker::ProgramView;
 use crate::engine::{Outcome, Side};
@@ -202,19 +202,15 @@ impl MatchPanel {
     ) -> Option<MatchAction> {
         let mut action = None;
         ui.horizontal(|ui| {
-            ui.strong(pick(lang, "Match", "対戦"));
+            ui.strong(tr(lang, T::Match));
             if focused {
                 ui.label(
-                    RichText::new(pick(lang, "● keys active", "● キー操作中"))
+                    RichText::new(tr(lang, T::KeysActive))
                         .small()
                         .color(side_color(ui, 0)),
                 );
             } else {
-                ui.weak(pick(
-                    lang,
-                    "click here (F6) to use the keys",
-                    "ここをクリック(F6)でキー操作",
-                ));
+                ui.weak(tr(lang, T::ClickHereF6To));
             }
         });
         self.controls(ui, lang, view);
@@ -224,28 +220,15 @@ impl MatchPanel {
                 .fill(ui.visuals().faint_bg_color)
                 .inner_margin(6.0)
                 .show(ui, |ui| {
-                    ui.label(pick(
-                        lang,
-                        "The rules changed. This match still runs the rules it started with.",
-                        "ルールが変わりました。この対戦は開始時のルールのままです。",
-                    ));
+                    ui.label(tr(lang, T::TheRulesChangedThis));
                     ui.horizontal(|ui| {
-                        if ui
-                            .button(pick(
-                                lang,
-                                "Restart with the new rules",
-                                "新しいルールで再開",
-                            ))
-                            .clicked()
+                        if ui.button(tr(lang, T::RestartWithTheNew)).clicked()
                             && let Some(v) = view
                             && let Err(e) = self.new_match(v, false)
                         {
                             self.message = Some(e);
                         }
-                        if ui
-                            .button(pick(lang, "Keep playing", "このまま続ける"))
-                            .clicked()
-                        {
+                        if ui.button(tr(lang, T::KeepPlaying)).clicked() {
                             self.keep_old_rules = true;
                         }
                     });
@@ -254,16 +237,8 @@ impl MatchPanel {
         let Some(s) = self.session.as_mut() else {
             ui.add_space(10.0);
             ui.label(match view {
-                Some(_) => pick(
-                    lang,
-                    "Press \"New match\" (F5) to play the CPU with the keys of the ': line.",
-                    "「新しい対戦」(F5) で ': 行のキーを使って CPU と対戦します。",
-                ),
-                None => pick(
-                    lang,
-                    "Fix the errors in the rules to play a match.",
-                    "対戦するにはルールのエラーを直してください。",
-                ),
+                Some(_) => tr(lang, T::PressNewMatchF5),
+                None => tr(lang, T::FixTheErrorsIn),
             });
             return None;
         };
@@ -299,18 +274,16 @@ impl MatchPanel {
         };
         let (mut step, mut toggle, mut stop) = (false, false, false);
         ui.horizontal(|ui| {
-            ui.label(pick(lang, "Replay:", "再生:"));
-            step = ui.button(pick(lang, "Next step", "次の手")).clicked();
+            ui.label(tr(lang, T::Replay));
+            step = ui.button(tr(lang, T::NextStep)).clicked();
             toggle = ui
                 .button(if auto {
-                    pick(lang, "Pause", "一時停止")
+                    tr(lang, T::Pause)
                 } else {
-                    pick(lang, "Play all", "すべて再生")
+                    tr(lang, T::PlayAll)
                 })
                 .clicked();
-            stop = ui
-                .button(pick(lang, "Stop replay", "再生をやめる"))
-                .clicked();
+            stop = ui.button(tr(lang, T::StopReplay)).clicked();
         });
         if stop {
             s.replay = None;
@@ -326,10 +299,7 @@ impl MatchPanel {
         ui.horizontal_wrapped(|ui| {
             let can = view.is_some();
             if ui
-                .add_enabled(
-                    can,
-                    egui::Button::new(pick(lang, "New match", "新しい対戦")),
-                )
+                .add_enabled(can, egui::Button::new(tr(lang, T::NewMatch)))
                 .on_hover_text("F5")
                 .clicked()
                 && let Some(v) = view
@@ -339,25 +309,15 @@ impl MatchPanel {
             }
             let undo_ok = self.session.as_ref().is_some_and(|s| !s.turns.is_empty());
             if ui
-                .add_enabled(
-                    undo_ok,
-                    egui::Button::new(pick(lang, "Undo turn", "1手戻す")),
-                )
+                .add_enabled(undo_ok, egui::Button::new(tr(lang, T::UndoTurn)))
                 .on_hover_text("F8")
                 .clicked()
             {
                 self.undo();
             }
             if ui
-                .add_enabled(
-                    can,
-                    egui::Button::new(pick(lang, "From a position…", "局面を編集して開始…")),
-                )
-                .on_hover_text(pick(
-                    lang,
-                    "Edit both sides' states, then start from there",
-                    "両者の状態を編集してからその局面で開始",
-                ))
+                .add_enabled(can, egui::Button::new(tr(lang, T::FromAPosition)))
+                .on_hover_text(tr(lang, T::EditBothSidesStates))
                 .clicked()
                 && let Some(v) = view
                 && let Err(e) = self.new_match(v, true)
@@ -373,7 +333,7 @@ impl MatchPanel {
                         .color(side_color(ui, side)),
                 );
                 let who = |c: Controller| match c {
-                    Controller::Human => pick(lang, "human", "人"),
+                    Controller::Human => tr(lang, T::Human),
                     Controller::Cpu => "CPU",
                 };
                 egui::ComboBox::from_id_salt(("player", side))
@@ -396,12 +356,12 @@ impl MatchPanel {
                 s.stop_thinking();
                 s.players = self.players;
             }
-            let l = ui.label(pick(lang, "seed", "シード"));
+            let l = ui.label(tr(lang, T::Seed));
             ui.add(egui::DragValue::new(&mut self.seed).speed(1.0))
                 .labelled_by(l.id);
             if ui
-                .small_button(pick(lang, "new", "変更"))
-                .on_hover_text(pick(lang, "new random seed", "新しいシード"))
+                .small_button(tr(lang, T::NewSeed))
+                .on_hover_text(tr(lang, T::NewRandomSeed))
                 .clicked()
             {
                 let t = std::time::SystemTime::now()
@@ -411,12 +371,8 @@ impl MatchPanel {
                 self.seed = crate::engine::rng::mix(t) % 1_000_000;
             }
             if ui
-                .checkbox(&mut self.realtime, pick(lang, "real time", "リアルタイム"))
-                .on_hover_text(pick(
-                    lang,
-                    "One turn every P ms; a side that has not chosen acts with no command",
-                    "P ミリ秒ごとに1ターン。選ばなかった側はコマンドなしで行動",
-                ))
+                .checkbox(&mut self.realtime, tr(lang, T::RealTime))
+                .on_hover_text(tr(lang, T::OneTurnEveryP))
                 .changed()
                 && let Some(s) = self.session.as_mut()
             {
@@ -425,10 +381,7 @@ impl MatchPanel {
             }
         });
         ui.horizontal_wrapped(|ui| {
-            ui.checkbox(
-                &mut self.file_cpu,
-                pick(lang, "CPU level of the file (~)", "ファイルの CPU 設定 (~)"),
-            );
+            ui.checkbox(&mut self.file_cpu, tr(lang, T::CPULevelOfThe));
             if self.file_cpu {
                 if let Some(v) = view {
                     let s = &v.settings;
@@ -460,15 +413,8 @@ impl MatchPanel {
                 )
                 .labelled_by(l.id);
             }
-            ui.checkbox(
-                &mut self.cpu.exact,
-                pick(lang, "exact — unbeatable", "完全読み — 負けない"),
-            )
-            .on_hover_text(pick(
-                lang,
-                "Plays from an exact table of every position when the game is small enough (built at its first move, up to 5 s); otherwise by search at the level shown",
-                "ゲームが小さければ全局面の完全な表から指す(最初の手で最大5秒かけて作る)。大きすぎるときは表示の設定で探索する",
-            ));
+            ui.checkbox(&mut self.cpu.exact, tr(lang, T::ExactUnbeatable))
+                .on_hover_text(tr(lang, T::PlaysFromAnExact));
             if let (Some(s), Some(v)) = (self.session.as_mut(), view) {
                 let mut want = if self.file_cpu {
                     file_cpu(&v.settings)
@@ -482,10 +428,7 @@ impl MatchPanel {
             }
         });
         if self.cpu.exact
-            && let Some(status) = self
-                .session
-                .as_ref()
-                .and_then(|s| s.exact_status(lang == Lang::Ja))
+            && let Some(status) = self.session.as_ref().and_then(|s| s.exact_status(lang))
         {
             if status.contains('…') {
                 // Building: keep the elapsed time moving.
@@ -498,37 +441,30 @@ impl MatchPanel {
 
     fn status(ui: &mut Ui, lang: Lang, s: &MatchSession, message: Option<&str>) {
         let text = if let Some(e) = &s.error {
-            RichText::new(format!(
-                "{} {e}",
-                pick(lang, "Runtime error:", "実行時エラー:")
-            ))
-            .color(ui.visuals().error_fg_color)
-            .strong()
+            RichText::new(format!("{} {e}", tr(lang, T::RuntimeError)))
+                .color(ui.visuals().error_fg_color)
+                .strong()
         } else if let Some(o) = s.outcome() {
             let t = match o {
-                Outcome::H => pick(lang, "h wins!", "h の勝ち!"),
-                Outcome::C => pick(lang, "c wins!", "c の勝ち!"),
-                Outcome::Draw => pick(lang, "Draw.", "引き分け。"),
+                Outcome::H => tr(lang, T::HWins),
+                Outcome::C => tr(lang, T::CWins),
+                Outcome::Draw => tr(lang, T::Draw),
             };
-            RichText::new(format!(
-                "{t}  ({} {})",
-                s.st.turn,
-                pick(lang, "turns", "ターン")
-            ))
-            .strong()
-            .size(18.0)
-            .color(match o {
-                Outcome::H => side_color(ui, 0),
-                Outcome::C => side_color(ui, 1),
-                Outcome::Draw => ui.visuals().text_color(),
-            })
+            RichText::new(format!("{t}  ({} {})", s.st.turn, tr(lang, T::Turns)))
+                .strong()
+                .size(18.0)
+                .color(match o {
+                    Outcome::H => side_color(ui, 0),
+                    Outcome::C => side_color(ui, 1),
+                    Outcome::Draw => ui.visuals().text_color(),
+                })
         } else if let Some((side, t)) = s.thinking().filter(|_| !s.simultaneous()) {
             ui.horizontal(|ui| {
                 ui.spinner();
                 ui.label(format!(
                     "{} {} {:.1} s",
                     crate::side::name(side),
-                    pick(lang, "(CPU) is thinking…", "(CPU) 思考中…"),
+                    tr(lang, T::CPUIsThinking),
                     t.as_secs_f64()
                 ));
             });
@@ -538,7 +474,7 @@ impl MatchPanel {
         {
             RichText::new(format!(
                 "{} {}/{}",
-                pick(lang, "Replaying the win path:", "勝ち筋を再生中:"),
+                tr(lang, T::ReplayingTheWinPath),
                 r.played,
                 r.played + r.moves.len()
             ))
@@ -546,13 +482,13 @@ impl MatchPanel {
         } else {
             let turn = s.st.turn + 1;
             let who: Vec<&str> = s.waiting_for().into_iter().map(crate::side::name).collect();
-            let mut t = format!("{} {turn}: ", pick(lang, "Turn", "ターン"));
+            let mut t = format!("{} {turn}: ", tr(lang, T::Turn));
             if s.simultaneous() {
-                t.push_str(pick(lang, "both choose", "両者が同時に選択"));
+                t.push_str(tr(lang, T::BothChoose));
                 if !who.is_empty() {
                     t.push_str(&format!(
                         " ({} {})",
-                        pick(lang, "waiting for", "待ち:"),
+                        tr(lang, T::WaitingFor),
                         who.join(", ")
                     ));
                 }
@@ -560,15 +496,11 @@ impl MatchPanel {
                 t.push_str(&format!(
                     "{} {}",
                     crate::side::name(s.st.to_move),
-                    pick(lang, "to move", "の番")
+                    tr(lang, T::ToMove)
                 ));
             }
             if s.human_to_choose().is_some() {
-                t.push_str(pick(
-                    lang,
-                    " — your move: press a key",
-                    " — キーを押してください",
-                ));
+                t.push_str(tr(lang, T::YourMovePressA));
             }
             RichText::new(t).strong()
         };
@@ -582,7 +514,7 @@ impl MatchPanel {
                 ui.spinner();
                 ui.weak(format!(
                     "{} {:.1} s",
-                    pick(lang, "CPU is choosing…", "CPU が選択中…"),
+                    tr(lang, T::CPUIsChoosing),
                     t.as_secs_f64()
                 ));
             });
@@ -592,21 +524,14 @@ impl MatchPanel {
         {
             ui.colored_label(
                 changed_color(ui),
-                format!(
-                    "{} {k}",
-                    pick(
-                        lang,
-                        "Chance went otherwise than the path assumed at step",
-                        "乱数の結果が勝ち筋の前提と異なりました。ステップ"
-                    )
-                ),
+                format!("{} {k}", tr(lang, T::ChanceWentOtherwiseThan)),
             );
         }
         if let Some(m) = message {
             ui.colored_label(changed_color(ui), m);
         }
-        if let Some(f) = &s.cpu_failed {
-            ui.colored_label(ui.visuals().error_fg_color, f);
+        if s.cpu_failed {
+            ui.colored_label(ui.visuals().error_fg_color, tr(lang, T::CpuSearchDied));
         }
     }
 
@@ -632,16 +557,16 @@ impl MatchPanel {
                                 .color(color),
                         );
                         ui.weak(match s.players[side] {
-                            Controller::Human => pick(lang, "human", "人"),
+                            Controller::Human => tr(lang, T::Human),
                             Controller::Cpu => "CPU",
                         });
                         if s.movers().contains(&side) {
                             let chosen = s.pending[side].is_some();
                             ui.label(
                                 RichText::new(if chosen {
-                                    pick(lang, "chosen", "選択済み")
+                                    tr(lang, T::Chosen)
                                 } else {
-                                    pick(lang, "▶ to move", "▶ 手番")
+                                    tr(lang, T::ToMoveMarker)
                                 })
                                 .color(color),
                             );
@@ -744,13 +669,13 @@ impl MatchPanel {
                 let resp = if on {
                     resp
                 } else {
-                    resp.on_disabled_hover_text(pick(lang, "not enabled now", "今は使えません"))
+                    resp.on_disabled_hover_text(tr(lang, T::NotEnabledNow))
                 };
                 if resp.clicked() {
                     clicked = Some(Some(c as CmdId));
                 }
             }
-            if human_turn && ui.button(pick(lang, "pass", "パス")).clicked() {
+            if human_turn && ui.button(tr(lang, T::Pass)).clicked() {
                 clicked = Some(None);
             }
         });
@@ -776,7 +701,7 @@ impl MatchPanel {
             }
         };
         ui.horizontal(|ui| {
-            ui.label(pick(lang, "Evaluation (h)", "評価値 (h)"));
+            ui.label(tr(lang, T::EvaluationH));
             let shown = if j.eval.abs() >= 1e8 {
                 if j.eval > 0.0 {
                     "+∞".to_string()
@@ -789,7 +714,7 @@ impl MatchPanel {
             ui.label(RichText::new(shown).monospace().strong());
             ui.weak(format!(
                 "{} h {} · c {}",
-                pick(lang, "distance to win", "勝利まで"),
+                tr(lang, T::DistanceToWin),
                 d(j.dist[0]),
                 d(j.dist[1])
             ));
@@ -821,10 +746,7 @@ impl MatchPanel {
             .show_y(true)
             .include_y(0.0)
             .show(ui, |p| {
-                p.line(egui_plot::Line::new(
-                    pick(lang, "evaluation for h", "h の評価値"),
-                    pts,
-                ));
+                p.line(egui_plot::Line::new(tr(lang, T::EvaluationForH), pts));
             });
     }
 
@@ -836,7 +758,7 @@ impl MatchPanel {
         if self.log_cache.0 != key {
             self.log_cache = (key, build_log(s, lang));
         }
-        ui.strong(pick(lang, "Turn log", "ターンの記録"));
+        ui.strong(tr(lang, T::TurnLog));
         let lines = &self.log_cache.1;
         let row_h = 18.0;
         egui::ScrollArea::vertical()
@@ -860,7 +782,7 @@ impl MatchPanel {
                             Some(n) => {
                                 if ui
                                     .add(egui::Label::new(t).sense(Sense::click()))
-                                    .on_hover_text(pick(lang, "show the line", "その行を表示"))
+                                    .on_hover_text(tr(lang, T::ShowTheLine))
                                     .clicked()
                                 {
                                     *action = Some(MatchAction::ShowLine(n));
@@ -876,14 +798,7 @@ impl MatchPanel {
     }
 
     fn edit_position(ui: &mut Ui, lang: Lang, s: &mut MatchSession, message: &mut Option<String>) {
-        ui.label(
-            RichText::new(pick(
-                lang,
-                "Edit the position, then start the match from it.",
-                "局面を編集してから、その局面で対戦を始めます。",
-            ))
-            .strong(),
-        );
+        ui.label(RichText::new(tr(lang, T::EditThePositionThen)).strong());
         let prog = s.compiled.clone();
         let Some(p) = prog.program.as_ref() else {
             return;
@@ -891,7 +806,7 @@ impl MatchPanel {
         let (ns, nc) = (p.states.len(), p.commands.len());
         if !p.settings.simultaneous {
             ui.horizontal(|ui| {
-                ui.label(pick(lang, "to move:", "手番:"));
+                ui.label(tr(lang, T::ToMoveColon));
                 ui.selectable_value(&mut s.st.to_move, 0, "h");
                 ui.selectable_value(&mut s.st.to_move, 1, "c");
             });
@@ -904,7 +819,7 @@ impl MatchPanel {
                     .num_columns(3)
                     .striped(true)
                     .show(ui, |ui| {
-                        ui.strong(pick(lang, "state", "状態"));
+                        ui.strong(tr(lang, T::State));
                         ui.strong("h");
                         ui.strong("c");
                         ui.end_row();
@@ -926,15 +841,9 @@ impl MatchPanel {
                         }
                     });
             });
-        ui.weak(pick(
-            lang,
-            "Availability rules run again for the side to move when the match starts.",
-            "開始時に手番側の使用可否ルールがもう一度評価されます。",
-        ));
+        ui.weak(tr(lang, T::AvailabilityRulesRunAgain));
         if ui
-            .button(
-                RichText::new(pick(lang, "Start from this position", "この局面から開始")).strong(),
-            )
+            .button(RichText::new(tr(lang, T::StartFromThisPosition)).strong())
             .clicked()
             && let Err(e) = s.start_from_edited()
         {
@@ -979,10 +888,8 @@ fn build_log(s: &MatchSession, lang: Lang) -> Vec<LogLine> {
                     .unwrap_or_default();
                 format!(
                     "{side}: {}{key}",
-                    c.as_deref().map_or_else(
-                        || pick(lang, "pass", "パス").to_string(),
-                        |c| format!("[{c}]")
-                    )
+                    c.as_deref()
+                        .map_or_else(|| tr(lang, T::Pass).to_string(), |c| format!("[{c}]"))
                 )
             })
             .collect();
@@ -1013,7 +920,7 @@ fn build_log(s: &MatchSession, lang: Lang) -> Vec<LogLine> {
         }
         if let Some(e) = &t.error {
             out.push(LogLine {
-                text: format!("{} {e}", pick(lang, "runtime error:", "実行時エラー:")),
+                text: format!("{} {e}", tr(lang, T::RuntimeErrorLower)),
                 kind: LogKind::Error,
                 line: Some(e.line),
             });
@@ -1022,9 +929,9 @@ fn build_log(s: &MatchSession, lang: Lang) -> Vec<LogLine> {
     if let Some(o) = s.outcome() {
         out.push(LogLine {
             text: match o {
-                Outcome::H => pick(lang, "h wins", "h の勝ち").to_string(),
-                Outcome::C => pick(lang, "c wins", "c の勝ち").to_string(),
-                Outcome::Draw => pick(lang, "draw", "引き分け").to_string(),
+                Outcome::H => tr(lang, T::HWinsLower).to_string(),
+                Outcome::C => tr(lang, T::CWinsLower).to_string(),
+                Outcome::Draw => tr(lang, T::DrawLower).to_string(),
             },
             kind: LogKind::Result,
             line: None,

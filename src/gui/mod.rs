@@ -28,7 +28,7 @@ use files::{
     DialogKind, DiskWatch, NativeAnswer, PathDialog, Recovered, Recovery, push_recent,
     read_rule_file, save_rule_file,
 };
-use i18n::{Lang, T, pick, tr, trf};
+use i18n::{Lang, T, tr, trf, trn};
 use match_panel::MatchPanel;
 use serde::{Deserialize, Serialize};
 use std::path::{Path, PathBuf};
@@ -741,18 +741,10 @@ impl StudioApp {
             // Wraps in a narrow panel rather than widening it.
             ui.horizontal_wrapped(|ui| {
                 let tab = &mut self.persisted.view_tab;
-                ui.selectable_value(
-                    tab,
-                    ViewTab::Expanded,
-                    pick(lang, "Expanded rules", "展開ルール"),
-                );
-                ui.selectable_value(
-                    tab,
-                    ViewTab::Tree,
-                    pick(lang, "Victory conditions", "勝利評価条件"),
-                );
-                ui.selectable_value(tab, ViewTab::WinPath, pick(lang, "Win path", "勝ち筋"));
-                ui.selectable_value(tab, ViewTab::Report, pick(lang, "Report", "レポート"));
+                ui.selectable_value(tab, ViewTab::Expanded, tr(lang, T::ExpandedRules));
+                ui.selectable_value(tab, ViewTab::Tree, tr(lang, T::VictoryConditions));
+                ui.selectable_value(tab, ViewTab::WinPath, tr(lang, T::WinPath));
+                ui.selectable_value(tab, ViewTab::Report, tr(lang, T::Report));
             });
             ui.separator();
             match self.persisted.view_tab {
@@ -952,20 +944,14 @@ impl StudioApp {
                 }
                 ui.separator();
                 if ui
-                    .add(
-                        egui::Button::new(pick(lang, "Rule builder…", "ルールビルダー…"))
-                            .shortcut_text("F4"),
-                    )
+                    .add(egui::Button::new(tr(lang, T::RuleBuilder)).shortcut_text("F4"))
                     .clicked()
                 {
                     self.editor.open_builder(&ctx);
                     ui.close();
                 }
                 if ui
-                    .add(
-                        egui::Button::new(pick(lang, "Format file", "ファイルを整形"))
-                            .shortcut_text("Shift+Alt+F"),
-                    )
+                    .add(egui::Button::new(tr(lang, T::FormatFile)).shortcut_text("Shift+Alt+F"))
                     .clicked()
                 {
                     self.editor.format_file(&ctx);
@@ -1010,10 +996,7 @@ impl StudioApp {
             ui.label(format!("{where_}{}", if self.dirty { " ●" } else { "" }));
             ui.separator();
             let (l, c) = self.editor.cursor;
-            let pos = match lang {
-                Lang::En => format!("Ln {}, Col {c}", l + 1),
-                Lang::Ja => format!("{} 行、{c} 桁", l + 1),
-            };
+            let pos = trn(lang, T::LineColumn, &[&(l + 1), &c]);
             ui.label(pos);
             if let Some(c) = &self.checked {
                 ui.separator();

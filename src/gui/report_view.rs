@@ -2,7 +2,7 @@
 //! thread with a progress bar and Cancel (Esc), filled in section by section as results arrive,
 //! with plots where a person would rather look than read. Clicking a rule goes to its line.
 
-use super::i18n::{Lang, pick};
+use super::i18n::{Lang, T, tr, trf, trn};
 use crate::program::RuleProgram;
 use crate::report::{Progress, Rate, Report, ReportOptions, Sweep};
 use egui::{Color32, RichText, Ui};
@@ -78,10 +78,7 @@ fn outcome_games(r: &Report) -> u64 {
 }
 
 fn sampled(lang: Lang, n: u64) -> String {
-    match lang {
-        Lang::En => format!("sampled ({n} games, 95% interval)"),
-        Lang::Ja => format!("標本({n} 局、95% 区間)"),
-    }
+    trf(lang, T::SampledGames, n)
 }
 
 impl ReportView {
@@ -110,13 +107,10 @@ impl ReportView {
             {
                 Ok(s) => Some(s),
                 Err(e) => {
-                    self.error = Some(e.to_string().replace(
-                        "--sweep ",
-                        match lang {
-                            Lang::En => "sweep ",
-                            Lang::Ja => "スイープ ",
-                        },
-                    ));
+                    self.error = Some(
+                        e.to_string()
+                            .replace("--sweep ", &format!("{} ", tr(lang, T::Sweep))),
+                    );
                     return;
                 }
             }
@@ -150,7 +144,7 @@ impl ReportView {
                 c.request_repaint();
             });
         if let Err(e) = spawned {
-            self.error = Some(format!("cannot start the report: {e}"));
+            self.error = Some(trf(lang, T::ReportCannotStart, e));
             return;
         }
         self.report = None;
@@ -175,7 +169,7 @@ impl ReportView {
     }
 
     /// Takes what the thread has sent.
-    fn poll(&mut self) {
+    fn poll(&mut self, lang: Lang) {
         let Some(run) = &self.running else {
             return;
         };
@@ -193,7 +187,7 @@ impl ReportView {
                 }
                 Err(TryRecvError::Empty) => return,
                 Err(TryRecvError::Disconnected) => {
-                    self.error = Some("the report stopped unexpectedly".into());
+                    self.error = Some(tr(lang, T::ReportDied).into());
                     self.running = None;
                     return;
                 }
@@ -203,21 +197,18 @@ impl ReportView {
 
     /// Draws the tab. `runnable`: a program to report on exists.
     pub fn ui(&mut self, ui: &mut Ui, lang: Lang, runnable: bool) -> (bool, Option<ReportAction>) {
-        self.poll();
+        self.poll(lang);
         let mut start = false;
         let mut action = None;
         ui.horizontal_wrapped(|ui| {
-            let l = ui.label(pick(lang, "Games", "対局数"));
+            let l = ui.label(tr(lang, T::Games));
             ui.add(egui::DragValue::new(&mut self.games).range(2..=100_000))
                 .labelled_by(l.id)
-                .on_hover_text(pick(
-                    lang,
-                    "CPU games per seating; random games ×10, restricted play ×¼ (10–50), skill ×¼",
-                    "先手・後手それぞれの CPU 対局数。ランダム対局は ×10、制限対局は ×¼(10〜50)、実力差は ×¼",
-                ));
-            let l = ui.label(pick(lang, "Seed", "シード"));
-            ui.add(egui::DragValue::new(&mut self.seed)).labelled_by(l.id);
-            let l = ui.label(pick(lang, "Sweep", "スイープ"));
+                .on_hover_text(tr(lang, T::CPUGamesPerSeating));
+            let l = ui.label(tr(lang, T::SeedLabel));
+            ui.add(egui::DragValue::new(&mut self.seed))
+                .labelled_by(l.id);
+            let l = ui.label(tr(lang, T::Sweep));
             ui.add(
                 egui::TextEdit::singleline(&mut self.sweep)
                     .hint_text("c.体力=16..28")
@@ -226,17 +217,14 @@ impl ReportView {
             .labelled_by(l.id);
             if self.busy() {
                 if ui
-                    .button(pick(lang, "Cancel", "中止"))
+                    .button(tr(lang, T::Cancel))
                     .on_hover_text("Esc")
                     .clicked()
                 {
                     self.cancel();
                 }
             } else if ui
-                .add_enabled(
-                    runnable,
-                    egui::Button::new(pick(lang, "Run report", "レポートを作成")),
-                )
+                .add_enabled(runnable, egui::Button::new(tr(lang, T::RunReport)))
                 .clicked()
             {
                 start = true;
@@ -246,12 +234,11 @@ impl ReportView {
             let done = run.progress.done.load(Ordering::Relaxed);
             let total = run.progress.total.load(Ordering::Relaxed).max(1);
             let secs = run.started.elapsed().as_secs_f64();
-            ui.add(
-                egui::ProgressBar::new(done as f32 / total as f32).text(match lang {
-                    Lang::En => format!("{done} / {total} games · {secs:.1} s"),
-                    Lang::Ja => format!("{done} / {total} 局 · {secs:.1} 秒"),
-                }),
-            );
+            ui.add(egui::ProgressBar::new(done as f32 / total as f32).text(trn(
+                lang,
+                T::GamesProgress,
+                &[&done, &total, &format!("{secs:.1}")],
+            )));
             ui.ctx().request_repaint_after(Duration::from_millis(100));
         }
         if let Some(e) = &self.error {
@@ -261,28 +248,21 @@ impl ReportView {
         if self.cancelled {
             ui.colored_label(
                 Color32::from_rgb(230, 170, 60),
-                pick(
-                    lang,
-                    "Cancelled — the sections computed so far are shown.",
-                    "中止しました — 計算済みの項目だけを表示しています。",
-                ),
+                tr(lang, T::CancelledTheSectionsComputed),
             );
         }
         let Some(r) = self.report.clone() else {
             if !self.busy() && self.error.is_none() {
-                ui.weak(pick(
-                    lang,
-                    "Run a report to see what the rules do over many games: who wins, how long games last, which rules fire, which commands matter, whether skill matters, and which starting value is fair.",
-                    "多数の対局でルールが実際にどう働くかを調べます: 勝率、対局の長さ、発動するルール、重要なコマンド、実力差の影響、公平な初期値。",
-                ));
+                ui.weak(tr(lang, T::RunAReportTo));
             }
             return (start, action);
         };
         if !self.busy() && !self.cancelled && !r.cancelled {
-            ui.weak(match lang {
-                Lang::En => format!("Done in {:.1} s.", self.elapsed.max(r.seconds)),
-                Lang::Ja => format!("{:.1} 秒で完了。", self.elapsed.max(r.seconds)),
-            });
+            ui.weak(trf(
+                lang,
+                T::DoneIn,
+                format!("{:.1}", self.elapsed.max(r.seconds)),
+            ));
         }
         // Both ways: a long rule line scrolls instead of widening the panel (and squeezing the
         // editor).
@@ -318,12 +298,12 @@ fn header(ui: &mut Ui, title: &str, label: &str, add: impl FnOnce(&mut Ui)) {
 fn pending(ui: &mut Ui, lang: Lang, title: &str) {
     ui.horizontal(|ui| {
         ui.label(RichText::new(title).strong().weak());
-        ui.weak(pick(lang, "— not computed yet", "— 未計算"));
+        ui.weak(tr(lang, T::NotComputedYet));
     });
 }
 
 fn outcome(ui: &mut Ui, lang: Lang, r: &Report) {
-    let title = pick(lang, "Outcome", "勝敗");
+    let title = tr(lang, T::Outcome);
     let Some(o) = &r.outcome else {
         return pending(ui, lang, title);
     };
@@ -331,11 +311,11 @@ fn outcome(ui: &mut Ui, lang: Lang, r: &Report) {
         egui::Grid::new("rep-outcome").striped(true).show(ui, |ui| {
             ui.label("");
             for h in [
-                pick(lang, "h wins", "h 勝ち"),
-                pick(lang, "c wins", "c 勝ち"),
-                pick(lang, "draws", "引き分け"),
-                pick(lang, "turn limit", "ターン上限"),
-                pick(lang, "errors", "エラー"),
+                tr(lang, T::ColHWins),
+                tr(lang, T::ColCWins),
+                tr(lang, T::Draws),
+                tr(lang, T::TurnLimit),
+                tr(lang, T::Errors),
             ] {
                 ui.strong(h);
             }
@@ -348,30 +328,26 @@ fn outcome(ui: &mut Ui, lang: Lang, r: &Report) {
                 ui.end_row();
             };
             if r.simultaneous {
-                row(ui, pick(lang, "all games", "全局"), &o.h_first);
+                row(ui, tr(lang, T::AllGames), &o.h_first);
             } else {
-                row(ui, pick(lang, "h first", "h 先手"), &o.h_first);
+                row(ui, tr(lang, T::HFirst), &o.h_first);
                 if let Some(c) = &o.c_first {
-                    row(ui, pick(lang, "c first", "c 先手"), c);
+                    row(ui, tr(lang, T::CFirst), c);
                 }
             }
         });
         ui.label(format!(
             "{} {}",
-            pick(
-                lang,
-                "h's score (a draw counts ½):",
-                "h の得点率(引き分けは ½):"
-            ),
+            tr(lang, T::HSScoreA),
             rate_text(&o.h_score)
         ));
         if let Some(f) = &o.first_mover_advantage {
             let strong = f.low > 0.05 || f.high < -0.05;
             let text = format!(
                 "{} {:+.1} {} ({:+.1} … {:+.1})",
-                pick(lang, "First-mover advantage:", "先手の有利:"),
+                tr(lang, T::FirstMoverAdvantage),
                 100.0 * f.value,
-                pick(lang, "points", "ポイント"),
+                tr(lang, T::Points),
                 100.0 * f.low,
                 100.0 * f.high
             );
@@ -383,17 +359,11 @@ fn outcome(ui: &mut Ui, lang: Lang, r: &Report) {
         }
         if let Some(e) = &o.exact {
             ui.horizontal_wrapped(|ui| {
-                ui.strong(pick(lang, "exact:", "厳密:"));
+                ui.strong(tr(lang, T::Exact));
                 let verdict = match (e.kind, e.winner, e.value) {
-                    ("forced_win", Some(w), _) => match lang {
-                        Lang::En => format!("{w} has a forced win"),
-                        Lang::Ja => format!("{w} の必勝"),
-                    },
-                    ("value", _, Some(v)) => match lang {
-                        Lang::En => format!("game value {v:+.4} for h"),
-                        Lang::Ja => format!("h から見たゲームの値 {v:+.4}"),
-                    },
-                    _ => pick(lang, "not decided", "未決定").to_string(),
+                    ("forced_win", Some(w), _) => trf(lang, T::ForcedWinFor, w),
+                    ("value", _, Some(v)) => trf(lang, T::GameValueOf, format!("{v:+.4}")),
+                    _ => tr(lang, T::NotDecided).to_string(),
                 };
                 ui.label(RichText::new(verdict).strong());
             });
@@ -403,21 +373,16 @@ fn outcome(ui: &mut Ui, lang: Lang, r: &Report) {
 }
 
 fn length(ui: &mut Ui, lang: Lang, r: &Report) {
-    let title = pick(lang, "Length", "対局の長さ");
+    let title = tr(lang, T::Length);
     let Some(l) = &r.length else {
         return pending(ui, lang, title);
     };
     header(ui, title, &sampled(lang, outcome_games(r)), |ui| {
-        ui.label(match lang {
-            Lang::En => format!(
-                "mean {:.1} turns · median {} · p90 {}",
-                l.mean, l.median, l.p90
-            ),
-            Lang::Ja => format!(
-                "平均 {:.1} ターン · 中央値 {} · 90% 点 {}",
-                l.mean, l.median, l.p90
-            ),
-        });
+        ui.label(trn(
+            lang,
+            T::LengthSummary,
+            &[&format!("{:.1}", l.mean), &l.median, &l.p90],
+        ));
         let bars: Vec<Bar> = l
             .histogram
             .iter()
@@ -428,66 +393,51 @@ fn length(ui: &mut Ui, lang: Lang, r: &Report) {
             .allow_scroll(false)
             .allow_zoom(false)
             .allow_drag(false)
-            .x_axis_label(pick(lang, "turns", "ターン"))
-            .y_axis_label(pick(lang, "games", "局"))
+            .x_axis_label(tr(lang, T::Turns))
+            .y_axis_label(tr(lang, T::ColGames))
             .show(ui, |p| {
                 p.bar_chart(
-                    BarChart::new(pick(lang, "games", "局"), bars)
-                        .color(Color32::from_rgb(90, 150, 230)),
+                    BarChart::new(tr(lang, T::ColGames), bars).color(Color32::from_rgb(90, 150, 230)),
                 );
             });
     });
 }
 
 fn decisions(ui: &mut Ui, lang: Lang, r: &Report) {
-    let title = pick(lang, "Decisions", "選択");
+    let title = tr(lang, T::Decisions);
     let Some(d) = &r.decisions else {
         return pending(ui, lang, title);
     };
     header(ui, title, &sampled(lang, r.sample_games), |ui| {
-        ui.label(match lang {
-            Lang::En => format!(
-                "{:.2} enabled commands per choice · {} of choices have more than one option",
-                d.branching_mean,
-                pct(d.choice_share)
-            ),
-            Lang::Ja => format!(
-                "選択 1 回あたり有効なコマンド {:.2} 個 · 選択肢が 2 つ以上ある選択 {}",
-                d.branching_mean,
-                pct(d.choice_share)
-            ),
-        });
-        ui.label(
-            RichText::new(pick(
-                lang,
-                "Command use (share of each side's choices)",
-                "コマンドの使用率(各側の選択に占める割合)",
-            ))
-            .small(),
-        );
+        ui.label(trn(
+            lang,
+            T::BranchingSummary,
+            &[&format!("{:.2}", d.branching_mean), &pct(d.choice_share)],
+        ));
+        ui.label(RichText::new(tr(lang, T::CommandUseShareOf)).small());
         let names: Vec<String> = d.command_use.h.keys().cloned().collect();
         let mut charts = Vec::new();
         let series = [
             (
-                pick(lang, "h random", "h ランダム"),
+                tr(lang, T::HRandom),
                 &d.command_use.h,
                 -0.3,
                 Color32::from_rgb(120, 160, 220),
             ),
             (
-                pick(lang, "c random", "c ランダム"),
+                tr(lang, T::CRandom),
                 &d.command_use.c,
                 -0.1,
                 Color32::from_rgb(220, 140, 120),
             ),
             (
-                pick(lang, "h CPU", "h CPU"),
+                tr(lang, T::HCPU),
                 &d.cpu_command_use.h,
                 0.1,
                 Color32::from_rgb(50, 110, 210),
             ),
             (
-                pick(lang, "c CPU", "c CPU"),
+                tr(lang, T::CCPU),
                 &d.cpu_command_use.c,
                 0.3,
                 Color32::from_rgb(210, 80, 60),
@@ -540,7 +490,7 @@ fn decisions(ui: &mut Ui, lang: Lang, r: &Report) {
 }
 
 fn rules(ui: &mut Ui, lang: Lang, r: &Report) -> Option<usize> {
-    let title = pick(lang, "Rules", "ルール");
+    let title = tr(lang, T::TabRules);
     let Some(rules) = &r.rules else {
         pending(ui, lang, title);
         return None;
@@ -551,17 +501,14 @@ fn rules(ui: &mut Ui, lang: Lang, r: &Report) -> Option<usize> {
         if dead > 0 {
             ui.colored_label(
                 Color32::from_rgb(230, 170, 60),
-                match lang {
-                    Lang::En => format!("{dead} line(s) never fired; \"cannot fire\" is proved, not sampled."),
-                    Lang::Ja => format!("{dead} 行が一度も発動しませんでした。「発動不能」は証明済み(標本ではありません)。"),
-                },
+                trf(lang, T::LinesNeverFired, dead),
             );
         }
         egui::Grid::new("rep-rules").striped(true).show(ui, |ui| {
-            ui.strong(pick(lang, "line", "行"));
-            ui.strong(pick(lang, "games", "局"));
-            ui.strong(pick(lang, "times", "回"));
-            ui.strong(pick(lang, "rule", "ルール"));
+            ui.strong(tr(lang, T::Line));
+            ui.strong(tr(lang, T::ColGames));
+            ui.strong(tr(lang, T::Times));
+            ui.strong(tr(lang, T::Rule));
             ui.end_row();
             for l in rules {
                 if ui.link(format!("L{}", l.line)).clicked() {
@@ -575,26 +522,20 @@ fn rules(ui: &mut Ui, lang: Lang, r: &Report) -> Option<usize> {
                         Some("cannot_fire") => {
                             ui.colored_label(
                                 Color32::from_rgb(230, 90, 80),
-                                pick(lang, "cannot fire", "発動不能"),
+                                tr(lang, T::CannotFire),
                             )
-                            .on_hover_text(if l.proof == Some("exhaustive") {
-                                pick(
-                                    lang,
-                                    "Proved: it fires in no turn from any reachable position (the game is small enough to enumerate).",
-                                    "証明済み: 到達可能なすべての局面のどの手番でも発動しません(全局面を列挙)。",
-                                )
-                            } else {
-                                pick(
-                                    lang,
-                                    "Proved: no value the states can ever take satisfies its conditions.",
-                                    "証明済み: 状態が取りうるどの値でも条件が成り立ちません。",
-                                )
-                            });
+                            .on_hover_text(
+                                if l.proof == Some("exhaustive") {
+                                    tr(lang, T::ProvedItFiresIn)
+                                } else {
+                                    tr(lang, T::ProvedNoValueThe)
+                                },
+                            );
                         }
                         Some(_) => {
                             ui.colored_label(
                                 Color32::from_rgb(230, 170, 60),
-                                pick(lang, "never fired", "未発動"),
+                                tr(lang, T::NeverFired),
                             );
                         }
                         None => {}
@@ -608,27 +549,20 @@ fn rules(ui: &mut Ui, lang: Lang, r: &Report) -> Option<usize> {
 }
 
 fn restricted(ui: &mut Ui, lang: Lang, r: &Report) {
-    let title = pick(lang, "Restricted play", "コマンド禁止");
+    let title = tr(lang, T::RestrictedPlay);
     let Some(rs) = &r.restricted else {
         return pending(ui, lang, title);
     };
     let n = r.restricted_games * if r.simultaneous { 1 } else { 2 };
     header(ui, title, &sampled(lang, n), |ui| {
-        ui.add(
-            egui::Label::new(RichText::new(pick(
-                lang,
-                "The side's score when it may never use the command, and the change from the same games without the restriction.",
-                "その側がコマンドを一切使えないときの得点率と、同じ対局を制限なしで行ったときからの変化。",
-            )).small())
-            .wrap(),
-        );
+        ui.add(egui::Label::new(RichText::new(tr(lang, T::TheSideSScore)).small()).wrap());
         egui::Grid::new("rep-restricted")
             .striped(true)
             .show(ui, |ui| {
-                ui.strong(pick(lang, "side", "側"));
-                ui.strong(pick(lang, "without", "禁止"));
-                ui.strong(pick(lang, "score", "得点率"));
-                ui.strong(pick(lang, "change", "変化"));
+                ui.strong(tr(lang, T::Side));
+                ui.strong(tr(lang, T::Without));
+                ui.strong(tr(lang, T::Score));
+                ui.strong(tr(lang, T::Change));
                 ui.strong("");
                 ui.end_row();
                 for x in rs {
@@ -645,13 +579,13 @@ fn restricted(ui: &mut Ui, lang: Lang, r: &Report) {
                         Some("no_effect") => {
                             ui.colored_label(
                                 Color32::from_rgb(150, 150, 150),
-                                pick(lang, "no effect", "影響なし"),
+                                tr(lang, T::NoEffect),
                             );
                         }
                         Some("decisive") => {
                             ui.colored_label(
                                 Color32::from_rgb(230, 170, 60),
-                                pick(lang, "decisive", "決定的"),
+                                tr(lang, T::Decisive),
                             );
                         }
                         _ => {
@@ -665,24 +599,16 @@ fn restricted(ui: &mut Ui, lang: Lang, r: &Report) {
 }
 
 fn skill(ui: &mut Ui, lang: Lang, r: &Report) {
-    let title = pick(lang, "Skill", "実力差");
+    let title = tr(lang, T::Skill);
     let Some(sk) = &r.skill else {
         return pending(ui, lang, title);
     };
     header(ui, title, &sampled(lang, r.skill_games), |ui| {
         match r.skill_verdict {
-            Some("skill_matters") => ui.label(pick(
-                lang,
-                "Skill matters: random loses to the deepest search.",
-                "実力が結果を左右します: ランダムは最も深い探索に負けます。",
-            )),
+            Some("skill_matters") => ui.label(tr(lang, T::SkillMattersRandomLoses)),
             _ => ui.colored_label(
                 Color32::from_rgb(230, 170, 60),
-                pick(
-                    lang,
-                    "No evidence that skill matters: random does as well as the deepest search.",
-                    "実力が効く証拠はありません: ランダムでも最も深い探索と同等です。",
-                ),
+                tr(lang, T::NoEvidenceThatSkill),
             ),
         };
         egui::Grid::new("rep-skill").striped(true).show(ui, |ui| {
@@ -700,21 +626,20 @@ fn skill(ui: &mut Ui, lang: Lang, r: &Report) {
 }
 
 fn tension(ui: &mut Ui, lang: Lang, r: &Report) {
-    let title = pick(lang, "Tension", "緊張感");
+    let title = tr(lang, T::Tension);
     let Some(t) = &r.tension else {
         return pending(ui, lang, title);
     };
     header(ui, title, &sampled(lang, outcome_games(r)), |ui| {
-        ui.label(match lang {
-            Lang::En => format!(
-                "lead changes {:.2} per game · drama {:.1} points · decisiveness {:.2}",
-                t.lead_changes, t.drama, t.decisiveness
-            ),
-            Lang::Ja => format!(
-                "リードの交代 1 局あたり {:.2} 回 · 逆転の大きさ {:.1} 点 · 決着の早さ {:.2}",
-                t.lead_changes, t.drama, t.decisiveness
-            ),
-        });
+        ui.label(trn(
+            lang,
+            T::TensionSummary,
+            &[
+                &format!("{:.2}", t.lead_changes),
+                &format!("{:.1}", t.drama),
+                &format!("{:.2}", t.decisiveness),
+            ],
+        ));
     });
 }
 
@@ -722,21 +647,14 @@ fn sweep(ui: &mut Ui, lang: Lang, r: &Report) {
     let Some(sw) = &r.sweep else {
         return;
     };
-    let title = match lang {
-        Lang::En => format!("Sweep {}", sw.name),
-        Lang::Ja => format!("スイープ {}", sw.name),
-    };
+    let title = format!("{} {}", tr(lang, T::Sweep), sw.name);
     header(ui, &title, &sampled(lang, r.games), |ui| {
         let fair: Vec<String> = sw.fair.iter().map(|v| v.to_string()).collect();
         ui.label(format!(
             "{} {}",
-            pick(
-                lang,
-                "Fair (interval contains 50%):",
-                "公平(区間が 50% を含む):"
-            ),
+            tr(lang, T::FairIntervalContains50),
             if fair.is_empty() {
-                pick(lang, "none", "なし").to_string()
+                tr(lang, T::None).to_string()
             } else {
                 fair.join(", ")
             }
@@ -757,16 +675,13 @@ fn sweep(ui: &mut Ui, lang: Lang, r: &Report) {
             .include_y(0.0)
             .include_y(1.0)
             .x_axis_label(sw.name.clone())
-            .y_axis_label(pick(lang, "h's score", "h の得点率"))
+            .y_axis_label(tr(lang, T::HSScore))
             .show(ui, |p| {
                 p.add(
-                    FilledArea::new(pick(lang, "95% interval", "95% 区間"), &xs, &lo, &hi)
+                    FilledArea::new(tr(lang, T::N95Interval), &xs, &lo, &hi)
                         .fill_color(Color32::from_rgba_unmultiplied(90, 150, 230, 60)),
                 );
-                p.line(Line::new(
-                    pick(lang, "h's score", "h の得点率"),
-                    pts.clone(),
-                ));
+                p.line(Line::new(tr(lang, T::HSScore), pts.clone()));
                 p.points(Points::new("", pts).radius(3.0));
                 p.hline(HLine::new("50%", 0.5).color(Color32::from_rgb(230, 170, 60)));
             });

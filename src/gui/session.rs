@@ -2,6 +2,7 @@
 //! one compiled program (kept even when the text is later edited), its history for undo, the
 //! CPU thinking on its own thread, real-time ticks, and replays of a win path.
 
+use super::i18n::{Lang, T, tr, trf, trn};
 use crate::analysis::{VictoryGraph, distances, evaluate};
 use crate::engine::{Engine, Outcome, RuntimeError, Side, State, TurnTrace};
 use crate::pipeline::Compiled;
@@ -117,30 +118,20 @@ pub enum Refusal {
 
 impl Refusal {
     /// The message in `lang`.
-    pub fn text(&self, lang: super::i18n::Lang) -> String {
-        use super::i18n::pick;
+    pub fn text(&self, lang: Lang) -> String {
         match self {
-            Refusal::Over => pick(lang, "The match is over.", "対戦は終わりました。").into(),
-            Refusal::NotYourTurn => pick(
-                lang,
-                "Wait: it is not your turn.",
-                "お待ちください: まだあなたの番ではありません。",
-            )
-            .into(),
-            Refusal::NotEnabled(c, side) => pick(
-                lang,
-                "[{c}] is not enabled for {s} now.",
-                "[{c}] は今 {s} には使えません。",
-            )
-            .replace("{c}", c)
-            .replace("{s}", crate::side::name(*side)),
+            Refusal::Over => tr(lang, T::TheMatchIsOver).into(),
+            Refusal::NotYourTurn => tr(lang, T::WaitItIsNot).into(),
+            Refusal::NotEnabled(c, side) => {
+                trn(lang, T::CIsNotEnabled, &[c, &crate::side::name(*side)])
+            }
         }
     }
 }
 
 impl std::fmt::Display for Refusal {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(&self.text(super::i18n::Lang::En))
+        f.write_str(&self.text(Lang::En))
     }
 }
 
@@ -235,7 +226,7 @@ pub struct MatchSession {
     /// When the match (and so the table's build) started.
     exact_since: Instant,
     /// The CPU's thread died: shown, and the CPU passes.
-    pub cpu_failed: Option<String>,
+    pub cpu_failed: bool,
     /// Nodes the CPU searched for its last move, and how long it took.
     pub cpu_last: Option<(u64, Duration)>,
     /// Real-time play: one turn every P ms.
@@ -311,7 +302,7 @@ impl MatchSession {
             thinking: None,
             exact,
             exact_since: Instant::now(),
-            cpu_failed: None,
+            cpu_failed: false,
             cpu_last: None,
             realtime: false,
             next_tick: None,
@@ -358,22 +349,17 @@ impl MatchSession {
             .collect()
     }
 
-    /// What the `exact` CPU plays from, once its table is built (in Japanese if `ja`).
-    pub fn exact_status(&self, ja: bool) -> Option<String> {
+    /// What the `exact` CPU plays from, once its table is built.
+    pub fn exact_status(&self, lang: Lang) -> Option<String> {
         let Ok(slot) = self.exact.try_lock() else {
             // Being built (or consulted by the thinking CPU).
             let secs = self.exact_since.elapsed().as_secs_f64();
-            return Some(if ja {
-                format!("完全な表を作成中… {secs:.1} 秒")
-            } else {
-                format!("building the exact table… {secs:.1} s")
-            });
+            return Some(trf(lang, T::ExactBuilding, format!("{secs:.1}")));
         };
-        Some(match (slot.as_ref()?, ja) {
-            (Ok(t), false) => t.describe(),
-            (Ok(t), true) => t.describe_ja(),
-            (Err(e), false) => format!("no exact table ({e}); playing by search"),
-            (Err(e), true) => format!("完全な表は作れません({e})。探索で指します"),
+        Some(match (slot.as_ref()?, lang) {
+            (Ok(t), Lang::En) => t.describe(),
+            (Ok(t), Lang::Ja) => t.describe_ja(),
+            (Err(e), _) => trf(lang, T::ExactUnavailable, e),
         })
     }
 
@@ -619,7 +605,7 @@ impl MatchSession {
                     }
                 }
                 Polled::Died => {
-                    self.cpu_failed = Some("the CPU's search stopped unexpectedly".into());
+                    self.cpu_failed = true;
                     let side = *side;
                     self.thinking = None;
                     self.pending[side] = Some(None);

@@ -2,7 +2,7 @@
 //! collapsible tree and as a drawn graph (zoom and pan), with each condition's state in a
 //! position — the match's current one during a match, else the initial one.
 
-use super::i18n::{Lang, pick};
+use super::i18n::{Lang, T, tr};
 use crate::analysis::{Distances, Step, VictoryGraph, distances};
 use crate::engine::{Engine, State};
 use crate::program::RuleProgram;
@@ -132,20 +132,16 @@ fn step_text(lang: Lang, a: &crate::analysis::Achiever) -> String {
         Step::Add(x) => format!("{x:+}"),
         Step::Set(v) => format!("={v}"),
         Step::Scale(op, v) => format!("{op:?} {v}"),
-        Step::Enable => pick(lang, "enables", "使用可能にする").to_string(),
+        Step::Enable => tr(lang, T::Enables).to_string(),
     };
     let mut s = how;
     if a.period > 1 {
         s.push_str(&format!(" @{}/", a.period));
     }
     if a.opponent {
-        s.push_str(pick(
-            lang,
-            " (the opponent's own rule, by itself)",
-            "(相手側のルール・自動)",
-        ));
+        s.push_str(tr(lang, T::TheOpponentSOwn));
     } else if !a.needs_command {
-        s.push_str(pick(lang, " (by itself)", "(自動)"));
+        s.push_str(tr(lang, T::ByItself));
     }
     s
 }
@@ -186,7 +182,7 @@ impl TreeView {
         let cap = prog.settings.turn_limit.min(crate::analysis::UNREACHABLE);
         let mut action = None;
         ui.horizontal_wrapped(|ui| {
-            ui.label(RichText::new(pick(lang, "Distance to win", "勝利までの距離")).strong());
+            ui.label(RichText::new(tr(lang, T::DistanceToWinTitle)).strong());
             ui.label(
                 RichText::new(format!(
                     "h {} · c {}",
@@ -198,8 +194,8 @@ impl TreeView {
             );
             ui.weak(format!("({where_})"));
             ui.with_layout(egui::Layout::right_to_left(egui::Align::Center), |ui| {
-                ui.selectable_value(&mut self.mode, Mode::Graph, pick(lang, "Graph", "グラフ"));
-                ui.selectable_value(&mut self.mode, Mode::Tree, pick(lang, "Tree", "ツリー"));
+                ui.selectable_value(&mut self.mode, Mode::Graph, tr(lang, T::Graph));
+                ui.selectable_value(&mut self.mode, Mode::Tree, tr(lang, T::Tree));
             });
         });
         for (side, d) in j.d.iter().enumerate() {
@@ -207,27 +203,16 @@ impl TreeView {
                 ui.weak(format!(
                     "{} {}: {why}",
                     crate::side::name(side),
-                    pick(lang, "cannot reach a win", "は勝利に届かない")
+                    tr(lang, T::CannotReachAWin)
                 ));
             }
         }
         if stale {
-            ui.colored_label(
-                pal.win,
-                pick(
-                    lang,
-                    "The text has errors: showing the last version that compiled.",
-                    "テキストにエラーがあります。最後に通った版を表示しています。",
-                ),
-            );
+            ui.colored_label(pal.win, tr(lang, T::TheTextHasErrors));
         }
         if graph.decisive.is_empty() {
             ui.add_space(8.0);
-            ui.label(pick(
-                lang,
-                "No rule makes a side win (S.勝利 or O.敗北), so there is nothing to derive.",
-                "勝利させるルール(S.勝利 / O.敗北)がないため、勝利評価条件はありません。",
-            ));
+            ui.label(tr(lang, T::NoRuleMakesA));
         }
         match self.mode {
             Mode::Tree => {
@@ -286,12 +271,7 @@ impl TreeView {
         cap: u32,
         action: &mut Option<TreeAction>,
     ) {
-        ui.weak(pick(
-            lang,
-            "○ holds now, × not yet; the number is the estimated own turns to make it hold \
-             (h pursuing / c pursuing).",
-            "○ 成立、× 未成立。数字は成立までの推定手数(h が目指す場合 / c が目指す場合)。",
-        ));
+        ui.weak(tr(lang, T::HoldsNowNotYet));
         for (di, d) in graph.decisive.iter().enumerate() {
             let head = format!(
                 "★ {}  {}    h {} · c {}",
@@ -313,7 +293,7 @@ impl TreeView {
                     }
                     for e in &d.excluded {
                         ui.label(
-                            RichText::new(format!("{e}  — {}", pick(lang, "excluded", "除外")))
+                            RichText::new(format!("{e}  — {}", tr(lang, T::Excluded)))
                                 .monospace()
                                 .color(pal.weak),
                         );
@@ -324,7 +304,7 @@ impl TreeView {
             ui.add_space(6.0);
             egui::CollapsingHeader::new(format!(
                 "{} ({})",
-                pick(lang, "Excluded", "除外したもの"),
+                tr(lang, T::ExcludedTitle),
                 graph.excluded.len()
             ))
             .id_salt("excluded")
@@ -376,11 +356,7 @@ impl TreeView {
         })
         .body(|ui| {
             if n.achievers.is_empty() {
-                ui.weak(pick(
-                    lang,
-                    "no rule makes this hold (it holds or not from the start)",
-                    "これを成立させるルールはありません",
-                ));
+                ui.weak(tr(lang, T::NoRuleMakesThis));
             }
             path.push(node);
             for (ai, a) in n.achievers.iter().enumerate() {
@@ -403,7 +379,7 @@ impl TreeView {
                     }
                     for e in &a.excluded {
                         ui.label(
-                            RichText::new(format!("{e}  — {}", pick(lang, "excluded", "除外")))
+                            RichText::new(format!("{e}  — {}", tr(lang, T::Excluded)))
                                 .monospace()
                                 .color(pal.weak),
                         );
@@ -436,17 +412,13 @@ impl TreeView {
             .map(|(_, l)| l.clone())
             .expect("set above");
         ui.horizontal(|ui| {
-            if ui.button(pick(lang, "Fit", "全体表示")).clicked() {
+            if ui.button(tr(lang, T::Fit)).clicked() {
                 self.scene_rect = self
                     .layout
                     .as_ref()
                     .map_or(Rect::ZERO, |(_, l)| l.bounds().expand(20.0));
             }
-            ui.weak(pick(
-                lang,
-                "Drag to pan, Ctrl+wheel to zoom; click a box to see its line.",
-                "ドラッグで移動、Ctrl+ホイールで拡大縮小。箱をクリックでその行へ。",
-            ));
+            ui.weak(tr(lang, T::DragToPanCtrl));
         });
         let frame = egui::Frame::canvas(ui.style());
         frame.show(ui, |ui| {
@@ -663,7 +635,7 @@ impl GraphLayout {
                         let a = &g.nodes[n].achievers[ai];
                         let (text, origin) = &j.texts[n][ai];
                         let whose = if a.opponent {
-                            pick(lang, "  (opponent's own rule)", "(相手側のルール)")
+                            tr(lang, T::OpponentSOwnRule)
                         } else {
                             ""
                         };

@@ -1,7 +1,7 @@
 //! The studio's part-2 panels wired to the app: the victory-condition tab, the win-path tab and
 //! the match panel, with their shortcuts (function keys, so they never clash with game keys).
 
-use super::i18n::{Lang, pick};
+use super::i18n::{Lang, T, tr};
 use super::match_panel::{self, MatchAction};
 use super::session::{Controller, MatchSession};
 use super::tree_view::TreeAction;
@@ -49,25 +49,15 @@ impl StudioApp {
 
     pub(super) fn tree_tab(&mut self, ui: &mut Ui, lang: Lang, stale: bool) -> Option<usize> {
         let Some(v) = self.last_good.clone() else {
-            ui.weak(pick(
-                lang,
-                "The rules have not compiled yet.",
-                "ルールはまだコンパイルされていません。",
-            ));
+            ui.weak(tr(lang, T::TheRulesHaveNot));
             return None;
         };
         let prog = v.compiled.program.as_ref()?;
         let (st, where_) = match self.match_position() {
-            Some((st, turn)) => (
-                st,
-                format!(
-                    "{} {turn}",
-                    pick(lang, "match, after turn", "対戦中、ターン")
-                ),
-            ),
+            Some((st, turn)) => (st, format!("{} {turn}", tr(lang, T::MatchAfterTurn))),
             None => (
                 self.initial_position()?,
-                pick(lang, "initial position", "初期局面").to_string(),
+                tr(lang, T::InitialPosition).to_string(),
             ),
         };
         self.tree
@@ -331,91 +321,65 @@ impl StudioApp {
         let ctx = ui.ctx().clone();
         let item =
             |ui: &mut Ui, t: &str, k: &str| ui.add(egui::Button::new(t).shortcut_text(k)).clicked();
-        ui.menu_button(pick(lang, "Match", "対戦"), |ui| {
-            if item(ui, pick(lang, "New match", "新しい対戦"), "F5") {
+        ui.menu_button(tr(lang, T::Match), |ui| {
+            if item(ui, tr(lang, T::NewMatch), "F5") {
                 self.start_match(&ctx);
             }
-            if item(ui, pick(lang, "Play with the keys", "キーで操作"), "F6") {
+            if item(ui, tr(lang, T::PlayWithTheKeys), "F6") {
                 self.persisted.show_match = true;
                 ctx.memory_mut(|m| m.request_focus(match_panel::focus_id()));
             }
-            if item(ui, pick(lang, "Undo turn", "1手戻す"), "F8") {
+            if item(ui, tr(lang, T::UndoTurn), "F8") {
                 self.matchp.undo();
             }
             ui.separator();
-            if item(ui, pick(lang, "Find win path", "勝ち筋を探す"), "F7") {
+            if item(ui, tr(lang, T::FindWinPath), "F7") {
                 self.persisted.view_tab = ViewTab::WinPath;
                 self.find_win_path(&ctx);
             }
-            if item(
-                ui,
-                pick(lang, "Replay the win path", "勝ち筋を対戦で再生"),
-                "Shift+F7",
-            ) && self
-                .winpath
-                .result
-                .as_ref()
-                .is_some_and(|r| !r.moves.is_empty())
+            if item(ui, tr(lang, T::ReplayTheWinPath), "Shift+F7")
+                && self
+                    .winpath
+                    .result
+                    .as_ref()
+                    .is_some_and(|r| !r.moves.is_empty())
             {
                 self.replay_win_path();
             }
-            if item(ui, pick(lang, "Replay: next step", "再生: 次の手"), "F10")
+            if item(ui, tr(lang, T::ReplayNextStep), "F10")
                 && let Some(s) = self.matchp.session.as_mut()
             {
                 s.replay_step();
             }
             ui.separator();
-            if item(ui, pick(lang, "Expanded rules", "展開ルール"), "Ctrl+1") {
+            if item(ui, tr(lang, T::ExpandedRules), "Ctrl+1") {
                 self.persisted.view_tab = ViewTab::Expanded;
             }
-            if item(
-                ui,
-                pick(lang, "Victory conditions", "勝利評価条件"),
-                "F9 / Ctrl+2",
-            ) {
+            if item(ui, tr(lang, T::VictoryConditions), "F9 / Ctrl+2") {
                 self.persisted.view_tab = ViewTab::Tree;
             }
-            if item(ui, pick(lang, "Win path", "勝ち筋"), "Ctrl+3") {
+            if item(ui, tr(lang, T::WinPath), "Ctrl+3") {
                 self.persisted.view_tab = ViewTab::WinPath;
             }
-            if item(ui, pick(lang, "Report", "レポート"), "Ctrl+4") {
+            if item(ui, tr(lang, T::Report), "Ctrl+4") {
                 self.persisted.view_tab = ViewTab::Report;
             }
-            if item(
-                ui,
-                pick(lang, "Run the balance report", "バランスレポートを作成"),
-                "",
-            ) {
+            if item(ui, tr(lang, T::RunTheBalanceReport), "") {
                 self.start_report(&ctx);
             }
             ui.separator();
             ui.checkbox(
                 &mut self.persisted.show_match,
-                pick(lang, "Show the match panel", "対戦パネルを表示"),
+                tr(lang, T::ShowTheMatchPanel),
             );
             ui.separator();
-            ui.weak(pick(lang, "Layout", "レイアウト"));
-            for (layout, en, ja, key) in [
-                (
-                    Layout::Write,
-                    "Write: the editor and one view",
-                    "書く: エディタとビュー",
-                    "Ctrl+Alt+1",
-                ),
-                (
-                    Layout::Play,
-                    "Play: the match panel wide",
-                    "遊ぶ: 対戦パネルを広く",
-                    "Ctrl+Alt+2",
-                ),
-                (
-                    Layout::All,
-                    "All: everything at its default size",
-                    "すべて: 既定の大きさ",
-                    "Ctrl+Alt+3",
-                ),
+            ui.weak(tr(lang, T::Layout));
+            for (layout, label, key) in [
+                (Layout::Write, T::LayoutWrite, "Ctrl+Alt+1"),
+                (Layout::Play, T::LayoutPlay, "Ctrl+Alt+2"),
+                (Layout::All, T::LayoutAll, "Ctrl+Alt+3"),
             ] {
-                if item(ui, pick(lang, en, ja), key) {
+                if item(ui, tr(lang, label), key) {
                     self.apply_layout(layout);
                 }
             }

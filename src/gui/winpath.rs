@@ -2,7 +2,7 @@
 //! simultaneous games the game value with both mixed strategies — computed on a thread with a
 //! Cancel that stops it at once.
 
-use super::i18n::{Lang, pick};
+use super::i18n::{Lang, T, tr, trf};
 use super::session::{Job, Polled};
 use crate::engine::{Side, State};
 use crate::pipeline::Compiled;
@@ -161,8 +161,8 @@ pub struct WinPathView {
     pub result: Option<WinPathResult>,
     /// The result belongs to an older version of the rules.
     pub outdated: bool,
-    /// "Cancelled" or an error.
-    pub message: Option<String>,
+    /// Why there is no result: cancelled, or the search thread died.
+    pub message: Option<T>,
 }
 
 impl Default for WinPathView {
@@ -207,7 +207,7 @@ impl WinPathView {
     pub fn cancel(&mut self) -> Option<Arc<std::sync::atomic::AtomicBool>> {
         let job = self.job.take()?;
         job.cancel();
-        self.message = Some("cancelled".into());
+        self.message = Some(T::SearchCancelled);
         Some(job.finished_flag())
     }
 
@@ -225,7 +225,7 @@ impl WinPathView {
             }
             Polled::Died => {
                 self.job = None;
-                self.message = Some("the search stopped unexpectedly".into());
+                self.message = Some(T::SearchDied);
             }
         }
     }
@@ -241,23 +241,20 @@ impl WinPathView {
         self.poll();
         let mut action = None;
         ui.horizontal_wrapped(|ui| {
-            let l = ui.label(pick(lang, "Depth", "深さ"));
+            let l = ui.label(tr(lang, T::Depth));
             ui.add(
                 egui::DragValue::new(&mut self.plies)
                     .range(1..=200)
-                    .suffix(pick(lang, " plies", " 手")),
+                    .suffix(tr(lang, T::Plies)),
             )
             .labelled_by(l.id);
             if in_match {
-                ui.checkbox(
-                    &mut self.from_match,
-                    pick(lang, "from the match position", "対戦中の局面から"),
-                );
+                ui.checkbox(&mut self.from_match, tr(lang, T::FromTheMatchPosition));
             }
             let find = ui
                 .add_enabled(
                     can_search && !self.busy(),
-                    egui::Button::new(pick(lang, "Find win path", "勝ち筋を探す")),
+                    egui::Button::new(tr(lang, T::FindWinPath)),
                 )
                 .on_hover_text("F7");
             if find.clicked() {
@@ -265,7 +262,7 @@ impl WinPathView {
             }
             if self.busy()
                 && ui
-                    .button(pick(lang, "Cancel", "中止"))
+                    .button(tr(lang, T::Cancel))
                     .on_hover_text("Esc")
                     .clicked()
             {
@@ -276,47 +273,31 @@ impl WinPathView {
             ui.horizontal(|ui| {
                 ui.spinner();
                 let what = match self.phase.load(std::sync::atomic::Ordering::Relaxed) {
-                    0 => pick(lang, "the shortest win", "最短の勝ち筋"),
-                    1 => pick(lang, "a forced win", "必勝手順"),
-                    _ => pick(lang, "the game value", "ゲームの値"),
+                    0 => tr(lang, T::TheShortestWin),
+                    1 => tr(lang, T::AForcedWin),
+                    _ => tr(lang, T::TheGameValue),
                 };
                 ui.label(format!(
                     "{} {what} ({}/3) {:.1} s",
-                    pick(lang, "Searching…", "探索中…"),
+                    tr(lang, T::Searching),
                     self.phase.load(std::sync::atomic::Ordering::Relaxed) + 1,
                     job.elapsed().as_secs_f64()
                 ));
             });
             ui.ctx().request_repaint_after(Duration::from_millis(100));
         }
-        if let Some(m) = &self.message {
-            let m = if m == "cancelled" {
-                pick(lang, "Search cancelled.", "探索を中止しました。")
-            } else {
-                m.as_str()
-            };
-            ui.weak(m);
+        if let Some(m) = self.message {
+            ui.weak(tr(lang, m));
         }
         let Some(r) = &self.result else {
             if !self.busy() {
                 ui.add_space(8.0);
-                ui.weak(pick(
-                    lang,
-                    "Press \"Find win path\" (F7) to search for the commands by which h wins.",
-                    "「勝ち筋を探す」(F7) で h が勝つコマンド列を探します。",
-                ));
+                ui.weak(tr(lang, T::PressFindWinPath));
             }
             return action;
         };
         if self.outdated {
-            ui.colored_label(
-                warn_color(ui),
-                pick(
-                    lang,
-                    "The rules changed since this search; search again.",
-                    "この探索の後にルールが変わりました。もう一度探してください。",
-                ),
-            );
+            ui.colored_label(warn_color(ui), tr(lang, T::TheRulesChangedSince));
         }
         ui.separator();
         egui::ScrollArea::vertical()
@@ -361,14 +342,14 @@ fn states_line(now: &serde_json::Value, before: Option<&serde_json::Value>) -> (
 
 fn show_result(ui: &mut Ui, lang: Lang, r: &WinPathResult, action: &mut Option<WinPathAction>) {
     let from = if r.from_match {
-        pick(lang, "from the match position", "対戦中の局面から")
+        tr(lang, T::FromTheMatchPosition)
     } else {
-        pick(lang, "from the start", "初期局面から")
+        tr(lang, T::FromTheStart)
     };
     ui.weak(format!(
         "{from} · {} {} · {:.0} ms",
         r.plies,
-        pick(lang, "plies", "手まで"),
+        tr(lang, T::PliesUpTo),
         r.elapsed.as_secs_f64() * 1000.0
     ));
     match &r.shortest {
@@ -377,18 +358,14 @@ fn show_result(ui: &mut Ui, lang: Lang, r: &WinPathResult, action: &mut Option<W
                 ui.label(
                     RichText::new(format!(
                         "{} {} {}",
-                        pick(lang, "Shortest win for h:", "h の最短の勝ち筋:"),
+                        tr(lang, T::ShortestWinForH),
                         steps.len(),
-                        pick(lang, "plies", "手")
+                        tr(lang, T::PliesUnit)
                     ))
                     .strong()
                     .color(good_color(ui)),
                 );
-                if !r.moves.is_empty()
-                    && ui
-                        .button(pick(lang, "Replay in match", "対戦で再生"))
-                        .clicked()
-                {
+                if !r.moves.is_empty() && ui.button(tr(lang, T::ReplayInMatch)).clicked() {
                     *action = Some(WinPathAction::Replay);
                 }
             });
@@ -399,9 +376,9 @@ fn show_result(ui: &mut Ui, lang: Lang, r: &WinPathResult, action: &mut Option<W
                 .num_columns(4)
                 .show(ui, |ui| {
                     ui.strong("#");
-                    ui.strong(pick(lang, "side", "側"));
-                    ui.strong(pick(lang, "command", "コマンド"));
-                    ui.strong(pick(lang, "states after the step", "その後の状態"));
+                    ui.strong(tr(lang, T::Side));
+                    ui.strong(tr(lang, T::Command));
+                    ui.strong(tr(lang, T::StatesAfterTheStep));
                     ui.end_row();
                     let mut prev: Option<&serde_json::Value> = Some(&r.start_states);
                     for (i, s) in steps.iter().enumerate() {
@@ -421,32 +398,14 @@ fn show_result(ui: &mut Ui, lang: Lang, r: &WinPathResult, action: &mut Option<W
                 });
         }
         None => {
-            ui.label(
-                RichText::new(pick(
-                    lang,
-                    "No win for h within this depth (even with c cooperating).",
-                    "この深さでは h の勝ち筋は見つかりません(c が協力しても)。",
-                ))
-                .strong(),
-            );
+            ui.label(RichText::new(tr(lang, T::NoWinForH)).strong());
             show_forced(ui, lang, r);
         }
     }
     if let Some(v) = &r.value {
         ui.separator();
-        ui.label(
-            RichText::new(format!(
-                "{} {:+.3}",
-                pick(lang, "Game value for h:", "h から見たゲームの値:"),
-                v.value
-            ))
-            .strong(),
-        );
-        ui.weak(pick(
-            lang,
-            "win +1, loss −1, draw or endless 0; both sides play the mixed strategies below.",
-            "勝ち +1、負け −1、引き分け・終わらない 0。両者が下の混合戦略を使う場合。",
-        ));
+        ui.label(RichText::new(format!("{} {:+.3}", tr(lang, T::GameValueForH), v.value)).strong());
+        ui.weak(tr(lang, T::Win1Loss1));
         for (side, mix) in [(0 as Side, &v.h), (1, &v.c)] {
             ui.label(RichText::new(crate::side::name(side)).strong());
             for (m, p) in mix {
@@ -461,12 +420,12 @@ fn show_result(ui: &mut Ui, lang: Lang, r: &WinPathResult, action: &mut Option<W
         }
         ui.weak(format!(
             "{} {:.1e} · {} {} · {} {}",
-            pick(lang, "exploitability", "搾取可能性"),
+            tr(lang, T::Exploitability),
             v.exploitability,
             v.states,
-            pick(lang, "positions", "局面"),
+            tr(lang, T::Positions),
             v.frontier,
-            pick(lang, "frontier", "境界局面"),
+            tr(lang, T::Frontier),
         ));
     }
 }
@@ -489,65 +448,37 @@ fn show_forced(ui: &mut Ui, lang: Lang, r: &WinPathResult) {
     match r.forced {
         Some(true) => {
             ui.label(
-                RichText::new(
-                    pick(
-                        lang,
-                        "Forced win: yes — h wins against every reply within {} plies",
-                        "必勝: あり — h はどんな応手にも {} 手以内に勝てる",
-                    )
-                    .replace("{}", &r.forced_plies.unwrap_or(r.plies).to_string()),
-                )
+                RichText::new(trf(
+                    lang,
+                    T::ForcedWinYesH,
+                    r.forced_plies.unwrap_or(r.plies),
+                ))
                 .strong()
                 .color(good_color(ui)),
             );
             if let Some(f) = &r.forced_first {
-                ui.label(format!("{} {f}", pick(lang, "First move:", "初手:")));
+                ui.label(format!("{} {f}", tr(lang, T::FirstMove)));
             }
             if r.sampled {
-                ui.weak(pick(
-                    lang,
-                    "Some moves had too many chance outcomes: the proof covers sampled outcomes.",
-                    "乱数の結果が多すぎる手があり、証明は抽出した結果についてのものです。",
-                ));
+                ui.weak(tr(lang, T::SomeMovesHadToo));
             }
             if let Some(t) = &r.strategy {
-                egui::CollapsingHeader::new(pick(
-                    lang,
-                    "Winning strategy (h's move against every reply)",
-                    "必勝戦略(どの応手にも対する h の手)",
-                ))
-                .id_salt("strategy")
-                .default_open(false)
-                .show(ui, |ui| {
-                    ui.label(RichText::new(t).monospace().size(12.0));
-                });
+                egui::CollapsingHeader::new(tr(lang, T::WinningStrategyHS))
+                    .id_salt("strategy")
+                    .default_open(false)
+                    .show(ui, |ui| {
+                        ui.label(RichText::new(t).monospace().size(12.0));
+                    });
             }
         }
         Some(false) => {
-            ui.label(
-                pick(
-                    lang,
-                    "Forced win: none within {} plies",
-                    "必勝: {} 手以内にはなし",
-                )
-                .replace("{}", &r.plies.to_string()),
-            );
+            ui.label(trf(lang, T::ForcedWinNoneWithin, r.plies));
         }
         None => {
-            ui.label(pick(
-                lang,
-                "Forced win: undecided (the search budget ran out).",
-                "必勝: 未確定(探索の上限に達しました)。",
-            ));
+            ui.label(tr(lang, T::ForcedWinUndecidedThe));
         }
     }
     if r.has_chance {
-        ui.weak(pick(
-            lang,
-            "These rules use rand(a,b): the path may count on favourable outcomes; a replay can \
-             go otherwise.",
-            "このルールは rand(a,b) を使います。勝ち筋は有利な結果を前提にすることがあり、\
-             再生では違う展開になることがあります。",
-        ));
+        ui.weak(tr(lang, T::TheseRulesUseRand));
     }
 }

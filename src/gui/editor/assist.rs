@@ -9,7 +9,7 @@ use crate::authoring::fixes::{self, Fix};
 use crate::authoring::hover;
 use crate::authoring::symbols::{Role, SymKind, SymbolIndex, apply_edits};
 use crate::diag::Diagnostic;
-use crate::gui::i18n::{Lang, pick};
+use crate::gui::i18n::{Lang, T, tr, trf, trn};
 use crate::gui::worker::{Checked, ProgramView};
 use crate::syntax::lexer::{is_name_char, norm};
 use egui::{Color32, Key, Modifiers, Pos2, RichText, Ui};
@@ -72,15 +72,15 @@ pub struct Assist {
 
 fn role_text(r: Role, lang: Lang) -> &'static str {
     match r {
-        Role::Define => pick(lang, "definition", "定義"),
-        Role::Init => pick(lang, "initial value", "初期値"),
-        Role::Read => pick(lang, "read", "読む"),
-        Role::Write => pick(lang, "write", "書く"),
-        Role::Use => pick(lang, "condition", "条件"),
-        Role::Enable => pick(lang, "enable", "使える"),
-        Role::Disable => pick(lang, "disable", "使えない"),
-        Role::Bind => pick(lang, "key", "キー"),
-        Role::Alternative => pick(lang, "macro", "マクロ"),
+        Role::Define => tr(lang, T::Definition),
+        Role::Init => tr(lang, T::InitialValue),
+        Role::Read => tr(lang, T::Read),
+        Role::Write => tr(lang, T::Write),
+        Role::Use => tr(lang, T::Condition),
+        Role::Enable => tr(lang, T::Enable),
+        Role::Disable => tr(lang, T::Disable),
+        Role::Bind => tr(lang, T::Key),
+        Role::Alternative => tr(lang, T::Macro),
     }
 }
 
@@ -300,16 +300,7 @@ impl EditorPanel {
                 self.pending_select = Some((d.span.clone(), true));
                 self.assist.status = None;
             }
-            None => {
-                self.assist.status = Some(
-                    pick(
-                        lang,
-                        "No state, command, macro, constant or key under the cursor.",
-                        "カーソルの位置に状態・コマンド・マクロ・定数・キーがありません。",
-                    )
-                    .into(),
-                )
-            }
+            None => self.assist.status = Some(tr(lang, T::NoStateCommandMacro).into()),
         }
     }
 
@@ -339,10 +330,7 @@ impl EditorPanel {
             })
             .collect::<Vec<_>>();
         self.assist.uses = Some(UsesList {
-            title: match lang {
-                Lang::En => format!("Uses of {shown} ({})", rows.len()),
-                Lang::Ja => format!("{shown} の使用箇所({})", rows.len()),
-            },
+            title: trn(lang, T::UsesOf, &[&shown, &rows.len()]),
             rows,
         });
     }
@@ -386,14 +374,7 @@ impl EditorPanel {
             }
         }
         if list.is_empty() {
-            self.assist.status = Some(
-                pick(
-                    lang,
-                    "No quick fix on this line.",
-                    "この行にはクイックフィックスがありません。",
-                )
-                .into(),
-            );
+            self.assist.status = Some(tr(lang, T::NoQuickFixOn).into());
             return;
         }
         self.assist.popup = Some(Popup {
@@ -423,35 +404,22 @@ impl EditorPanel {
         let ctx = ui.ctx().clone();
         let on_name = self.fresh_symbols().at(at).is_some();
         if on_name {
-            if ui
-                .button(pick(lang, "Go to definition (F12)", "定義へ移動(F12)"))
-                .clicked()
-            {
+            if ui.button(tr(lang, T::GoToDefinitionF12)).clicked() {
                 self.go_to_definition(at, lang);
                 ui.close();
             }
-            if ui
-                .button(pick(
-                    lang,
-                    "Find all uses (Shift+F12)",
-                    "すべての使用箇所(Shift+F12)",
-                ))
-                .clicked()
-            {
+            if ui.button(tr(lang, T::FindAllUsesShift)).clicked() {
                 self.find_uses(at, lang);
                 ui.close();
             }
-            if ui
-                .button(pick(lang, "Rename… (F2)", "名前の変更…(F2)"))
-                .clicked()
-            {
+            if ui.button(tr(lang, T::RenameF2)).clicked() {
                 self.start_rename(at, lang);
                 ui.close();
             }
         }
         for f in self.fixes_at(at, lang) {
             if ui
-                .button(format!("{} {}", pick(lang, "Fix:", "修正:"), f.title))
+                .button(format!("{} {}", tr(lang, T::FixColon), f.title))
                 .clicked()
             {
                 self.apply_whole(&ctx, &f.edits);
@@ -497,7 +465,7 @@ impl EditorPanel {
                                     for (i, f) in p.fixes.iter().enumerate() {
                                         let r = ui.selectable_label(
                                             i == p.sel,
-                                            format!("{} {}", pick(lang, "Fix:", "修正:"), f.title),
+                                            format!("{} {}", tr(lang, T::FixColon), f.title),
                                         );
                                         if r.clicked() {
                                             chosen = Some(i);
@@ -527,13 +495,9 @@ impl EditorPanel {
                                     });
                             });
                         ui.label(
-                            RichText::new(pick(
-                                lang,
-                                "↑↓ choose · Enter/Tab accept · Esc close",
-                                "↑↓ 選択 · Enter/Tab 決定 · Esc 閉じる",
-                            ))
-                            .weak()
-                            .small(),
+                            RichText::new(tr(lang, T::ChooseEnterTabAccept))
+                                .weak()
+                                .small(),
                         );
                     });
                 });
@@ -599,10 +563,7 @@ impl EditorPanel {
         let mut cancel = false;
         if let Some(r) = &mut self.assist.rename {
             let plan = self.assist.symbols.rename_symbol(r.kind, &r.old, &r.new);
-            let title = match lang {
-                Lang::En => format!("Rename {}", r.old),
-                Lang::Ja => format!("{} の名前を変更", r.old),
-            };
+            let title = trf(lang, T::RenameTitle, &r.old);
             egui::Window::new(title)
                 .id(self.id.with("assist-rename"))
                 .collapsible(false)
@@ -614,13 +575,13 @@ impl EditorPanel {
                             .id(self.id.with("rename-field"))
                             .desired_width(280.0),
                     );
-                    ui.ctx().accesskit_node_builder(field.id, |n| {
-                        n.set_label(pick(lang, "New name", "新しい名前"))
-                    });
+                    ui.ctx()
+                        .accesskit_node_builder(field.id, |n| n.set_label(tr(lang, T::NewName)));
                     if r.focus {
                         // The whole name selected: typing replaces it.
                         field.request_focus();
-                        let mut st = egui::TextEdit::load_state(ui.ctx(), field.id).unwrap_or_default();
+                        let mut st =
+                            egui::TextEdit::load_state(ui.ctx(), field.id).unwrap_or_default();
                         st.cursor.set_char_range(Some(egui::text::CCursorRange::two(
                             egui::text::CCursor::new(0),
                             egui::text::CCursor::new(r.new.chars().count()),
@@ -641,25 +602,17 @@ impl EditorPanel {
                             let shown: Vec<String> =
                                 lines.iter().take(12).map(usize::to_string).collect();
                             let more = if lines.len() > 12 { " …" } else { "" };
-                            ui.label(match lang {
-                                Lang::En => format!(
-                                    "{} places on {} lines: {}{more}",
-                                    p.edits.len(),
-                                    lines.len(),
-                                    shown.join(", ")
-                                ),
-                                Lang::Ja => format!(
-                                    "{} 箇所({} 行: {}{more})",
-                                    p.edits.len(),
-                                    lines.len(),
-                                    shown.join(", ")
-                                ),
-                            });
+                            ui.label(trn(
+                                lang,
+                                T::RenamePlaces,
+                                &[
+                                    &p.edits.len(),
+                                    &lines.len(),
+                                    &format!("{}{more}", shown.join(", ")),
+                                ],
+                            ));
                             if let Some((a, b)) = &p.mirrored {
-                                ui.label(match lang {
-                                    Lang::En => format!("and its mirrored twin {a} → {b}"),
-                                    Lang::Ja => format!("対称の相方も {a} → {b}"),
-                                });
+                                ui.label(trn(lang, T::MirroredTwin, &[a, b]));
                             }
                         }
                         Err(e) => {
@@ -667,18 +620,7 @@ impl EditorPanel {
                                 let uses = self.assist.symbols.uses(r.kind, &r.old);
                                 let mut lines: Vec<usize> = uses.iter().map(|o| o.line).collect();
                                 lines.dedup();
-                                ui.weak(match lang {
-                                    Lang::En => format!(
-                                        "Type the new name: {} places on {} lines will change.",
-                                        uses.len(),
-                                        lines.len()
-                                    ),
-                                    Lang::Ja => format!(
-                                        "新しい名前を入力してください({} 行の {} 箇所が変わります)。",
-                                        lines.len(),
-                                        uses.len()
-                                    ),
-                                });
+                                ui.weak(trn(lang, T::RenameTypeName, &[&uses.len(), &lines.len()]));
                             } else {
                                 ui.colored_label(Color32::from_rgb(220, 90, 80), e.to_string());
                             }
@@ -687,13 +629,13 @@ impl EditorPanel {
                     ui.horizontal(|ui| {
                         let ok = plan.is_ok();
                         if ui
-                            .add_enabled(ok, egui::Button::new(pick(lang, "Rename", "変更")))
+                            .add_enabled(ok, egui::Button::new(tr(lang, T::Rename)))
                             .clicked()
                             || (enter && ok)
                         {
                             apply = plan.as_ref().ok().cloned();
                         }
-                        if ui.button(pick(lang, "Cancel", "キャンセル")).clicked() || esc {
+                        if ui.button(tr(lang, T::CancelBtn)).clicked() || esc {
                             cancel = true;
                         }
                     });

@@ -5,7 +5,7 @@
 
 use super::EditorPanel;
 use crate::authoring::symbols::SymKind;
-use crate::gui::i18n::{Lang, pick};
+use crate::gui::i18n::{Lang, T, tr};
 use crate::syntax::ast::{CmdSide, Cond, Effect, Stmt};
 use egui::{ComboBox, RichText, Ui};
 
@@ -298,32 +298,49 @@ impl EditorPanel {
         let mut insert = false;
         let mut replace = false;
         let area = ctx.content_rect();
-        egui::Window::new(pick(lang, "Rule builder", "ルールビルダー"))
+        egui::Window::new(tr(lang, T::RuleBuilderTitle))
             .id(self.id.with("rule-builder"))
             .open(&mut open)
             .default_width(560.0)
             .default_pos(egui::pos2(area.center().x - 280.0, area.top() + 80.0))
             .show(&ctx, |ui| {
-                ui.label(RichText::new(pick(lang, "When all of these hold", "次の条件がすべて成り立つとき")).strong());
+                ui.label(RichText::new(tr(lang, T::WhenAllOfThese)).strong());
                 let mut remove = None;
                 for (i, c) in b.conds.iter_mut().enumerate() {
                     ui.horizontal(|ui| {
                         match c {
-                            CondRow::Compare { side, state, op, value } => {
-                                pick_str(ui, ("cs", i), side, &["S", "O", "h", "c"], pick(lang, "side", "側"));
+                            CondRow::Compare {
+                                side,
+                                state,
+                                op,
+                                value,
+                            } => {
+                                pick_str(
+                                    ui,
+                                    ("cs", i),
+                                    side,
+                                    &["S", "O", "h", "c"],
+                                    tr(lang, T::Side),
+                                );
                                 ui.label(".");
-                                pick_name(ui, ("cn", i), state, &states, pick(lang, "state", "状態"));
-                                pick_str(ui, ("co", i), op, &["==", "!=", "<", "<=", ">", ">="], pick(lang, "comparison", "比較"));
-                                text_field(ui, value, 70.0, pick(lang, "value", "値"));
+                                pick_name(ui, ("cn", i), state, &states, tr(lang, T::State));
+                                pick_str(
+                                    ui,
+                                    ("co", i),
+                                    op,
+                                    &["==", "!=", "<", "<=", ">", ">="],
+                                    tr(lang, T::Comparison),
+                                );
+                                text_field(ui, value, 70.0, tr(lang, T::Value));
                             }
                             CondRow::Command { opp, neg, cmd } => {
-                                ui.checkbox(neg, pick(lang, "not", "否定"));
-                                ui.checkbox(opp, pick(lang, "opponent's", "相手の"));
-                                ui.label(pick(lang, "command", "コマンド"));
-                                pick_name(ui, ("cc", i), cmd, &commands, pick(lang, "command", "コマンド"));
+                                ui.checkbox(neg, tr(lang, T::Not));
+                                ui.checkbox(opp, tr(lang, T::OpponentS));
+                                ui.label(tr(lang, T::Command));
+                                pick_name(ui, ("cc", i), cmd, &commands, tr(lang, T::Command));
                             }
                             CondRow::Raw(t) => {
-                                text_field(ui, t, 300.0, pick(lang, "as written", "そのまま"));
+                                text_field(ui, t, 300.0, tr(lang, T::AsWritten));
                             }
                         }
                         if ui.small_button("×").clicked() {
@@ -335,36 +352,62 @@ impl EditorPanel {
                     b.conds.remove(i);
                 }
                 ui.horizontal(|ui| {
-                    if ui.button(pick(lang, "+ command", "+ コマンド")).clicked() {
-                        b.conds.push(CondRow::Command { opp: false, neg: false, cmd: commands.first().cloned().unwrap_or_default() });
+                    if ui.button(tr(lang, T::AddCommand)).clicked() {
+                        b.conds.push(CondRow::Command {
+                            opp: false,
+                            neg: false,
+                            cmd: commands.first().cloned().unwrap_or_default(),
+                        });
                     }
-                    if ui.button(pick(lang, "+ comparison", "+ 比較")).clicked() {
-                        b.conds.push(CondRow::Compare { side: "S".into(), state: states.first().cloned().unwrap_or_default(), op: ">=".into(), value: "1".into() });
+                    if ui.button(tr(lang, T::AddComparison)).clicked() {
+                        b.conds.push(CondRow::Compare {
+                            side: "S".into(),
+                            state: states.first().cloned().unwrap_or_default(),
+                            op: ">=".into(),
+                            value: "1".into(),
+                        });
                     }
-                    if ui.button(pick(lang, "+ text", "+ 自由入力")).clicked() {
+                    if ui.button(tr(lang, T::Text)).clicked() {
                         b.conds.push(CondRow::Raw(String::new()));
                     }
                 });
                 ui.separator();
-                ui.label(RichText::new(pick(lang, "then", "ならば")).strong());
+                ui.label(RichText::new(tr(lang, T::Then)).strong());
                 let mut remove = None;
                 for (i, e) in b.effects.iter_mut().enumerate() {
                     ui.horizontal(|ui| {
                         match e {
-                            EffRow::Update { side, state, op, value } => {
-                                pick_str(ui, ("es", i), side, &["S", "O", "h", "c"], pick(lang, "side", "側"));
+                            EffRow::Update {
+                                side,
+                                state,
+                                op,
+                                value,
+                            } => {
+                                pick_str(
+                                    ui,
+                                    ("es", i),
+                                    side,
+                                    &["S", "O", "h", "c"],
+                                    tr(lang, T::Side),
+                                );
                                 ui.label(".");
-                                pick_name(ui, ("en", i), state, &states, pick(lang, "state", "状態"));
-                                pick_str(ui, ("eo", i), op, &["=", "+=", "-=", "*=", "/="], pick(lang, "operation", "操作"));
-                                text_field(ui, value, 70.0, pick(lang, "value", "値"));
+                                pick_name(ui, ("en", i), state, &states, tr(lang, T::State));
+                                pick_str(
+                                    ui,
+                                    ("eo", i),
+                                    op,
+                                    &["=", "+=", "-=", "*=", "/="],
+                                    tr(lang, T::Operation),
+                                );
+                                text_field(ui, value, 70.0, tr(lang, T::Value));
                             }
                             EffRow::Switch { opp, on, cmd } => {
-                                ui.checkbox(on, pick(lang, "enable (off: disable)", "使える(外すと使えない)"));
-                                ui.checkbox(opp, pick(lang, "opponent's", "相手の"));
-                                pick_name(ui, ("ec", i), cmd, &commands, pick(lang, "command", "コマンド"));
+                                ui.checkbox(on, tr(lang, T::EnableOffDisable));
+                                ui.checkbox(opp, tr(lang, T::OpponentS));
+                                pick_name(ui, ("ec", i), cmd, &commands, tr(lang, T::Command));
                             }
                             EffRow::Raw(t) => {
-                                text_field(ui, t, 300.0, pick(lang, "as written", "そのまま"));
+                                text_field(ui, t, 300.0, tr(lang, T::AsWritten));
                             }
                         }
                         if ui.small_button("×").clicked() {
@@ -376,52 +419,66 @@ impl EditorPanel {
                     b.effects.remove(i);
                 }
                 ui.horizontal(|ui| {
-                    if ui.button(pick(lang, "+ change a state", "+ 状態を変える")).clicked() {
-                        b.effects.push(EffRow::Update { side: "O".into(), state: states.first().cloned().unwrap_or_default(), op: "-=".into(), value: "1".into() });
+                    if ui.button(tr(lang, T::ChangeAState)).clicked() {
+                        b.effects.push(EffRow::Update {
+                            side: "O".into(),
+                            state: states.first().cloned().unwrap_or_default(),
+                            op: "-=".into(),
+                            value: "1".into(),
+                        });
                     }
-                    if ui.button(pick(lang, "+ switch a command", "+ コマンドの可否")).clicked() {
-                        b.effects.push(EffRow::Switch { opp: false, on: true, cmd: commands.first().cloned().unwrap_or_default() });
+                    if ui.button(tr(lang, T::SwitchACommand)).clicked() {
+                        b.effects.push(EffRow::Switch {
+                            opp: false,
+                            on: true,
+                            cmd: commands.first().cloned().unwrap_or_default(),
+                        });
                     }
-                    if ui.button(pick(lang, "+ win", "+ 勝利")).clicked() {
+                    if ui.button(tr(lang, T::Win)).clicked() {
                         b.effects.push(EffRow::Raw("S.勝利".into()));
                     }
                 });
                 ui.separator();
-                ui.checkbox(&mut b.iff, pick(lang, "if and only if (::) — the effects are undone when the conditions stop holding", "必要十分(::)— 条件が成り立たなくなると効果を戻す"));
-                ui.checkbox(&mut b.mirror, pick(lang, "mirror left/right (&{ })", "左右対称(&{ })"));
+                ui.checkbox(&mut b.iff, tr(lang, T::IfAndOnlyIf));
+                ui.checkbox(&mut b.mirror, tr(lang, T::MirrorLeftRight));
                 let line = b.line();
                 ui.label(RichText::new(&line).monospace());
                 // Checked as part of the file: the problems this line would bring.
                 let problems = if b.missing_name() {
-                    vec![pick(
-                        lang,
-                        "Choose a name for every command and state.",
-                        "コマンドと状態の名前をすべて選んでください。",
-                    )
-                    .to_string()]
+                    vec![tr(lang, T::ChooseANameFor).to_string()]
                 } else {
                     match &b.checked {
-                    Some((l, v, p)) if *l == line && *v == self.view.version => p.clone(),
-                    _ => {
-                        let p = self.builder_problems(&line, lang);
-                        b.checked = Some((line.clone(), self.view.version, p.clone()));
-                        p
-                    }
+                        Some((l, v, p)) if *l == line && *v == self.view.version => p.clone(),
+                        _ => {
+                            let p = self.builder_problems(&line);
+                            b.checked = Some((line.clone(), self.view.version, p.clone()));
+                            p
+                        }
                     }
                 };
                 if problems.is_empty() {
-                    ui.label(RichText::new(pick(lang, "valid line", "正しい行です")).weak());
+                    ui.label(RichText::new(tr(lang, T::ValidLine)).weak());
                 } else {
                     for p in &problems {
                         ui.colored_label(egui::Color32::from_rgb(220, 90, 80), p);
                     }
                 }
                 ui.horizontal(|ui| {
-                    insert = ui.add_enabled(problems.is_empty(), egui::Button::new(pick(lang, "Insert below the cursor", "カーソルの下に挿入"))).clicked();
+                    insert = ui
+                        .add_enabled(
+                            problems.is_empty(),
+                            egui::Button::new(tr(lang, T::InsertBelowTheCursor)),
+                        )
+                        .clicked();
                     if b.from_line.is_some() {
-                        replace = ui.add_enabled(problems.is_empty(), egui::Button::new(pick(lang, "Replace the line", "この行を置き換える"))).clicked();
+                        replace = ui
+                            .add_enabled(
+                                problems.is_empty(),
+                                egui::Button::new(tr(lang, T::ReplaceTheLine)),
+                            )
+                            .clicked();
                     }
-                    if ui.button(pick(lang, "Read the cursor's line", "カーソルの行を読み込む")).clicked() {
+                    if ui.button(tr(lang, T::ReadTheCursorS)).clicked() {
                         let at = self.selection(&ctx).0.end;
                         let l = self.view.line_of(at);
                         let lr = self.view.line_range(l);
@@ -458,17 +515,14 @@ impl EditorPanel {
     }
 
     /// The errors `line` would have, added to the file (its constants and macros known).
-    fn builder_problems(&self, line: &str, lang: Lang) -> Vec<String> {
+    fn builder_problems(&self, line: &str) -> Vec<String> {
         let base = format!("{}\n", self.text);
         let text = format!("{base}{line}\n");
         let c = crate::pipeline::compile(&text);
         c.diags
             .iter()
             .filter(|d| d.is_error() && d.span.start >= base.len())
-            .map(|d| match lang {
-                Lang::En => format!("{}: {}", d.code, d.message),
-                Lang::Ja => format!("{}: {}", d.code, d.message),
-            })
+            .map(|d| format!("{}: {}", d.code, d.message))
             .collect()
     }
 }
