@@ -133,18 +133,33 @@ struct Document {
     saved_text: String,
 }
 
-/// Crash recovery: the autosaved copy of unsaved work and what became of it.
+/// Crash recovery: the autosaved copy of unsaved work and what became of it (a copy found at
+/// start is offered back by [`Modal::Recovery`]).
 struct Autosave {
     /// Where copies are kept (None: no writable place, or tests without one).
     store: Option<Recovery>,
-    /// A copy found at start, offered back until the user answers.
-    offer: Option<Recovered>,
     /// A copy of this session's work has been written (and must be cleared once saved).
     written: bool,
     /// The editor version last written.
     version: u64,
     /// When it was written.
     last: Instant,
+}
+
+/// A modal dialog. They stack: a dialog opened while another is shown (an error while saving
+/// from the path dialog, say) goes on top and is answered first; the one below then comes back.
+enum Modal {
+    /// "Recover unsaved work?" for a copy found at start.
+    Recovery(Recovered),
+    /// "Save changes?" before an action that would drop unsaved edits.
+    Unsaved(Action),
+    /// The studio's own path dialog; `then` runs after a successful Save As.
+    Path {
+        dialog: PathDialog,
+        then: Option<Action>,
+    },
+    /// An error message with OK.
+    Error(String),
 }
 
 /// The answer to "save changes?" before an action that would drop unsaved edits.
@@ -174,12 +189,10 @@ pub struct StudioApp {
     autosave: Autosave,
     watch: DiskWatch,
     disk_changed: bool,
-    confirm: Option<Action>,
-    after_save: Option<Action>,
-    pending_action: Option<Action>,
-    pending_open: Option<PathBuf>,
-    path_dialog: Option<PathDialog>,
-    error: Option<String>,
+    /// Open dialogs, newest on top (only the top one is shown and answered).
+    modals: Vec<Modal>,
+    /// An action to perform at the start of the next frame (after a dialog closed).
+    pending: Option<Action>,
     notice: Option<String>,
     native_dialogs: bool,
     portal_missing: bool,
@@ -251,19 +264,14 @@ impl StudioApp {
             last_good: None,
             autosave: Autosave {
                 store: None,
-                offer: None,
                 written: false,
                 version: 0,
                 last: Instant::now(),
             },
             watch: DiskWatch::default(),
             disk_changed: false,
-            confirm: None,
-            after_save: None,
-            pending_action: None,
-            pending_open: None,
-            path_dialog: None,
-            error: None,
+            modals: Vec::new(),
+            pending: None,
             notice: None,
             native_dialogs: true,
             portal_missing: false,
@@ -309,7 +317,9 @@ impl StudioApp {
         };
         app.fonts_installed = true;
         app.autosave.store = Recovery::default_dir().map(Recovery::new);
-        app.autosave.offer = app.autosave.store.as_ref().and_then(Recovery::load);
+        if let Some(r) = app.autosave.store.as_ref().and_then(Recovery::load) {
+            app.modals.push(Modal::Recovery(r));
+        }
         app
     }
 
@@ -349,7 +359,10 @@ impl StudioApp {
     /// Uses (and offers back) the recovery copy in `dir` (for tests of crash recovery).
     pub fn with_recovery_dir(mut self, dir: &Path) -> Self {
         let r = Recovery::new(dir);
-        self.autosave.offer = r.load();
+        self.modals.retain(|m| !matches!(m, Modal::Recovery(_)));
+        if let Some(copy) = r.load() {
+            self.modals.push(Modal::Recovery(copy));
+        }
         self.autosave.store = Some(r);
         self
     }
@@ -427,7 +440,7 @@ impl StudioApp {
     fn request(&mut self, ctx: &egui::Context, action: Action) {
         if self.dirty {
             // Asked before any file dialog, so the answer is never lost behind it.
-            self.confirm = Some(action);
+            self.open_modal(Modal::Unsaved(action));
         } else {
             self.perform(ctx, action);
         }
@@ -438,7 +451,7 @@ impl StudioApp {
             Action::New => {
                 self.load_text(ctx, String::new(), None, None);
             }
-            Action::Open => self.ask_path(DialogKind::Open),
+            Action::Open => self.ask_path(DialogKind::Open, None),
             Action::OpenPath(p) => self.open_path(ctx, &p),
             Action::OpenExample(name) => {
                 let text = files::example(name).unwrap_or_default().to_string();
@@ -465,10 +478,8 @@ impl StudioApp {
                 self.persisted.last_file = Some(p.to_path_buf());
             }
             Err(e) => {
-                self.error = Some(format!(
-                    "{}: {e}",
-                    trf(self.lang(), T::OpenFailed, p.display())
-                ));
+                let e = format!("{}: {e}", trf(self.lang(), T::OpenFailed, p.display()));
+                self.open_modal(Modal::Error(e));
             }
         }
     }
@@ -497,17 +508,25 @@ impl StudioApp {
         }
     }
 
-    fn save(&mut self) -> bool {
+    /// Saves to the file's path (or asks for one, then runs `then`); true if saved now. A
+    /// failure is shown in an error dialog.
+    fn save(&mut self, then: Option<Action>) -> bool {
         match self.doc.path.clone() {
-            Some(p) => self.save_to(&p),
+            Some(p) => match self.save_to(&p) {
+                Ok(()) => true,
+                Err(e) => {
+                    self.open_modal(Modal::Error(e));
+                    false
+                }
+            },
             None => {
-                self.ask_path(DialogKind::SaveAs);
+                self.ask_path(DialogKind::SaveAs, then);
                 false
             }
         }
     }
 
-    fn save_to(&mut self, p: &Path) -> bool {
+    fn save_to(&mut self, p: &Path) -> Result<(), String> {
         match save_rule_file(p, &self.editor.text) {
             Ok(()) => {
                 self.doc.path = Some(p.to_path_buf());
@@ -520,15 +539,12 @@ impl StudioApp {
                 self.persisted.last_file = Some(p.to_path_buf());
                 self.clear_recovery();
                 self.notice = Some(trf(self.lang(), T::Saved, p.display()));
-                true
+                Ok(())
             }
-            Err(e) => {
-                self.error = Some(format!(
-                    "{}: {e}",
-                    trf(self.lang(), T::SaveFailed, p.display())
-                ));
-                false
-            }
+            Err(e) => Err(format!(
+                "{}: {e}",
+                trf(self.lang(), T::SaveFailed, p.display())
+            )),
         }
     }
 
@@ -542,8 +558,9 @@ impl StudioApp {
             .map_err(|e| format!("{}: {e}", trf(self.lang(), T::SaveFailed, p.display())))
     }
 
-    /// Asks for a path: the system's dialog, or (when there is none) the studio's own.
-    fn ask_path(&mut self, kind: DialogKind) {
+    /// Asks for a path: the system's dialog, or (when there is none) the studio's own. `then`
+    /// runs after a successful Save As.
+    fn ask_path(&mut self, kind: DialogKind, then: Option<Action>) {
         let dir = self
             .doc
             .path
@@ -562,13 +579,12 @@ impl StudioApp {
             match files::native_dialog(kind, tr(self.lang(), T::FileFilter), dir.as_deref(), &name)
             {
                 NativeAnswer::Picked(p) => {
-                    self.path_chosen(kind, p);
+                    if let Err(e) = self.path_chosen(kind, p, then) {
+                        self.open_modal(Modal::Error(e));
+                    }
                     return;
                 }
-                NativeAnswer::Cancelled => {
-                    self.after_save = None;
-                    return;
-                }
+                NativeAnswer::Cancelled => return,
                 NativeAnswer::Unavailable => {
                     self.native_dialogs = false;
                     self.portal_missing = true;
@@ -581,34 +597,45 @@ impl StudioApp {
                 .map(|d| d.join(&name).display().to_string())
                 .unwrap_or(name),
         };
-        self.path_dialog = Some(PathDialog::new(kind, initial));
+        self.open_modal(Modal::Path {
+            dialog: PathDialog::new(kind, initial),
+            then,
+        });
     }
 
-    /// Acts on a path from either dialog; returns why it failed.
-    fn path_chosen(&mut self, kind: DialogKind, p: PathBuf) -> Option<String> {
+    /// Shows `m` on top of any open dialog (replacing an open dialog of the same kind).
+    fn open_modal(&mut self, m: Modal) {
+        let same = |a: &Modal| std::mem::discriminant(a) == std::mem::discriminant(&m);
+        self.modals.retain(|a| !same(a));
+        self.modals.push(m);
+    }
+
+    /// Acts on a path from either dialog (`then` after a Save As); returns why it failed.
+    fn path_chosen(
+        &mut self,
+        kind: DialogKind,
+        p: PathBuf,
+        then: Option<Action>,
+    ) -> Result<(), String> {
         match kind {
             DialogKind::Open => {
                 if let Err(e) = read_rule_file(&p) {
-                    return Some(format!(
+                    return Err(format!(
                         "{}: {e}",
                         trf(self.lang(), T::OpenFailed, p.display())
                     ));
                 }
-                self.pending_open = Some(p);
-                None
+                self.pending = Some(Action::OpenPath(p));
+                Ok(())
             }
             DialogKind::SaveAs => {
-                if self.save_to(&p) {
-                    self.error = None;
-                    if let Some(a) = self.after_save.take() {
-                        self.pending_action = Some(a);
-                    }
-                    None
-                } else {
-                    self.error.take()
+                self.save_to(&p)?;
+                if then.is_some() {
+                    self.pending = then;
                 }
+                Ok(())
             }
-            DialogKind::Export => self.export_to(&p).err(),
+            DialogKind::Export => self.export_to(&p),
         }
     }
 
@@ -626,7 +653,7 @@ impl StudioApp {
         let Some(r) = &self.autosave.store else {
             return;
         };
-        if self.autosave.offer.is_some() {
+        if self.modals.iter().any(|m| matches!(m, Modal::Recovery(_))) {
             return; // Don't overwrite the copy the user has not answered about.
         }
         if !self.dirty {
@@ -766,7 +793,7 @@ impl StudioApp {
                 self.editor.picked_line = Some(line.saturating_sub(1));
                 self.editor.reveal_line(line.saturating_sub(1));
             }
-            Some(None) => self.ask_path(DialogKind::Export),
+            Some(None) => self.ask_path(DialogKind::Export, None),
             None => {}
         }
 
@@ -799,11 +826,8 @@ impl StudioApp {
         }
         self.autosave(&ctx);
         self.dialogs(&ctx);
-        if let Some(a) = self.pending_action.take() {
+        if let Some(a) = self.pending.take() {
             self.perform(&ctx, a);
-        }
-        if let Some(p) = self.pending_open.take() {
-            self.open_path(&ctx, &p);
         }
 
         let title = format!(
@@ -821,10 +845,10 @@ impl StudioApp {
         let sc = |m, k| KeyboardShortcut::new(m, k);
         let shift_cmd = Modifiers::COMMAND | Modifiers::SHIFT;
         if ctx.input_mut(|i| i.consume_shortcut(&sc(shift_cmd, Key::S))) {
-            self.ask_path(DialogKind::SaveAs);
+            self.ask_path(DialogKind::SaveAs, None);
         }
         if ctx.input_mut(|i| i.consume_shortcut(&sc(Modifiers::COMMAND, Key::S))) {
-            self.save();
+            self.save(None);
         }
         if ctx.input_mut(|i| i.consume_shortcut(&sc(Modifiers::COMMAND, Key::N))) {
             self.request(ctx, Action::New);
@@ -854,7 +878,7 @@ impl StudioApp {
         }
         if self.dirty && !self.allow_close {
             ctx.send_viewport_cmd(ViewportCommand::CancelClose);
-            self.confirm = Some(Action::Close);
+            self.open_modal(Modal::Unsaved(Action::Close));
         } else if !self.dirty {
             self.clear_recovery();
         }
@@ -877,14 +901,14 @@ impl StudioApp {
                     self.request(&ctx, Action::Open);
                 }
                 if item(ui, T::Save, sc(Modifiers::COMMAND, Key::S)) {
-                    self.save();
+                    self.save(None);
                 }
                 if item(
                     ui,
                     T::SaveAs,
                     sc(Modifiers::COMMAND | Modifiers::SHIFT, Key::S),
                 ) {
-                    self.ask_path(DialogKind::SaveAs);
+                    self.ask_path(DialogKind::SaveAs, None);
                 }
                 ui.separator();
                 ui.menu_button(tr(lang, T::Recent), |ui| {
@@ -911,7 +935,7 @@ impl StudioApp {
                     )
                     .clicked()
                 {
-                    self.ask_path(DialogKind::Export);
+                    self.ask_path(DialogKind::Export, None);
                 }
                 ui.separator();
                 if ui.button(tr(lang, T::Quit)).clicked() {
@@ -1034,55 +1058,71 @@ impl StudioApp {
         }
     }
 
-    /// The modal dialogs: one at a time, in this order of priority.
+    /// The top modal dialog, if any: shown, and answered or kept for the next frame.
     fn dialogs(&mut self, ctx: &egui::Context) {
-        if let Some(r) = self.autosave.offer.clone() {
-            self.recovery_dialog(ctx, r);
-        } else if let Some(action) = self.confirm.clone() {
-            self.unsaved_dialog(ctx, action);
-        } else if let Some(d) = self.path_dialog.take() {
-            self.path_dialog_ui(ctx, d);
-        } else if let Some(e) = self.error.clone() {
-            self.error_dialog(ctx, &e);
+        let Some(top) = self.modals.pop() else {
+            return;
+        };
+        let depth = self.modals.len();
+        let kept = match top {
+            Modal::Recovery(r) => self.recovery_dialog(ctx, r),
+            Modal::Unsaved(action) => self.unsaved_dialog(ctx, action),
+            Modal::Path { dialog, then } => self.path_dialog_ui(ctx, dialog, then),
+            Modal::Error(e) => self.error_dialog(ctx, e),
+        };
+        if let Some(m) = kept {
+            // Under whatever its answer opened (an error from the path dialog, say).
+            let at = depth.min(self.modals.len());
+            self.modals.insert(at, m);
         }
     }
 
     /// "Recover unsaved work?" for a copy found at start.
-    fn recovery_dialog(&mut self, ctx: &egui::Context, r: Recovered) {
+    fn recovery_dialog(&mut self, ctx: &egui::Context, r: Recovered) -> Option<Modal> {
         let lang = self.lang();
         let name = r
             .path
             .as_ref()
             .map(|p| p.display().to_string())
             .unwrap_or_else(|| tr(lang, T::Untitled).to_string());
+        let mut answer = None;
         egui::Modal::new(egui::Id::unique("kumite-recovery")).show(ctx, |ui| {
             ui.heading(tr(lang, T::RecoveryTitle));
             ui.label(trf(lang, T::RecoveryBody, &name));
             ui.horizontal(|ui| {
                 if ui.button(tr(lang, T::RecoverBtn)).clicked() {
-                    let saved = r
-                        .path
-                        .as_ref()
-                        .and_then(|p| read_rule_file(p).ok())
-                        .unwrap_or_default();
-                    self.load_text(ctx, r.text.clone(), r.path.clone(), None);
-                    self.doc.saved_text = saved;
-                    self.autosave.offer = None;
-                    // Keep the copy until this work is saved.
-                    self.autosave.written = true;
+                    answer = Some(true);
                 }
                 if ui.button(tr(lang, T::DiscardRecoveryBtn)).clicked() {
-                    if let Some(rec) = &self.autosave.store {
-                        rec.clear();
-                    }
-                    self.autosave.offer = None;
+                    answer = Some(false);
                 }
             });
         });
+        match answer {
+            Some(true) => {
+                let saved = r
+                    .path
+                    .as_ref()
+                    .and_then(|p| read_rule_file(p).ok())
+                    .unwrap_or_default();
+                self.load_text(ctx, r.text, r.path, None);
+                self.doc.saved_text = saved;
+                // Keep the copy until this work is saved.
+                self.autosave.written = true;
+                None
+            }
+            Some(false) => {
+                if let Some(rec) = &self.autosave.store {
+                    rec.clear();
+                }
+                None
+            }
+            None => Some(Modal::Recovery(r)),
+        }
     }
 
     /// "Save changes?" before `action` drops unsaved edits.
-    fn unsaved_dialog(&mut self, ctx: &egui::Context, action: Action) {
+    fn unsaved_dialog(&mut self, ctx: &egui::Context, action: Action) -> Option<Modal> {
         let lang = self.lang();
         let name = self.display_name();
         let mut answer = None;
@@ -1103,30 +1143,30 @@ impl StudioApp {
         });
         match answer {
             Some(UnsavedAnswer::Save) => {
-                self.confirm = None;
-                if self.doc.path.is_some() {
-                    if self.save() {
-                        self.perform(ctx, action);
-                    }
-                } else {
-                    self.after_save = Some(action);
-                    self.ask_path(DialogKind::SaveAs);
+                if self.save(Some(action.clone())) {
+                    self.perform(ctx, action);
                 }
+                None
             }
             Some(UnsavedAnswer::Discard) => {
-                self.confirm = None;
                 if action != Action::Close {
                     self.clear_recovery();
                 }
                 self.perform(ctx, action);
+                None
             }
-            Some(UnsavedAnswer::Cancel) => self.confirm = None,
-            None => {}
+            Some(UnsavedAnswer::Cancel) => None,
+            None => Some(Modal::Unsaved(action)),
         }
     }
 
     /// The studio's own path dialog (when the system's file dialog is unavailable or in tests).
-    fn path_dialog_ui(&mut self, ctx: &egui::Context, mut d: PathDialog) {
+    fn path_dialog_ui(
+        &mut self,
+        ctx: &egui::Context,
+        mut d: PathDialog,
+        then: Option<Action>,
+    ) -> Option<Modal> {
         let lang = self.lang();
         let title = match d.kind {
             DialogKind::Open => T::PathDialogOpen,
@@ -1184,28 +1224,25 @@ impl StudioApp {
             });
         });
         if let Some(p) = done {
-            match self.path_chosen(d.kind, p) {
-                None => keep = false,
-                Some(e) => d.error = Some(e),
+            match self.path_chosen(d.kind, p, then.clone()) {
+                Ok(()) => keep = false,
+                // Shown in the dialog, which stays open to try another path.
+                Err(e) => d.error = Some(e),
             }
         }
-        if keep {
-            self.path_dialog = Some(d);
-        } else {
-            self.after_save = None;
-        }
+        keep.then_some(Modal::Path { dialog: d, then })
     }
 
     /// An error message with OK.
-    fn error_dialog(&mut self, ctx: &egui::Context, e: &str) {
+    fn error_dialog(&mut self, ctx: &egui::Context, e: String) -> Option<Modal> {
         let lang = self.lang();
+        let mut ok = false;
         egui::Modal::new(egui::Id::unique("kumite-error")).show(ctx, |ui| {
             ui.heading(tr(lang, T::ErrorTitle));
-            ui.label(e);
-            if ui.button(tr(lang, T::OkBtn)).clicked() {
-                self.error = None;
-            }
+            ui.label(&e);
+            ok = ui.button(tr(lang, T::OkBtn)).clicked();
         });
+        (!ok).then_some(Modal::Error(e))
     }
 }
 

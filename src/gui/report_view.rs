@@ -397,7 +397,8 @@ fn length(ui: &mut Ui, lang: Lang, r: &Report) {
             .y_axis_label(tr(lang, T::ColGames))
             .show(ui, |p| {
                 p.bar_chart(
-                    BarChart::new(tr(lang, T::ColGames), bars).color(Color32::from_rgb(90, 150, 230)),
+                    BarChart::new(tr(lang, T::ColGames), bars)
+                        .color(Color32::from_rgb(90, 150, 230)),
                 );
             });
     });
