@@ -235,7 +235,8 @@ fn dialogs_stack_and_an_error_is_answered_before_the_dialog_under_it() {
     // A file that cannot be opened while the recovery question is open: the error comes on
     // top; the question is not lost.
     let ctx = h.ctx.clone();
-    h.state_mut().open_file_at_start(&ctx, &dir.join("missing.kmt"));
+    h.state_mut()
+        .open_file_at_start(&ctx, &dir.join("missing.kmt"));
     h.run();
     h.get_by_label_contains("Could not open");
     assert!(h.query_by_label("Recover unsaved work?").is_none());
@@ -284,7 +285,8 @@ fn saving_before_new_asks_for_a_path_then_starts_the_new_file() {
     h.get_by_label("Path").focus();
     h.run();
     h.key_press_modifiers(egui::Modifiers::COMMAND, egui::Key::A);
-    h.get_by_label("Path").type_text(&target.display().to_string());
+    h.get_by_label("Path")
+        .type_text(&target.display().to_string());
     h.run();
     h.get_by_label("OK").click();
     settle(&mut h);

@@ -134,7 +134,7 @@ fn sumo_shift_c_throws_only_when_both_grips_are_held() {
     h.get_all_by_label("human").last().unwrap().click();
     h.run();
     assert_eq!(
-        h.state().matchp.players[1],
+        h.state().matchp.settings.players[1],
         kumite::gui::session::Controller::Human
     );
     h.key_press(Key::F5);
@@ -381,7 +381,7 @@ fn the_exact_cpu_is_chosen_in_the_match_panel_and_says_what_it_solved() {
     open_example(&mut h, "ex1_push.kmt");
     h.get_by_label("exact — unbeatable").click();
     h.run();
-    assert!(h.state().matchp.cpu.exact);
+    assert!(h.state().matchp.settings.cpu.exact);
     h.key_press(Key::F5);
     h.step();
     // h pushes; the exact CPU (c) answers from its table.

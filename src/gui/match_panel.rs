@@ -33,12 +33,10 @@ enum LogKind {
     Result,
 }
 
-/// The panel's own settings and the match.
-pub struct MatchPanel {
-    /// The match, if one was started.
-    pub session: Option<MatchSession>,
-    /// Seed of the next match.
-    pub seed: u64,
+/// What the match panel remembers between runs (stored under [`MatchSettings::KEY`]).
+#[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
+#[serde(default)]
+pub struct MatchSettings {
     /// Who plays h and c in the next match.
     pub players: [Controller; 2],
     /// Use the file's `~` CPU settings (else the panel's).
@@ -47,18 +45,16 @@ pub struct MatchPanel {
     pub cpu: CpuSettings,
     /// Real-time play.
     pub realtime: bool,
-    /// Last complaint (a key that is not your turn …), shown until the next turn.
-    pub message: Option<String>,
-    /// The rules changed since the match started and the user chose to keep playing.
-    pub keep_old_rules: bool,
-    log_cache: (usize, Vec<LogLine>),
 }
 
-impl Default for MatchPanel {
+impl MatchSettings {
+    /// The panel's key in the studio's storage.
+    pub const KEY: &'static str = "kumite-match-panel";
+}
+
+impl Default for MatchSettings {
     fn default() -> Self {
         Self {
-            session: None,
-            seed: 1,
             players: [Controller::Human, Controller::Cpu],
             file_cpu: true,
             cpu: CpuSettings {
@@ -70,6 +66,31 @@ impl Default for MatchPanel {
                 nodes: None,
             },
             realtime: false,
+        }
+    }
+}
+
+/// The match panel: its remembered settings, the match, and what is shown about it.
+pub struct MatchPanel {
+    /// Remembered settings (players, CPU level, real time).
+    pub settings: MatchSettings,
+    /// The match, if one was started.
+    pub session: Option<MatchSession>,
+    /// Seed of the next match.
+    pub seed: u64,
+    /// Last complaint (a key that is not your turn …), shown until the next turn.
+    pub message: Option<String>,
+    /// The rules changed since the match started and the user chose to keep playing.
+    pub keep_old_rules: bool,
+    log_cache: (usize, Vec<LogLine>),
+}
+
+impl Default for MatchPanel {
+    fn default() -> Self {
+        Self {
+            settings: MatchSettings::default(),
+            session: None,
+            seed: 1,
             message: None,
             keep_old_rules: false,
             log_cache: (usize::MAX, Vec::new()),
@@ -114,12 +135,12 @@ fn changed_color(ui: &Ui) -> Color32 {
 impl MatchPanel {
     /// The CPU settings a new match uses with `view`'s program.
     pub fn cpu_settings(&self, view: &ProgramView) -> CpuSettings {
-        let mut c = if self.file_cpu {
+        let mut c = if self.settings.file_cpu {
             file_cpu(&view.settings)
         } else {
-            self.cpu.clone()
+            self.settings.cpu.clone()
         };
-        c.exact = self.cpu.exact;
+        c.exact = self.settings.cpu.exact;
         c
     }
 
@@ -132,11 +153,11 @@ impl MatchPanel {
             view.compiled.clone(),
             view.graph.clone(),
             self.seed,
-            self.players,
+            self.settings.players,
             self.cpu_settings(view),
             None,
         )?;
-        s.realtime = self.realtime;
+        s.realtime = self.settings.realtime;
         s.started = !edit;
         self.session = Some(s);
         self.message = None;
@@ -338,23 +359,27 @@ impl MatchPanel {
                 };
                 egui::ComboBox::from_id_salt(("player", side))
                     .width(70.0)
-                    .selected_text(who(self.players[side]))
+                    .selected_text(who(self.settings.players[side]))
                     .show_ui(ui, |ui| {
                         ui.selectable_value(
-                            &mut self.players[side],
+                            &mut self.settings.players[side],
                             Controller::Human,
                             who(Controller::Human),
                         );
-                        ui.selectable_value(&mut self.players[side], Controller::Cpu, "CPU");
+                        ui.selectable_value(
+                            &mut self.settings.players[side],
+                            Controller::Cpu,
+                            "CPU",
+                        );
                     })
                     .response
                     .labelled_by(label.id);
             }
             if let Some(s) = self.session.as_mut()
-                && s.players != self.players
+                && s.players != self.settings.players
             {
                 s.stop_thinking();
-                s.players = self.players;
+                s.players = self.settings.players;
             }
             let l = ui.label(tr(lang, T::Seed));
             ui.add(egui::DragValue::new(&mut self.seed).speed(1.0))
@@ -371,18 +396,18 @@ impl MatchPanel {
                 self.seed = crate::engine::rng::mix(t) % 1_000_000;
             }
             if ui
-                .checkbox(&mut self.realtime, tr(lang, T::RealTime))
+                .checkbox(&mut self.settings.realtime, tr(lang, T::RealTime))
                 .on_hover_text(tr(lang, T::OneTurnEveryP))
                 .changed()
                 && let Some(s) = self.session.as_mut()
             {
-                s.realtime = self.realtime;
+                s.realtime = self.settings.realtime;
                 s.pending = [None, None];
             }
         });
         ui.horizontal_wrapped(|ui| {
-            ui.checkbox(&mut self.file_cpu, tr(lang, T::CPULevelOfThe));
-            if self.file_cpu {
+            ui.checkbox(&mut self.settings.file_cpu, tr(lang, T::CPULevelOfThe));
+            if self.settings.file_cpu {
                 if let Some(v) = view {
                     let s = &v.settings;
                     ui.weak(format!(
@@ -391,7 +416,7 @@ impl MatchPanel {
                     ));
                 }
             } else {
-                let c = &mut self.cpu;
+                let c = &mut self.settings.cpu;
                 let l = ui.label("S");
                 ui.add(egui::DragValue::new(&mut c.depth).range(1..=30))
                     .labelled_by(l.id);
@@ -413,21 +438,21 @@ impl MatchPanel {
                 )
                 .labelled_by(l.id);
             }
-            ui.checkbox(&mut self.cpu.exact, tr(lang, T::ExactUnbeatable))
+            ui.checkbox(&mut self.settings.cpu.exact, tr(lang, T::ExactUnbeatable))
                 .on_hover_text(tr(lang, T::PlaysFromAnExact));
             if let (Some(s), Some(v)) = (self.session.as_mut(), view) {
-                let mut want = if self.file_cpu {
+                let mut want = if self.settings.file_cpu {
                     file_cpu(&v.settings)
                 } else {
-                    self.cpu.clone()
+                    self.settings.cpu.clone()
                 };
-                want.exact = self.cpu.exact;
+                want.exact = self.settings.cpu.exact;
                 if s.cpu != want && Arc::ptr_eq(&s.compiled, &v.compiled) {
                     s.cpu = want;
                 }
             }
         });
-        if self.cpu.exact
+        if self.settings.cpu.exact
             && let Some(status) = self.session.as_ref().and_then(|s| s.exact_status(lang))
         {
             if status.contains('…') {
@@ -939,4 +964,24 @@ fn build_log(s: &MatchSession, lang: Lang) -> Vec<LogLine> {
     }
     let _ = Duration::ZERO;
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn settings_round_trip_and_missing_fields_take_defaults() {
+        let mut m = MatchSettings::default();
+        m.players = [Controller::Cpu, Controller::Human];
+        m.cpu.exact = true;
+        m.cpu.depth = 6;
+        let back: MatchSettings =
+            serde_json::from_str(&serde_json::to_string(&m).unwrap()).unwrap();
+        assert_eq!(back, m);
+        // Settings written by an older studio (or hand-edited) keep what they have.
+        let old: MatchSettings = serde_json::from_str(r#"{"realtime":true}"#).unwrap();
+        assert!(old.realtime);
+        assert_eq!(old.players, MatchSettings::default().players);
+    }
 }

@@ -29,7 +29,7 @@ use files::{
     read_rule_file, save_rule_file,
 };
 use i18n::{Lang, T, tr, trf, trn};
-use match_panel::MatchPanel;
+use match_panel::{MatchPanel, MatchSettings};
 use serde::{Deserialize, Serialize};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -71,12 +71,6 @@ pub struct Persisted {
     pub show_match: bool,
     /// Width of the match panel.
     pub match_width: f32,
-    /// Who played h and c in the last match.
-    pub match_players: [session::Controller; 2],
-    /// The last match used the file's CPU level.
-    pub match_file_cpu: bool,
-    /// The last match was played in real time.
-    pub match_realtime: bool,
 }
 
 /// The tabs of the view panel beside the editor.
@@ -105,9 +99,6 @@ impl Default for Persisted {
             view_tab: ViewTab::Expanded,
             show_match: true,
             match_width: 350.0,
-            match_players: [session::Controller::Human, session::Controller::Cpu],
-            match_file_cpu: true,
-            match_realtime: false,
         }
     }
 }
@@ -247,10 +238,6 @@ pub fn run_with(file: Option<PathBuf>) -> eframe::Result {
 
 impl StudioApp {
     fn with_state(persisted: Persisted, text: String, doc: Document) -> Self {
-        let mut matchp = MatchPanel::default();
-        matchp.players = persisted.match_players;
-        matchp.file_cpu = persisted.match_file_cpu;
-        matchp.realtime = persisted.match_realtime;
         Self {
             persisted,
             editor: EditorPanel::new(text),
@@ -283,7 +270,7 @@ impl StudioApp {
             winpath: WinPathView::default(),
             report: report_view::ReportView::default(),
             winpath_compiled: None,
-            matchp,
+            matchp: MatchPanel::default(),
             initial: None,
             pending_layout: None,
             forced_widths: None,
@@ -316,6 +303,12 @@ impl StudioApp {
             None => Self::with_example(persisted, "sumo.kmt"),
         };
         app.fonts_installed = true;
+        if let Some(m) = cc
+            .storage
+            .and_then(|s| eframe::get_value(s, MatchSettings::KEY))
+        {
+            app.matchp.settings = m;
+        }
         app.autosave.store = Recovery::default_dir().map(Recovery::new);
         if let Some(r) = app.autosave.store.as_ref().and_then(Recovery::load) {
             app.modals.push(Modal::Recovery(r));
@@ -1253,6 +1246,7 @@ impl eframe::App for StudioApp {
 
     fn save(&mut self, storage: &mut dyn eframe::Storage) {
         eframe::set_value(storage, eframe::APP_KEY, &self.persisted);
+        eframe::set_value(storage, MatchSettings::KEY, &self.matchp.settings);
     }
 
     fn on_exit(&mut self, _gl: Option<&eframe::glow::Context>) {

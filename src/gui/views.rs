@@ -145,8 +145,8 @@ impl StudioApp {
         };
         let settings = match (&self.last_good, c.program.as_ref()) {
             (Some(v), _) if Arc::ptr_eq(&v.compiled, &c) => self.matchp.cpu_settings(v),
-            (_, Some(p)) if self.matchp.file_cpu => match_panel::file_cpu(&p.settings),
-            _ => self.matchp.cpu.clone(),
+            (_, Some(p)) if self.matchp.settings.file_cpu => match_panel::file_cpu(&p.settings),
+            _ => self.matchp.settings.cpu.clone(),
         };
         if let Some(s) = self.matchp.session.as_mut() {
             s.stop_thinking();
@@ -155,7 +155,7 @@ impl StudioApp {
             c,
             graph,
             self.matchp.seed,
-            self.matchp.players,
+            self.matchp.settings.players,
             settings,
             Some(r.start.clone()),
         ) {
@@ -227,9 +227,6 @@ impl StudioApp {
             action
         });
         self.persisted.match_width = panel.response.rect.width();
-        self.persisted.match_players = self.matchp.players;
-        self.persisted.match_file_cpu = self.matchp.file_cpu;
-        self.persisted.match_realtime = self.matchp.realtime;
         if let Some(MatchAction::ShowLine(line)) = panel.inner {
             self.editor.picked_line = Some(line.saturating_sub(1));
             self.editor.reveal_line(line.saturating_sub(1));
@@ -311,7 +308,7 @@ impl StudioApp {
         if let Err(e) = self.matchp.new_match(&v, false) {
             self.matchp.message = Some(e);
         }
-        if self.matchp.players.contains(&Controller::Human) {
+        if self.matchp.settings.players.contains(&Controller::Human) {
             ctx.memory_mut(|m| m.request_focus(match_panel::focus_id()));
         }
     }

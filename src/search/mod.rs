@@ -87,7 +87,7 @@ pub fn moves(eng: &Engine, st: &State, side: Side) -> Vec<Option<CmdId>> {
 }
 
 /// CPU settings (`cpu:S5,D1,E0,P200`).
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct CpuSettings {
     /// Depth in plies (simultaneous: joint turns).
     pub depth: u32,
