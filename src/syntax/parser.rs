@@ -216,6 +216,64 @@ fn call<'t>(
         })
 }
 
+/// An operand: a number, a call, a state, a constant or a parenthesised expression, after any
+/// number of minus signs. `label` names it in "expected …" messages.
+fn operand<'t>(
+    expr: impl Parser<'t, In<'t>, Expr, Err<'t>> + Clone + 't,
+    state_ref: P<'t, StateRef>,
+    label: &'static str,
+) -> impl Parser<'t, In<'t>, Expr, Err<'t>> + Clone {
+    let int = select! { Tok::Int(v) => v }.labelled("number");
+    let name = select! { Tok::Name(n) => n }.labelled("name");
+    let atom = choice((
+        int.map_with(|v, e| Expr::Int(v, sp(e.span()))),
+        call(expr.clone()),
+        state_ref.map(Expr::State),
+        name.then_ignore(sym(Sym::Dot).not())
+            .map_with(|n, e| Expr::Const(n, sp(e.span()))),
+        expr.delimited_by(sym(Sym::LParen), sym(Sym::RParen)),
+    ))
+    .labelled(label);
+    sym(Sym::Minus)
+        .map_with(|_, e| e.span())
+        .repeated()
+        .foldr(atom, |m: SimpleSpan, a: Expr| {
+            let s = m.start..a.span().end;
+            Expr::Neg(Box::new(a), s)
+        })
+}
+
+/// `a op b op c …`, grouped from the left.
+fn left_assoc<'t>(
+    operand: impl Parser<'t, In<'t>, Expr, Err<'t>> + Clone,
+    op: impl Parser<'t, In<'t>, BinOp, Err<'t>> + Clone,
+) -> impl Parser<'t, In<'t>, Expr, Err<'t>> + Clone {
+    operand.clone().foldl(
+        op.then(operand).repeated(),
+        |a: Expr, (op, b): (BinOp, Expr)| {
+            let s = a.span().start..b.span().end;
+            Expr::Bin(op, Box::new(a), Box::new(b), s)
+        },
+    )
+}
+
+/// `*`, `/`, `%`.
+fn mul_op<'t>() -> impl Parser<'t, In<'t>, BinOp, Err<'t>> + Clone {
+    choice((
+        sym(Sym::Star).to(BinOp::Mul),
+        sym(Sym::Slash).to(BinOp::Div),
+        sym(Sym::Percent).to(BinOp::Mod),
+    ))
+}
+
+/// `+`, `-`.
+fn add_op<'t>() -> impl Parser<'t, In<'t>, BinOp, Err<'t>> + Clone {
+    choice((
+        sym(Sym::Plus).to(BinOp::Add),
+        sym(Sym::Minus).to(BinOp::Sub),
+    ))
+}
+
 /// All line parsers, built once per file.
 struct Parsers<'t> {
     rule: P<'t, Rule>,
@@ -252,93 +310,17 @@ fn parsers<'t>() -> Parsers<'t> {
         .boxed();
     let int = select! { Tok::Int(v) => v }.labelled("number");
 
+    // Full expressions and short-form terms are built from the same operands and operators.
     let expr = recursive(|expr| {
-        let lit = int.map_with(|v, e| Expr::Int(v, sp(e.span())));
-        let call = call(expr.clone());
-        let konst = name
-            .then_ignore(sym(Sym::Dot).not())
-            .map_with(|n, e| Expr::Const(n, sp(e.span())));
-        let atom = choice((
-            lit,
-            call,
-            state_ref.clone().map(Expr::State),
-            konst,
-            expr.clone()
-                .delimited_by(sym(Sym::LParen), sym(Sym::RParen)),
-        ))
-        .labelled("expression");
-        let unary = sym(Sym::Minus).map_with(|_, e| e.span()).repeated().foldr(
-            atom,
-            |m: SimpleSpan, a: Expr| {
-                let s = m.start..a.span().end;
-                Expr::Neg(Box::new(a), s)
-            },
+        let product = left_assoc(
+            operand(expr.clone(), state_ref.clone(), "expression"),
+            mul_op(),
         );
-        let mulop = choice((
-            sym(Sym::Star).to(BinOp::Mul),
-            sym(Sym::Slash).to(BinOp::Div),
-            sym(Sym::Percent).to(BinOp::Mod),
-        ));
-        let product = unary.clone().foldl(
-            mulop.then(unary).repeated(),
-            |a: Expr, (op, b): (BinOp, Expr)| {
-                let s = a.span().start..b.span().end;
-                Expr::Bin(op, Box::new(a), Box::new(b), s)
-            },
-        );
-        let addop = choice((
-            sym(Sym::Plus).to(BinOp::Add),
-            sym(Sym::Minus).to(BinOp::Sub),
-        ));
-        product.clone().foldl(
-            addop.then(product).repeated(),
-            |a: Expr, (op, b): (BinOp, Expr)| {
-                let s = a.span().start..b.span().end;
-                Expr::Bin(op, Box::new(a), Box::new(b), s)
-            },
-        )
+        left_assoc(product, add_op())
     })
     .boxed();
-
-    // A term for short-form effects: a product of factors.
-    let term = {
-        let mulop = choice((
-            sym(Sym::Star).to(BinOp::Mul),
-            sym(Sym::Slash).to(BinOp::Div),
-            sym(Sym::Percent).to(BinOp::Mod),
-        ));
-        let lit = int.map_with(|v, e| Expr::Int(v, sp(e.span())));
-        let call = call(expr.clone());
-        let konst = name
-            .then_ignore(sym(Sym::Dot).not())
-            .map_with(|n, e| Expr::Const(n, sp(e.span())));
-        let factor = choice((
-            lit,
-            call,
-            state_ref.clone().map(Expr::State),
-            konst,
-            expr.clone()
-                .delimited_by(sym(Sym::LParen), sym(Sym::RParen)),
-        ))
-        .labelled("term");
-        let unary = sym(Sym::Minus).map_with(|_, e| e.span()).repeated().foldr(
-            factor,
-            |m: SimpleSpan, a: Expr| {
-                let s = m.start..a.span().end;
-                Expr::Neg(Box::new(a), s)
-            },
-        );
-        unary
-            .clone()
-            .foldl(
-                mulop.then(unary).repeated(),
-                |a: Expr, (op, b): (BinOp, Expr)| {
-                    let s = a.span().start..b.span().end;
-                    Expr::Bin(op, Box::new(a), Box::new(b), s)
-                },
-            )
-            .boxed()
-    };
+    // A term for short-form effects: a product of operands.
+    let term = left_assoc(operand(expr.clone(), state_ref.clone(), "term"), mul_op()).boxed();
 
     let cmd_atom = side
         .clone()
