@@ -1031,278 +1031,376 @@ pub fn parse(text: &str) -> ParsedFile {
 }
 
 /// [`parse`], reusing the parses of unchanged lines from `cache` and leaving this text's there.
+///
+/// Three phases: [`Planner`] lexes each line (reusing cached tokens) and turns the file's
+/// block structure into parse jobs and assembly actions; [`run_jobs`] parses the jobs (reusing
+/// cached parses, in parallel for long files); [`assemble`] builds the statements in file order.
 pub fn parse_cached(text: &str, mut cache: Option<&mut ParseCache>) -> ParsedFile {
-    let mut names = cache
+    let names = cache
         .as_mut()
         .and_then(|c| c.names.take())
         .unwrap_or_else(new_names);
-    let mut diags = Vec::new();
-    let mut toks: Vec<Spanned> = Vec::new();
-    let mut actions: Vec<Action> = Vec::new();
-    let mut jobs: Vec<Job> = Vec::new();
-    // The kind of the open block and its `{`, while one is open.
-    let mut open: Option<(char, Span)> = None;
-    let content_kind = |c: char| match c {
-        '&' => JobKind::Rule,
-        '$' => JobKind::Def,
-        _ => JobKind::Adv,
-    };
-    let mut scratch = Vec::new();
-    // The previous version's lexed lines (moved out; this version's go back).
-    let caching = cache.is_some();
-    let mut old_lexed = cache
+    let old_lexed = cache
         .as_mut()
         .map(|c| std::mem::take(&mut c.lexed))
         .unwrap_or_default();
-    let mut new_lexed: rustc_hash::FxHashMap<Box<str>, LexedLine> = Default::default();
+    let mut plan = Planner {
+        names,
+        diags: Vec::new(),
+        toks: Vec::new(),
+        actions: Vec::new(),
+        jobs: Vec::new(),
+        open: None,
+        scratch: Vec::new(),
+        caching: cache.is_some(),
+        old_lexed,
+        new_lexed: Default::default(),
+    };
     let mut pos = 0;
     for raw in text.split('\n') {
         let start = pos;
         pos += raw.len() + 1;
         let end = start + raw.strip_suffix('\r').map_or(raw.len(), |s| s.len());
+        plan.line(text, start, end);
+    }
+    plan.end_of_file();
+    let Planner {
+        mut names,
+        mut diags,
+        toks,
+        actions,
+        jobs,
+        new_lexed,
+        ..
+    } = plan;
+    let mut results = run_jobs(&jobs, &toks, &names, cache.as_deref_mut(), &mut diags);
+    if let Some(c) = cache.as_deref_mut() {
+        c.lexed = new_lexed;
+    }
+    let (stmts, broken_consts) = assemble(text, actions, &mut results, &mut names, &mut diags);
+    if let Some(c) = cache {
+        c.names = Some(names.clone());
+    }
+    ParsedFile {
+        stmts,
+        names,
+        diags,
+        broken_consts,
+    }
+}
+
+/// The first phase of a parse: every line's tokens, and the jobs and actions its kind and the
+/// open block call for.
+struct Planner {
+    names: Names,
+    diags: Vec<Diagnostic>,
+    toks: Vec<Spanned>,
+    actions: Vec<Action>,
+    jobs: Vec<Job>,
+    /// The kind of the open block and its `{`, while one is open.
+    open: Option<(char, Span)>,
+    scratch: Vec<(usize, char, usize)>,
+    caching: bool,
+    /// The previous version's lexed lines (moved out; this version's go back).
+    old_lexed: rustc_hash::FxHashMap<Box<str>, LexedLine>,
+    new_lexed: rustc_hash::FxHashMap<Box<str>, LexedLine>,
+}
+
+/// The job kind of a line inside a block opened by `c`.
+fn content_kind(c: char) -> JobKind {
+    match c {
+        '&' => JobKind::Rule,
+        '$' => JobKind::Def,
+        _ => JobKind::Adv,
+    }
+}
+
+impl Planner {
+    /// One line, `text[start..end]`.
+    fn line(&mut self, text: &str, start: usize, end: usize) {
         let (kind, lead) = lexer::line_kind(&text[start..end]);
-        let t0 = toks.len();
-        let mut lex_ok = true;
-        if !matches!(kind, LineKind::Blank | LineKind::Keys | LineKind::Settings) {
-            let before = diags.len();
-            let line = &text[start..end];
-            let moved = old_lexed.remove_entry(line);
-            let known = moved
-                .as_ref()
-                .map(|(_, l)| l)
-                .or_else(|| new_lexed.get(line));
-            if let Some(l) = known {
-                toks.extend(l.toks.iter().map(|&(t, a, b)| {
-                    (t, SimpleSpan::from(start + a as usize..start + b as usize))
-                }));
-                diags.extend(l.diags.iter().map(|d| {
-                    let mut d = d.clone();
-                    rebase_diag(&mut d, 0, start);
-                    d
-                }));
-            } else {
-                lexer::lex_line_with(
-                    text,
-                    start,
-                    end,
-                    &mut names,
-                    &mut toks,
-                    &mut diags,
-                    &mut scratch,
-                );
-            }
-            if let Some((k, l)) = moved {
-                new_lexed.insert(k, l);
-            } else if caching && !new_lexed.contains_key(line) {
-                let l = LexedLine {
-                    toks: toks[t0..]
-                        .iter()
-                        .map(|(t, sp)| (*t, (sp.start - start) as u32, (sp.end - start) as u32))
-                        .collect(),
-                    diags: diags[before..]
-                        .iter()
-                        .map(|d| {
-                            let mut d = d.clone();
-                            rebase_diag(&mut d, start, 0);
-                            d
-                        })
-                        .collect(),
-                };
-                new_lexed.insert(line.into(), l);
-            }
-            lex_ok = !diags[before..].iter().any(|d| d.is_error())
-                && nesting_ok(&toks[t0..], &mut diags);
-        }
-        let line_toks = &toks[t0..];
+        let t0 = self.toks.len();
+        let lex_ok = matches!(kind, LineKind::Blank | LineKind::Keys | LineKind::Settings)
+            || self.lex(text, start, end);
         // Block bookkeeping first.
-        if let Some((_, bopen)) = open.clone() {
-            match kind {
-                LineKind::Init | LineKind::Keys | LineKind::Settings => {
-                    diags.push(
-                        Diagnostic::error(DiagCode::E010, bopen, "this block is not closed")
-                            .with_label(
-                                start + lead..char_end(text, start + lead, 2, end),
-                                "a new statement begins here",
-                            )
-                            .with_help(
-                                "close the block with '}' on its own line before this statement",
-                            ),
-                    );
-                    actions.push(Action::Close);
-                    open = None;
-                }
-                LineKind::Open(_) => {
-                    let brace = line_toks
-                        .iter()
-                        .find(|(t, _)| *t == Tok::Sym(Sym::LBrace))
-                        .map(|(_, s)| s.start..s.end);
-                    let here = brace.unwrap_or(start + lead..char_end(text, start + lead, 1, end));
-                    // The spec reads this as the outer block left unclosed (E010 at its `{`);
-                    // the inner `{` gets its own error so the author sees both ends.
-                    diags.push(
-                        Diagnostic::error(
-                            DiagCode::E010,
-                            bopen.clone(),
-                            "this block is not closed",
-                        )
-                        .with_label(here.clone(), "another block opens here")
-                        .with_help(
-                            "close the block with '}' on its own line before the next block",
-                        ),
-                    );
-                    diags.push(
-                        Diagnostic::error(
-                            DiagCode::E012,
-                            here,
-                            "a block cannot be opened inside another block",
-                        )
-                        .with_label(bopen, "the enclosing block opens here")
-                        .with_help("close the enclosing block with '}' first; blocks do not nest"),
-                    );
-                    actions.push(Action::Close);
-                    open = None;
-                }
-                _ => {}
-            }
+        if let Some((_, bopen)) = self.open.clone() {
+            self.statement_in_open_block(text, kind, lead, start, end, t0, bopen);
         }
         if !lex_ok {
             // The lexer already reported; keep the block structure going on a best-effort basis.
-            if kind == LineKind::Close && open.take().is_some() {
-                actions.push(Action::Close);
+            if kind == LineKind::Close && self.open.take().is_some() {
+                self.actions.push(Action::Close);
             }
-            continue;
+            return;
         }
-        let mut job = |kind: JobKind, range: std::ops::Range<usize>, eoi: usize| {
-            jobs.push(Job {
-                kind,
-                toks: range,
-                eoi,
-            });
-            jobs.len() - 1
-        };
         match kind {
             LineKind::Blank => {}
             LineKind::Init => {
                 // Skip the `!` `:` tokens.
-                let j = job(JobKind::Init, (t0 + 2).min(toks.len())..toks.len(), end);
-                actions.push(Action::Parse(j));
+                let j = self.job(JobKind::Init, (t0 + 2).min(self.toks.len()), end);
+                self.actions.push(Action::Parse(j));
             }
-            LineKind::Keys => actions.push(Action::Keys {
+            LineKind::Keys => self.actions.push(Action::Keys {
                 start: start + lead,
                 end,
             }),
-            LineKind::Settings => actions.push(Action::Settings {
+            LineKind::Settings => self.actions.push(Action::Settings {
                 start: start + lead,
                 end,
             }),
-            LineKind::Open(c) => {
-                let Some(bpos) = line_toks
-                    .iter()
-                    .position(|(t, _)| *t == Tok::Sym(Sym::LBrace))
-                else {
-                    diags.push(
-                        Diagnostic::error(
-                            DiagCode::E001,
-                            start + lead..end,
-                            format!("expected '{{' to open the '{c}' block"),
-                        )
-                        .with_help(match c {
-                            '%' => "an advantage block starts with %{ or %0.6{",
-                            '&' => "a symmetric block starts with &{ or &左/右,上/下{",
-                            _ => "a macro block starts with ${",
-                        }),
-                    );
-                    continue;
-                };
-                let brace = line_toks[bpos].1;
-                let header_kind = match c {
-                    '%' => JobKind::Pct,
-                    '&' => JobKind::Amp,
-                    _ => JobKind::Dollar,
-                };
-                let header = job(header_kind, t0..t0 + bpos + 1, brace.start);
-                let rest = t0 + bpos + 1..toks.len();
-                let closes = matches!(toks[rest.clone()].last(), Some((Tok::Sym(Sym::RBrace), _)));
-                let (content_end, ceoi) = if closes {
-                    (toks.len() - 1, toks[toks.len() - 1].1.start)
-                } else {
-                    (toks.len(), end)
-                };
-                let content = (rest.start < content_end)
-                    .then(|| job(content_kind(c), rest.start..content_end, ceoi));
-                actions.push(Action::Open {
-                    kind: c,
-                    open: brace.start..brace.end,
-                    header,
-                    content,
-                    closes,
-                });
-                if !closes {
-                    open = Some((c, brace.start..brace.end));
-                }
-            }
-            LineKind::Close => {
-                let close_span = line_toks[0].1.start..line_toks[0].1.end;
-                if line_toks.len() > 1 {
-                    let s = &line_toks[1].1;
-                    diags.push(
-                        Diagnostic::error(
-                            DiagCode::E001,
-                            s.start..s.end,
-                            format!(
-                                "unexpected {} after '}}'",
-                                describe(&line_toks[1].0, &names)
-                            ),
-                        )
-                        .with_help("put '}' on a line of its own"),
-                    );
-                }
-                if open.take().is_some() {
-                    actions.push(Action::Close);
-                } else {
-                    diags.push(
-                        Diagnostic::error(DiagCode::E011, close_span, "'}' closes no block")
-                            .with_help("remove it, or open a block with %{, &{ or ${"),
-                    );
-                }
-            }
-            LineKind::Rule => match open.clone() {
+            LineKind::Open(c) => self.open_block(c, lead, start, end, t0),
+            LineKind::Close => self.close_block(t0),
+            LineKind::Rule => match self.open.clone() {
                 Some((c, _)) => {
-                    let closes = matches!(line_toks.last(), Some((Tok::Sym(Sym::RBrace), _)));
-                    let (cend, ceoi) = if closes {
-                        (toks.len() - 1, toks[toks.len() - 1].1.start)
-                    } else {
-                        (toks.len(), end)
-                    };
+                    let (cend, ceoi) = self.content_end(t0, end);
                     if t0 < cend {
-                        let j = job(content_kind(c), t0..cend, ceoi);
-                        actions.push(Action::Parse(j));
+                        let j = self.job_range(content_kind(c), t0..cend, ceoi);
+                        self.actions.push(Action::Parse(j));
                     }
-                    if closes {
-                        actions.push(Action::Close);
-                        open = None;
+                    if cend < self.toks.len() {
+                        self.actions.push(Action::Close);
+                        self.open = None;
                     }
                 }
                 None => {
-                    let j = job(JobKind::Rule, t0..toks.len(), end);
-                    actions.push(Action::Parse(j));
+                    let j = self.job(JobKind::Rule, t0, end);
+                    self.actions.push(Action::Parse(j));
                 }
             },
         }
     }
-    if let Some((_, b)) = open.take() {
-        diags.push(
-            Diagnostic::error(
-                DiagCode::E010,
-                b,
-                "this block is not closed before the end of the file",
-            )
-            .with_help("add a line with '}' after the block's last line"),
-        );
-        actions.push(Action::Close);
+
+    /// Lexes `text[start..end]` onto `toks` (or copies its cached tokens); false if the lexer
+    /// reported an error or the brackets do not nest.
+    fn lex(&mut self, text: &str, start: usize, end: usize) -> bool {
+        let t0 = self.toks.len();
+        let before = self.diags.len();
+        let line = &text[start..end];
+        let moved = self.old_lexed.remove_entry(line);
+        let known = moved
+            .as_ref()
+            .map(|(_, l)| l)
+            .or_else(|| self.new_lexed.get(line));
+        if let Some(l) = known {
+            self.toks.extend(
+                l.toks.iter().map(|&(t, a, b)| {
+                    (t, SimpleSpan::from(start + a as usize..start + b as usize))
+                }),
+            );
+            self.diags.extend(l.diags.iter().map(|d| {
+                let mut d = d.clone();
+                rebase_diag(&mut d, 0, start);
+                d
+            }));
+        } else {
+            lexer::lex_line_with(
+                text,
+                start,
+                end,
+                &mut self.names,
+                &mut self.toks,
+                &mut self.diags,
+                &mut self.scratch,
+            );
+        }
+        if let Some((k, l)) = moved {
+            self.new_lexed.insert(k, l);
+        } else if self.caching && !self.new_lexed.contains_key(line) {
+            let l = LexedLine {
+                toks: self.toks[t0..]
+                    .iter()
+                    .map(|(t, sp)| (*t, (sp.start - start) as u32, (sp.end - start) as u32))
+                    .collect(),
+                diags: self.diags[before..]
+                    .iter()
+                    .map(|d| {
+                        let mut d = d.clone();
+                        rebase_diag(&mut d, start, 0);
+                        d
+                    })
+                    .collect(),
+            };
+            self.new_lexed.insert(line.into(), l);
+        }
+        !self.diags[before..].iter().any(|d| d.is_error())
+            && nesting_ok(&self.toks[t0..], &mut self.diags)
     }
 
-    // Reuse the cached parses of unchanged lines.
+    /// A job over the tokens from `t0` to the end of the line.
+    fn job(&mut self, kind: JobKind, t0: usize, eoi: usize) -> usize {
+        self.job_range(kind, t0..self.toks.len(), eoi)
+    }
+
+    fn job_range(&mut self, kind: JobKind, toks: std::ops::Range<usize>, eoi: usize) -> usize {
+        self.jobs.push(Job { kind, toks, eoi });
+        self.jobs.len() - 1
+    }
+
+    /// Where a block's content on this line ends (before a closing `}`) and its end of input.
+    fn content_end(&self, t0: usize, end: usize) -> (usize, usize) {
+        let n = self.toks.len();
+        match self.toks[t0.min(n)..].last() {
+            Some((Tok::Sym(Sym::RBrace), s)) => (n - 1, s.start),
+            _ => (n, end),
+        }
+    }
+
+    /// A line that cannot be inside the open block (opened at `bopen`): the block is reported
+    /// unclosed and closed here.
+    #[allow(clippy::too_many_arguments)]
+    fn statement_in_open_block(
+        &mut self,
+        text: &str,
+        kind: LineKind,
+        lead: usize,
+        start: usize,
+        end: usize,
+        t0: usize,
+        bopen: Span,
+    ) {
+        match kind {
+            LineKind::Init | LineKind::Keys | LineKind::Settings => {
+                self.diags.push(
+                    Diagnostic::error(DiagCode::E010, bopen, "this block is not closed")
+                        .with_label(
+                            start + lead..char_end(text, start + lead, 2, end),
+                            "a new statement begins here",
+                        )
+                        .with_help(
+                            "close the block with '}' on its own line before this statement",
+                        ),
+                );
+            }
+            LineKind::Open(_) => {
+                let brace = self.toks[t0..]
+                    .iter()
+                    .find(|(t, _)| *t == Tok::Sym(Sym::LBrace))
+                    .map(|(_, s)| s.start..s.end);
+                let here = brace.unwrap_or(start + lead..char_end(text, start + lead, 1, end));
+                // The spec reads this as the outer block left unclosed (E010 at its `{`);
+                // the inner `{` gets its own error so the author sees both ends.
+                self.diags.push(
+                    Diagnostic::error(DiagCode::E010, bopen.clone(), "this block is not closed")
+                        .with_label(here.clone(), "another block opens here")
+                        .with_help(
+                            "close the block with '}' on its own line before the next block",
+                        ),
+                );
+                self.diags.push(
+                    Diagnostic::error(
+                        DiagCode::E012,
+                        here,
+                        "a block cannot be opened inside another block",
+                    )
+                    .with_label(bopen, "the enclosing block opens here")
+                    .with_help("close the enclosing block with '}' first; blocks do not nest"),
+                );
+            }
+            _ => return,
+        }
+        self.actions.push(Action::Close);
+        self.open = None;
+    }
+
+    /// A `%{`, `&{` or `${` line: the header job, the content on the same line, and the block
+    /// left open unless the line closes it.
+    fn open_block(&mut self, c: char, lead: usize, start: usize, end: usize, t0: usize) {
+        let Some(bpos) = self.toks[t0..]
+            .iter()
+            .position(|(t, _)| *t == Tok::Sym(Sym::LBrace))
+        else {
+            self.diags.push(
+                Diagnostic::error(
+                    DiagCode::E001,
+                    start + lead..end,
+                    format!("expected '{{' to open the '{c}' block"),
+                )
+                .with_help(match c {
+                    '%' => "an advantage block starts with %{ or %0.6{",
+                    '&' => "a symmetric block starts with &{ or &左/右,上/下{",
+                    _ => "a macro block starts with ${",
+                }),
+            );
+            return;
+        };
+        let brace = self.toks[t0 + bpos].1;
+        let header_kind = match c {
+            '%' => JobKind::Pct,
+            '&' => JobKind::Amp,
+            _ => JobKind::Dollar,
+        };
+        let header = self.job_range(header_kind, t0..t0 + bpos + 1, brace.start);
+        let rest = t0 + bpos + 1;
+        let (content_end, ceoi) = self.content_end(rest, end);
+        let closes = content_end < self.toks.len();
+        let content =
+            (rest < content_end).then(|| self.job_range(content_kind(c), rest..content_end, ceoi));
+        self.actions.push(Action::Open {
+            kind: c,
+            open: brace.start..brace.end,
+            header,
+            content,
+            closes,
+        });
+        if !closes {
+            self.open = Some((c, brace.start..brace.end));
+        }
+    }
+
+    /// A `}` line.
+    fn close_block(&mut self, t0: usize) {
+        let line_toks = &self.toks[t0..];
+        let close_span = line_toks[0].1.start..line_toks[0].1.end;
+        if line_toks.len() > 1 {
+            let s = &line_toks[1].1;
+            self.diags.push(
+                Diagnostic::error(
+                    DiagCode::E001,
+                    s.start..s.end,
+                    format!(
+                        "unexpected {} after '}}'",
+                        describe(&line_toks[1].0, &self.names)
+                    ),
+                )
+                .with_help("put '}' on a line of its own"),
+            );
+        }
+        if self.open.take().is_some() {
+            self.actions.push(Action::Close);
+        } else {
+            self.diags.push(
+                Diagnostic::error(DiagCode::E011, close_span, "'}' closes no block")
+                    .with_help("remove it, or open a block with %{, &{ or ${"),
+            );
+        }
+    }
+
+    fn end_of_file(&mut self) {
+        if let Some((_, b)) = self.open.take() {
+            self.diags.push(
+                Diagnostic::error(
+                    DiagCode::E010,
+                    b,
+                    "this block is not closed before the end of the file",
+                )
+                .with_help("add a line with '}' after the block's last line"),
+            );
+            self.actions.push(Action::Close);
+        }
+    }
+}
+
+/// The second phase: each job's parse, reused from `cache` when the line's tokens are
+/// unchanged (moved to where the line now stands), else parsed (on several threads for long
+/// files). Diagnostics are added in line order, as a full parse gives them; this version's
+/// lines are left in the cache.
+fn run_jobs(
+    jobs: &[Job],
+    toks: &[Spanned],
+    names: &Names,
+    mut cache: Option<&mut ParseCache>,
+    diags: &mut Vec<Diagnostic>,
+) -> Vec<Option<Parsed>> {
     let base_of = |j: &Job| toks.get(j.toks.start).map_or(j.eoi, |t| t.1.start);
     let mut reused: Vec<bool> = Vec::new();
     let mut keys: Vec<Option<JobKey>> = Vec::new();
@@ -1310,7 +1408,7 @@ pub fn parse_cached(text: &str, mut cache: Option<&mut ParseCache>) -> ParsedFil
     // share one entry); they go back into it as they are.
     let mut taken: rustc_hash::FxHashMap<JobKey, JobResult> = Default::default();
     if let Some(c) = cache.as_deref_mut() {
-        for j in &jobs {
+        for j in jobs {
             let base = base_of(j);
             let key = JobKey {
                 kind: j.kind,
@@ -1338,42 +1436,8 @@ pub fn parse_cached(text: &str, mut cache: Option<&mut ParseCache>) -> ParsedFil
     let todo: Vec<usize> = (0..jobs.len())
         .filter(|&i| !reused.get(i).copied().unwrap_or(false))
         .collect();
-    // Parse the other lines' tokens (in parallel for long files: each thread builds its own
-    // parsers).
-    let fresh: Vec<(Option<Parsed>, Vec<Diagnostic>)> = {
-        let names = &names;
-        let toks = &toks[..];
-        let jobs = &jobs[..];
-        let work = |chunk: &[usize]| -> Vec<(Option<Parsed>, Vec<Diagnostic>)> {
-            let p = parsers();
-            chunk
-                .iter()
-                .map(|&i| {
-                    let mut d = Vec::new();
-                    let r = run_job(&p, &jobs[i], toks, names, &mut d);
-                    (r, d)
-                })
-                .collect()
-        };
-        let jobs = &todo[..];
-        if jobs.len() >= PARALLEL_LINES {
-            use rayon::prelude::*;
-            let size = jobs
-                .len()
-                .div_ceil(rayon::current_num_threads().max(1) * 2)
-                .max(64);
-            jobs.par_chunks(size)
-                .map(work)
-                .collect::<Vec<_>>()
-                .into_iter()
-                .flatten()
-                .collect()
-        } else {
-            work(jobs)
-        }
-    };
-    // Put every line's result in its place (diagnostics in line order, as a full parse gives
-    // them), and keep this version's lines in the cache.
+    let fresh = parse_jobs(jobs, &todo, toks, names);
+    // Put every line's result in its place and keep this version's lines for the cache.
     let mut fresh = fresh.into_iter();
     let mut kept = rustc_hash::FxHashMap::default();
     let mut results: Vec<Option<Parsed>> = Vec::with_capacity(jobs.len());
@@ -1411,15 +1475,60 @@ pub fn parse_cached(text: &str, mut cache: Option<&mut ParseCache>) -> ParsedFil
         diags.extend(d);
         results.push(r);
     }
-    if let Some(c) = cache.as_deref_mut() {
+    if let Some(c) = cache {
         c.last_parsed = todo.len();
         c.last_reused = jobs.len() - todo.len();
         kept.extend(taken);
         c.lines = kept;
-        c.lexed = new_lexed;
     }
+    results
+}
 
-    // Assemble statements in file order.
+/// Parses the jobs numbered in `todo` (in parallel for long files: each thread builds its own
+/// parsers).
+fn parse_jobs(
+    jobs: &[Job],
+    todo: &[usize],
+    toks: &[Spanned],
+    names: &Names,
+) -> Vec<(Option<Parsed>, Vec<Diagnostic>)> {
+    let work = |chunk: &[usize]| -> Vec<(Option<Parsed>, Vec<Diagnostic>)> {
+        let p = parsers();
+        chunk
+            .iter()
+            .map(|&i| {
+                let mut d = Vec::new();
+                let r = run_job(&p, &jobs[i], toks, names, &mut d);
+                (r, d)
+            })
+            .collect()
+    };
+    if todo.len() >= PARALLEL_LINES {
+        use rayon::prelude::*;
+        let size = todo
+            .len()
+            .div_ceil(rayon::current_num_threads().max(1) * 2)
+            .max(64);
+        todo.par_chunks(size)
+            .map(work)
+            .collect::<Vec<_>>()
+            .into_iter()
+            .flatten()
+            .collect()
+    } else {
+        work(todo)
+    }
+}
+
+/// The last phase: the statements in file order (rules into their blocks), and the names of
+/// constants whose definitions did not parse.
+fn assemble(
+    text: &str,
+    actions: Vec<Action>,
+    results: &mut [Option<Parsed>],
+    names: &mut Names,
+    diags: &mut Vec<Diagnostic>,
+) -> (Vec<Stmt>, Vec<NameId>) {
     let mut stmts = Vec::new();
     let mut broken_consts = Vec::new();
     let mut block: Option<OpenBlock> = None;
@@ -1482,12 +1591,12 @@ pub fn parse_cached(text: &str, mut cache: Option<&mut ParseCache>) -> ParsedFil
                 }
             }
             Action::Keys { start, end } => {
-                if let Some(binds) = parse_keys(text, start, end, &mut names, &mut diags) {
+                if let Some(binds) = parse_keys(text, start, end, names, diags) {
                     stmts.push(Stmt::Keys(binds));
                 }
             }
             Action::Settings { start, end } => {
-                if let Some(s) = parse_settings(text, start, end, &mut diags) {
+                if let Some(s) = parse_settings(text, start, end, diags) {
                     stmts.push(Stmt::Settings(s));
                 }
             }
@@ -1496,15 +1605,7 @@ pub fn parse_cached(text: &str, mut cache: Option<&mut ParseCache>) -> ParsedFil
     if let Some(b) = block.take() {
         stmts.push(b.finish());
     }
-    if let Some(c) = cache {
-        c.names = Some(names.clone());
-    }
-    ParsedFile {
-        stmts,
-        names,
-        diags,
-        broken_consts,
-    }
+    (stmts, broken_consts)
 }
 
 /// The byte offset `n` characters after `pos` (not past `limit`).
