@@ -223,7 +223,7 @@ fn operand<'t>(
     state_ref: P<'t, StateRef>,
     label: &'static str,
 ) -> impl Parser<'t, In<'t>, Expr, Err<'t>> + Clone {
-    let int = select! { Tok::Int(v) => v }.labelled("number");
+    let int = int_tok();
     let name = select! { Tok::Name(n) => n }.labelled("name");
     let atom = choice((
         int.map_with(|v, e| Expr::Int(v, sp(e.span()))),
@@ -286,10 +286,51 @@ struct Parsers<'t> {
 }
 
 fn parsers<'t>() -> Parsers<'t> {
-    let name = select! { Tok::Name(n) => n }.labelled("name");
-    let side = select! { Tok::Name(n) if side_of(n).is_some() => side_of(n).unwrap_or(SideRef::C) }
+    let a = atoms();
+    let (pct_header, amp_header, dollar_header) = headers();
+    Parsers {
+        rule: rule(&a),
+        init: init(&a),
+        macro_def: macro_def(&a),
+        adv_line: adv_line(&a),
+        pct_header,
+        amp_header,
+        dollar_header,
+    }
+}
+
+/// A name.
+fn name_tok<'t>() -> impl Parser<'t, In<'t>, NameId, Err<'t>> + Copy {
+    select! { Tok::Name(n) => n }.labelled("name")
+}
+
+/// A number.
+fn int_tok<'t>() -> impl Parser<'t, In<'t>, i64, Err<'t>> + Copy {
+    select! { Tok::Int(v) => v }.labelled("number")
+}
+
+/// A side prefix `S.`, `O.`, `h.` or `c.`.
+fn side_prefix<'t>() -> impl Parser<'t, In<'t>, SideRef, Err<'t>> + Clone {
+    select! { Tok::Name(n) if side_of(n).is_some() => side_of(n).unwrap_or(SideRef::C) }
         .then_ignore(sym(Sym::Dot))
-        .labelled("side prefix (S. O. h. c.)");
+        .labelled("side prefix (S. O. h. c.)")
+}
+
+/// The pieces the line grammars share: names, side prefixes, states, commands, numbers,
+/// expressions and terms, and conditions.
+#[derive(Clone)]
+struct Atoms<'t> {
+    state_ref: P<'t, StateRef>,
+    cmd: P<'t, CmdRef>,
+    expr: P<'t, Expr>,
+    term: P<'t, Expr>,
+    cmd_atom: P<'t, (CmdSide, CmdRef)>,
+    cond: P<'t, Cond>,
+}
+
+fn atoms<'t>() -> Atoms<'t> {
+    let name = name_tok();
+    let side = side_prefix();
     let state_ref = side
         .clone()
         .then(name)
@@ -308,7 +349,6 @@ fn parsers<'t>() -> Parsers<'t> {
         })
         .labelled("command")
         .boxed();
-    let int = select! { Tok::Int(v) => v }.labelled("number");
 
     // Full expressions and short-form terms are built from the same operands and operators.
     let expr = recursive(|expr| {
@@ -385,6 +425,22 @@ fn parsers<'t>() -> Parsers<'t> {
     .labelled("condition")
     .boxed();
 
+    Atoms {
+        state_ref,
+        cmd,
+        expr,
+        term,
+        cmd_atom,
+        cond,
+    }
+}
+
+/// One effect: `[X]`, `!O.[X]`, `S.名前`, `!S.名前`, `S.名前=式`, `S.名前+項` ….
+fn effect<'t>(a: &Atoms<'t>) -> P<'t, Effect> {
+    let state_ref = a.state_ref.clone();
+    let expr = a.expr.clone();
+    let term = a.term.clone();
+    let cmd_atom = a.cmd_atom.clone();
     let assign_op = choice((
         sym(Sym::Eq).to(UpdOp::Set),
         sym(Sym::PlusEq).to(UpdOp::Add),
@@ -430,7 +486,7 @@ fn parsers<'t>() -> Parsers<'t> {
             },
         ),
     ));
-    let effect = choice((
+    choice((
         sym(Sym::Bang)
             .ignore_then(cmd_atom.clone())
             .map_with(|(side, cmd), e| Effect::Enable {
@@ -478,8 +534,14 @@ fn parsers<'t>() -> Parsers<'t> {
             }),
     ))
     .labelled("effect")
-    .boxed();
+    .boxed()
+}
 
+/// A rule line: `@N/` period, conditions, `:` or `::`, effects.
+fn rule<'t>(a: &Atoms<'t>) -> P<'t, Rule> {
+    let int = int_tok();
+    let cond = a.cond.clone();
+    let effect = effect(a);
     let period = sym(Sym::At)
         .ignore_then(
             int.map_with(|v, e| (v, e.span()))
@@ -506,7 +568,7 @@ fn parsers<'t>() -> Parsers<'t> {
     let colon = choice((sym(Sym::DColon).to(true), sym(Sym::Colon).to(false)))
         .map_with(|iff, e| (iff, sp(e.span())))
         .labelled("':' or '::'");
-    let rule = period
+    period
         .or_not()
         .then(
             cond.clone()
@@ -529,8 +591,15 @@ fn parsers<'t>() -> Parsers<'t> {
             effects,
             span: sp(e.span()),
         })
-        .boxed();
+        .boxed()
+}
 
+/// The initial line's items after `!:`.
+fn init<'t>(a: &Atoms<'t>) -> P<'t, Vec<InitItem>> {
+    let name = name_tok();
+    let side = side_prefix();
+    let cmd = a.cmd.clone();
+    let int = int_tok();
     let init_value = sym(Sym::Minus)
         .map_with(|_, e| e.span())
         .or_not()
@@ -583,14 +652,20 @@ fn parsers<'t>() -> Parsers<'t> {
             }),
     ))
     .labelled("initial item (名前=N or [X])");
-    let init = init_item
+    init_item
         .separated_by(sym(Sym::Comma))
         .at_least(1)
         .collect::<Vec<_>>()
         .then_ignore(end())
-        .boxed();
+        .boxed()
+}
 
-    let macro_def = choice((
+/// A line in a `${` block: `[名前]:[X];[Y]` or `名前:式`.
+fn macro_def<'t>(a: &Atoms<'t>) -> P<'t, MacroDef> {
+    let name = name_tok();
+    let cmd = a.cmd.clone();
+    let expr = a.expr.clone();
+    choice((
         cmd.clone()
             .then_ignore(sym(Sym::Colon))
             .then(
@@ -616,10 +691,14 @@ fn parsers<'t>() -> Parsers<'t> {
     ))
     .labelled("macro definition ([名前]:[X];[Y] or 名前:N)")
     .then_ignore(end())
-    .boxed();
+    .boxed()
+}
 
-    let adv_line = cond
-        .separated_by(sym(Sym::Comma))
+/// A line in a `%{` block: conditions `:` value.
+fn adv_line<'t>(a: &Atoms<'t>) -> P<'t, AdvLine> {
+    let expr = a.expr.clone();
+    let cond = a.cond.clone();
+    cond.separated_by(sym(Sym::Comma))
         .collect::<Vec<_>>()
         .then_ignore(sym(Sym::Colon))
         .then(expr.clone())
@@ -629,8 +708,17 @@ fn parsers<'t>() -> Parsers<'t> {
             value,
             span: sp(e.span()),
         })
-        .boxed();
+        .boxed()
+}
 
+/// The block headers `%w{`, `&左/右{` and `${`.
+#[allow(clippy::type_complexity)]
+fn headers<'t>() -> (
+    P<'t, Option<f64>>,
+    P<'t, Option<Vec<(NameId, NameId)>>>,
+    P<'t, ()>,
+) {
+    let name = name_tok();
     let weight = choice((
         select! { Tok::Int(v) => v as f64 },
         select! { Tok::Dec(d) => d.value() },
@@ -657,16 +745,7 @@ fn parsers<'t>() -> Parsers<'t> {
         .ignored()
         .then_ignore(end())
         .boxed();
-
-    Parsers {
-        rule,
-        init,
-        macro_def,
-        adv_line,
-        pct_header,
-        amp_header,
-        dollar_header,
-    }
+    (pct_header, amp_header, dollar_header)
 }
 
 /// Adds the side-prefix hint (and its quick fix) to syntax errors at a bare state name in a
