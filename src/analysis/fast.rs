@@ -181,10 +181,10 @@ impl FastEval {
         let n = &self.nodes[i];
         let side = n.side.resolve(x);
         match n.target {
-            Target::Enabled => st.enabled[side * eng.nc + n.id as usize],
-            Target::NonZero => st.vals[side * eng.ns + n.id as usize] != 0,
+            Target::Enabled => eng.is_enabled(st, side, n.id),
+            Target::NonZero => eng.val(st, side, n.id) != 0,
             Target::Range(lo, hi) => {
-                let v = st.vals[side * eng.ns + n.id as usize];
+                let v = eng.val(st, side, n.id);
                 v >= lo && v <= hi
             }
         }
@@ -251,7 +251,7 @@ impl FastEval {
         let cur = if n.target == Target::Enabled {
             0
         } else {
-            st.vals[n.side.resolve(x) * eng.ns + n.id as usize]
+            eng.val(st, n.side.resolve(x), n.id)
         };
         let mut best: Option<(u32, u128, u32)> = None;
         let (a0, a1) = self.ach_of[i];

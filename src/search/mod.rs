@@ -493,10 +493,10 @@ impl<'p> Searcher<'p> {
     fn moves_of(&mut self, st: &State, side: Side) -> Vec<Option<CmdId>> {
         let mut ms = self.move_pool.pop().unwrap_or_default();
         ms.clear();
-        let base = side * self.eng.nc;
+        let eng = &self.eng;
         ms.extend(
-            (0..self.eng.nc as u32)
-                .filter(|&c| st.enabled[base + c as usize])
+            (0..eng.nc as u32)
+                .filter(|&c| eng.is_enabled(st, side, c))
                 .map(Some),
         );
         if ms.is_empty() {
