@@ -773,6 +773,10 @@ const SEED_SKILL: u64 = 0x5A5A_0100;
 
 /// Computes the report. `source` is the rule file (for line texts and constant sweeps);
 /// `update` gets the report so far after each section.
+///
+/// The sections run in order — outcome, length and tension (one set of games); decisions and
+/// rules (random games); the exact verdict; restricted play; skill; the sweep — each a method
+/// of [`ReportRun`]. A cancelled run returns what it has, marked `cancelled`.
 pub fn run(
     source: &str,
     file: &str,
@@ -781,89 +785,235 @@ pub fn run(
     progress: &Arc<Progress>,
     mut update: impl FnMut(&Report),
 ) -> Result<Report, ReportError> {
-    let t0 = Instant::now();
-    let simultaneous = prog.settings.simultaneous;
-    let seatings: Vec<Side> = if simultaneous { vec![0] } else { vec![0, 1] };
-    let n = opts.games.max(1);
-    let cpu = reproducible("cpu");
-    let pair: [String; 2] = opts
-        .players
-        .clone()
-        .map(|[a, b]| [reproducible(&a), reproducible(&b)])
-        .unwrap_or([cpu.clone(), cpu.clone()]);
-    let sample: [String; 2] = opts
-        .sample_players
-        .clone()
-        .map(|[a, b]| [reproducible(&a), reproducible(&b)])
-        .unwrap_or(["random".into(), "random".into()]);
-    let nc = prog.commands.len() as u64;
-    let sample_games = n * SAMPLE_FACTOR;
-    let restricted_games = (n / 4).clamp(10, 50).min(n);
-    let skill_games = (n / 4).max(10) & !1;
-    let sweep_points = opts.sweep.as_ref().map_or(0, |s| s.values.len() as u64);
+    let r = ReportRun::new(source, prog, opts, progress);
+    r.set_total();
+    let mut rep = r.empty_report(file);
     let sec = opts.sections;
-    let play_outcome = sec.outcome || sec.restricted;
-    let count = |on: bool, n: u64| if on { n } else { 0 };
-    progress.total.store(
-        count(play_outcome, n * seatings.len() as u64)
-            + count(sec.sample, sample_games)
-            + count(
-                sec.restricted,
-                2 * nc * restricted_games * seatings.len() as u64,
-            )
-            + count(sec.skill, 6 * skill_games)
-            + sweep_points * n,
-        Ordering::Relaxed,
-    );
-    let graph = VictoryGraph::build(prog);
-    let mut rep = Report {
-        file: file.to_string(),
-        games: n,
-        seed: opts.seed,
-        players: serde_json::json!({
-            "outcome": {"h": pair[0], "c": pair[1]},
-            "sample": {"h": sample[0], "c": sample[1]},
-        }),
-        simultaneous,
-        sample_games,
-        restricted_games,
-        skill_games,
-        ..Default::default()
-    };
-    let file_first = usize::from(prog.settings.cpu_first);
-    let stop = |rep: &mut Report, update: &mut dyn FnMut(&Report)| {
-        rep.cancelled = true;
-        rep.seconds = t0.elapsed().as_secs_f64();
+    let mut done = |rep: &mut Report| {
+        rep.seconds = r.t0.elapsed().as_secs_f64();
         update(rep);
     };
-
-    // 1–2, 7: outcome, length and tension from the outcome players' games.
-    let mut outcome_recs: Vec<Vec<GameRec>> = Vec::new();
-    for &first in seatings.iter().filter(|_| play_outcome) {
-        let recs = play_set(
-            &GameSet {
-                prog,
-                players: [&pair[0], &pair[1]],
-                first,
-                games: n,
-                seed: opts.seed ^ SEED_OUTCOME ^ (first as u64) << 40,
-                count_rules: false,
-                record_uses: true,
-                tension: Some(&graph),
-                jobs: opts.jobs,
-            },
-            progress,
-        )?;
-        outcome_recs.push(recs);
+    macro_rules! or_stop {
+        ($e:expr) => {
+            match $e {
+                Some(v) => v,
+                None => {
+                    rep.cancelled = true;
+                    done(&mut rep);
+                    return Ok(rep);
+                }
+            }
+        };
     }
-    if progress.cancelled() {
-        stop(&mut rep, &mut update);
-        return Ok(rep);
-    }
+    let outcome_recs = or_stop!(r.outcome_games()?);
     let all: Vec<&GameRec> = outcome_recs.iter().flatten().collect();
     let cpu_use = command_use(prog, &all);
     if sec.outcome {
-        let per: Vec<Outcomes> = outcome_recs.iter().map(|r| Outcomes::of(r)).collect();
+        r.outcome_section(&outcome_recs, &mut rep);
+        done(&mut rep);
+    }
+    let sample_recs = or_stop!(r.sample_games()?);
+    if sec.sample {
+        r.sample_section(&sample_recs, cpu_use, &mut rep);
+        done(&mut rep);
+    }
+    if sec.exact && !progress.cancelled() {
+        r.exact_section(&mut rep);
+        done(&mut rep);
+    }
+    if sec.restricted {
+        let mut lines = Vec::new();
+        for side in 0..2 {
+            lines.extend(or_stop!(r.restricted_side(side, &outcome_recs)?));
+            rep.restricted = Some(lines.clone());
+            done(&mut rep);
+        }
+    }
+    if sec.skill {
+        let skill = or_stop!(r.skill_section()?);
+        rep.skill_verdict = skill
+            .iter()
+            .find(|p| p.a == SKILL_LEVELS[0] && p.b == SKILL_LEVELS[SKILL_LEVELS.len() - 1])
+            .map(|p| {
+                if p.high < 0.5 {
+                    "skill_matters"
+                } else {
+                    "no_evidence"
+                }
+            });
+        rep.skill = Some(skill);
+        done(&mut rep);
+    }
+    if let Some(sw) = &opts.sweep {
+        let mut points = Vec::new();
+        for &v in &sw.values {
+            points.push(or_stop!(r.sweep_point(sw, v)?));
+            let fair = points
+                .iter()
+                .filter(|p| p.low <= 0.5 && 0.5 <= p.high)
+                .map(|p| p.value)
+                .collect();
+            rep.sweep = Some(SweepReport {
+                name: sw.name.clone(),
+                points: points.clone(),
+                fair,
+            });
+            done(&mut rep);
+        }
+    }
+    done(&mut rep);
+    Ok(rep)
+}
+
+/// One report being computed: its inputs and the sizes of its game sets.
+struct ReportRun<'a> {
+    source: &'a str,
+    prog: &'a RuleProgram,
+    opts: &'a ReportOptions,
+    progress: &'a Arc<Progress>,
+    t0: Instant,
+    /// Who moves first in the outcome games: both sides in turn, or h only (simultaneous).
+    seatings: Vec<Side>,
+    /// Games per seating.
+    n: u64,
+    /// The outcome players and the sample (random) players.
+    pair: [String; 2],
+    sample: [String; 2],
+    sample_games: u64,
+    restricted_games: u64,
+    skill_games: u64,
+    /// The side the file's `~` line lets move first.
+    file_first: Side,
+    graph: VictoryGraph,
+}
+
+impl<'a> ReportRun<'a> {
+    fn new(
+        source: &'a str,
+        prog: &'a RuleProgram,
+        opts: &'a ReportOptions,
+        progress: &'a Arc<Progress>,
+    ) -> Self {
+        let n = opts.games.max(1);
+        let cpu = reproducible("cpu");
+        Self {
+            source,
+            prog,
+            opts,
+            progress,
+            t0: Instant::now(),
+            seatings: if prog.settings.simultaneous {
+                vec![0]
+            } else {
+                vec![0, 1]
+            },
+            n,
+            pair: opts
+                .players
+                .clone()
+                .map(|[a, b]| [reproducible(&a), reproducible(&b)])
+                .unwrap_or([cpu.clone(), cpu]),
+            sample: opts
+                .sample_players
+                .clone()
+                .map(|[a, b]| [reproducible(&a), reproducible(&b)])
+                .unwrap_or(["random".into(), "random".into()]),
+            sample_games: n * SAMPLE_FACTOR,
+            restricted_games: (n / 4).clamp(10, 50).min(n),
+            skill_games: (n / 4).max(10) & !1,
+            file_first: usize::from(prog.settings.cpu_first),
+            graph: VictoryGraph::build(prog),
+        }
+    }
+
+    /// Tells `progress` how many games the whole report plays.
+    fn set_total(&self) {
+        let sec = self.opts.sections;
+        let seatings = self.seatings.len() as u64;
+        let nc = self.prog.commands.len() as u64;
+        let sweep_points = self
+            .opts
+            .sweep
+            .as_ref()
+            .map_or(0, |s| s.values.len() as u64);
+        let count = |on: bool, n: u64| if on { n } else { 0 };
+        self.progress.total.store(
+            count(sec.outcome || sec.restricted, self.n * seatings)
+                + count(sec.sample, self.sample_games)
+                + count(sec.restricted, 2 * nc * self.restricted_games * seatings)
+                + count(sec.skill, 6 * self.skill_games)
+                + sweep_points * self.n,
+            Ordering::Relaxed,
+        );
+    }
+
+    fn empty_report(&self, file: &str) -> Report {
+        Report {
+            file: file.to_string(),
+            games: self.n,
+            seed: self.opts.seed,
+            players: serde_json::json!({
+                "outcome": {"h": self.pair[0], "c": self.pair[1]},
+                "sample": {"h": self.sample[0], "c": self.sample[1]},
+            }),
+            simultaneous: self.prog.settings.simultaneous,
+            sample_games: self.sample_games,
+            restricted_games: self.restricted_games,
+            skill_games: self.skill_games,
+            ..Default::default()
+        }
+    }
+
+    /// A set of games between `players` on `prog` (the file's or a variant of it).
+    #[allow(clippy::too_many_arguments)]
+    fn games(
+        &self,
+        prog: &RuleProgram,
+        players: [&str; 2],
+        first: Side,
+        games: u64,
+        seed: u64,
+        count_rules: bool,
+        record_uses: bool,
+        tension: bool,
+    ) -> Result<Vec<GameRec>, ReportError> {
+        Ok(play_set(
+            &GameSet {
+                prog,
+                players,
+                first,
+                games,
+                seed,
+                count_rules,
+                record_uses,
+                tension: tension.then_some(&self.graph),
+                jobs: self.opts.jobs,
+            },
+            self.progress,
+        )?)
+    }
+
+    /// The outcome players' games, one set per seating (played when the outcome or the
+    /// restricted-play section asks for them); None if cancelled.
+    fn outcome_games(&self) -> Result<Option<Vec<Vec<GameRec>>>, ReportError> {
+        let sec = self.opts.sections;
+        let mut sets = Vec::new();
+        for &first in self
+            .seatings
+            .iter()
+            .filter(|_| sec.outcome || sec.restricted)
+        {
+            let seed = self.opts.seed ^ SEED_OUTCOME ^ (first as u64) << 40;
+            let [a, b] = [self.pair[0].as_str(), self.pair[1].as_str()];
+            sets.push(self.games(self.prog, [a, b], first, self.n, seed, false, true, true)?);
+        }
+        Ok((!self.progress.cancelled()).then_some(sets))
+    }
+
+    /// Sections 1–2 and 7: outcome, length and tension.
+    fn outcome_section(&self, sets: &[Vec<GameRec>], rep: &mut Report) {
+        let all: Vec<&GameRec> = sets.iter().flatten().collect();
+        let per: Vec<Outcomes> = sets.iter().map(|r| Outcomes::of(r)).collect();
         let mut total = Outcomes::default();
         for o in &per {
             total.h_wins += o.h_wins;
@@ -872,7 +1022,7 @@ pub fn run(
             total.timeouts += o.timeouts;
             total.errors += o.errors;
         }
-        let first_mover_advantage = (!simultaneous).then(|| {
+        let first_mover_advantage = (!self.prog.settings.simultaneous).then(|| {
             // The first mover's score: h's in the h-first games, c's in the c-first games.
             let g = (per[0].games() + per[1].games()).max(1);
             let s = (per[0].score(0) * per[0].games() as f64
@@ -895,56 +1045,46 @@ pub fn run(
         });
         rep.length = Some(length_of(&all));
         rep.tension = Some(tension_of(&all));
-        rep.seconds = t0.elapsed().as_secs_f64();
-        update(&rep);
     }
 
-    // 3–4: decisions and rules from random games, with rule firings counted.
-    let mut sample_recs = Vec::new();
-    for (k, &first) in seatings.iter().enumerate().filter(|_| sec.sample) {
-        let games = sample_games / seatings.len() as u64
-            + u64::from(k == 0) * (sample_games % seatings.len() as u64);
-        sample_recs.extend(play_set(
-            &GameSet {
-                prog,
-                players: [&sample[0], &sample[1]],
-                first,
-                games,
-                seed: opts.seed ^ SEED_SAMPLE ^ (first as u64) << 40,
-                count_rules: true,
-                record_uses: true,
-                tension: None,
-                jobs: opts.jobs,
-            },
-            progress,
-        )?);
+    /// The random games of sections 3–4 (rule firings counted); None if cancelled.
+    fn sample_games(&self) -> Result<Option<Vec<GameRec>>, ReportError> {
+        let mut recs = Vec::new();
+        let seatings = self.seatings.len() as u64;
+        for (k, &first) in self.seatings.iter().enumerate() {
+            if !self.opts.sections.sample {
+                break;
+            }
+            let games =
+                self.sample_games / seatings + u64::from(k == 0) * (self.sample_games % seatings);
+            let seed = self.opts.seed ^ SEED_SAMPLE ^ (first as u64) << 40;
+            let [a, b] = [self.sample[0].as_str(), self.sample[1].as_str()];
+            recs.extend(self.games(self.prog, [a, b], first, games, seed, true, true, false)?);
+        }
+        Ok((!self.progress.cancelled()).then_some(recs))
     }
-    if progress.cancelled() {
-        stop(&mut rep, &mut update);
-        return Ok(rep);
-    }
-    if sec.sample {
-        let srefs: Vec<&GameRec> = sample_recs.iter().collect();
+
+    /// Sections 3–4: decisions and rules.
+    fn sample_section(&self, recs: &[GameRec], cpu_use: CommandUse, rep: &mut Report) {
+        let srefs: Vec<&GameRec> = recs.iter().collect();
         let choices: u64 = srefs.iter().map(|r| r.choices as u64).sum();
         rep.decisions = Some(DecisionReport {
             branching_mean: srefs.iter().map(|r| r.options).sum::<u64>() as f64
                 / choices.max(1) as f64,
             choice_share: srefs.iter().map(|r| r.multi as u64).sum::<u64>() as f64
                 / choices.max(1) as f64,
-            command_use: command_use(prog, &srefs),
+            command_use: command_use(self.prog, &srefs),
             cpu_command_use: cpu_use,
         });
-        rep.rules = Some(rule_lines(source, prog, &srefs));
-        rep.seconds = t0.elapsed().as_secs_f64();
-        update(&rep);
+        rep.rules = Some(rule_lines(self.source, self.prog, &srefs));
     }
 
-    // 1 (exact): the solver on the start.
-    if sec.exact && !progress.cancelled() {
-        let (e, table) = exact_of(prog, file_first, opts.exact_budget, progress);
+    /// Section 1 (exact): the solver on the start; a small game's every reachable position is
+    /// then known, so a rule that fires from none of them cannot fire at all.
+    fn exact_section(&self, rep: &mut Report) {
+        let prog = self.prog;
+        let (e, table) = exact_of(prog, self.file_first, self.opts.exact_budget, self.progress);
         rep.outcome.get_or_insert_with(Default::default).exact = Some(e);
-        // A small game's every reachable position is known: a rule that fires from none of
-        // them cannot fire at all.
         if let (Some(rules), Some(all)) = (
             rep.rules.as_mut(),
             table.as_ref().and_then(|t| t.all_positions()),
@@ -963,188 +1103,149 @@ pub fn run(
                 }
             }
         }
-        rep.seconds = t0.elapsed().as_secs_f64();
-        update(&rep);
     }
 
-    // 5: restricted play, replaying the outcome games' seeds with one command banned.
-    let mut restricted = Vec::new();
-    for side in (0..2usize).filter(|_| sec.restricted) {
+    /// Section 5 for one side: restricted play, replaying the outcome games' seeds with one of
+    /// `side`'s commands banned; None if cancelled.
+    fn restricted_side(
+        &self,
+        side: Side,
+        outcome_sets: &[Vec<GameRec>],
+    ) -> Result<Option<Vec<Restricted>>, ReportError> {
+        let prog = self.prog;
+        let games = self.restricted_games.min(self.n);
+        let mut out = Vec::new();
         for cmd in 0..prog.commands.len() {
             let mut p = prog.clone();
             p.banned = vec![(side * prog.commands.len() + cmd) as u32];
             let mut recs = Vec::new();
             let mut base = Vec::new();
-            for (k, &first) in seatings.iter().enumerate() {
-                recs.extend(play_set(
-                    &GameSet {
-                        prog: &p,
-                        players: [&pair[0], &pair[1]],
-                        first,
-                        games: restricted_games.min(n),
-                        seed: opts.seed ^ SEED_OUTCOME ^ (first as u64) << 40,
-                        count_rules: false,
-                        record_uses: false,
-                        tension: None,
-                        jobs: opts.jobs,
-                    },
-                    progress,
-                )?);
-                base.extend(
-                    outcome_recs[k]
-                        .iter()
-                        .take(restricted_games.min(n) as usize),
-                );
+            for (k, &first) in self.seatings.iter().enumerate() {
+                let seed = self.opts.seed ^ SEED_OUTCOME ^ (first as u64) << 40;
+                let [a, b] = [self.pair[0].as_str(), self.pair[1].as_str()];
+                recs.extend(self.games(&p, [a, b], first, games, seed, false, false, false)?);
+                base.extend(outcome_sets[k].iter().take(games as usize));
             }
-            if progress.cancelled() {
-                stop(&mut rep, &mut update);
-                return Ok(rep);
+            if self.progress.cancelled() {
+                return Ok(None);
             }
-            let o = Outcomes::of(&recs);
-            let rate = wilson(o.score(side), o.games());
-            let changed = recs
-                .iter()
-                .zip(&base)
-                .filter(|(a, b)| a.end != b.end)
-                .count() as u64;
-            let (delta, half) = paired(
-                recs.iter()
-                    .zip(&base)
-                    .map(|(a, b)| game_score(a.end, side) - game_score(b.end, side)),
-            );
-            let (delta_low, delta_high) = (delta - half, delta + half);
-            restricted.push(Restricted {
-                side: crate::side::name(side),
-                command: prog.commands[cmd].clone(),
-                win_rate: rate.value,
-                low: rate.low,
-                high: rate.high,
-                delta,
-                delta_low,
-                delta_high,
-                games_changed: changed,
-                verdict: if changed == 0
-                    || (delta.abs() < 0.05 && delta_low <= 0.0 && 0.0 <= delta_high)
-                {
-                    Some("no_effect")
-                } else if delta.abs() >= 0.25 && (delta_low > 0.0 || delta_high < 0.0) {
-                    Some("decisive")
-                } else {
-                    None
-                },
-            });
+            out.push(restricted_verdict(prog, side, cmd, &recs, &base));
         }
-        rep.restricted = Some(restricted.clone());
-        rep.seconds = t0.elapsed().as_secs_f64();
-        update(&rep);
+        Ok(Some(out))
     }
 
-    // 6: skill round robin.
-    let mut skill = Vec::new();
-    for (i, la) in SKILL_LEVELS.iter().enumerate().filter(|_| sec.skill) {
-        for (j, lb) in SKILL_LEVELS.iter().enumerate().skip(i + 1) {
-            let (a, b) = (reproducible(la), reproducible(lb));
-            let half = skill_games / 2;
-            let seed = opts.seed ^ SEED_SKILL ^ ((i * 4 + j) as u64) << 32;
-            let mut score = 0.0;
-            let mut games = 0;
-            for (a_side, players) in [(0usize, [&a, &b]), (1usize, [&b, &a])] {
-                let recs = play_set(
-                    &GameSet {
-                        prog,
-                        players: [players[0], players[1]],
-                        first: file_first,
-                        games: half,
-                        seed: seed ^ (a_side as u64) << 48,
-                        count_rules: false,
-                        record_uses: false,
-                        tension: None,
-                        jobs: opts.jobs,
-                    },
-                    progress,
-                )?;
-                let o = Outcomes::of(&recs);
-                score += o.score(a_side) * o.games() as f64;
-                games += o.games();
-            }
-            if progress.cancelled() {
-                stop(&mut rep, &mut update);
-                return Ok(rep);
-            }
-            let r = wilson(score / games.max(1) as f64, games);
-            skill.push(SkillPair {
-                a: la.to_string(),
-                b: lb.to_string(),
-                a_win_rate: r.value,
-                low: r.low,
-                high: r.high,
-            });
-        }
-    }
-    if sec.skill {
-        rep.skill_verdict = skill
-            .iter()
-            .find(|p| p.a == SKILL_LEVELS[0] && p.b == SKILL_LEVELS[SKILL_LEVELS.len() - 1])
-            .map(|p| {
-                if p.high < 0.5 {
-                    "skill_matters"
-                } else {
-                    "no_evidence"
+    /// Section 6: the skill round robin; None if cancelled.
+    fn skill_section(&self) -> Result<Option<Vec<SkillPair>>, ReportError> {
+        let mut skill = Vec::new();
+        for (i, la) in SKILL_LEVELS.iter().enumerate() {
+            for (j, lb) in SKILL_LEVELS.iter().enumerate().skip(i + 1) {
+                let (a, b) = (reproducible(la), reproducible(lb));
+                let (a, b) = (a.as_str(), b.as_str());
+                let half = self.skill_games / 2;
+                let seed = self.opts.seed ^ SEED_SKILL ^ ((i * 4 + j) as u64) << 32;
+                let mut score = 0.0;
+                let mut games = 0;
+                for (a_side, players) in [(0usize, [a, b]), (1usize, [b, a])] {
+                    let seed = seed ^ (a_side as u64) << 48;
+                    let recs = self.games(
+                        self.prog,
+                        players,
+                        self.file_first,
+                        half,
+                        seed,
+                        false,
+                        false,
+                        false,
+                    )?;
+                    let o = Outcomes::of(&recs);
+                    score += o.score(a_side) * o.games() as f64;
+                    games += o.games();
                 }
-            });
-        rep.skill = Some(skill);
-        rep.seconds = t0.elapsed().as_secs_f64();
-        update(&rep);
+                if self.progress.cancelled() {
+                    return Ok(None);
+                }
+                let r = wilson(score / games.max(1) as f64, games);
+                skill.push(SkillPair {
+                    a: la.to_string(),
+                    b: lb.to_string(),
+                    a_win_rate: r.value,
+                    low: r.low,
+                    high: r.high,
+                });
+            }
+        }
+        Ok(Some(skill))
     }
 
-    // 8: sweep.
-    if let Some(sw) = &opts.sweep {
-        let mut points = Vec::new();
-        for &v in &sw.values {
-            let p = sw.apply(prog, source, v)?;
-            let recs = play_set(
-                &GameSet {
-                    prog: &p,
-                    players: [&pair[0], &pair[1]],
-                    first: file_first,
-                    games: n,
-                    seed: opts.seed ^ SEED_OUTCOME ^ (file_first as u64) << 40,
-                    count_rules: false,
-                    record_uses: false,
-                    tension: None,
-                    jobs: opts.jobs,
-                },
-                progress,
-            )?;
-            if progress.cancelled() {
-                stop(&mut rep, &mut update);
-                return Ok(rep);
-            }
-            let o = Outcomes::of(&recs);
-            let r = wilson(o.score(0), o.games());
-            points.push(SweepPoint {
-                value: v,
-                h_win_rate: r.value,
-                low: r.low,
-                high: r.high,
-            });
-            let fair = points
-                .iter()
-                .filter(|p| p.low <= 0.5 && 0.5 <= p.high)
-                .map(|p| p.value)
-                .collect();
-            rep.sweep = Some(SweepReport {
-                name: sw.name.clone(),
-                points: points.clone(),
-                fair,
-            });
-            rep.seconds = t0.elapsed().as_secs_f64();
-            update(&rep);
+    /// Section 8: one point of the sweep; None if cancelled.
+    fn sweep_point(&self, sw: &Sweep, v: i64) -> Result<Option<SweepPoint>, ReportError> {
+        let p = sw.apply(self.prog, self.source, v)?;
+        let seed = self.opts.seed ^ SEED_OUTCOME ^ (self.file_first as u64) << 40;
+        let [a, b] = [self.pair[0].as_str(), self.pair[1].as_str()];
+        let recs = self.games(
+            &p,
+            [a, b],
+            self.file_first,
+            self.n,
+            seed,
+            false,
+            false,
+            false,
+        )?;
+        if self.progress.cancelled() {
+            return Ok(None);
         }
+        let o = Outcomes::of(&recs);
+        let r = wilson(o.score(0), o.games());
+        Ok(Some(SweepPoint {
+            value: v,
+            h_win_rate: r.value,
+            low: r.low,
+            high: r.high,
+        }))
     }
-    rep.seconds = t0.elapsed().as_secs_f64();
-    update(&rep);
-    Ok(rep)
+}
+
+/// The restricted-play line of `side` without `cmd`: its games `recs` against the same seeds'
+/// unrestricted games `base`.
+fn restricted_verdict(
+    prog: &RuleProgram,
+    side: Side,
+    cmd: usize,
+    recs: &[GameRec],
+    base: &[&GameRec],
+) -> Restricted {
+    let o = Outcomes::of(recs);
+    let rate = wilson(o.score(side), o.games());
+    let changed = recs
+        .iter()
+        .zip(base)
+        .filter(|(a, b)| a.end != b.end)
+        .count() as u64;
+    let (delta, half) = paired(
+        recs.iter()
+            .zip(base)
+            .map(|(a, b)| game_score(a.end, side) - game_score(b.end, side)),
+    );
+    let (delta_low, delta_high) = (delta - half, delta + half);
+    Restricted {
+        side: crate::side::name(side),
+        command: prog.commands[cmd].clone(),
+        win_rate: rate.value,
+        low: rate.low,
+        high: rate.high,
+        delta,
+        delta_low,
+        delta_high,
+        games_changed: changed,
+        verdict: if changed == 0 || (delta.abs() < 0.05 && delta_low <= 0.0 && 0.0 <= delta_high) {
+            Some("no_effect")
+        } else if delta.abs() >= 0.25 && (delta_low > 0.0 || delta_high < 0.0) {
+            Some("decisive")
+        } else {
+            None
+        },
+    }
 }
 
 /// `side`'s score in one game: 1 a win, ½ a draw or timeout, 0 a loss or an error.
