@@ -21,4 +21,5 @@ pub mod program;
 pub mod report;
 pub mod search;
 pub mod side;
+pub mod symbols;
 pub mod syntax;

@@ -10,9 +10,10 @@
 //! the server keeps running.
 
 use crate::analysis::VictoryGraph;
-use crate::authoring::{complete, fixes, fmt, hover, symbols};
+use crate::authoring::{complete, fixes, fmt, hover};
 use crate::diag::{Diagnostic, LineIndex, Severity};
 use crate::pipeline::{Compiled, compile_cached};
+use crate::symbols;
 use crate::syntax::highlight::{Kind, highlight_line};
 use crate::syntax::parser::ParseCache;
 use ls_types as lt;

@@ -20,7 +20,7 @@ pub struct Compiled {
     /// The names.
     pub names: Names,
     /// Every name of the text and where it is written (completion, hover, rename).
-    pub symbols: std::sync::Arc<crate::authoring::symbols::SymbolIndex>,
+    pub symbols: std::sync::Arc<crate::symbols::SymbolIndex>,
 }
 
 impl Compiled {
@@ -46,7 +46,7 @@ fn compile_with(text: &str, cache: Option<&mut parser::ParseCache>) -> Compiled 
     let mut parsed = parser::parse_cached(text, cache);
     let mut diags = std::mem::take(&mut parsed.diags);
     parser::hint_bare_names(text, &mut diags);
-    let symbols = std::sync::Arc::new(crate::authoring::symbols::SymbolIndex::build(
+    let symbols = std::sync::Arc::new(crate::symbols::SymbolIndex::build(
         text,
         &parsed.stmts,
         &parsed.names,

@@ -5,8 +5,9 @@
 
 mod common;
 
-use kumite::authoring::{complete, fmt, hover, symbols};
+use kumite::authoring::{complete, fmt, hover};
 use kumite::pipeline::{Compiled, compile};
+use kumite::symbols;
 use std::time::Instant;
 
 /// The rules of a compiled text as text, one per line (what the game is, without positions).

@@ -3,7 +3,7 @@
 //! keys and commands, in `~` settings — and matched across full-width, katakana/hiragana and
 //! half-width forms ([`fold`]).
 
-use super::symbols::{SymKind, SymbolIndex, fold, match_rank};
+use crate::symbols::{SymKind, SymbolIndex, fold, match_rank};
 use crate::syntax::lexer::{is_name_char, norm};
 use std::ops::Range;
 

@@ -1,8 +1,8 @@
 //! Quick fixes: a diagnostic's [`FixHint`]s made into edits of the text, for the studio's
 //! "Fix" buttons and the language server's code actions.
 
-use super::symbols::{SymKind, SymbolIndex, TextEdit};
 use crate::diag::{Diagnostic, FixHint};
+use crate::symbols::{SymKind, SymbolIndex, TextEdit};
 use crate::syntax::lexer::norm;
 
 /// A fix ready to apply.
@@ -112,11 +112,11 @@ fn add_to_init(text: &str, ix: &SymbolIndex, item: &str, value: bool) -> TextEdi
         ix.occ.iter().find(|o| {
             let is_value = o.kind == SymKind::State;
             let init = match o.kind {
-                SymKind::State => o.role == super::symbols::Role::Init,
+                SymKind::State => o.role == crate::symbols::Role::Init,
                 SymKind::Command | SymKind::Macro => {
                     matches!(
                         o.role,
-                        super::symbols::Role::Enable | super::symbols::Role::Disable
+                        crate::symbols::Role::Enable | crate::symbols::Role::Disable
                     ) && line_starts_with_init(text, o.span.start)
                 }
                 _ => false,
@@ -179,8 +179,8 @@ fn code_end(text: &str, at: usize) -> usize {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::authoring::symbols::apply_edits;
     use crate::pipeline::compile;
+    use crate::symbols::apply_edits;
 
     fn fix_all(src: &str, code: &str, pick: usize) -> String {
         let c = compile(src);

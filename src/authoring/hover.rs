@@ -2,9 +2,9 @@
 //! the lines that write, read, enable and disable it, and where it stands in the derived
 //! victory-condition tree.
 
-use super::symbols::{Occurrence, Role, SymKind, SymbolIndex, tree_mentions};
 use crate::analysis::VictoryGraph;
 use crate::program::RuleProgram;
+use crate::symbols::{Occurrence, Role, SymKind, SymbolIndex, tree_mentions};
 
 /// A hover card.
 #[derive(Clone, Debug, PartialEq, Eq)]

@@ -178,7 +178,7 @@ pub struct Checked {
     /// The program's views, if it compiled.
     pub view: Option<Arc<ProgramView>>,
     /// Every name of this text and where it is written (also when it has errors).
-    pub symbols: Arc<crate::authoring::symbols::SymbolIndex>,
+    pub symbols: Arc<crate::symbols::SymbolIndex>,
     /// How long the check took.
     pub elapsed: Duration,
 }

@@ -7,10 +7,10 @@ use super::EditorPanel;
 use crate::authoring::complete::{self, Item, ItemKind};
 use crate::authoring::fixes::{self, Fix};
 use crate::authoring::hover;
-use crate::authoring::symbols::{Role, SymKind, SymbolIndex, apply_edits};
 use crate::diag::Diagnostic;
 use crate::gui::i18n::{Lang, T, tr, trf, trn};
 use crate::gui::worker::{Checked, ProgramView};
+use crate::symbols::{Role, SymKind, SymbolIndex, apply_edits};
 use crate::syntax::lexer::{is_name_char, norm};
 use egui::{Color32, Key, Modifiers, Pos2, RichText, Ui};
 use std::ops::Range;
@@ -264,7 +264,7 @@ impl EditorPanel {
 
     /// Applies `edits` to the whole text as one undo step; the cursor goes to the end of the
     /// first edit.
-    fn apply_whole(&mut self, ctx: &egui::Context, edits: &[crate::authoring::symbols::TextEdit]) {
+    fn apply_whole(&mut self, ctx: &egui::Context, edits: &[crate::symbols::TextEdit]) {
         let new = apply_edits(&self.text, edits);
         let cursor = edits.first().map_or(0, |e| e.span.start + e.text.len());
         let cursor = cursor.min(new.len());

@@ -4,8 +4,8 @@
 //! valid line at the cursor, and reads the rule under the cursor back into the form.
 
 use super::EditorPanel;
-use crate::authoring::symbols::SymKind;
 use crate::gui::i18n::{Lang, T, tr};
+use crate::symbols::SymKind;
 use crate::syntax::ast::{CmdSide, Cond, Effect, Stmt};
 use egui::{ComboBox, RichText, Ui};
 
