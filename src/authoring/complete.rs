@@ -108,11 +108,21 @@ struct Ranked {
     key: (u8, u8, std::cmp::Reverse<usize>),
 }
 
+/// The offers made so far, and what they are made from.
 struct Collector<'a> {
+    /// The name typed so far (folded).
     typed: String,
     out: Vec<Ranked>,
     seen: rustc_hash::FxHashSet<String>,
-    _ix: &'a SymbolIndex,
+    ix: &'a SymbolIndex,
+    ja: bool,
+    /// The file's names with their numbers of uses.
+    states: Vec<(std::sync::Arc<str>, usize)>,
+    commands: Vec<(std::sync::Arc<str>, usize)>,
+    macros: Vec<(std::sync::Arc<str>, usize)>,
+    consts: Vec<(std::sync::Arc<str>, usize)>,
+    /// `]` to insert after a command name, unless one follows already.
+    close: &'static str,
 }
 
 impl Collector<'_> {
@@ -130,7 +140,226 @@ impl Collector<'_> {
             key: (m, prio, std::cmp::Reverse(uses)),
         });
     }
+
+    /// `en` or `ja`, as the details are asked for.
+    fn say<'s>(&self, en: &'s str, ja: &'s str) -> &'s str {
+        if self.ja { ja } else { en }
+    }
+
+    /// Fixed words (settings letters, statement starts, prefixes) with their details.
+    fn offer_words(&mut self, words: &[(&str, &str, &str)], kind: ItemKind, prio: u8) {
+        for &(w, en, jp) in words {
+            let d = self.say(en, jp).to_string();
+            self.offer(w, item(w.into(), w.into(), kind, d), prio, 0);
+        }
+    }
+
+    fn cmd_detail(&self, n: &str, u: usize) -> String {
+        let key = self
+            .ix
+            .bindings
+            .iter()
+            .find(|(_, c)| c.as_ref() == n)
+            .map(|(k, _)| k.to_string());
+        let key = key.map(|k| {
+            if self.ja {
+                format!("、キー {k}")
+            } else {
+                format!(", key {k}")
+            }
+        });
+        if self.ja {
+            format!("コマンド({u} 箇所{})", key.unwrap_or_default())
+        } else {
+            format!("command ({u} uses{})", key.unwrap_or_default())
+        }
+    }
+
+    fn state_detail(&self, u: usize) -> String {
+        if self.ja {
+            format!("状態({u} 箇所)")
+        } else {
+            format!("state ({u} uses)")
+        }
+    }
+
+    /// Commands (or macros) offered as `[名前]`.
+    fn offer_bracketed(&mut self, kind: ItemKind, prio: u8) {
+        let list = if kind == ItemKind::Macro {
+            self.macros.clone()
+        } else {
+            self.commands.clone()
+        };
+        for (n, u) in &list {
+            let detail = match kind {
+                ItemKind::Macro => self.say("macro", "マクロ").to_string(),
+                _ => self.cmd_detail(n, *u),
+            };
+            let text = format!("[{n}]");
+            self.offer(n, item(text.clone(), text, kind, detail), prio, *u);
+        }
+    }
+
+    /// Just after `[`: command names (most used first), then macros, closed with `]`.
+    fn after_bracket(&mut self) {
+        let mut commands = self.commands.clone();
+        commands.sort_by_key(|(_, u)| std::cmp::Reverse(*u));
+        for (n, u) in &commands {
+            let detail = self.cmd_detail(n, *u);
+            let ins = format!("{n}{}", self.close);
+            self.offer(
+                n,
+                item(n.to_string(), ins, ItemKind::Command, detail),
+                0,
+                *u,
+            );
+        }
+        for (n, u) in &self.macros.clone() {
+            let detail = self.say("macro", "マクロ").to_string();
+            let ins = format!("{n}{}", self.close);
+            self.offer(n, item(n.to_string(), ins, ItemKind::Macro, detail), 1, *u);
+        }
+    }
+
+    /// Just after a side prefix `S.`: state names, and 勝利/敗北 outside the initial line.
+    fn after_side_prefix(&mut self, kind: Line) {
+        for (n, u) in &self.states.clone() {
+            let detail = self.state_detail(*u);
+            self.offer(
+                n,
+                item(n.to_string(), n.to_string(), ItemKind::State, detail),
+                0,
+                *u,
+            );
+        }
+        if kind != Line::Init {
+            for n in ["勝利", "敗北"] {
+                let detail = self
+                    .say("win/lose (built in)", "勝敗(組み込み)")
+                    .to_string();
+                self.offer(n, item(n.into(), n.into(), ItemKind::State, detail), 1, 0);
+            }
+        }
+    }
+
+    /// The initial line: `名前=`, `h.名前=`, `c.名前=`, commands, side prefixes.
+    fn initial_line(&mut self) {
+        for (n, u) in &self.states.clone() {
+            for p in ["", "h.", "c."] {
+                let detail = self.state_detail(*u);
+                let it = item(
+                    format!("{p}{n}"),
+                    format!("{p}{n}="),
+                    ItemKind::State,
+                    detail,
+                );
+                self.offer(n, it, u8::from(!p.is_empty()), *u);
+            }
+        }
+        self.offer_bracketed(ItemKind::Command, 2);
+        self.offer_words(
+            &[
+                ("h.", "side prefix", "側の指定"),
+                ("c.", "side prefix", "側の指定"),
+            ],
+            ItemKind::Prefix,
+            3,
+        );
+    }
+
+    /// A rule line: statement starts (on an empty line), side prefixes, sided states,
+    /// commands, macros, constants, functions.
+    fn rule_line(&mut self, at_line_start: bool) {
+        if at_line_start && self.typed.is_empty() {
+            self.offer_words(STATEMENT_STARTS, ItemKind::Keyword, 5);
+        }
+        self.offer_words(SIDE_PREFIXES, ItemKind::Prefix, 0);
+        // States with their side: typing a bare name offers S.名前 and O.名前.
+        if !self.typed.is_empty() {
+            for (n, u) in &self.states.clone() {
+                for p in ["S.", "O."] {
+                    let detail = self.state_detail(*u);
+                    let t = format!("{p}{n}");
+                    self.offer(n, item(t.clone(), t, ItemKind::State, detail), 1, *u);
+                }
+            }
+        }
+        self.offer_bracketed(ItemKind::Command, 2);
+        self.offer_bracketed(ItemKind::Macro, 2);
+        for (n, u) in &self.consts.clone() {
+            let detail = self.say("constant", "定数").to_string();
+            let it = item(n.to_string(), n.to_string(), ItemKind::Constant, detail);
+            self.offer(n, it, 3, *u);
+        }
+        for &(f, sig, en, jp) in FUNCTIONS {
+            let d = format!("{sig} — {}", self.say(en, jp));
+            self.offer(
+                f,
+                item(sig.into(), format!("{f}("), ItemKind::Function, d),
+                4,
+                0,
+            );
+        }
+    }
 }
+
+/// The `~` line's settings.
+const SETTINGS: &[(&str, &str, &str)] = &[
+    ("P", "P<ms>: CPU thinking period", "P<ms>: CPU の思考周期"),
+    ("S", "S<n>: search depth", "S<n>: 探索の深さ"),
+    ("D", "D<x>: thinning", "D<x>: 間引き"),
+    ("E", "E<n>: mistakes", "E<n>: ミスの回数"),
+    ("T", "T<n>: turn limit", "T<n>: ターン上限"),
+    ("同時", "simultaneous turns", "同時手番"),
+    ("先手c", "the CPU moves first", "CPU が先手"),
+    ("先手h", "the human moves first", "人が先手"),
+];
+
+/// What a statement can start with.
+const STATEMENT_STARTS: &[(&str, &str, &str)] = &[
+    ("!:", "initial states and commands", "初期の状態とコマンド"),
+    ("':", "key bindings", "キー割り当て"),
+    ("~", "CPU level and match settings", "CPU レベルと対戦設定"),
+    ("${", "macro block", "マクロのブロック"),
+    ("&{", "left/right symmetric block", "左右対称のブロック"),
+    ("%{", "advantage block", "有利条件のブロック"),
+    (
+        "@3/",
+        "a rule that runs every 3rd turn",
+        "3 ターンごとのルール",
+    ),
+];
+
+/// The side prefixes of a rule.
+const SIDE_PREFIXES: &[(&str, &str, &str)] = &[
+    ("S.", "the acting side", "自分側"),
+    ("O.", "the opponent", "相手側"),
+    ("h.", "the human", "人"),
+    ("c.", "the CPU", "CPU"),
+];
+
+/// The built-in functions: name, signature, meaning.
+const FUNCTIONS: &[(&str, &str, &str, &str)] = &[
+    (
+        "min",
+        "min(a,b)",
+        "the smaller of a and b",
+        "a と b の小さい方",
+    ),
+    (
+        "max",
+        "max(a,b)",
+        "the larger of a and b",
+        "a と b の大きい方",
+    ),
+    ("abs", "abs(a)", "the absolute value", "絶対値"),
+    (
+        "rand",
+        "rand(lo,hi)",
+        "a uniform integer in [lo, hi]",
+        "lo 以上 hi 以下の一様な整数",
+    ),
+];
 
 fn item(label: String, insert: String, kind: ItemKind, detail: String) -> Item {
     Item {
@@ -176,58 +405,15 @@ pub fn complete(text: &str, offset: usize, ix: &SymbolIndex, ja: bool) -> Comple
         typed: fold(&text[start..offset]),
         out: Vec::new(),
         seen: Default::default(),
-        _ix: ix,
+        ix,
+        ja,
+        states: ix.names(SymKind::State),
+        // Commands only bound or declared are still commands; macros go with them after `[`.
+        commands: ix.names(SymKind::Command),
+        macros: ix.names(SymKind::Macro),
+        consts: ix.names(SymKind::Constant),
+        close: if after_next == Some(']') { "" } else { "]" },
     };
-    let uses = |k: SymKind| ix.names(k);
-    let states = uses(SymKind::State);
-    let mut commands = uses(SymKind::Command);
-    // Commands only bound or declared are still commands; macros go with them after `[`.
-    let macros = uses(SymKind::Macro);
-    let consts = uses(SymKind::Constant);
-    let key_of = |cmd: &str| {
-        ix.bindings
-            .iter()
-            .find(|(_, c)| c.as_ref() == cmd)
-            .map(|(k, _)| k.to_string())
-    };
-    let cmd_detail = |n: &str, u: usize| {
-        let key = key_of(n).map(|k| {
-            if ja {
-                format!("、キー {k}")
-            } else {
-                format!(", key {k}")
-            }
-        });
-        if ja {
-            format!("コマンド({u} 箇所{})", key.unwrap_or_default())
-        } else {
-            format!("command ({u} uses{})", key.unwrap_or_default())
-        }
-    };
-    let state_detail = |u: usize| {
-        if ja {
-            format!("状態({u} 箇所)")
-        } else {
-            format!("state ({u} uses)")
-        }
-    };
-    let close = if after_next == Some(']') { "" } else { "]" };
-    // Commands or macros offered as `[名前]` (label and text).
-    let offer_bracketed =
-        |c: &mut Collector, list: &[(std::sync::Arc<str>, usize)], kind: ItemKind, prio: u8| {
-            for (n, u) in list {
-                let detail = match kind {
-                    ItemKind::Macro => (if ja { "マクロ" } else { "macro" }).to_string(),
-                    _ => cmd_detail(n, *u),
-                };
-                c.offer(
-                    n,
-                    item(format!("[{n}]"), format!("[{n}]"), kind, detail),
-                    prio,
-                    *u,
-                );
-            }
-        };
     let side_letter = |ch: char| matches!(ch.to_ascii_lowercase(), 's' | 'o' | 'h' | 'c');
     let is_prefix_dot = prev == Some('.')
         && before.len() >= 2
@@ -235,220 +421,23 @@ pub fn complete(text: &str, offset: usize, ix: &SymbolIndex, ja: bool) -> Comple
         && (before.len() < 3 || !is_name_char(before[before.len() - 3]));
 
     if prev == Some('[') {
-        commands.sort_by_key(|(_, u)| std::cmp::Reverse(*u));
-        for (n, u) in &commands {
-            c.offer(
-                n,
-                item(
-                    n.to_string(),
-                    format!("{n}{close}"),
-                    ItemKind::Command,
-                    cmd_detail(n, *u),
-                ),
-                0,
-                *u,
-            );
-        }
-        for (n, u) in &macros {
-            let detail = if ja { "マクロ" } else { "macro" };
-            c.offer(
-                n,
-                item(
-                    n.to_string(),
-                    format!("{n}{close}"),
-                    ItemKind::Macro,
-                    detail.into(),
-                ),
-                1,
-                *u,
-            );
-        }
+        c.after_bracket();
     } else if is_prefix_dot {
-        for (n, u) in &states {
-            c.offer(
-                n,
-                item(
-                    n.to_string(),
-                    n.to_string(),
-                    ItemKind::State,
-                    state_detail(*u),
-                ),
-                0,
-                *u,
-            );
-        }
-        if kind != Line::Init {
-            for n in ["勝利", "敗北"] {
-                let detail = if ja {
-                    "勝敗(組み込み)"
-                } else {
-                    "win/lose (built in)"
-                };
-                c.offer(
-                    n,
-                    item(n.into(), n.into(), ItemKind::State, detail.into()),
-                    1,
-                    0,
-                );
-            }
-        }
+        c.after_side_prefix(kind);
     } else {
         match kind {
-            Line::Settings => {
-                for (s, en, jp) in [
-                    ("P", "P<ms>: CPU thinking period", "P<ms>: CPU の思考周期"),
-                    ("S", "S<n>: search depth", "S<n>: 探索の深さ"),
-                    ("D", "D<x>: thinning", "D<x>: 間引き"),
-                    ("E", "E<n>: mistakes", "E<n>: ミスの回数"),
-                    ("T", "T<n>: turn limit", "T<n>: ターン上限"),
-                    ("同時", "simultaneous turns", "同時手番"),
-                    ("先手c", "the CPU moves first", "CPU が先手"),
-                    ("先手h", "the human moves first", "人が先手"),
-                ] {
-                    let d = if ja { jp } else { en };
-                    c.offer(
-                        s,
-                        item(s.into(), s.into(), ItemKind::Keyword, d.into()),
-                        0,
-                        0,
-                    );
-                }
-            }
+            Line::Settings => c.offer_words(SETTINGS, ItemKind::Keyword, 0),
             Line::Keys => {
                 if prev == Some('=') {
-                    offer_bracketed(&mut c, &commands, ItemKind::Command, 0);
+                    c.offer_bracketed(ItemKind::Command, 0);
                 }
             }
-            Line::Init => {
-                for (n, u) in &states {
-                    for p in ["", "h.", "c."] {
-                        let ins = format!("{p}{n}=");
-                        c.offer(
-                            n,
-                            item(format!("{p}{n}"), ins, ItemKind::State, state_detail(*u)),
-                            u8::from(!p.is_empty()),
-                            *u,
-                        );
-                    }
-                }
-                offer_bracketed(&mut c, &commands, ItemKind::Command, 2);
-                for p in ["h.", "c."] {
-                    let d = if ja { "側の指定" } else { "side prefix" };
-                    c.offer(
-                        p,
-                        item(p.into(), p.into(), ItemKind::Prefix, d.into()),
-                        3,
-                        0,
-                    );
-                }
-            }
+            Line::Init => c.initial_line(),
             Line::Macros => {
-                offer_bracketed(&mut c, &commands, ItemKind::Command, 0);
-                offer_bracketed(&mut c, &macros, ItemKind::Macro, 0);
+                c.offer_bracketed(ItemKind::Command, 0);
+                c.offer_bracketed(ItemKind::Macro, 0);
             }
-            Line::Rule => {
-                let at_line_start = before.iter().all(|ch| ch.is_whitespace());
-                if at_line_start && c.typed.is_empty() {
-                    for (s, en, jp) in [
-                        ("!:", "initial states and commands", "初期の状態とコマンド"),
-                        ("':", "key bindings", "キー割り当て"),
-                        ("~", "CPU level and match settings", "CPU レベルと対戦設定"),
-                        ("${", "macro block", "マクロのブロック"),
-                        ("&{", "left/right symmetric block", "左右対称のブロック"),
-                        ("%{", "advantage block", "有利条件のブロック"),
-                        (
-                            "@3/",
-                            "a rule that runs every 3rd turn",
-                            "3 ターンごとのルール",
-                        ),
-                    ] {
-                        let d = if ja { jp } else { en };
-                        c.offer(
-                            s,
-                            item(s.into(), s.into(), ItemKind::Keyword, d.into()),
-                            5,
-                            0,
-                        );
-                    }
-                }
-                for (p, en, jp) in [
-                    ("S.", "the acting side", "自分側"),
-                    ("O.", "the opponent", "相手側"),
-                    ("h.", "the human", "人"),
-                    ("c.", "the CPU", "CPU"),
-                ] {
-                    let d = if ja { jp } else { en };
-                    c.offer(
-                        p,
-                        item(p.into(), p.into(), ItemKind::Prefix, d.into()),
-                        0,
-                        0,
-                    );
-                }
-                // States with their side: typing a bare name offers S.名前 and O.名前.
-                if !c.typed.is_empty() {
-                    for (n, u) in &states {
-                        for p in ["S.", "O."] {
-                            c.offer(
-                                n,
-                                item(
-                                    format!("{p}{n}"),
-                                    format!("{p}{n}"),
-                                    ItemKind::State,
-                                    state_detail(*u),
-                                ),
-                                1,
-                                *u,
-                            );
-                        }
-                    }
-                }
-                offer_bracketed(&mut c, &commands, ItemKind::Command, 2);
-                offer_bracketed(&mut c, &macros, ItemKind::Macro, 2);
-                for (n, u) in &consts {
-                    let detail = if ja { "定数" } else { "constant" };
-                    c.offer(
-                        n,
-                        item(
-                            n.to_string(),
-                            n.to_string(),
-                            ItemKind::Constant,
-                            detail.into(),
-                        ),
-                        3,
-                        *u,
-                    );
-                }
-                for (f, sig, en, jp) in [
-                    (
-                        "min",
-                        "min(a,b)",
-                        "the smaller of a and b",
-                        "a と b の小さい方",
-                    ),
-                    (
-                        "max",
-                        "max(a,b)",
-                        "the larger of a and b",
-                        "a と b の大きい方",
-                    ),
-                    ("abs", "abs(a)", "the absolute value", "絶対値"),
-                    (
-                        "rand",
-                        "rand(lo,hi)",
-                        "a uniform integer in [lo, hi]",
-                        "lo 以上 hi 以下の一様な整数",
-                    ),
-                ] {
-                    let d = format!("{sig} — {}", if ja { jp } else { en });
-                    c.offer(
-                        f,
-                        item(sig.into(), format!("{f}("), ItemKind::Function, d),
-                        4,
-                        0,
-                    );
-                }
-            }
+            Line::Rule => c.rule_line(before.iter().all(|ch| ch.is_whitespace())),
         }
     }
     c.out.sort_by(|a, b| {

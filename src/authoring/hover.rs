@@ -71,176 +71,13 @@ pub fn hover(
             .collect()
     };
     let mut lines = Vec::new();
-    let title;
-    match o.kind {
-        SymKind::State => {
-            title = if ja {
-                format!("状態 {name}")
-            } else {
-                format!("state {name}")
-            };
-            let init = with(&[Role::Init]);
-            let vals = program.and_then(|p| {
-                let i = p.state_id(name)? as usize;
-                Some((p.init_values[0][i], p.init_values[1][i]))
-            });
-            if let Some((h, c)) = vals {
-                let at = init
-                    .first()
-                    .map(|o| format!(" ({} {})", if ja { "行" } else { "line" }, o.line + 1))
-                    .unwrap_or_default();
-                lines.push(if ja {
-                    format!("初期値: h {h}, c {c}{at}")
-                } else {
-                    format!("initial: h {h}, c {c}{at}")
-                });
-            } else {
-                add(&mut lines, ja, "initial line", "初期値の行", &init);
-            }
-            add(
-                &mut lines,
-                ja,
-                "written by lines",
-                "書く行",
-                &with(&[Role::Write]),
-            );
-            add(
-                &mut lines,
-                ja,
-                "read by lines",
-                "読む行",
-                &with(&[Role::Read]),
-            );
-        }
-        SymKind::Command => {
-            title = if ja {
-                format!("コマンド [{name}]")
-            } else {
-                format!("command [{name}]")
-            };
-            let keys: Vec<&str> = ix
-                .bindings
-                .iter()
-                .filter(|(_, c)| c.as_ref() == name)
-                .map(|(k, _)| k.as_ref())
-                .collect();
-            if !keys.is_empty() {
-                lines.push(format!(
-                    "{}: {}",
-                    if ja { "キー" } else { "key" },
-                    keys.join(", ")
-                ));
-            }
-            if let Some((h, c)) = program.and_then(|p| {
-                let i = p.command_id(name)? as usize;
-                Some((p.init_enabled[0][i], p.init_enabled[1][i]))
-            }) {
-                let who = match (h, c) {
-                    (true, true) => "h, c",
-                    (true, false) => "h",
-                    (false, true) => "c",
-                    (false, false) => "-",
-                };
-                lines.push(if ja {
-                    format!("最初から使える: {who}")
-                } else {
-                    format!("enabled at the start: {who}")
-                });
-            }
-            add(
-                &mut lines,
-                ja,
-                "enabled by lines",
-                "使えるようにする行",
-                &with(&[Role::Enable]),
-            );
-            add(
-                &mut lines,
-                ja,
-                "disabled by lines",
-                "使えなくする行",
-                &with(&[Role::Disable]),
-            );
-            add(
-                &mut lines,
-                ja,
-                "used by rules on lines",
-                "条件にする行",
-                &with(&[Role::Use]),
-            );
-            add(
-                &mut lines,
-                ja,
-                "in macros on lines",
-                "マクロの行",
-                &with(&[Role::Alternative]),
-            );
-        }
-        SymKind::Macro => {
-            title = if ja {
-                format!("マクロ [{name}]")
-            } else {
-                format!("macro [{name}]")
-            };
-            if let Some(p) = program
-                && let Some((_, alts)) = p.macros.iter().find(|(m, _)| m == name)
-            {
-                let alts: Vec<String> = alts.iter().map(|a| format!("[{a}]")).collect();
-                lines.push(format!("= {}", alts.join(" | ")));
-            }
-            add(
-                &mut lines,
-                ja,
-                "defined on line",
-                "定義の行",
-                &with(&[Role::Define]),
-            );
-            add(
-                &mut lines,
-                ja,
-                "used on lines",
-                "使う行",
-                &with(&[Role::Use, Role::Enable, Role::Disable, Role::Alternative]),
-            );
-        }
-        SymKind::Constant => {
-            title = if ja {
-                format!("定数 {name}")
-            } else {
-                format!("constant {name}")
-            };
-            if let Some((_, v)) = program.and_then(|p| p.constants.iter().find(|(c, _)| c == name))
-            {
-                lines.push(format!("= {v}"));
-            }
-            add(
-                &mut lines,
-                ja,
-                "defined on line",
-                "定義の行",
-                &with(&[Role::Define]),
-            );
-            add(
-                &mut lines,
-                ja,
-                "used on lines",
-                "使う行",
-                &with(&[Role::Read]),
-            );
-        }
-        SymKind::Key => {
-            title = if ja {
-                format!("キー {name}")
-            } else {
-                format!("key {name}")
-            };
-            for (k, c) in &ix.bindings {
-                if k.as_ref() == name {
-                    lines.push(format!("→ [{c}]"));
-                }
-            }
-        }
-    }
+    let title = match o.kind {
+        SymKind::State => state_card(name, program, ja, &with, &mut lines),
+        SymKind::Command => command_card(ix, name, program, ja, &with, &mut lines),
+        SymKind::Macro => macro_card(name, program, ja, &with, &mut lines),
+        SymKind::Constant => constant_card(name, program, ja, &with, &mut lines),
+        SymKind::Key => key_card(ix, name, ja, &mut lines),
+    };
     if matches!(o.kind, SymKind::State | SymKind::Command)
         && let (Some(p), Some(g)) = (program, graph)
     {
@@ -284,6 +121,200 @@ pub fn hover(
         title,
         lines,
     })
+}
+
+/// A state: its initial values, the lines that write and read it.
+fn state_card<'a>(
+    name: &str,
+    program: Option<&RuleProgram>,
+    ja: bool,
+    with: &dyn Fn(&[Role]) -> Vec<&'a Occurrence>,
+    lines: &mut Vec<String>,
+) -> String {
+    let title = if ja {
+        format!("状態 {name}")
+    } else {
+        format!("state {name}")
+    };
+    let init = with(&[Role::Init]);
+    let vals = program.and_then(|p| {
+        let i = p.state_id(name)? as usize;
+        Some((p.init_values[0][i], p.init_values[1][i]))
+    });
+    if let Some((h, c)) = vals {
+        let at = init
+            .first()
+            .map(|o| format!(" ({} {})", if ja { "行" } else { "line" }, o.line + 1))
+            .unwrap_or_default();
+        lines.push(if ja {
+            format!("初期値: h {h}, c {c}{at}")
+        } else {
+            format!("initial: h {h}, c {c}{at}")
+        });
+    } else {
+        add(lines, ja, "initial line", "初期値の行", &init);
+    }
+    add(
+        lines,
+        ja,
+        "written by lines",
+        "書く行",
+        &with(&[Role::Write]),
+    );
+    add(lines, ja, "read by lines", "読む行", &with(&[Role::Read]));
+    title
+}
+
+/// A command: its keys, who may use it at the start, the lines that enable, disable and use it.
+fn command_card<'a>(
+    ix: &SymbolIndex,
+    name: &str,
+    program: Option<&RuleProgram>,
+    ja: bool,
+    with: &dyn Fn(&[Role]) -> Vec<&'a Occurrence>,
+    lines: &mut Vec<String>,
+) -> String {
+    let title = if ja {
+        format!("コマンド [{name}]")
+    } else {
+        format!("command [{name}]")
+    };
+    let keys: Vec<&str> = ix
+        .bindings
+        .iter()
+        .filter(|(_, c)| c.as_ref() == name)
+        .map(|(k, _)| k.as_ref())
+        .collect();
+    if !keys.is_empty() {
+        lines.push(format!(
+            "{}: {}",
+            if ja { "キー" } else { "key" },
+            keys.join(", ")
+        ));
+    }
+    if let Some((h, c)) = program.and_then(|p| {
+        let i = p.command_id(name)? as usize;
+        Some((p.init_enabled[0][i], p.init_enabled[1][i]))
+    }) {
+        let who = match (h, c) {
+            (true, true) => "h, c",
+            (true, false) => "h",
+            (false, true) => "c",
+            (false, false) => "-",
+        };
+        lines.push(if ja {
+            format!("最初から使える: {who}")
+        } else {
+            format!("enabled at the start: {who}")
+        });
+    }
+    add(
+        lines,
+        ja,
+        "enabled by lines",
+        "使えるようにする行",
+        &with(&[Role::Enable]),
+    );
+    add(
+        lines,
+        ja,
+        "disabled by lines",
+        "使えなくする行",
+        &with(&[Role::Disable]),
+    );
+    add(
+        lines,
+        ja,
+        "used by rules on lines",
+        "条件にする行",
+        &with(&[Role::Use]),
+    );
+    add(
+        lines,
+        ja,
+        "in macros on lines",
+        "マクロの行",
+        &with(&[Role::Alternative]),
+    );
+    title
+}
+
+/// A macro: its alternatives, where it is defined and used.
+fn macro_card<'a>(
+    name: &str,
+    program: Option<&RuleProgram>,
+    ja: bool,
+    with: &dyn Fn(&[Role]) -> Vec<&'a Occurrence>,
+    lines: &mut Vec<String>,
+) -> String {
+    let title = if ja {
+        format!("マクロ [{name}]")
+    } else {
+        format!("macro [{name}]")
+    };
+    if let Some(p) = program
+        && let Some((_, alts)) = p.macros.iter().find(|(m, _)| m == name)
+    {
+        let alts: Vec<String> = alts.iter().map(|a| format!("[{a}]")).collect();
+        lines.push(format!("= {}", alts.join(" | ")));
+    }
+    add(
+        lines,
+        ja,
+        "defined on line",
+        "定義の行",
+        &with(&[Role::Define]),
+    );
+    add(
+        lines,
+        ja,
+        "used on lines",
+        "使う行",
+        &with(&[Role::Use, Role::Enable, Role::Disable, Role::Alternative]),
+    );
+    title
+}
+
+/// A constant: its value, where it is defined and used.
+fn constant_card<'a>(
+    name: &str,
+    program: Option<&RuleProgram>,
+    ja: bool,
+    with: &dyn Fn(&[Role]) -> Vec<&'a Occurrence>,
+    lines: &mut Vec<String>,
+) -> String {
+    let title = if ja {
+        format!("定数 {name}")
+    } else {
+        format!("constant {name}")
+    };
+    if let Some((_, v)) = program.and_then(|p| p.constants.iter().find(|(c, _)| c == name)) {
+        lines.push(format!("= {v}"));
+    }
+    add(
+        lines,
+        ja,
+        "defined on line",
+        "定義の行",
+        &with(&[Role::Define]),
+    );
+    add(lines, ja, "used on lines", "使う行", &with(&[Role::Read]));
+    title
+}
+
+/// A key: the commands it plays.
+fn key_card(ix: &SymbolIndex, name: &str, ja: bool, lines: &mut Vec<String>) -> String {
+    let title = if ja {
+        format!("キー {name}")
+    } else {
+        format!("key {name}")
+    };
+    for (k, c) in &ix.bindings {
+        if k.as_ref() == name {
+            lines.push(format!("→ [{c}]"));
+        }
+    }
+    title
 }
 
 #[cfg(test)]

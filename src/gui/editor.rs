@@ -1168,168 +1168,11 @@ impl EditorPanel {
                     );
                 }
 
-                // Right-click a number of the initial line or a constant: "Sweep this value".
-                if out.response.response.secondary_clicked()
-                    && let Some(p) = out.response.response.interact_pointer_pos()
-                {
-                    let c = galley.cursor_from_pos(p - gpos);
-                    let lc = galley.layout_from_cursor(c);
-                    let lr = self.view.line_range(lc.row);
-                    self.assist.menu_at = Some(
-                        self.text[lr.clone()]
-                            .char_indices()
-                            .nth(lc.column.0)
-                            .map_or(lr.end, |(i, _)| lr.start + i),
-                    );
-                    self.sweep_menu = crate::report::sweep_at(&self.text[lr], lc.column.0);
-                }
-                // Ctrl+click: go to the definition.
-                if out.response.response.clicked()
-                    && ui.input(|i| i.modifiers.command)
-                    && let Some(p) = out.response.response.interact_pointer_pos()
-                {
-                    let c = galley.cursor_from_pos(p - gpos);
-                    let lc = galley.layout_from_cursor(c);
-                    let lr = self.view.line_range(lc.row);
-                    let at = self.text[lr.clone()]
-                        .char_indices()
-                        .nth(lc.column.0)
-                        .map_or(lr.end, |(i, _)| lr.start + i);
-                    self.go_to_definition(at, lang);
-                }
-                let target = self.sweep_menu.clone();
-                out.response.response.context_menu(|ui| {
-                    self.assist_menu(ui, lang);
-                    match &target {
-                        Some(spec) => {
-                            if ui.button(trf(lang, T::SweepThisValue, spec)).clicked() {
-                                sweep = Some(spec.clone());
-                                ui.close();
-                            }
-                        }
-                        None => {
-                            ui.weak(tr(lang, T::SweepHint));
-                        }
-                    }
-                });
+                self.pointer_actions(ui, &out, lang, &mut sweep);
 
-                // Diagnostics under the pointer.
-                if let Some(p) = out.response.hover_pos() {
-                    let c = galley.cursor_from_pos(p - gpos);
-                    let lc = galley.layout_from_cursor(c);
-                    // The character under the pointer: the cursor position is the nearest
-                    // boundary, which is right of the character when the pointer is on its
-                    // right half.
-                    let mut col = lc.column.0;
-                    if let Some(row) = galley.rows.get(lc.row) {
-                        let x = p.x - gpos.x - row.pos.x;
-                        if col > 0 && row.glyphs.get(col).is_none_or(|g| x < g.pos.x) {
-                            col -= 1;
-                        }
-                    }
-                    let lr = self.view.line_range(lc.row);
-                    let byte = self.text[lr.clone()]
-                        .char_indices()
-                        .nth(col)
-                        .map(|(i, _)| lr.start + i)
-                        .unwrap_or(lr.end);
-                    let hits: Vec<&Mark> = self
-                        .view
-                        .marks
-                        .iter()
-                        .filter(|m| {
-                            m.span.start <= byte
-                                && (byte < m.span.end
-                                    || (m.span.is_empty() && byte == m.span.start))
-                        })
-                        .collect();
-                    let card = self.hover_card(byte, lang);
-                    if !hits.is_empty() || card.is_some() {
-                        let lines: Vec<String> = hits
-                            .iter()
-                            .filter_map(|m| diags.get(m.index))
-                            .map(describe)
-                            .collect();
-                        out.response.response.clone().on_hover_ui_at_pointer(|ui| {
-                            ui.set_max_width(520.0);
-                            for l in &lines {
-                                ui.label(l);
-                            }
-                            if let Some(c) = &card {
-                                if !lines.is_empty() {
-                                    ui.separator();
-                                }
-                                ui.label(egui::RichText::new(&c.title).strong());
-                                for l in &c.lines {
-                                    ui.label(l);
-                                }
-                            }
-                        });
-                    }
-                }
+                self.hover_tooltip(&out, diags, lang);
 
-                // The gutter, pinned to the left edge while scrolling sideways.
-                let gutter = Rect::from_min_max(
-                    pos2(clip.left(), clip.top()),
-                    pos2(clip.left() + gutter_width, clip.bottom()),
-                );
-                let painter = ui.painter();
-                painter.rect_filled(gutter, 0.0, self.view.palette.gutter_bg);
-                let first = galley
-                    .rows
-                    .partition_point(|r| gpos.y + r.pos.y + r.size.y < clip.top());
-                for (i, row) in galley.rows.iter().enumerate().skip(first) {
-                    let y = gpos.y + row.pos.y;
-                    if y > clip.bottom() {
-                        break;
-                    }
-                    let colour = if i == self.cursor.0 {
-                        self.view.palette.gutter_current
-                    } else {
-                        self.view.palette.gutter_text
-                    };
-                    painter.text(
-                        pos2(gutter.right() - 6.0, y + row.size.y / 2.0),
-                        egui::Align2::RIGHT_CENTER,
-                        (i + 1).to_string(),
-                        FontId::monospace(FONT_SIZE - 2.0),
-                        colour,
-                    );
-                    if let Some(sev) = self.view.line_severity(i) {
-                        let c = if sev == Severity::Error {
-                            self.view.palette.error
-                        } else {
-                            self.view.palette.warning
-                        };
-                        painter.circle_filled(
-                            pos2(gutter.left() + 8.0, y + row.size.y / 2.0),
-                            4.0,
-                            c,
-                        );
-                    }
-                }
-                let gresp = ui.interact(gutter, self.id.with("gutter"), Sense::hover());
-                if let Some(p) = gresp.hover_pos() {
-                    let line = galley
-                        .rows
-                        .partition_point(|r| gpos.y + r.pos.y + r.size.y < p.y);
-                    let lr = self.view.line_range(line);
-                    let lines: Vec<String> = self
-                        .view
-                        .marks
-                        .iter()
-                        .filter(|m| m.span.start >= lr.start && m.span.start <= lr.end)
-                        .filter_map(|m| diags.get(m.index))
-                        .map(describe)
-                        .collect();
-                    if !lines.is_empty() {
-                        gresp.on_hover_ui_at_pointer(|ui| {
-                            for l in &lines {
-                                ui.label(l);
-                            }
-                        });
-                    }
-                }
+                self.gutter(ui, &galley, gpos, gutter_width, diags);
                 out.response.id
             });
         self.assist_windows(ui, lang);
@@ -1341,6 +1184,192 @@ impl EditorPanel {
         EditorOutput {
             changed: self.view.version != version_before,
             sweep,
+        }
+    }
+
+    /// The byte offset under the text cursor nearest to the pointer at `p`.
+    fn byte_at_pointer(&self, out: &egui::text_edit::TextEditOutput, p: egui::Pos2) -> usize {
+        let c = out.galley.cursor_from_pos(p - out.galley_pos);
+        let lc = out.galley.layout_from_cursor(c);
+        let lr = self.view.line_range(lc.row);
+        self.text[lr.clone()]
+            .char_indices()
+            .nth(lc.column.0)
+            .map_or(lr.end, |(i, _)| lr.start + i)
+    }
+
+    /// Right-click (the writing-help menu, and "Sweep this value" on a number of the initial
+    /// line or a constant) and Ctrl+click (go to the definition).
+    fn pointer_actions(
+        &mut self,
+        ui: &Ui,
+        out: &egui::text_edit::TextEditOutput,
+        lang: Lang,
+        sweep: &mut Option<String>,
+    ) {
+        let resp = &out.response.response;
+        if resp.secondary_clicked()
+            && let Some(p) = resp.interact_pointer_pos()
+        {
+            let at = self.byte_at_pointer(out, p);
+            self.assist.menu_at = Some(at);
+            let lc = out
+                .galley
+                .layout_from_cursor(out.galley.cursor_from_pos(p - out.galley_pos));
+            let lr = self.view.line_range(lc.row);
+            self.sweep_menu = crate::report::sweep_at(&self.text[lr], lc.column.0);
+        }
+        if resp.clicked()
+            && ui.input(|i| i.modifiers.command)
+            && let Some(p) = resp.interact_pointer_pos()
+        {
+            let at = self.byte_at_pointer(out, p);
+            self.go_to_definition(at, lang);
+        }
+        let target = self.sweep_menu.clone();
+        resp.context_menu(|ui| {
+            self.assist_menu(ui, lang);
+            match &target {
+                Some(spec) => {
+                    if ui.button(trf(lang, T::SweepThisValue, spec)).clicked() {
+                        *sweep = Some(spec.clone());
+                        ui.close();
+                    }
+                }
+                None => {
+                    ui.weak(tr(lang, T::SweepHint));
+                }
+            }
+        });
+    }
+
+    /// The diagnostics and the hover card of what is under the pointer.
+    fn hover_tooltip(
+        &mut self,
+        out: &egui::text_edit::TextEditOutput,
+        diags: &[DiagItem],
+        lang: Lang,
+    ) {
+        let Some(p) = out.response.hover_pos() else {
+            return;
+        };
+        let (galley, gpos) = (&out.galley, out.galley_pos);
+        let c = galley.cursor_from_pos(p - gpos);
+        let lc = galley.layout_from_cursor(c);
+        // The character under the pointer: the cursor position is the nearest boundary, which
+        // is right of the character when the pointer is on its right half.
+        let mut col = lc.column.0;
+        if let Some(row) = galley.rows.get(lc.row) {
+            let x = p.x - gpos.x - row.pos.x;
+            if col > 0 && row.glyphs.get(col).is_none_or(|g| x < g.pos.x) {
+                col -= 1;
+            }
+        }
+        let lr = self.view.line_range(lc.row);
+        let byte = self.text[lr.clone()]
+            .char_indices()
+            .nth(col)
+            .map(|(i, _)| lr.start + i)
+            .unwrap_or(lr.end);
+        let lines: Vec<String> = self
+            .view
+            .marks
+            .iter()
+            .filter(|m| {
+                m.span.start <= byte
+                    && (byte < m.span.end || (m.span.is_empty() && byte == m.span.start))
+            })
+            .filter_map(|m| diags.get(m.index))
+            .map(describe)
+            .collect();
+        let card = self.hover_card(byte, lang);
+        if lines.is_empty() && card.is_none() {
+            return;
+        }
+        out.response.response.clone().on_hover_ui_at_pointer(|ui| {
+            ui.set_max_width(520.0);
+            for l in &lines {
+                ui.label(l);
+            }
+            if let Some(c) = &card {
+                if !lines.is_empty() {
+                    ui.separator();
+                }
+                ui.label(egui::RichText::new(&c.title).strong());
+                for l in &c.lines {
+                    ui.label(l);
+                }
+            }
+        });
+    }
+
+    /// The gutter (line numbers and problem dots), pinned to the left edge while scrolling
+    /// sideways; hovering a line shows its problems.
+    fn gutter(
+        &self,
+        ui: &Ui,
+        galley: &egui::Galley,
+        gpos: egui::Pos2,
+        gutter_width: f32,
+        diags: &[DiagItem],
+    ) {
+        let clip = ui.clip_rect();
+        let gutter = Rect::from_min_max(
+            pos2(clip.left(), clip.top()),
+            pos2(clip.left() + gutter_width, clip.bottom()),
+        );
+        let painter = ui.painter();
+        painter.rect_filled(gutter, 0.0, self.view.palette.gutter_bg);
+        let first = galley
+            .rows
+            .partition_point(|r| gpos.y + r.pos.y + r.size.y < clip.top());
+        for (i, row) in galley.rows.iter().enumerate().skip(first) {
+            let y = gpos.y + row.pos.y;
+            if y > clip.bottom() {
+                break;
+            }
+            let colour = if i == self.cursor.0 {
+                self.view.palette.gutter_current
+            } else {
+                self.view.palette.gutter_text
+            };
+            painter.text(
+                pos2(gutter.right() - 6.0, y + row.size.y / 2.0),
+                egui::Align2::RIGHT_CENTER,
+                (i + 1).to_string(),
+                FontId::monospace(FONT_SIZE - 2.0),
+                colour,
+            );
+            if let Some(sev) = self.view.line_severity(i) {
+                let c = if sev == Severity::Error {
+                    self.view.palette.error
+                } else {
+                    self.view.palette.warning
+                };
+                painter.circle_filled(pos2(gutter.left() + 8.0, y + row.size.y / 2.0), 4.0, c);
+            }
+        }
+        let gresp = ui.interact(gutter, self.id.with("gutter"), Sense::hover());
+        if let Some(p) = gresp.hover_pos() {
+            let line = galley
+                .rows
+                .partition_point(|r| gpos.y + r.pos.y + r.size.y < p.y);
+            let lr = self.view.line_range(line);
+            let lines: Vec<String> = self
+                .view
+                .marks
+                .iter()
+                .filter(|m| m.span.start >= lr.start && m.span.start <= lr.end)
+                .filter_map(|m| diags.get(m.index))
+                .map(describe)
+                .collect();
+            if !lines.is_empty() {
+                gresp.on_hover_ui_at_pointer(|ui| {
+                    for l in &lines {
+                        ui.label(l);
+                    }
+                });
+            }
         }
     }
 }
