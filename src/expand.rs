@@ -107,182 +107,200 @@ pub fn expand(file: &mut ParsedFile, index: &LineIndex, diags: &mut Vec<Diagnost
     // By name (not by id: ids depend on what the interner saw before).
     out.constants
         .sort_by(|a, b| names.get(a.0).cmp(names.get(b.0)));
-    let mut budget_hit = false;
-    let line_of = |s: &Span| index.line_of(s.start) + 1;
-
+    let mut x = Expander {
+        macros: &macros,
+        names,
+        diags,
+        index,
+        out,
+        budget_hit: false,
+    };
     for stmt in &file.stmts {
         match stmt {
-            Stmt::Init(items) => {
-                for it in items {
-                    match it {
-                        InitItem::Value {
-                            side,
-                            name,
-                            value,
-                            span,
-                        } => {
-                            let mut v = value.clone();
-                            if resolve_consts(&mut v, &macros, names, diags) {
-                                out.init.push(InitItem::Value {
-                                    side: *side,
-                                    name: *name,
-                                    value: v,
-                                    span: span.clone(),
-                                });
-                            }
-                        }
-                        InitItem::Enabled {
-                            side,
-                            on,
-                            cmd,
-                            span,
-                        } => match macros.alts.get(&cmd.name) {
-                            Some(alts) => {
-                                for a in alts {
-                                    out.init.push(InitItem::Enabled {
-                                        side: *side,
-                                        on: *on,
-                                        cmd: CmdRef {
-                                            name: *a,
-                                            span: cmd.span.clone(),
-                                        },
-                                        span: span.clone(),
-                                    });
-                                }
-                            }
-                            None => out.init.push(it.clone()),
-                        },
-                    }
-                }
-            }
-            Stmt::Keys(k) => out.keys.extend(k.iter().cloned()),
-            Stmt::Settings(s) => out.settings.extend(s.iter().cloned()),
+            Stmt::Init(items) => x.init(items),
+            Stmt::Keys(k) => x.out.keys.extend(k.iter().cloned()),
+            Stmt::Settings(s) => x.out.settings.extend(s.iter().cloned()),
             Stmt::Rule(r) => {
-                let origin = Origin {
-                    line: line_of(&r.span),
-                    span: r.span.clone(),
-                    ..Default::default()
-                };
-                expand_rule(
-                    r,
-                    origin,
-                    &macros,
-                    names,
-                    diags,
-                    &mut out.rules,
-                    &mut budget_hit,
-                );
+                let origin = x.origin(&r.span);
+                x.rule(r, origin);
             }
-            Stmt::Symmetric { pairs, rules, .. } => {
-                let pairs: Vec<(String, String)> = match pairs {
-                    Some(p) => p.clone(),
-                    None => vec![
-                        ("左".into(), "右".into()),
-                        ("left".into(), "right".into()),
-                        ("Left".into(), "Right".into()),
-                    ],
-                };
-                for r in rules {
-                    let origin = Origin {
-                        line: line_of(&r.span),
-                        span: r.span.clone(),
-                        ..Default::default()
-                    };
-                    let mut m = r.clone();
-                    let mut unknown_macro = false;
-                    map_rule_names(&mut m, &mut |id, is_cmd| {
-                        let new = mirror_name(names.get(id), &pairs);
-                        let nid = names.intern(&new);
-                        if is_cmd
-                            && macros.alts.contains_key(&id)
-                            && !macros.alts.contains_key(&nid)
-                            && !unknown_macro
-                        {
-                            unknown_macro = true;
-                            diags.push(
-                                Diagnostic::error(DiagCode::E021, r.span.clone(), format!("the mirrored copy uses macro [{new}], which is not defined"))
-                                    .with_help(format!("define [{new}] in a ${{ }} block, or move this line out of the symmetric block")),
-                            );
-                        }
-                        nid
-                    });
-                    expand_rule(
-                        r,
-                        origin.clone(),
-                        &macros,
-                        names,
-                        diags,
-                        &mut out.rules,
-                        &mut budget_hit,
-                    );
-                    if m == *r {
-                        diags.push(
-                            Diagnostic::warning(DiagCode::W014, r.span.clone(), "nothing to exchange on this line of a symmetric block")
-                                .with_help("it gets no mirrored copy (a copy would fire twice); move it out of the block, or name the pairs with &左/右{"),
-                        );
-                    } else if !unknown_macro {
-                        expand_rule(
-                            &m,
-                            Origin {
-                                mirrored: true,
-                                ..origin
-                            },
-                            &macros,
-                            names,
-                            diags,
-                            &mut out.rules,
-                            &mut budget_hit,
-                        );
-                    }
-                }
-            }
+            Stmt::Symmetric { pairs, rules, .. } => x.symmetric(pairs.as_deref(), rules),
             Stmt::Macros { .. } => {}
-            Stmt::Advantage { weight, lines, .. } => {
-                for l in lines {
-                    let origin = Origin {
-                        line: line_of(&l.span),
-                        span: l.span.clone(),
-                        ..Default::default()
-                    };
-                    // Reuse rule expansion by wrapping the line as a rule with no effects.
-                    let mut tmp = Vec::new();
-                    let as_rule = Rule {
-                        period: None,
-                        conds: l.conds.clone(),
-                        iff: false,
-                        op_span: 0..0,
-                        effects: vec![],
-                        span: l.span.clone(),
-                    };
-                    let mut value = l.value.clone();
-                    if !resolve_consts(&mut value, &macros, names, diags) {
-                        continue;
-                    }
-                    expand_rule(
-                        &as_rule,
-                        origin,
-                        &macros,
-                        names,
-                        diags,
-                        &mut tmp,
-                        &mut budget_hit,
-                    );
-                    for e in tmp {
-                        out.adv.push(ExpAdv {
-                            weight: *weight,
-                            line: AdvLine {
-                                conds: e.rule.conds,
-                                value: value.clone(),
-                                span: l.span.clone(),
-                            },
-                            origin: e.origin,
+            Stmt::Advantage { weight, lines, .. } => x.advantage(*weight, lines),
+        }
+    }
+    x.out
+}
+
+/// Expansion of one file's statements, in order, into [`Expanded`].
+struct Expander<'a> {
+    macros: &'a Macros,
+    names: &'a mut Names,
+    diags: &'a mut Vec<Diagnostic>,
+    index: &'a LineIndex,
+    out: Expanded,
+    /// The expansion budget was hit (reported once).
+    budget_hit: bool,
+}
+
+impl Expander<'_> {
+    /// The origin of a line written at `span`.
+    fn origin(&self, span: &Span) -> Origin {
+        Origin {
+            line: self.index.line_of(span.start) + 1,
+            span: span.clone(),
+            ..Default::default()
+        }
+    }
+
+    /// One rule, macros and constants expanded, into the rule list.
+    fn rule(&mut self, r: &Rule, origin: Origin) {
+        expand_rule(
+            r,
+            origin,
+            self.macros,
+            self.names,
+            self.diags,
+            &mut self.out.rules,
+            &mut self.budget_hit,
+        );
+    }
+
+    /// The initial line: constants resolved, a macro enabling each of its commands.
+    fn init(&mut self, items: &[InitItem]) {
+        for it in items {
+            match it {
+                InitItem::Value {
+                    side,
+                    name,
+                    value,
+                    span,
+                } => {
+                    let mut v = value.clone();
+                    if resolve_consts(&mut v, self.macros, self.names, self.diags) {
+                        self.out.init.push(InitItem::Value {
+                            side: *side,
+                            name: *name,
+                            value: v,
+                            span: span.clone(),
                         });
                     }
                 }
+                InitItem::Enabled {
+                    side,
+                    on,
+                    cmd,
+                    span,
+                } => match self.macros.alts.get(&cmd.name) {
+                    Some(alts) => {
+                        for a in alts {
+                            self.out.init.push(InitItem::Enabled {
+                                side: *side,
+                                on: *on,
+                                cmd: CmdRef {
+                                    name: *a,
+                                    span: cmd.span.clone(),
+                                },
+                                span: span.clone(),
+                            });
+                        }
+                    }
+                    None => self.out.init.push(it.clone()),
+                },
             }
         }
     }
-    out
+
+    /// A symmetric block: each rule, then its mirrored copy (names exchanged by `pairs`, or
+    /// 左/右 and left/right).
+    fn symmetric(&mut self, pairs: Option<&[(String, String)]>, rules: &[Rule]) {
+        let pairs: Vec<(String, String)> = match pairs {
+            Some(p) => p.to_vec(),
+            None => vec![
+                ("左".into(), "右".into()),
+                ("left".into(), "right".into()),
+                ("Left".into(), "Right".into()),
+            ],
+        };
+        for r in rules {
+            let origin = self.origin(&r.span);
+            let mut m = r.clone();
+            let mut unknown_macro = false;
+            let (names, diags, macros) = (&mut *self.names, &mut *self.diags, self.macros);
+            map_rule_names(&mut m, &mut |id, is_cmd| {
+                let new = mirror_name(names.get(id), &pairs);
+                let nid = names.intern(&new);
+                if is_cmd
+                    && macros.alts.contains_key(&id)
+                    && !macros.alts.contains_key(&nid)
+                    && !unknown_macro
+                {
+                    unknown_macro = true;
+                    diags.push(
+                        Diagnostic::error(DiagCode::E021, r.span.clone(), format!("the mirrored copy uses macro [{new}], which is not defined"))
+                            .with_help(format!("define [{new}] in a ${{ }} block, or move this line out of the symmetric block")),
+                    );
+                }
+                nid
+            });
+            self.rule(r, origin.clone());
+            if m == *r {
+                self.diags.push(
+                    Diagnostic::warning(DiagCode::W014, r.span.clone(), "nothing to exchange on this line of a symmetric block")
+                        .with_help("it gets no mirrored copy (a copy would fire twice); move it out of the block, or name the pairs with &左/右{"),
+                );
+            } else if !unknown_macro {
+                self.rule(
+                    &m,
+                    Origin {
+                        mirrored: true,
+                        ..origin
+                    },
+                );
+            }
+        }
+    }
+
+    /// An advantage block: each line's conditions expanded as a rule's, its value resolved.
+    fn advantage(&mut self, weight: f64, lines: &[AdvLine]) {
+        for l in lines {
+            let origin = self.origin(&l.span);
+            // Reuse rule expansion by wrapping the line as a rule with no effects.
+            let mut tmp = Vec::new();
+            let as_rule = Rule {
+                period: None,
+                conds: l.conds.clone(),
+                iff: false,
+                op_span: 0..0,
+                effects: vec![],
+                span: l.span.clone(),
+            };
+            let mut value = l.value.clone();
+            if !resolve_consts(&mut value, self.macros, self.names, self.diags) {
+                continue;
+            }
+            expand_rule(
+                &as_rule,
+                origin,
+                self.macros,
+                self.names,
+                self.diags,
+                &mut tmp,
+                &mut self.budget_hit,
+            );
+            for e in tmp {
+                self.out.adv.push(ExpAdv {
+                    weight,
+                    line: AdvLine {
+                        conds: e.rule.conds,
+                        value: value.clone(),
+                        span: l.span.clone(),
+                    },
+                    origin: e.origin,
+                });
+            }
+        }
+    }
 }
 
 fn collect_macros(stmts: &[Stmt], names: &Names, diags: &mut Vec<Diagnostic>) -> Macros {
