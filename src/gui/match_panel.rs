@@ -972,8 +972,10 @@ mod tests {
 
     #[test]
     fn settings_round_trip_and_missing_fields_take_defaults() {
-        let mut m = MatchSettings::default();
-        m.players = [Controller::Cpu, Controller::Human];
+        let mut m = MatchSettings {
+            players: [Controller::Cpu, Controller::Human],
+            ..Default::default()
+        };
         m.cpu.exact = true;
         m.cpu.depth = 6;
         let back: MatchSettings =

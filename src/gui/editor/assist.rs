@@ -446,16 +446,23 @@ impl EditorPanel {
         )
     }
 
-    /// Draws the popup, the uses list, the rename dialog and the status line (after the text).
+    /// Draws the popup, the uses list and the rename dialog (after the text).
     pub(super) fn assist_windows(&mut self, ui: &mut Ui, lang: Lang) {
         let ctx = ui.ctx().clone();
+        self.popup_window(&ctx, lang);
+        self.uses_window(&ctx);
+        self.rename_window(&ctx, lang);
+    }
+
+    /// The completion or quick-fix popup under the cursor.
+    fn popup_window(&mut self, ctx: &egui::Context, lang: Lang) {
         if let (Some(p), Some(anchor)) = (&self.assist.popup, self.assist.anchor) {
             let mut chosen = None;
             let fixes = !p.fixes.is_empty();
             egui::Area::new(self.id.with("assist-popup"))
                 .order(egui::Order::Foreground)
                 .fixed_pos(anchor)
-                .show(&ctx, |ui| {
+                .show(ctx, |ui| {
                     egui::Frame::popup(ui.style()).show(ui, |ui| {
                         ui.set_max_width(460.0);
                         egui::ScrollArea::vertical()
@@ -502,12 +509,15 @@ impl EditorPanel {
                     });
                 });
             if let Some(i) = chosen {
-                self.accept(&ctx, i);
+                self.accept(ctx, i);
                 self.view.sync(&self.text);
                 self.focus_frames = 1;
             }
         }
+    }
 
+    /// The list of a name's uses (each line a link to it).
+    fn uses_window(&mut self, ctx: &egui::Context) {
         let mut close_uses = false;
         let mut go = None;
         if let Some(u) = &self.assist.uses {
@@ -520,7 +530,7 @@ impl EditorPanel {
                 .default_height(300.0)
                 .default_pos(egui::pos2(area.center().x - 280.0, area.top() + 80.0))
                 .collapsible(false)
-                .show(&ctx, |ui| {
+                .show(ctx, |ui| {
                     ui.set_min_width(480.0);
                     egui::ScrollArea::vertical().show(ui, |ui| {
                         for (span, line, role, text) in &u.rows {
@@ -558,7 +568,10 @@ impl EditorPanel {
         if let Some(span) = go {
             self.pending_select = Some((span, true));
         }
+    }
 
+    /// The rename dialog: the new name, what it would change, and the edits applied on OK.
+    fn rename_window(&mut self, ctx: &egui::Context, lang: Lang) {
         let mut apply = None;
         let mut cancel = false;
         if let Some(r) = &mut self.assist.rename {
@@ -569,7 +582,7 @@ impl EditorPanel {
                 .collapsible(false)
                 .resizable(false)
                 .anchor(egui::Align2::CENTER_TOP, [0.0, 120.0])
-                .show(&ctx, |ui| {
+                .show(ctx, |ui| {
                     let field = ui.add(
                         egui::TextEdit::singleline(&mut r.new)
                             .id(self.id.with("rename-field"))
@@ -642,7 +655,7 @@ impl EditorPanel {
                 });
         }
         if let Some(p) = apply {
-            let at = self.cursor_byte(&ctx);
+            let at = self.cursor_byte(ctx);
             let new = apply_edits(&self.text, &p.edits);
             // The cursor stays on the same text: shifted by the edits before it.
             let mut cur = at as isize;
@@ -651,7 +664,7 @@ impl EditorPanel {
             }
             let cur = (cur.max(0) as usize).min(new.len());
             let len = self.text.len();
-            self.replace(&ctx, 0..len, &new, cur..cur);
+            self.replace(ctx, 0..len, &new, cur..cur);
             self.view.sync(&self.text);
             self.assist.rename = None;
             self.focus_frames = 2;

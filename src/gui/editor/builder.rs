@@ -235,6 +235,149 @@ fn pick_str(
     named(ui, r.response.id, label);
 }
 
+impl RuleBuilder {
+    /// The condition rows, each with its remove button, and the buttons that add one.
+    fn conditions_ui(&mut self, ui: &mut Ui, lang: Lang, states: &[String], commands: &[String]) {
+        ui.label(RichText::new(tr(lang, T::WhenAllOfThese)).strong());
+        let mut remove = None;
+        for (i, c) in self.conds.iter_mut().enumerate() {
+            ui.horizontal(|ui| {
+                match c {
+                    CondRow::Compare {
+                        side,
+                        state,
+                        op,
+                        value,
+                    } => {
+                        pick_str(
+                            ui,
+                            ("cs", i),
+                            side,
+                            &["S", "O", "h", "c"],
+                            tr(lang, T::Side),
+                        );
+                        ui.label(".");
+                        pick_name(ui, ("cn", i), state, states, tr(lang, T::State));
+                        pick_str(
+                            ui,
+                            ("co", i),
+                            op,
+                            &["==", "!=", "<", "<=", ">", ">="],
+                            tr(lang, T::Comparison),
+                        );
+                        text_field(ui, value, 70.0, tr(lang, T::Value));
+                    }
+                    CondRow::Command { opp, neg, cmd } => {
+                        ui.checkbox(neg, tr(lang, T::Not));
+                        ui.checkbox(opp, tr(lang, T::OpponentS));
+                        ui.label(tr(lang, T::Command));
+                        pick_name(ui, ("cc", i), cmd, commands, tr(lang, T::Command));
+                    }
+                    CondRow::Raw(t) => {
+                        text_field(ui, t, 300.0, tr(lang, T::AsWritten));
+                    }
+                }
+                if ui.small_button("×").clicked() {
+                    remove = Some(i);
+                }
+            });
+        }
+        if let Some(i) = remove {
+            self.conds.remove(i);
+        }
+        ui.horizontal(|ui| {
+            if ui.button(tr(lang, T::AddCommand)).clicked() {
+                self.conds.push(CondRow::Command {
+                    opp: false,
+                    neg: false,
+                    cmd: commands.first().cloned().unwrap_or_default(),
+                });
+            }
+            if ui.button(tr(lang, T::AddComparison)).clicked() {
+                self.conds.push(CondRow::Compare {
+                    side: "S".into(),
+                    state: states.first().cloned().unwrap_or_default(),
+                    op: ">=".into(),
+                    value: "1".into(),
+                });
+            }
+            if ui.button(tr(lang, T::Text)).clicked() {
+                self.conds.push(CondRow::Raw(String::new()));
+            }
+        });
+    }
+
+    /// The effect rows, each with its remove button, and the buttons that add one.
+    fn effects_ui(&mut self, ui: &mut Ui, lang: Lang, states: &[String], commands: &[String]) {
+        ui.label(RichText::new(tr(lang, T::Then)).strong());
+        let mut remove = None;
+        for (i, e) in self.effects.iter_mut().enumerate() {
+            ui.horizontal(|ui| {
+                match e {
+                    EffRow::Update {
+                        side,
+                        state,
+                        op,
+                        value,
+                    } => {
+                        pick_str(
+                            ui,
+                            ("es", i),
+                            side,
+                            &["S", "O", "h", "c"],
+                            tr(lang, T::Side),
+                        );
+                        ui.label(".");
+                        pick_name(ui, ("en", i), state, states, tr(lang, T::State));
+                        pick_str(
+                            ui,
+                            ("eo", i),
+                            op,
+                            &["=", "+=", "-=", "*=", "/="],
+                            tr(lang, T::Operation),
+                        );
+                        text_field(ui, value, 70.0, tr(lang, T::Value));
+                    }
+                    EffRow::Switch { opp, on, cmd } => {
+                        ui.checkbox(on, tr(lang, T::EnableOffDisable));
+                        ui.checkbox(opp, tr(lang, T::OpponentS));
+                        pick_name(ui, ("ec", i), cmd, commands, tr(lang, T::Command));
+                    }
+                    EffRow::Raw(t) => {
+                        text_field(ui, t, 300.0, tr(lang, T::AsWritten));
+                    }
+                }
+                if ui.small_button("×").clicked() {
+                    remove = Some(i);
+                }
+            });
+        }
+        if let Some(i) = remove {
+            self.effects.remove(i);
+        }
+        ui.horizontal(|ui| {
+            if ui.button(tr(lang, T::ChangeAState)).clicked() {
+                self.effects.push(EffRow::Update {
+                    side: "O".into(),
+                    state: states.first().cloned().unwrap_or_default(),
+                    op: "-=".into(),
+                    value: "1".into(),
+                });
+            }
+            if ui.button(tr(lang, T::SwitchACommand)).clicked() {
+                self.effects.push(EffRow::Switch {
+                    opp: false,
+                    on: true,
+                    cmd: commands.first().cloned().unwrap_or_default(),
+                });
+            }
+            if ui.button(tr(lang, T::Win)).clicked() {
+                self.effects.push(EffRow::Raw("S.勝利".into()));
+            }
+        });
+    }
+}
+
 impl EditorPanel {
     /// F4: opens the builder, filled from the rule under the cursor if there is one.
     pub fn open_builder(&mut self, ctx: &egui::Context) {
@@ -304,140 +447,9 @@ impl EditorPanel {
             .default_width(560.0)
             .default_pos(egui::pos2(area.center().x - 280.0, area.top() + 80.0))
             .show(&ctx, |ui| {
-                ui.label(RichText::new(tr(lang, T::WhenAllOfThese)).strong());
-                let mut remove = None;
-                for (i, c) in b.conds.iter_mut().enumerate() {
-                    ui.horizontal(|ui| {
-                        match c {
-                            CondRow::Compare {
-                                side,
-                                state,
-                                op,
-                                value,
-                            } => {
-                                pick_str(
-                                    ui,
-                                    ("cs", i),
-                                    side,
-                                    &["S", "O", "h", "c"],
-                                    tr(lang, T::Side),
-                                );
-                                ui.label(".");
-                                pick_name(ui, ("cn", i), state, &states, tr(lang, T::State));
-                                pick_str(
-                                    ui,
-                                    ("co", i),
-                                    op,
-                                    &["==", "!=", "<", "<=", ">", ">="],
-                                    tr(lang, T::Comparison),
-                                );
-                                text_field(ui, value, 70.0, tr(lang, T::Value));
-                            }
-                            CondRow::Command { opp, neg, cmd } => {
-                                ui.checkbox(neg, tr(lang, T::Not));
-                                ui.checkbox(opp, tr(lang, T::OpponentS));
-                                ui.label(tr(lang, T::Command));
-                                pick_name(ui, ("cc", i), cmd, &commands, tr(lang, T::Command));
-                            }
-                            CondRow::Raw(t) => {
-                                text_field(ui, t, 300.0, tr(lang, T::AsWritten));
-                            }
-                        }
-                        if ui.small_button("×").clicked() {
-                            remove = Some(i);
-                        }
-                    });
-                }
-                if let Some(i) = remove {
-                    b.conds.remove(i);
-                }
-                ui.horizontal(|ui| {
-                    if ui.button(tr(lang, T::AddCommand)).clicked() {
-                        b.conds.push(CondRow::Command {
-                            opp: false,
-                            neg: false,
-                            cmd: commands.first().cloned().unwrap_or_default(),
-                        });
-                    }
-                    if ui.button(tr(lang, T::AddComparison)).clicked() {
-                        b.conds.push(CondRow::Compare {
-                            side: "S".into(),
-                            state: states.first().cloned().unwrap_or_default(),
-                            op: ">=".into(),
-                            value: "1".into(),
-                        });
-                    }
-                    if ui.button(tr(lang, T::Text)).clicked() {
-                        b.conds.push(CondRow::Raw(String::new()));
-                    }
-                });
+                b.conditions_ui(ui, lang, &states, &commands);
                 ui.separator();
-                ui.label(RichText::new(tr(lang, T::Then)).strong());
-                let mut remove = None;
-                for (i, e) in b.effects.iter_mut().enumerate() {
-                    ui.horizontal(|ui| {
-                        match e {
-                            EffRow::Update {
-                                side,
-                                state,
-                                op,
-                                value,
-                            } => {
-                                pick_str(
-                                    ui,
-                                    ("es", i),
-                                    side,
-                                    &["S", "O", "h", "c"],
-                                    tr(lang, T::Side),
-                                );
-                                ui.label(".");
-                                pick_name(ui, ("en", i), state, &states, tr(lang, T::State));
-                                pick_str(
-                                    ui,
-                                    ("eo", i),
-                                    op,
-                                    &["=", "+=", "-=", "*=", "/="],
-                                    tr(lang, T::Operation),
-                                );
-                                text_field(ui, value, 70.0, tr(lang, T::Value));
-                            }
-                            EffRow::Switch { opp, on, cmd } => {
-                                ui.checkbox(on, tr(lang, T::EnableOffDisable));
-                                ui.checkbox(opp, tr(lang, T::OpponentS));
-                                pick_name(ui, ("ec", i), cmd, &commands, tr(lang, T::Command));
-                            }
-                            EffRow::Raw(t) => {
-                                text_field(ui, t, 300.0, tr(lang, T::AsWritten));
-                            }
-                        }
-                        if ui.small_button("×").clicked() {
-                            remove = Some(i);
-                        }
-                    });
-                }
-                if let Some(i) = remove {
-                    b.effects.remove(i);
-                }
-                ui.horizontal(|ui| {
-                    if ui.button(tr(lang, T::ChangeAState)).clicked() {
-                        b.effects.push(EffRow::Update {
-                            side: "O".into(),
-                            state: states.first().cloned().unwrap_or_default(),
-                            op: "-=".into(),
-                            value: "1".into(),
-                        });
-                    }
-                    if ui.button(tr(lang, T::SwitchACommand)).clicked() {
-                        b.effects.push(EffRow::Switch {
-                            opp: false,
-                            on: true,
-                            cmd: commands.first().cloned().unwrap_or_default(),
-                        });
-                    }
-                    if ui.button(tr(lang, T::Win)).clicked() {
-                        b.effects.push(EffRow::Raw("S.勝利".into()));
-                    }
-                });
+                b.effects_ui(ui, lang, &states, &commands);
                 ui.separator();
                 ui.checkbox(&mut b.iff, tr(lang, T::IfAndOnlyIf));
                 ui.checkbox(&mut b.mirror, tr(lang, T::MirrorLeftRight));
