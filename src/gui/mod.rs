@@ -673,8 +673,25 @@ impl StudioApp {
     /// Shows the whole studio in `ui` (the window's root ui, or a test harness's).
     pub fn show(&mut self, ui: &mut Ui) {
         let ctx = ui.ctx().clone();
+        self.begin_frame(&ctx);
+        let lang = self.lang();
+        egui::Panel::top("kumite-menu").show(ui, |ui| self.menu_bar(ui));
+        egui::Panel::bottom("kumite-status").show(ui, |ui| self.status_bar(ui));
+        self.diagnostics_panel(ui, lang);
+        self.forced_widths = self.layout_widths(ui.available_width());
+        if self.persisted.show_match {
+            self.match_panel(ui, lang);
+        }
+        self.view_panel(ui, lang);
+        self.editor_panel(ui, lang);
+        self.end_frame(&ctx);
+    }
+
+    /// Before the panels: fonts and theme, the checker's answer, shortcuts, the match's keys
+    /// and clock, a close request, the file on disk.
+    fn begin_frame(&mut self, ctx: &egui::Context) {
         if !self.fonts_installed {
-            fonts::install(&ctx);
+            fonts::install(ctx);
             self.fonts_installed = true;
         }
         if self.applied_theme != Some(self.persisted.theme) {
@@ -692,12 +709,12 @@ impl StudioApp {
             self.editor.assist.update(&c, self.last_good.as_ref());
             self.checked = Some(c);
         }
-        self.shortcuts(&ctx);
+        self.shortcuts(ctx);
         if ctx.memory(|m| m.has_focus(match_panel::focus_id())) {
-            self.matchp.keys(&ctx, self.lang());
+            self.matchp.keys(ctx, self.lang());
         }
-        self.matchp.tick(&ctx);
-        self.close_request(&ctx);
+        self.matchp.tick(ctx);
+        self.close_request(ctx);
         if let Some(p) = self.doc.path.clone()
             && !self.disk_changed
         {
@@ -706,10 +723,10 @@ impl StudioApp {
             }
             ctx.request_repaint_after(Duration::from_secs(1));
         }
+    }
 
-        let lang = self.lang();
-        egui::Panel::top("kumite-menu").show(ui, |ui| self.menu_bar(ui));
-        egui::Panel::bottom("kumite-status").show(ui, |ui| self.status_bar(ui));
+    /// The problems list (bottom); a picked problem selects its text, "Fix…" offers its fixes.
+    fn diagnostics_panel(&mut self, ui: &mut Ui, lang: Lang) {
         let diag_panel = egui::Panel::bottom("kumite-diagnostics")
             .resizable(true)
             .default_size(self.persisted.diagnostics_height)
@@ -741,13 +758,12 @@ impl StudioApp {
             self.editor.select(span.start..span.start);
             self.editor.offer_fixes(span.start, lang);
         }
+    }
 
+    /// The view panel (right): expanded rules, victory conditions, win path, report.
+    fn view_panel(&mut self, ui: &mut Ui, lang: Lang) {
         let stale = self.checked.as_ref().is_some_and(|c| c.errors > 0);
         let cursor_line = self.editor.cursor.0 + 1;
-        self.forced_widths = self.layout_widths(ui.available_width());
-        if self.persisted.show_match {
-            self.match_panel(ui, lang);
-        }
         let exp_panel = egui::Panel::right("kumite-expanded")
             .resizable(true)
             .default_size(self.persisted.expanded_width)
@@ -789,7 +805,10 @@ impl StudioApp {
             Some(None) => self.ask_path(DialogKind::Export, None),
             None => {}
         }
+    }
 
+    /// The editor (centre), under any banners; a "Sweep this value" starts a report.
+    fn editor_panel(&mut self, ui: &mut Ui, lang: Lang) {
         let central = egui::CentralPanel::default().show(ui, |ui| {
             self.banners(ui);
             let Self {
@@ -805,7 +824,11 @@ impl StudioApp {
             self.report.sweep = spec;
             self.start_report(ui.ctx());
         }
+    }
 
+    /// After the panels: a changed text goes to the checker; autosave, dialogs, a deferred
+    /// action, the window title.
+    fn end_frame(&mut self, ctx: &egui::Context) {
         if self.editor.view.version != self.seen_version {
             self.seen_version = self.editor.view.version;
             self.dirty = self.editor.text != self.doc.saved_text;
@@ -817,10 +840,10 @@ impl StudioApp {
                 Some(ctx.clone()),
             );
         }
-        self.autosave(&ctx);
-        self.dialogs(&ctx);
+        self.autosave(ctx);
+        self.dialogs(ctx);
         if let Some(a) = self.pending.take() {
-            self.perform(&ctx, a);
+            self.perform(ctx, a);
         }
 
         let title = format!(
