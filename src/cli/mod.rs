@@ -29,7 +29,7 @@ use crate::diag::{AriadneRenderer, DiagCode, JsonDiagnostic, LineIndex, Severity
 use crate::pipeline::{compile, expanded_kmt};
 use clap::{Parser, Subcommand, ValueEnum};
 use std::io::{IsTerminal, Write};
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 /// A `--delay` value: seconds, 0 to 60.
@@ -346,7 +346,7 @@ fn fmt(files: &[PathBuf], check: bool) -> ExitCode {
 }
 
 /// Reads a rule file, with a clear message on failure.
-pub fn read_rules(path: &PathBuf) -> Result<String, String> {
+pub fn read_rules(path: &Path) -> Result<String, String> {
     let bytes = std::fs::read(path).map_err(|e| format!("cannot read {}: {e}", path.display()))?;
     String::from_utf8(bytes).map_err(|e| {
         format!(
@@ -455,24 +455,7 @@ pub fn run(cmd: Command) -> ExitCode {
             arena(&run, format)
         }
         Command::Merge { files, format } => merge(&files, format),
-        Command::Tree { file, set, format } => {
-            let prog = match load_program(&file, &set) {
-                Ok(p) => p,
-                Err(e) => return fail(&e),
-            };
-            let g = crate::analysis::VictoryGraph::build(&prog);
-            let eng = crate::engine::Engine::new(&prog, 0);
-            let st = match eng.initial(side_of(None, &prog)) {
-                Ok(s) => s,
-                Err(e) => return fail(&format!("runtime error at {e}")),
-            };
-            match format.as_str() {
-                "json" => outln!("{}", analyse::tree_json(&prog, &g, &eng, &st)),
-                "dot" => out!("{}", analyse::tree_dot(&g, &eng, &st)),
-                _ => out!("{}", analyse::tree_text(&g, &eng, &st)),
-            }
-            ExitCode::SUCCESS
-        }
+        Command::Tree { file, set, format } => tree(&file, &set, &format),
         Command::Solve {
             file,
             set,
@@ -481,43 +464,15 @@ pub fn run(cmd: Command) -> ExitCode {
             value,
             against,
             format,
-        } => {
-            let prog = match load_program(&file, &set) {
-                Ok(p) => p,
-                Err(e) => return fail(&e),
-            };
-            let first = side_of(first.as_deref(), &prog);
-            // The forced-win proof recurses once per ply: give it a stack to match the depth.
-            let stack = (16 << 20) + depth as usize * SOLVE_STACK_PER_PLY;
-            let out = match std::thread::scope(|sc| {
-                std::thread::Builder::new()
-                    .name("kumite-solve".into())
-                    .stack_size(stack)
-                    .spawn_scoped(sc, || analyse::solve(&prog, first, depth, value))
-                    .map(|h| h.join())
-            }) {
-                Ok(Ok(out)) => out,
-                Ok(Err(panic)) => std::panic::resume_unwind(panic),
-                Err(e) => {
-                    eprintln!("error: cannot start the solver for depth {depth}: {e}");
-                    return ExitCode::from(1);
-                }
-            };
-            let mut out = out;
-            if let Some(spec) = &against {
-                let game_value = out["value"].as_f64();
-                match analyse::against(&prog, first, spec, game_value) {
-                    Ok(a) => out["against"] = a,
-                    Err(e) => return fail(&e),
-                }
-            }
-            if format == Format::Json {
-                outln!("{}", out);
-            } else {
-                out!("{}", analyse::solve_text(&out));
-            }
-            ExitCode::SUCCESS
-        }
+        } => solve(
+            &file,
+            &set,
+            depth,
+            first.as_deref(),
+            value,
+            against.as_deref(),
+            format,
+        ),
         Command::Report {
             file,
             games,
@@ -564,28 +519,99 @@ pub fn run(cmd: Command) -> ExitCode {
             seed,
             set,
             first,
-        } => {
-            let prog = match load_program(&file, &set) {
-                Ok(p) => p,
-                Err(e) => return fail(&e),
-            };
-            let eng = crate::engine::Engine::new(&prog, seed);
-            let st = match eng.initial(side_of(first.as_deref(), &prog)) {
-                Ok(s) => s,
-                Err(e) => return fail(&format!("runtime error at {e}")),
-            };
-            let t0 = std::time::Instant::now();
-            for d in 1..=depth {
-                let mut decided = 0;
-                match play::perft(&eng, &st, d, &mut decided) {
-                    Ok(n) => outln!("depth {d}: {n} sequences ({decided} decided earlier)"),
-                    Err(e) => return fail(&format!("runtime error at {e}")),
-                }
-            }
-            eprintln!("{:.3} s", t0.elapsed().as_secs_f64());
-            ExitCode::SUCCESS
+        } => perft(&file, depth, seed, &set, first.as_deref()),
+    }
+}
+
+/// `kumite tree`: the victory-condition graph with both sides' distances, as text, JSON or dot.
+fn tree(file: &Path, set: &[String], format: &str) -> ExitCode {
+    let prog = match load_program(file, set) {
+        Ok(p) => p,
+        Err(e) => return fail(&e),
+    };
+    let g = crate::analysis::VictoryGraph::build(&prog);
+    let eng = crate::engine::Engine::new(&prog, 0);
+    let st = match eng.initial(side_of(None, &prog)) {
+        Ok(s) => s,
+        Err(e) => return fail(&format!("runtime error at {e}")),
+    };
+    match format {
+        "json" => outln!("{}", analyse::tree_json(&prog, &g, &eng, &st)),
+        "dot" => out!("{}", analyse::tree_dot(&g, &eng, &st)),
+        _ => out!("{}", analyse::tree_text(&g, &eng, &st)),
+    }
+    ExitCode::SUCCESS
+}
+
+/// `kumite solve`: the shortest win for h and a forced-win proof (the game value and mixed
+/// strategies with `--value`, the exploitation of a player with `--against`).
+fn solve(
+    file: &Path,
+    set: &[String],
+    depth: u32,
+    first: Option<&str>,
+    value: bool,
+    against: Option<&str>,
+    format: Format,
+) -> ExitCode {
+    let prog = match load_program(file, set) {
+        Ok(p) => p,
+        Err(e) => return fail(&e),
+    };
+    let first = side_of(first, &prog);
+    // The forced-win proof recurses once per ply: give it a stack to match the depth.
+    let stack = (16 << 20) + depth as usize * SOLVE_STACK_PER_PLY;
+    let out = match std::thread::scope(|sc| {
+        std::thread::Builder::new()
+            .name("kumite-solve".into())
+            .stack_size(stack)
+            .spawn_scoped(sc, || analyse::solve(&prog, first, depth, value))
+            .map(|h| h.join())
+    }) {
+        Ok(Ok(out)) => out,
+        Ok(Err(panic)) => std::panic::resume_unwind(panic),
+        Err(e) => {
+            eprintln!("error: cannot start the solver for depth {depth}: {e}");
+            return ExitCode::from(1);
+        }
+    };
+    let mut out = out;
+    if let Some(spec) = against {
+        let game_value = out["value"].as_f64();
+        match analyse::against(&prog, first, spec, game_value) {
+            Ok(a) => out["against"] = a,
+            Err(e) => return fail(&e),
         }
     }
+    if format == Format::Json {
+        outln!("{}", out);
+    } else {
+        out!("{}", analyse::solve_text(&out));
+    }
+    ExitCode::SUCCESS
+}
+
+/// `kumite perft`: move sequences counted to each depth up to `depth`.
+fn perft(file: &Path, depth: u32, seed: u64, set: &[String], first: Option<&str>) -> ExitCode {
+    let prog = match load_program(file, set) {
+        Ok(p) => p,
+        Err(e) => return fail(&e),
+    };
+    let eng = crate::engine::Engine::new(&prog, seed);
+    let st = match eng.initial(side_of(first, &prog)) {
+        Ok(s) => s,
+        Err(e) => return fail(&format!("runtime error at {e}")),
+    };
+    let t0 = std::time::Instant::now();
+    for d in 1..=depth {
+        let mut decided = 0;
+        match play::perft(&eng, &st, d, &mut decided) {
+            Ok(n) => outln!("depth {d}: {n} sequences ({decided} decided earlier)"),
+            Err(e) => return fail(&format!("runtime error at {e}")),
+        }
+    }
+    eprintln!("{:.3} s", t0.elapsed().as_secs_f64());
+    ExitCode::SUCCESS
 }
 
 /// `kumite report`'s settings.
@@ -599,7 +625,7 @@ struct ReportArgs<'a> {
 }
 
 /// `kumite report`.
-fn report(file: &PathBuf, a: &ReportArgs, set: &[String], format: Format) -> ExitCode {
+fn report(file: &Path, a: &ReportArgs, set: &[String], format: Format) -> ExitCode {
     let ReportArgs {
         games,
         seed,
@@ -702,10 +728,7 @@ fn side_of(first: Option<&str>, prog: &crate::program::RuleProgram) -> usize {
 }
 
 /// Reads, compiles (reporting errors) and applies `--set` overrides.
-pub fn load_program(
-    file: &PathBuf,
-    sets: &[String],
-) -> Result<crate::program::RuleProgram, String> {
+pub fn load_program(file: &Path, sets: &[String]) -> Result<crate::program::RuleProgram, String> {
     let text = read_rules(file)?;
     let c = compile(&text);
     let name = file.display().to_string();
@@ -921,7 +944,7 @@ fn check(files: &[PathBuf], format: Format, deny_warnings: bool, color: &str) ->
     }
 }
 
-fn expand(file: &PathBuf, output: Option<&PathBuf>) -> ExitCode {
+fn expand(file: &Path, output: Option<&PathBuf>) -> ExitCode {
     let text = match read_rules(file) {
         Ok(t) => t,
         Err(e) => {
