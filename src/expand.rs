@@ -5,7 +5,7 @@ use crate::diag::{DiagCode, Diagnostic, FixHint, LineIndex, did_you_mean};
 use crate::syntax::ast::*;
 use crate::syntax::names::{NameId, Names};
 use crate::syntax::parser::ParsedFile;
-use std::collections::{HashMap, HashSet};
+use rustc_hash::{FxHashMap as HashMap, FxHashSet as HashSet};
 
 /// The most rules an expansion may produce.
 pub const MAX_RULES: usize = 100_000;
@@ -304,8 +304,8 @@ impl Expander<'_> {
 }
 
 fn collect_macros(stmts: &[Stmt], names: &Names, diags: &mut Vec<Diagnostic>) -> Macros {
-    let mut cmd_defs: HashMap<NameId, (Vec<CmdRef>, Span)> = HashMap::new();
-    let mut const_defs: HashMap<NameId, (Expr, Span)> = HashMap::new();
+    let mut cmd_defs: HashMap<NameId, (Vec<CmdRef>, Span)> = HashMap::default();
+    let mut const_defs: HashMap<NameId, (Expr, Span)> = HashMap::default();
     let mut order = Vec::new();
     for s in stmts {
         if let Stmt::Macros { defs, .. } = s {
@@ -377,11 +377,11 @@ fn flatten_macros(
     names: &Names,
     diags: &mut Vec<Diagnostic>,
 ) -> HashMap<NameId, Vec<NameId>> {
-    let mut done: HashMap<NameId, Vec<NameId>> = HashMap::new();
-    let mut reported: HashSet<NameId> = HashSet::new();
+    let mut done: HashMap<NameId, Vec<NameId>> = HashMap::default();
+    let mut reported: HashSet<NameId> = HashSet::default();
     // The current path: the macros entered and not yet left (with their positions in `path`).
     let mut path: Vec<NameId> = Vec::new();
-    let mut on_path: HashMap<NameId, usize> = HashMap::new();
+    let mut on_path: HashMap<NameId, usize> = HashMap::default();
     for &root in order {
         let mut work = vec![Visit::Enter(root)];
         while let Some(v) = work.pop() {
@@ -468,10 +468,10 @@ fn eval_consts(
 ) -> HashMap<NameId, i64> {
     let mut keys: Vec<NameId> = defs.keys().copied().collect();
     keys.sort_by_key(|k| defs[k].1.start);
-    let mut done: HashMap<NameId, i64> = HashMap::new();
-    let mut failed: HashSet<NameId> = HashSet::new();
+    let mut done: HashMap<NameId, i64> = HashMap::default();
+    let mut failed: HashSet<NameId> = HashSet::default();
     let mut path: Vec<NameId> = Vec::new();
-    let mut on_path: HashMap<NameId, usize> = HashMap::new();
+    let mut on_path: HashMap<NameId, usize> = HashMap::default();
     let mut refs = Vec::new();
     for &root in &keys {
         let mut work = vec![Visit::Enter(root)];

@@ -5,7 +5,7 @@
 use crate::engine::{Engine, Side, State};
 use crate::program::{CCond, CEffect, CRule, Op, RuleProgram, StateId};
 use crate::syntax::ast::{CmpOp, SideRef, UpdOp};
-use std::collections::HashMap;
+use rustc_hash::FxHashMap as HashMap;
 
 pub mod fast;
 pub use fast::FastEval;
@@ -344,7 +344,7 @@ impl VictoryGraph {
             nodes: vec![],
             decisive: vec![],
             excluded: vec![],
-            index: HashMap::new(),
+            index: HashMap::default(),
         };
         let mut queue: Vec<usize> = Vec::new();
         for (ri, r) in p.rules.iter().enumerate() {
@@ -363,7 +363,7 @@ impl VictoryGraph {
         }
         // The rules that write each state or enable each command (for itself): the only ones
         // `step_of` can find a step or a problem in. Without it every node scans every rule.
-        let mut writers: HashMap<(bool, SideRef, u32), Vec<usize>> = HashMap::new();
+        let mut writers: HashMap<(bool, SideRef, u32), Vec<usize>> = HashMap::default();
         for (ri, r) in p.rules.iter().enumerate() {
             for e in p.rule_effects(r) {
                 let at = match *e {
@@ -849,7 +849,7 @@ pub fn distances(g: &VictoryGraph, eng: &Engine, st: &State, x: Side) -> Distanc
         eng,
         st,
         x,
-        memo: HashMap::new(),
+        memo: HashMap::default(),
     };
     let mut stack = Vec::new();
     let node: Vec<u32> = (0..g.nodes.len())

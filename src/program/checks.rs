@@ -8,7 +8,7 @@ use crate::diag::{DiagCode, Diagnostic, FixHint, did_you_mean};
 use crate::expand::Expanded;
 use crate::syntax::names::{NameId, Names};
 use crate::syntax::parser::{LOSE, WIN};
-use std::collections::HashMap;
+use rustc_hash::FxHashMap as HashMap;
 
 /// Whole-program checks of names: E042, and the warnings W010, W011, W012, W013 and W016
 /// (which wait while the file has errors: they would only echo a broken line — one that would
@@ -73,10 +73,9 @@ fn unmentioned_keys(x: &Expanded, names: &Names, facts: &Facts, diags: &mut Vec<
 /// W016: states set by rules but never read — a misspelt name in an effect (体カ for 体力)
 /// makes a new state that nothing looks at.
 fn set_never_read(names: &Names, facts: &Facts, diags: &mut Vec<Diagnostic>) {
-    let read: std::collections::HashSet<NameId> =
-        facts.state_read.iter().map(|(n, _)| *n).collect();
+    let read: rustc_hash::FxHashSet<NameId> = facts.state_read.iter().map(|(n, _)| *n).collect();
     let read_names: Vec<&str> = read.iter().map(|n| names.get(*n)).collect();
-    let mut warned = std::collections::HashSet::new();
+    let mut warned = rustc_hash::FxHashSet::default();
     for (n, span) in facts.state_effect.iter() {
         if read.contains(n) || *n == WIN || *n == LOSE || !warned.insert(*n) {
             continue;
@@ -106,7 +105,7 @@ fn set_never_read(names: &Names, facts: &Facts, diags: &mut Vec<Diagnostic>) {
 
 /// W010: states read but never set or initialised.
 fn read_never_set(names: &Names, facts: &Facts, diags: &mut Vec<Diagnostic>) {
-    let mut warned = std::collections::HashSet::new();
+    let mut warned = rustc_hash::FxHashSet::default();
     let set_names: Vec<&str> = facts.state_set.keys().map(|n| names.get(*n)).collect();
     for (n, span) in facts.state_read.iter() {
         if facts.state_set.contains_key(n) || !warned.insert(*n) {
@@ -136,7 +135,7 @@ fn read_never_set(names: &Names, facts: &Facts, diags: &mut Vec<Diagnostic>) {
 
 /// W011: commands that can never become enabled.
 fn never_enabled(names: &Names, facts: &Facts, diags: &mut Vec<Diagnostic>) {
-    let mut warned = std::collections::HashSet::new();
+    let mut warned = rustc_hash::FxHashSet::default();
     let enable_names: Vec<&str> = facts.cmd_enable.keys().map(|n| names.get(*n)).collect();
     for (n, span) in facts.cmd_mention.iter() {
         if facts.cmd_enable.contains_key(n) || !warned.insert(*n) {
@@ -210,7 +209,7 @@ fn no_win(x: &Expanded, diags: &mut Vec<Diagnostic>) {
 pub(super) fn lint_rules(p: &RuleProgram, diags: &mut Vec<Diagnostic>) {
     // W017: a victory rule is checked at every end check; a draw in it is made again each
     // time, so "a 50% knockout" while the condition holds wins far more often than half.
-    let mut seen = std::collections::HashSet::new();
+    let mut seen = rustc_hash::FxHashSet::default();
     for (r, m) in p.rules.iter().zip(&p.meta) {
         if r.victory && r.has_rand && seen.insert(m.origin.line) {
             diags.push(
@@ -255,7 +254,7 @@ pub(super) fn lint_rules(p: &RuleProgram, diags: &mut Vec<Diagnostic>) {
     for (k, sw) in switches.iter().enumerate() {
         groups.entry((sw.opp, sw.cmd)).or_default().push(k);
     }
-    let mut warned = std::collections::HashSet::new();
+    let mut warned = rustc_hash::FxHashSet::default();
     let mut keys: Vec<&(bool, CmdId)> = groups.keys().collect();
     keys.sort();
     for key in keys {

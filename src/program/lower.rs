@@ -10,7 +10,7 @@ use crate::expand::{ExpRule, Expanded};
 use crate::syntax::ast::*;
 use crate::syntax::names::{NameId, Names};
 use crate::syntax::parser::{LOSE, WIN};
-use std::collections::HashMap;
+use rustc_hash::FxHashMap as HashMap;
 
 /// Lowers an expansion to a program, adding the errors and warnings found on the way.
 pub(crate) fn lower(x: &Expanded, names: &Names, diags: &mut Vec<Diagnostic>) -> RuleProgram {
@@ -64,9 +64,9 @@ impl<'a> Builder<'a> {
         let mut b = Builder {
             names,
             states: vec![],
-            state_ix: HashMap::new(),
+            state_ix: HashMap::default(),
             commands: vec![],
-            cmd_ix: HashMap::new(),
+            cmd_ix: HashMap::default(),
             code: vec![],
         };
         b.state(WIN);
@@ -246,8 +246,8 @@ fn lower_init(
 ) -> Init {
     let mut init_vals: Vec<(usize, StateId, i64)> = vec![];
     let mut init_flags: Vec<(usize, CmdId, bool)> = vec![];
-    let mut seen_val: HashMap<(usize, StateId), Span> = HashMap::new();
-    let mut seen_flag: HashMap<(usize, CmdId), Span> = HashMap::new();
+    let mut seen_val: HashMap<(usize, StateId), Span> = HashMap::default();
+    let mut seen_flag: HashMap<(usize, CmdId), Span> = HashMap::default();
     for it in &x.init {
         match it {
             InitItem::Value {
@@ -322,7 +322,7 @@ fn lower_init(
 /// Phase 2: key bindings (`':`); a key bound twice (E040) or to a macro (E041) is an error.
 fn lower_keys(b: &mut Builder, x: &Expanded, diags: &mut Vec<Diagnostic>) -> Vec<KeyBinding> {
     let mut keys = Vec::new();
-    let mut seen_key: HashMap<&str, Span> = HashMap::new();
+    let mut seen_key: HashMap<&str, Span> = HashMap::default();
     for k in &x.keys {
         if let Some(first) = seen_key.get(k.key.0.as_str()) {
             diags.push(
@@ -478,7 +478,7 @@ fn lower_adv(b: &mut Builder, x: &Expanded, facts: &mut Facts, t: &mut Tables) {
 /// Phase 5: the settings (`~`); a setting given twice warns (W015) and the later one counts.
 fn lower_settings(x: &Expanded, diags: &mut Vec<Diagnostic>) -> Settings {
     let mut settings = Settings::default();
-    let mut seen_setting: HashMap<std::mem::Discriminant<Setting>, Span> = HashMap::new();
+    let mut seen_setting: HashMap<std::mem::Discriminant<Setting>, Span> = HashMap::default();
     for (s, span) in &x.settings {
         if let Some(first) = seen_setting.insert(std::mem::discriminant(s), span.clone()) {
             diags.push(
