@@ -2,6 +2,7 @@
 //! and chumsky parsers for every statement kind.
 
 pub mod ast;
+pub mod grammar;
 pub mod highlight;
 pub mod lexer;
 pub mod names;
