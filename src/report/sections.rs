@@ -1,0 +1,488 @@
+//! Running a report: [`run`] plays the game sets and computes the sections in order —
+//! outcome, length and tension; decisions and rules; the exact verdict; restricted play; skill;
+//! the sweep — each a method of [`ReportRun`].
+
+use super::*;
+
+/// Seeds of the report's game sets, so that sets share games where they should (restricted
+/// play replays the outcome games) and differ where they should.
+const SEED_OUTCOME: u64 = 0x0u64;
+const SEED_SAMPLE: u64 = 0x5A5A_0001;
+const SEED_SKILL: u64 = 0x5A5A_0100;
+
+/// Computes the report. `source` is the rule file (for line texts and constant sweeps);
+/// `update` gets the report so far after each section.
+///
+/// The sections run in order — outcome, length and tension (one set of games); decisions and
+/// rules (random games); the exact verdict; restricted play; skill; the sweep — each a method
+/// of [`ReportRun`]. A cancelled run returns what it has, marked `cancelled`.
+pub fn run(
+    source: &str,
+    file: &str,
+    prog: &RuleProgram,
+    opts: &ReportOptions,
+    progress: &Arc<Progress>,
+    mut update: impl FnMut(&Report),
+) -> Result<Report, ReportError> {
+    let r = ReportRun::new(source, prog, opts, progress);
+    r.set_total();
+    let mut rep = r.empty_report(file);
+    let sec = opts.sections;
+    let mut done = |rep: &mut Report| {
+        rep.seconds = r.t0.elapsed().as_secs_f64();
+        update(rep);
+    };
+    macro_rules! or_stop {
+        ($e:expr) => {
+            match $e {
+                Some(v) => v,
+                None => {
+                    rep.cancelled = true;
+                    done(&mut rep);
+                    return Ok(rep);
+                }
+            }
+        };
+    }
+    let outcome_recs = or_stop!(r.outcome_games()?);
+    let all: Vec<&GameRec> = outcome_recs.iter().flatten().collect();
+    let cpu_use = command_use(prog, &all);
+    if sec.outcome {
+        r.outcome_section(&outcome_recs, &mut rep);
+        done(&mut rep);
+    }
+    let sample_recs = or_stop!(r.sample_games()?);
+    if sec.sample {
+        r.sample_section(&sample_recs, cpu_use, &mut rep);
+        done(&mut rep);
+    }
+    if sec.exact && !progress.cancelled() {
+        r.exact_section(&mut rep);
+        done(&mut rep);
+    }
+    if sec.restricted {
+        let mut lines = Vec::new();
+        for side in 0..2 {
+            lines.extend(or_stop!(r.restricted_side(side, &outcome_recs)?));
+            rep.restricted = Some(lines.clone());
+            done(&mut rep);
+        }
+    }
+    if sec.skill {
+        let skill = or_stop!(r.skill_section()?);
+        rep.skill_verdict = skill
+            .iter()
+            .find(|p| p.a == SKILL_LEVELS[0] && p.b == SKILL_LEVELS[SKILL_LEVELS.len() - 1])
+            .map(|p| {
+                if p.high < 0.5 {
+                    "skill_matters"
+                } else {
+                    "no_evidence"
+                }
+            });
+        rep.skill = Some(skill);
+        done(&mut rep);
+    }
+    if let Some(sw) = &opts.sweep {
+        let mut points = Vec::new();
+        for &v in &sw.values {
+            points.push(or_stop!(r.sweep_point(sw, v)?));
+            let fair = points
+                .iter()
+                .filter(|p| p.low <= 0.5 && 0.5 <= p.high)
+                .map(|p| p.value)
+                .collect();
+            rep.sweep = Some(SweepReport {
+                name: sw.name.clone(),
+                points: points.clone(),
+                fair,
+            });
+            done(&mut rep);
+        }
+    }
+    done(&mut rep);
+    Ok(rep)
+}
+
+/// One report being computed: its inputs and the sizes of its game sets.
+struct ReportRun<'a> {
+    source: &'a str,
+    prog: &'a RuleProgram,
+    opts: &'a ReportOptions,
+    progress: &'a Arc<Progress>,
+    t0: Instant,
+    /// Who moves first in the outcome games: both sides in turn, or h only (simultaneous).
+    seatings: Vec<Side>,
+    /// Games per seating.
+    n: u64,
+    /// The outcome players and the sample (random) players.
+    pair: [String; 2],
+    sample: [String; 2],
+    sample_games: u64,
+    restricted_games: u64,
+    skill_games: u64,
+    /// The side the file's `~` line lets move first.
+    file_first: Side,
+    graph: VictoryGraph,
+}
+
+impl<'a> ReportRun<'a> {
+    fn new(
+        source: &'a str,
+        prog: &'a RuleProgram,
+        opts: &'a ReportOptions,
+        progress: &'a Arc<Progress>,
+    ) -> Self {
+        let n = opts.games.max(1);
+        let cpu = reproducible("cpu");
+        Self {
+            source,
+            prog,
+            opts,
+            progress,
+            t0: Instant::now(),
+            seatings: if prog.settings.simultaneous {
+                vec![0]
+            } else {
+                vec![0, 1]
+            },
+            n,
+            pair: opts
+                .players
+                .clone()
+                .map(|[a, b]| [reproducible(&a), reproducible(&b)])
+                .unwrap_or([cpu.clone(), cpu]),
+            sample: opts
+                .sample_players
+                .clone()
+                .map(|[a, b]| [reproducible(&a), reproducible(&b)])
+                .unwrap_or(["random".into(), "random".into()]),
+            sample_games: n * SAMPLE_FACTOR,
+            restricted_games: (n / 4).clamp(10, 50).min(n),
+            skill_games: (n / 4).max(10) & !1,
+            file_first: usize::from(prog.settings.cpu_first),
+            graph: VictoryGraph::build(prog),
+        }
+    }
+
+    /// Tells `progress` how many games the whole report plays.
+    fn set_total(&self) {
+        let sec = self.opts.sections;
+        let seatings = self.seatings.len() as u64;
+        let nc = self.prog.commands.len() as u64;
+        let sweep_points = self
+            .opts
+            .sweep
+            .as_ref()
+            .map_or(0, |s| s.values.len() as u64);
+        let count = |on: bool, n: u64| if on { n } else { 0 };
+        self.progress.total.store(
+            count(sec.outcome || sec.restricted, self.n * seatings)
+                + count(sec.sample, self.sample_games)
+                + count(sec.restricted, 2 * nc * self.restricted_games * seatings)
+                + count(sec.skill, 6 * self.skill_games)
+                + sweep_points * self.n,
+            Ordering::Relaxed,
+        );
+    }
+
+    fn empty_report(&self, file: &str) -> Report {
+        Report {
+            file: file.to_string(),
+            games: self.n,
+            seed: self.opts.seed,
+            players: serde_json::json!({
+                "outcome": {"h": self.pair[0], "c": self.pair[1]},
+                "sample": {"h": self.sample[0], "c": self.sample[1]},
+            }),
+            simultaneous: self.prog.settings.simultaneous,
+            sample_games: self.sample_games,
+            restricted_games: self.restricted_games,
+            skill_games: self.skill_games,
+            ..Default::default()
+        }
+    }
+
+    /// A set of games between `players` on `prog` (the file's or a variant of it).
+    #[allow(clippy::too_many_arguments)]
+    fn games(
+        &self,
+        prog: &RuleProgram,
+        players: [&str; 2],
+        first: Side,
+        games: u64,
+        seed: u64,
+        count_rules: bool,
+        record_uses: bool,
+        tension: bool,
+    ) -> Result<Vec<GameRec>, ReportError> {
+        Ok(play_set(
+            &GameSet {
+                prog,
+                players,
+                first,
+                games,
+                seed,
+                count_rules,
+                record_uses,
+                tension: tension.then_some(&self.graph),
+                jobs: self.opts.jobs,
+            },
+            self.progress,
+        )?)
+    }
+
+    /// The outcome players' games, one set per seating (played when the outcome or the
+    /// restricted-play section asks for them); None if cancelled.
+    fn outcome_games(&self) -> Result<Option<Vec<Vec<GameRec>>>, ReportError> {
+        let sec = self.opts.sections;
+        let mut sets = Vec::new();
+        for &first in self
+            .seatings
+            .iter()
+            .filter(|_| sec.outcome || sec.restricted)
+        {
+            let seed = self.opts.seed ^ SEED_OUTCOME ^ (first as u64) << 40;
+            let [a, b] = [self.pair[0].as_str(), self.pair[1].as_str()];
+            sets.push(self.games(self.prog, [a, b], first, self.n, seed, false, true, true)?);
+        }
+        Ok((!self.progress.cancelled()).then_some(sets))
+    }
+
+    /// Sections 1–2 and 7: outcome, length and tension.
+    fn outcome_section(&self, sets: &[Vec<GameRec>], rep: &mut Report) {
+        let all: Vec<&GameRec> = sets.iter().flatten().collect();
+        let per: Vec<Outcomes> = sets.iter().map(|r| Outcomes::of(r)).collect();
+        let mut total = Outcomes::default();
+        for o in &per {
+            total.h_wins += o.h_wins;
+            total.c_wins += o.c_wins;
+            total.draws += o.draws;
+            total.timeouts += o.timeouts;
+            total.errors += o.errors;
+        }
+        let first_mover_advantage = (!self.prog.settings.simultaneous).then(|| {
+            // The first mover's score: h's in the h-first games, c's in the c-first games.
+            let g = (per[0].games() + per[1].games()).max(1);
+            let s = (per[0].score(0) * per[0].games() as f64
+                + per[1].score(1) * per[1].games() as f64)
+                / g as f64;
+            let r = wilson(s, g);
+            Rate {
+                value: r.value - 0.5,
+                low: r.low - 0.5,
+                high: r.high - 0.5,
+            }
+        });
+        rep.outcome = Some(OutcomeReport {
+            games: total.games(),
+            h_first: per[0],
+            c_first: per.get(1).copied(),
+            first_mover_advantage,
+            h_score: wilson(total.score(0), total.games()),
+            exact: None,
+        });
+        rep.length = Some(length_of(&all));
+        rep.tension = Some(tension_of(&all));
+    }
+
+    /// The random games of sections 3–4 (rule firings counted); None if cancelled.
+    fn sample_games(&self) -> Result<Option<Vec<GameRec>>, ReportError> {
+        let mut recs = Vec::new();
+        let seatings = self.seatings.len() as u64;
+        for (k, &first) in self.seatings.iter().enumerate() {
+            if !self.opts.sections.sample {
+                break;
+            }
+            let games =
+                self.sample_games / seatings + u64::from(k == 0) * (self.sample_games % seatings);
+            let seed = self.opts.seed ^ SEED_SAMPLE ^ (first as u64) << 40;
+            let [a, b] = [self.sample[0].as_str(), self.sample[1].as_str()];
+            recs.extend(self.games(self.prog, [a, b], first, games, seed, true, true, false)?);
+        }
+        Ok((!self.progress.cancelled()).then_some(recs))
+    }
+
+    /// Sections 3–4: decisions and rules.
+    fn sample_section(&self, recs: &[GameRec], cpu_use: CommandUse, rep: &mut Report) {
+        let srefs: Vec<&GameRec> = recs.iter().collect();
+        let choices: u64 = srefs.iter().map(|r| r.choices as u64).sum();
+        rep.decisions = Some(DecisionReport {
+            branching_mean: srefs.iter().map(|r| r.options).sum::<u64>() as f64
+                / choices.max(1) as f64,
+            choice_share: srefs.iter().map(|r| r.multi as u64).sum::<u64>() as f64
+                / choices.max(1) as f64,
+            command_use: command_use(self.prog, &srefs),
+            cpu_command_use: cpu_use,
+        });
+        rep.rules = Some(rule_lines(self.source, self.prog, &srefs));
+    }
+
+    /// Section 1 (exact): the solver on the start; a small game's every reachable position is
+    /// then known, so a rule that fires from none of them cannot fire at all.
+    fn exact_section(&self, rep: &mut Report) {
+        let prog = self.prog;
+        let (e, table) = exact_of(prog, self.file_first, self.opts.exact_budget, self.progress);
+        rep.outcome.get_or_insert_with(Default::default).exact = Some(e);
+        if let (Some(rules), Some(all)) = (
+            rep.rules.as_mut(),
+            table.as_ref().and_then(|t| t.all_positions()),
+        ) && let Some(fired) = reach::fires_anywhere(prog, all, EXHAUSTIVE_PLAYS)
+        {
+            for l in rules.iter_mut().filter(|l| l.dead == Some("never_fired")) {
+                let never = prog
+                    .meta
+                    .iter()
+                    .enumerate()
+                    .filter(|(_, m)| m.origin.line == l.line)
+                    .all(|(ri, _)| !fired[ri]);
+                if never {
+                    l.dead = Some("cannot_fire");
+                    l.proof = Some("exhaustive");
+                }
+            }
+        }
+    }
+
+    /// Section 5 for one side: restricted play, replaying the outcome games' seeds with one of
+    /// `side`'s commands banned; None if cancelled.
+    fn restricted_side(
+        &self,
+        side: Side,
+        outcome_sets: &[Vec<GameRec>],
+    ) -> Result<Option<Vec<Restricted>>, ReportError> {
+        let prog = self.prog;
+        let games = self.restricted_games.min(self.n);
+        let mut out = Vec::new();
+        for cmd in 0..prog.commands.len() {
+            let mut p = prog.clone();
+            p.banned = vec![(side * prog.commands.len() + cmd) as u32];
+            let mut recs = Vec::new();
+            let mut base = Vec::new();
+            for (k, &first) in self.seatings.iter().enumerate() {
+                let seed = self.opts.seed ^ SEED_OUTCOME ^ (first as u64) << 40;
+                let [a, b] = [self.pair[0].as_str(), self.pair[1].as_str()];
+                recs.extend(self.games(&p, [a, b], first, games, seed, false, false, false)?);
+                base.extend(outcome_sets[k].iter().take(games as usize));
+            }
+            if self.progress.cancelled() {
+                return Ok(None);
+            }
+            out.push(restricted_verdict(prog, side, cmd, &recs, &base));
+        }
+        Ok(Some(out))
+    }
+
+    /// Section 6: the skill round robin; None if cancelled.
+    fn skill_section(&self) -> Result<Option<Vec<SkillPair>>, ReportError> {
+        let mut skill = Vec::new();
+        for (i, la) in SKILL_LEVELS.iter().enumerate() {
+            for (j, lb) in SKILL_LEVELS.iter().enumerate().skip(i + 1) {
+                let (a, b) = (reproducible(la), reproducible(lb));
+                let (a, b) = (a.as_str(), b.as_str());
+                let half = self.skill_games / 2;
+                let seed = self.opts.seed ^ SEED_SKILL ^ ((i * 4 + j) as u64) << 32;
+                let mut score = 0.0;
+                let mut games = 0;
+                for (a_side, players) in [(0usize, [a, b]), (1usize, [b, a])] {
+                    let seed = seed ^ (a_side as u64) << 48;
+                    let recs = self.games(
+                        self.prog,
+                        players,
+                        self.file_first,
+                        half,
+                        seed,
+                        false,
+                        false,
+                        false,
+                    )?;
+                    let o = Outcomes::of(&recs);
+                    score += o.score(a_side) * o.games() as f64;
+                    games += o.games();
+                }
+                if self.progress.cancelled() {
+                    return Ok(None);
+                }
+                let r = wilson(score / games.max(1) as f64, games);
+                skill.push(SkillPair {
+                    a: la.to_string(),
+                    b: lb.to_string(),
+                    a_win_rate: r.value,
+                    low: r.low,
+                    high: r.high,
+                });
+            }
+        }
+        Ok(Some(skill))
+    }
+
+    /// Section 8: one point of the sweep; None if cancelled.
+    fn sweep_point(&self, sw: &Sweep, v: i64) -> Result<Option<SweepPoint>, ReportError> {
+        let p = sw.apply(self.prog, self.source, v)?;
+        let seed = self.opts.seed ^ SEED_OUTCOME ^ (self.file_first as u64) << 40;
+        let [a, b] = [self.pair[0].as_str(), self.pair[1].as_str()];
+        let recs = self.games(
+            &p,
+            [a, b],
+            self.file_first,
+            self.n,
+            seed,
+            false,
+            false,
+            false,
+        )?;
+        if self.progress.cancelled() {
+            return Ok(None);
+        }
+        let o = Outcomes::of(&recs);
+        let r = wilson(o.score(0), o.games());
+        Ok(Some(SweepPoint {
+            value: v,
+            h_win_rate: r.value,
+            low: r.low,
+            high: r.high,
+        }))
+    }
+}
+
+/// The restricted-play line of `side` without `cmd`: its games `recs` against the same seeds'
+/// unrestricted games `base`.
+fn restricted_verdict(
+    prog: &RuleProgram,
+    side: Side,
+    cmd: usize,
+    recs: &[GameRec],
+    base: &[&GameRec],
+) -> Restricted {
+    let o = Outcomes::of(recs);
+    let rate = wilson(o.score(side), o.games());
+    let changed = recs
+        .iter()
+        .zip(base)
+        .filter(|(a, b)| a.end != b.end)
+        .count() as u64;
+    let (delta, half) = paired(
+        recs.iter()
+            .zip(base)
+            .map(|(a, b)| game_score(a.end, side) - game_score(b.end, side)),
+    );
+    let (delta_low, delta_high) = (delta - half, delta + half);
+    Restricted {
+        side: crate::side::name(side),
+        command: prog.commands[cmd].clone(),
+        win_rate: rate.value,
+        low: rate.low,
+        high: rate.high,
+        delta,
+        delta_low,
+        delta_high,
+        games_changed: changed,
+        verdict: if changed == 0 || (delta.abs() < 0.05 && delta_low <= 0.0 && 0.0 <= delta_high) {
+            Some("no_effect")
+        } else if delta.abs() >= 0.25 && (delta_low > 0.0 || delta_high < 0.0) {
+            Some("decisive")
+        } else {
+            None
+        },
+    }
+}
