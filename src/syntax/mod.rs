@@ -7,5 +7,6 @@ pub mod highlight;
 pub mod lexer;
 pub mod names;
 pub mod parser;
+mod settings;
 
 pub use parser::{ParsedFile, parse};
