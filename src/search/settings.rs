@@ -1,0 +1,119 @@
+//! The CPU's settings: the patent's levels (S depth, D thinning, E mistakes, P period), `exact`
+//! and a node budget, read from a file's `~` line and a player spec (`cpu:S5,E2`).
+
+use super::*;
+
+/// CPU settings (`cpu:S5,D1,E0,P200`).
+#[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct CpuSettings {
+    /// Depth in plies (simultaneous: joint turns).
+    pub depth: u32,
+    /// Thinning: below the root each move is examined with probability 1/thin.
+    pub thin: f64,
+    /// Mistakes per 10 moves.
+    pub mistakes: u32,
+    /// Thinking budget per move, ms.
+    pub period_ms: u32,
+    /// `exact`: play from an exact table of the game when one can be built (see [`exact`]).
+    pub exact: bool,
+    /// `N<nodes>`: at most this many search nodes per move (the deepest search completed within
+    /// them is played). Unlike P it does not depend on the machine's speed or load, so games
+    /// replay exactly; `kumite report` uses it.
+    pub nodes: Option<u64>,
+}
+
+/// Time allowed for building a `cpu:exact` table.
+pub const EXACT_BUDGET: Duration = Duration::from_secs(5);
+/// Most positions a `cpu:exact` table may hold before it is built within a bound instead.
+pub const EXACT_POSITIONS: usize = 1_000_000;
+
+impl CpuSettings {
+    /// The settings of a player spec `cpu` or `cpu:…` (None for another kind of player).
+    pub fn of_player(prog: &RuleProgram, spec: &str) -> Option<Result<Self, CpuSpecError>> {
+        let rest = spec.strip_prefix("cpu")?;
+        (rest.is_empty() || rest.starts_with(':'))
+            .then(|| Self::parse(prog, rest.trim_start_matches(':')))
+    }
+
+    /// The file's `~` settings, overridden by `spec` (e.g. `S5,E2`).
+    pub fn parse(prog: &RuleProgram, spec: &str) -> Result<Self, CpuSpecError> {
+        let s = &prog.settings;
+        let mut c = CpuSettings {
+            depth: s.depth,
+            thin: s.thin,
+            mistakes: s.mistakes,
+            period_ms: s.period_ms,
+            exact: false,
+            nodes: None,
+        };
+        // Full-width and IME forms read as ASCII, as everywhere in the language (`Ｓ５`).
+        let folded: String = spec.chars().map(crate::syntax::lexer::norm).collect();
+        for item in folded.split(',').map(str::trim).filter(|x| !x.is_empty()) {
+            if item.eq_ignore_ascii_case("exact") {
+                // Unbeatable: no deliberate mistakes unless an E setting follows.
+                c.exact = true;
+                c.mistakes = 0;
+                continue;
+            }
+            let bad = |problem: CpuSpecProblem| CpuSpecError {
+                item: item.to_string(),
+                problem,
+            };
+            if let Some(n) = item.strip_prefix(['N', 'n']) {
+                match n.trim().parse::<u64>() {
+                    Ok(n) if (100..=10_000_000_000).contains(&n) => {
+                        c.nodes = Some(n);
+                        continue;
+                    }
+                    _ => return Err(bad(CpuSpecProblem::NodeCount)),
+                }
+            }
+            match crate::syntax::parser::parse_setting(item) {
+                Ok(Setting::Depth(v)) => c.depth = v,
+                Ok(Setting::Thin(v)) => c.thin = v,
+                Ok(Setting::Mistakes(v)) => c.mistakes = v,
+                Ok(Setting::Period(v)) => c.period_ms = v,
+                Ok(_) => return Err(bad(CpuSpecProblem::NotCpu)),
+                Err((_, msg, help)) if help.contains(" must be ") => {
+                    return Err(bad(CpuSpecProblem::OutOfRange { message: msg, help }));
+                }
+                Err(_) => return Err(bad(CpuSpecProblem::Unknown)),
+            }
+        }
+        Ok(c)
+    }
+}
+
+/// A CPU setting that cannot be read (`kumite match --h cpu:S99`).
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error(
+    "cpu setting '{item}': {problem} (expected exact, S<depth 1–30>, D<thinning 1–1000>, E<mistakes 0–10>, P<ms 1–3600000> or N<nodes per move 100–10000000000>)"
+)]
+pub struct CpuSpecError {
+    /// The setting as given (full-width forms folded).
+    pub item: String,
+    /// What is wrong with it.
+    pub problem: CpuSpecProblem,
+}
+
+/// What is wrong with a CPU setting.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum CpuSpecProblem {
+    /// `N` out of its range.
+    #[error("N takes a node count from 100 to 10000000000")]
+    NodeCount,
+    /// A setting of the `~` line that is not the CPU's (`同時`, `T`).
+    #[error("not a CPU setting")]
+    NotCpu,
+    /// A value out of its range, as the `~` line's checker words it.
+    #[error("{message}; {help}")]
+    OutOfRange {
+        /// The problem.
+        message: String,
+        /// The allowed range.
+        help: String,
+    },
+    /// Nothing the CPU knows.
+    #[error("unknown setting")]
+    Unknown,
+}
