@@ -37,6 +37,24 @@ fn settle(h: &mut Harness<'static, StudioApp>) {
     h.run();
 }
 
+/// Types `text` at the editor's cursor and waits for the check.
+fn type_in_editor(h: &mut Harness<'static, StudioApp>, text: &str) {
+    h.get_by_label("Rule editor").focus();
+    h.run();
+    h.get_by_label("Rule editor").type_text(text);
+    settle(h);
+}
+
+/// Replaces the path in the studio's own path dialog with `path` (not yet confirmed).
+fn enter_path(h: &mut Harness<'static, StudioApp>, path: &std::path::Path) {
+    h.get_by_label("Path").focus();
+    h.run();
+    h.key_press_modifiers(egui::Modifiers::COMMAND, egui::Key::A);
+    h.get_by_label("Path")
+        .type_text(&path.display().to_string());
+    h.run();
+}
+
 fn temp_dir(name: &str) -> PathBuf {
     let d = std::env::temp_dir().join(format!("kumite-gui-test-{name}-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&d);
@@ -147,10 +165,7 @@ fn switching_the_language_shows_japanese_labels() {
 fn new_over_unsaved_work_asks_first() {
     let mut h = harness(StudioApp::new_for_test(Lang::En, GOOD));
     settle(&mut h);
-    h.get_by_label("Rule editor").focus();
-    h.run();
-    h.get_by_label("Rule editor").type_text("# note\n");
-    settle(&mut h);
+    type_in_editor(&mut h, "# note\n");
     assert!(h.state().is_dirty());
     h.get_by_label("File").click();
     h.run();
@@ -184,21 +199,12 @@ fn save_without_a_system_dialog_asks_for_a_path_and_writes_the_file() {
     let target = dir.join("mine.kmt");
     let mut h = harness(StudioApp::new_for_test(Lang::En, GOOD));
     settle(&mut h);
-    h.get_by_label("Rule editor").focus();
-    h.run();
-    h.get_by_label("Rule editor").type_text("# mine\n");
-    settle(&mut h);
+    type_in_editor(&mut h, "# mine\n");
     h.key_press_modifiers(egui::Modifiers::COMMAND, egui::Key::S);
     h.run();
     h.get_by_label("Save the rule file as");
-    let field = h.get_by_label("Path");
-    field.focus();
-    h.run();
     // Replace the suggested path.
-    h.key_press_modifiers(egui::Modifiers::COMMAND, egui::Key::A);
-    h.get_by_label("Path")
-        .type_text(&target.display().to_string());
-    h.run();
+    enter_path(&mut h, &target);
     h.get_by_label("OK").click();
     h.run();
     let on_disk = std::fs::read_to_string(&target).unwrap();
@@ -257,10 +263,7 @@ fn saving_before_new_asks_for_a_path_then_starts_the_new_file() {
     let target = dir.join("kept.kmt");
     let mut h = harness(StudioApp::new_for_test(Lang::En, GOOD));
     settle(&mut h);
-    h.get_by_label("Rule editor").focus();
-    h.run();
-    h.get_by_label("Rule editor").type_text("# kept\n");
-    settle(&mut h);
+    type_in_editor(&mut h, "# kept\n");
     h.key_press_modifiers(egui::Modifiers::COMMAND, egui::Key::N);
     h.run();
     h.get_by_label("Unsaved changes");
@@ -269,25 +272,14 @@ fn saving_before_new_asks_for_a_path_then_starts_the_new_file() {
     // Untitled: the path dialog replaces the question. A path in a missing folder fails in the
     // dialog, which stays open.
     h.get_by_label("Save the rule file as");
-    let field = h.get_by_label("Path");
-    field.focus();
-    h.run();
-    h.key_press_modifiers(egui::Modifiers::COMMAND, egui::Key::A);
-    h.get_by_label("Path")
-        .type_text(&dir.join("no/such/dir/x.kmt").display().to_string());
-    h.run();
+    enter_path(&mut h, &dir.join("no/such/dir/x.kmt"));
     h.get_by_label("OK").click();
     h.run();
     h.get_by_label_contains("Could not save");
     h.get_by_label("Save the rule file as");
     assert!(h.state().is_dirty());
     // A good path: saved, then the New it was asked for.
-    h.get_by_label("Path").focus();
-    h.run();
-    h.key_press_modifiers(egui::Modifiers::COMMAND, egui::Key::A);
-    h.get_by_label("Path")
-        .type_text(&target.display().to_string());
-    h.run();
+    enter_path(&mut h, &target);
     h.get_by_label("OK").click();
     settle(&mut h);
     assert_eq!(

@@ -258,19 +258,11 @@ fn macro_card<'a>(
         let alts: Vec<String> = alts.iter().map(|a| format!("[{a}]")).collect();
         lines.push(format!("= {}", alts.join(" | ")));
     }
-    add(
+    defined_and_used(
         lines,
         ja,
-        "defined on line",
-        "定義の行",
-        &with(&[Role::Define]),
-    );
-    add(
-        lines,
-        ja,
-        "used on lines",
-        "使う行",
-        &with(&[Role::Use, Role::Enable, Role::Disable, Role::Alternative]),
+        with,
+        &[Role::Use, Role::Enable, Role::Disable, Role::Alternative],
     );
     title
 }
@@ -291,6 +283,17 @@ fn constant_card<'a>(
     if let Some((_, v)) = program.and_then(|p| p.constants.iter().find(|(c, _)| c == name)) {
         lines.push(format!("= {v}"));
     }
+    defined_and_used(lines, ja, with, &[Role::Read]);
+    title
+}
+
+/// The lines that define a macro or constant, and those that use it (in the roles `uses`).
+fn defined_and_used<'a>(
+    lines: &mut Vec<String>,
+    ja: bool,
+    with: &dyn Fn(&[Role]) -> Vec<&'a Occurrence>,
+    uses: &[Role],
+) {
     add(
         lines,
         ja,
@@ -298,8 +301,7 @@ fn constant_card<'a>(
         "定義の行",
         &with(&[Role::Define]),
     );
-    add(lines, ja, "used on lines", "使う行", &with(&[Role::Read]));
-    title
+    add(lines, ja, "used on lines", "使う行", &with(uses));
 }
 
 /// A key: the commands it plays.
