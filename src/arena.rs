@@ -7,9 +7,9 @@
 //! other machines, and the shards' JSON results add up ([`ArenaStats::merge`]) to exactly the
 //! counts of the whole run.
 
-use crate::engine::players::{GameEnd, MatchOptions, Player, play_game};
+use crate::engine::players::{GameEnd, MatchOptions, Player, RandomPlayer, play_game};
 use crate::engine::{Engine, Side, State};
-use crate::players::{SpecError, is_ai, make_player, ready_player};
+use crate::players::{SpecError, is_ai, make_player, player_seed, ready_player};
 use crate::program::{CmdId, RuleProgram};
 use serde::{Deserialize, Serialize};
 use std::ops::Range;
@@ -193,6 +193,8 @@ struct Worker<'p> {
     eng: Engine<'p>,
     st: State,
     players: [Box<dyn Player + Send + 'p>; 2],
+    /// Both sides are `random`: played through these, statically dispatched (the same draws).
+    randoms: Option<[RandomPlayer; 2]>,
     enabled: Vec<CmdId>,
     opts: MatchOptions,
 }
@@ -206,6 +208,8 @@ impl<'p> Worker<'p> {
                 make_player(run.prog, &run.h, 0, 0, run.ai_timeout)?,
                 make_player(run.prog, &run.c, 0, 1, run.ai_timeout)?,
             ],
+            randoms: (run.h == "random" && run.c == "random")
+                .then(|| [RandomPlayer::new(0), RandomPlayer::new(0)]),
             enabled: Vec::new(),
             opts: MatchOptions {
                 seed: 0,
@@ -224,6 +228,20 @@ impl<'p> Worker<'p> {
         self.opts.seed = seed;
         self.opts.game = i;
         self.eng.seed = seed;
+        if let Some([a, b]) = &mut self.randoms {
+            a.reseed(player_seed("random", seed, 0));
+            b.reseed(player_seed("random", seed, 1));
+            let end = play_game(
+                &self.eng,
+                &mut self.st,
+                &mut [a, b],
+                &self.opts,
+                &mut self.enabled,
+                |_, _, _, _, _| {},
+            );
+            stats.record(i, &end);
+            return;
+        }
         for (side, spec) in [&run.h, &run.c].into_iter().enumerate() {
             if let Err(e) = ready_player(
                 &mut self.players[side],

@@ -61,7 +61,7 @@ pub fn make_player<'a>(
 }
 
 /// The seed [`make_player`] gives the player of `spec` on `side` for a game seed.
-fn player_seed(spec: &str, seed: u64, side: Side) -> u64 {
+pub fn player_seed(spec: &str, seed: u64, side: Side) -> u64 {
     if spec == "random" {
         seed.wrapping_add(side as u64 * 0x9E37_79B9)
     } else {

@@ -348,3 +348,29 @@ fn fast_paths_play_exactly_like_the_reference_engine() {
         }
     }
 }
+
+/// An overflow on the direct path (where `- k` is applied as `+ -k`) is the same runtime error,
+/// worded as written, as on the reference path.
+#[test]
+fn direct_path_overflow_is_worded_as_written() {
+    for (init, effect, expect) in [
+        ("9223372036854775800", "S.x+10", "(9223372036854775800 and 10)"),
+        ("-9223372036854775800", "S.x-10", "(-9223372036854775800 and 10)"),
+        ("5", "S.x*9223372036854775807", "(5 and 9223372036854775807)"),
+    ] {
+        let p = prog(&format!("!:x={init},[a],[b]\n[a]:{effect}\n[b]:S.y+1\n"));
+        let fast = Engine::new(&p, 0);
+        assert!(fast.is_direct(), "{effect}: expected the direct path");
+        let slow = Engine::new(&p, 0).reference();
+        let mut errors = Vec::new();
+        for e in [&fast, &slow] {
+            let mut st = e.initial(0).expect("start");
+            let err = e
+                .play(&mut st, [cmd(&p, "a"), None], None)
+                .expect_err("overflow");
+            assert!(err.message.contains(expect), "{effect}: {}", err.message);
+            errors.push(err);
+        }
+        assert_eq!(errors[0], errors[1], "{effect}");
+    }
+}

@@ -58,6 +58,13 @@ impl<'p> Engine<'p> {
         } else {
             &[1]
         };
+        if let (Some(avail), None) = (&self.flat_avail, &trace) {
+            for &side in movers {
+                self.flat_prepare(st, side, avail);
+            }
+            self.apply_bans(st);
+            return Ok(());
+        }
         if let (Some(avail), None) = (&self.avail_fast, &trace) {
             self.prepare_fast(st, movers, avail);
             return Ok(());

@@ -8,6 +8,7 @@ impl<'p> Engine<'p> {
     /// soon as it is evaluated — no rule reads what any rule writes, operands are constants and
     /// conditions cannot fail, so this is the snapshot semantics of §8 with the same order of
     /// application (and of overflow errors).
+    #[inline(always)]
     pub(super) fn resolve_direct(&self, st: &mut State, side: Side) -> Res<()> {
         let n = st.own_turns[side];
         let now = st.hist[side * self.hl];
@@ -26,6 +27,28 @@ impl<'p> Engine<'p> {
                         st.vals[off[side] as usize] = (held == value) as i64
                     }
                     DirectFx::Flag { off, on } => st.enabled[off[side] as usize] = held == on,
+                    DirectFx::Add { off, v, sub } => {
+                        if !held {
+                            continue;
+                        }
+                        let i = off[side] as usize;
+                        match st.vals[i].checked_add(v) {
+                            Some(x) => st.vals[i] = x,
+                            None => {
+                                // Overflow, worded as written (`- k` was stored as `+ -k`).
+                                let (op, value) = if sub {
+                                    (UpdOp::Sub, -v)
+                                } else {
+                                    (UpdOp::Add, v)
+                                };
+                                return self.apply(
+                                    st,
+                                    &self.direct_write(i, side, op, value, r.rule),
+                                    None,
+                                );
+                            }
+                        }
+                    }
                     DirectFx::Update { off, op, v } => {
                         if !held {
                             continue;
@@ -36,15 +59,11 @@ impl<'p> Engine<'p> {
                             Some(x) => st.vals[i] = x,
                             None => {
                                 // Overflow or division by zero: the general path words the error.
-                                let w = Write {
-                                    target: Target::Val(i),
-                                    owner: i / self.ns,
-                                    writer: side,
-                                    op,
-                                    value: v,
-                                    rule: r.rule,
-                                };
-                                return self.apply(st, &w, None);
+                                return self.apply(
+                                    st,
+                                    &self.direct_write(i, side, op, v, r.rule),
+                                    None,
+                                );
                             }
                         }
                     }
@@ -52,5 +71,17 @@ impl<'p> Engine<'p> {
             }
         }
         Ok(())
+    }
+
+    /// The write an update on the direct path stands for, to word its error the general way.
+    fn direct_write(&self, i: usize, writer: Side, op: UpdOp, value: i64, rule: u32) -> Write {
+        Write {
+            target: Target::Val(i),
+            owner: i / self.ns,
+            writer,
+            op,
+            value,
+            rule,
+        }
     }
 }

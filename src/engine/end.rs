@@ -5,7 +5,7 @@ use super::*;
 use crate::program::CEffect;
 
 impl<'p> Engine<'p> {
-    #[inline]
+    #[inline(always)]
     pub(super) fn end_check(&self, st: &mut State, trace: Option<&mut TurnTrace>) -> Res<()> {
         if !self.victory_rules.is_empty() {
             self.victory_check(st, trace)?;

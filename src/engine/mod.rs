@@ -10,13 +10,15 @@
 //! collected on the snapshot, then merged) and [`direct`] (the fast path where the tables prove
 //! it equal) · [`end`] (step 4, victory rules and who won) · [`eval`] (conditions and
 //! expressions) · [`chance`] (`rand` draws, scripted or sampled). [`Engine::play`] below runs
-//! them in order.
+//! them in order; [`plain`] is the same turn written flat for programs whose tables allow it
+//! (direct resolution, availability of one range test per rule), taken when no trace is kept.
 
 mod avail;
 mod chance;
 mod direct;
 mod end;
 mod eval;
+mod plain;
 mod resolve;
 mod tables;
 
@@ -187,6 +189,9 @@ pub struct Engine<'p> {
     /// Some compact availability rule sets a flag of the opponent (`O.[X]`): simultaneous
     /// availability then needs its two merge passes; otherwise one pass gives the same flags.
     avail_cross: bool,
+    /// The availability rules flattened for the plain turn (see [`plain`]), when the program
+    /// allows it and the direct path is on.
+    flat_avail: Option<Vec<plain::FlatAvail>>,
     scratch: RefCell<Scratch>,
     /// Draws that only decide one comparison with a constant.
     binary_draws: Vec<BinaryDraw>,
@@ -269,10 +274,17 @@ impl<'p> Engine<'p> {
     }
 
     /// The enabled commands of `side`, appended to `out` (in command order).
+    #[inline]
     pub fn enabled_commands(&self, st: &State, side: Side, out: &mut Vec<CmdId>) {
         out.clear();
-        let base = side * self.nc;
-        out.extend((0..self.nc as u32).filter(|&c| st.enabled[base + c as usize]));
+        for (c, &on) in st.enabled[side * self.nc..(side + 1) * self.nc]
+            .iter()
+            .enumerate()
+        {
+            if on {
+                out.push(c as CmdId);
+            }
+        }
     }
 
     /// The sides that choose now.
@@ -296,6 +308,9 @@ impl<'p> Engine<'p> {
     ) -> Result<(), RuntimeError> {
         if st.outcome.is_some() {
             return Ok(());
+        }
+        if let (Some(avail), None, true) = (&self.flat_avail, &trace, self.direct) {
+            return self.play_plain(st, cmds, avail).map_err(|e| *e);
         }
         let movers: &[Side] = self.movers(st);
         st.turn += 1;

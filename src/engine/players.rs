@@ -253,11 +253,13 @@ pub fn play_match(
 /// Plays one game on `eng` (its seed already set for the game) in `st`, whose buffers are reused:
 /// the loop of [`play_match`] without a record, for runs of many games. `enabled` is scratch.
 /// `on_turn` gets the position after each turn, the sides that moved, their commands and the
-/// turn's trace (when `opts.trace`).
-pub fn play_game(
+/// turn's trace (when `opts.trace`). Generic over the players' type so that runs of one
+/// built-in kind (random against random) call it without dynamic dispatch.
+#[inline]
+pub fn play_game<P: Player + ?Sized>(
     eng: &Engine,
     st: &mut State,
-    players: &mut [&mut dyn Player; 2],
+    players: &mut [&mut P; 2],
     opts: &MatchOptions,
     enabled: &mut Vec<CmdId>,
     mut on_turn: impl FnMut(&Engine, &State, &[Side], [Option<CmdId>; 2], Option<TurnTrace>),
@@ -307,7 +309,7 @@ pub fn play_game(
                 continue;
             }
             match players[s].choose(eng, st, s, enabled) {
-                Ok(c) => cmds[s] = c.filter(|c| enabled.contains(c)),
+                Ok(c) => cmds[s] = c.filter(|&c| (c as usize) < eng.nc && eng.is_enabled(st, s, c)),
                 Err(e) => {
                     forfeit = Some((s, e));
                     continue 'game;

@@ -37,7 +37,11 @@ impl<'p> Engine<'p> {
         } else {
             Default::default()
         };
+        let flat_avail = avail_fast.as_deref().and_then(|a| {
+            plain::flat_availability(a, &avail_en, &fast, prog.settings.simultaneous)
+        });
         Self {
+            flat_avail,
             direct_lists,
             direct_rules,
             direct_fx,
@@ -84,6 +88,7 @@ impl<'p> Engine<'p> {
     pub fn counting(mut self) -> Self {
         self.direct = false;
         self.avail_fast = None;
+        self.flat_avail = None;
         self.fires = Some(RefCell::new(vec![0; self.prog.rules.len()]));
         self
     }
@@ -300,14 +305,22 @@ fn direct_path(
                         state,
                         op,
                         expr,
-                    } => DirectFx::Update {
-                        off: val_off(side, state, ns),
-                        op,
-                        v: match prog.code_of(expr) {
+                    } => {
+                        let off = val_off(side, state, ns);
+                        let v = match prog.code_of(expr) {
                             [Op::Push(v)] => *v,
                             _ => unreachable!("direct resolution needs constant operands"),
-                        },
-                    },
+                        };
+                        match (op, v.checked_neg()) {
+                            (UpdOp::Add, _) => DirectFx::Add { off, v, sub: false },
+                            (UpdOp::Sub, Some(neg)) => DirectFx::Add {
+                                off,
+                                v: neg,
+                                sub: true,
+                            },
+                            _ => DirectFx::Update { off, op, v },
+                        }
+                    }
                     CEffect::Enable { opp, cmd, on } => {
                         if !r.has_cmd_atoms {
                             continue; // belongs to availability
@@ -413,9 +426,26 @@ pub(super) struct DirectRule {
 /// An effect on the direct path, with its target's index for either acting side.
 #[derive(Clone, Copy, Debug)]
 pub(super) enum DirectFx {
-    Bool { off: [u32; 2], value: bool },
-    Update { off: [u32; 2], op: UpdOp, v: i64 },
-    Flag { off: [u32; 2], on: bool },
+    Bool {
+        off: [u32; 2],
+        value: bool,
+    },
+    Update {
+        off: [u32; 2],
+        op: UpdOp,
+        v: i64,
+    },
+    /// `+ v`, or `- k` stored as `+ -k` (`sub`): the common update without dispatching on the
+    /// operator.
+    Add {
+        off: [u32; 2],
+        v: i64,
+        sub: bool,
+    },
+    Flag {
+        off: [u32; 2],
+        on: bool,
+    },
 }
 
 /// An availability rule, compact.
