@@ -10,16 +10,19 @@ impl<'p> Engine<'p> {
         if !self.victory_rules.is_empty() {
             self.victory_check(st, trace)?;
         }
-        let won = |s: Side| {
-            st.vals[s * self.ns + WIN_STATE as usize] != 0
-                || st.vals[(1 - s) * self.ns + LOSE_STATE as usize] != 0
-        };
-        st.outcome = match (won(0), won(1)) {
-            (true, true) => Some(Outcome::Draw),
-            (true, false) => Some(Outcome::H),
-            (false, true) => Some(Outcome::C),
-            _ if st.turn >= self.prog.settings.turn_limit => Some(Outcome::Draw),
-            _ => None,
+        // Side s won if its 勝利 or the other's 敗北 is set (`|`: no branch per test).
+        let (h, c) = st.vals.split_at(self.ns);
+        let (win, lose) = (WIN_STATE as usize, LOSE_STATE as usize);
+        let won = [
+            (h[win] != 0) | (c[lose] != 0),
+            (c[win] != 0) | (h[lose] != 0),
+        ];
+        st.outcome = match won {
+            [false, false] if st.turn < self.prog.settings.turn_limit => None,
+            [true, false] => Some(Outcome::H),
+            [false, true] => Some(Outcome::C),
+            // Both won at the same check, or the turn limit.
+            _ => Some(Outcome::Draw),
         };
         Ok(())
     }

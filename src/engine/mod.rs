@@ -277,10 +277,8 @@ impl<'p> Engine<'p> {
     #[inline]
     pub fn enabled_commands(&self, st: &State, side: Side, out: &mut Vec<CmdId>) {
         out.clear();
-        for (c, &on) in st.enabled[side * self.nc..(side + 1) * self.nc]
-            .iter()
-            .enumerate()
-        {
+        let flags = &st.enabled[side * self.nc..(side + 1) * self.nc];
+        for (c, &on) in flags.iter().enumerate() {
             if on {
                 out.push(c as CmdId);
             }

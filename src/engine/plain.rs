@@ -119,10 +119,11 @@ impl Engine<'_> {
                 continue;
             }
             let v = st.vals[a.val[side] as usize];
-            let held = (a.lo <= v && v <= a.hi) != a.neg;
-            if held || a.iff {
-                st.enabled[a.flag[side] as usize] = held == a.on;
-            }
+            let held = ((a.lo <= v) & (v <= a.hi)) != a.neg;
+            // Written when the rule holds or is an `iff` rule; kept otherwise (no branch on
+            // `held`, which is as unpredictable as the game).
+            let flag = &mut st.enabled[a.flag[side] as usize];
+            *flag = if held | a.iff { held == a.on } else { *flag };
         }
     }
 }
