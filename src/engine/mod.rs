@@ -191,7 +191,7 @@ pub struct Engine<'p> {
     avail_cross: bool,
     /// The availability rules flattened for the plain turn (see [`plain`]), when the program
     /// allows it and the direct path is on.
-    flat_avail: Option<Vec<plain::FlatAvail>>,
+    flat_avail: Option<plain::FlatAvailability>,
     scratch: RefCell<Scratch>,
     /// Draws that only decide one comparison with a constant.
     binary_draws: Vec<BinaryDraw>,
@@ -356,10 +356,7 @@ impl<'p> Engine<'p> {
                     .map(|&s| crate::side::name(s))
                     .collect();
             }
-            match (&self.avail_fast, &trace) {
-                (Some(avail), None) => self.prepare_fast(st, self.movers(st), avail),
-                _ => self.prepare(st, trace)?,
-            }
+            self.prepare(st, trace)?;
         }
         Ok(())
     }

@@ -1,55 +1,97 @@
 //! The plain turn: [`Engine::play`] without a trace for a program whose tables allow the
-//! direct resolution path and whose availability rules are flat (each one range test or none,
-//! each effect one flag). The same steps in the same order as the general turn, written
+//! direct resolution path and whose availability rules are flat (range tests only, one entry
+//! per flag effect). The same steps in the same order as the general turn, written
 //! without the general turn's indirections — it is what arenas and reports spend their time in.
 
 use super::*;
 
-/// One availability effect with its rule's one condition: when the side acts, `vals[val[s]]`
-/// in `[lo, hi]` (`neg`: not in it) holds the rule; then `enabled[flag[s]] = held == on`
-/// (an `iff` rule also writes when it fails).
+/// A range test of one state: `vals[val[s]]` in `[lo, hi]` (`neg`: not in it) when side `s`
+/// acts.
 #[derive(Clone, Copy, Debug)]
-pub(super) struct FlatAvail {
-    period: u32,
-    iff: bool,
-    neg: bool,
-    on: bool,
+struct Range {
     val: [u32; 2],
-    flag: [u32; 2],
     lo: i64,
     hi: i64,
+    neg: bool,
 }
 
-/// The compact availability rules flattened to one entry per effect, in order, when each has
-/// at most one condition and that a range test, and no two sides' writes need merging (an
-/// opponent's flag written in simultaneous mode).
+impl Range {
+    /// A range every value lies in (a rule without conditions).
+    const ALWAYS: Range = Range {
+        val: [0, 0],
+        lo: i64::MIN,
+        hi: i64::MAX,
+        neg: false,
+    };
+
+    #[inline(always)]
+    fn holds(&self, vals: &[i64], side: Side) -> bool {
+        let v = vals[self.val[side] as usize];
+        ((self.lo <= v) & (v <= self.hi)) != self.neg
+    }
+}
+
+/// One availability effect with its rule's conditions: the first inline, any others in
+/// [`FlatAvailability::more`]; then `enabled[flag[s]] = held == on` (an `iff` rule also
+/// writes when it fails).
+#[derive(Clone, Copy, Debug)]
+struct FlatAvail {
+    period: u32,
+    iff: bool,
+    on: bool,
+    flag: [u32; 2],
+    first: Range,
+    more: (u32, u32),
+}
+
+/// The compact availability rules flattened to one entry per effect, in order.
+#[derive(Debug)]
+pub(super) struct FlatAvailability {
+    entries: Vec<FlatAvail>,
+    more: Vec<Range>,
+}
+
+/// The flat availability when every condition of the compact rules is a range test and no
+/// two sides' writes need merging (an opponent's flag written in simultaneous mode).
 pub(super) fn flat_availability(
     avail: &[Avail],
     en: &[([u32; 2], bool, bool)],
     fast: &[Fast],
     simultaneous: bool,
-) -> Option<Vec<FlatAvail>> {
-    let mut out = Vec::new();
+) -> Option<FlatAvailability> {
+    let mut out = FlatAvailability {
+        entries: Vec::new(),
+        more: Vec::new(),
+    };
     for a in avail {
-        let (val, lo, hi, neg) = match &fast[a.conds.0 as usize..a.conds.1 as usize] {
-            // No condition: a range every value lies in.
-            [] => ([0, 0], i64::MIN, i64::MAX, false),
-            [Fast::Range { off, lo, hi, neg }] => (*off, *lo, *hi, *neg),
-            _ => return None,
-        };
+        let mut ranges = fast[a.conds.0 as usize..a.conds.1 as usize]
+            .iter()
+            .map(|f| match *f {
+                Fast::Range { off, lo, hi, neg } => Some(Range {
+                    val: off,
+                    lo,
+                    hi,
+                    neg,
+                }),
+                _ => None,
+            });
+        let first = ranges.next().unwrap_or(Some(Range::ALWAYS))?;
+        let m0 = out.more.len() as u32;
+        for r in ranges {
+            out.more.push(r?);
+        }
+        let more = (m0, out.more.len() as u32);
         for &(flag, on, opp) in &en[a.en.0 as usize..a.en.1 as usize] {
             if opp && simultaneous {
                 return None;
             }
-            out.push(FlatAvail {
+            out.entries.push(FlatAvail {
                 period: a.period,
                 iff: a.iff,
-                neg,
                 on,
-                val,
                 flag,
-                lo,
-                hi,
+                first,
+                more,
             });
         }
     }
@@ -63,7 +105,7 @@ impl Engine<'_> {
         &self,
         st: &mut State,
         cmds: [Option<CmdId>; 2],
-        avail: &[FlatAvail],
+        avail: &FlatAvailability,
     ) -> Res<()> {
         if self.simultaneous {
             self.plain_turn::<true>(st, cmds, avail)
@@ -78,7 +120,7 @@ impl Engine<'_> {
         &self,
         st: &mut State,
         cmds: [Option<CmdId>; 2],
-        avail: &[FlatAvail],
+        avail: &FlatAvailability,
     ) -> Res<()> {
         let movers = |st: &State| {
             if SIM {
@@ -112,14 +154,18 @@ impl Engine<'_> {
 
     /// Availability for `side` from the flat entries.
     #[inline(always)]
-    pub(super) fn flat_prepare(&self, st: &mut State, side: Side, avail: &[FlatAvail]) {
+    pub(super) fn flat_prepare(&self, st: &mut State, side: Side, avail: &FlatAvailability) {
         let n = st.own_turns[side] + 1;
-        for a in avail {
+        for a in &avail.entries {
             if a.period > 1 && !n.is_multiple_of(a.period) {
                 continue;
             }
-            let v = st.vals[a.val[side] as usize];
-            let held = ((a.lo <= v) & (v <= a.hi)) != a.neg;
+            let mut held = a.first.holds(&st.vals, side);
+            if a.more.0 < a.more.1 {
+                held &= avail.more[a.more.0 as usize..a.more.1 as usize]
+                    .iter()
+                    .all(|r| r.holds(&st.vals, side));
+            }
             // Written when the rule holds or is an `iff` rule; kept otherwise (no branch on
             // `held`, which is as unpredictable as the game).
             let flag = &mut st.enabled[a.flag[side] as usize];
