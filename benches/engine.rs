@@ -1,5 +1,9 @@
 //! Random-versus-random play, single-threaded: turn resolutions per second.
 
+/// The allocator the `kumite` binary uses, so the figures are what users get.
+#[global_allocator]
+static ALLOC: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
 use kumite::engine::Engine;
 use kumite::engine::rng::SplitMix;

@@ -1,5 +1,9 @@
 //! Parse + expand + compile throughput: a generated 10,000-line rule file and every file in rules/.
 
+/// The allocator the `kumite` binary uses, so the figures are what users get.
+#[global_allocator]
+static ALLOC: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 use criterion::{Criterion, criterion_group, criterion_main};
 use std::hint::black_box;
 

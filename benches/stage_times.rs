@@ -3,6 +3,10 @@
 //! `cargo bench --bench stage_times` (full compiles), `-- edit` (keystrokes) or `-- dump` (print
 //! the file).
 
+/// The allocator the `kumite` binary uses, so the figures are what users get.
+#[global_allocator]
+static ALLOC: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 #[path = "gen.rs"]
 mod genfile;
 fn main() {
