@@ -11,7 +11,7 @@
 //! it equal) · [`end`] (step 4, victory rules and who won) · [`eval`] (conditions and
 //! expressions) · [`chance`] (`rand` draws, scripted or sampled). [`Engine::play`] below runs
 //! them in order; [`plain`] is the same turn written flat for programs whose tables allow it
-//! (direct resolution, availability of one range test per rule), taken when no trace is kept.
+//! (direct resolution, availability made only of range tests), taken when no trace is kept.
 
 mod avail;
 mod chance;
@@ -189,8 +189,8 @@ pub struct Engine<'p> {
     /// Some compact availability rule sets a flag of the opponent (`O.[X]`): simultaneous
     /// availability then needs its two merge passes; otherwise one pass gives the same flags.
     avail_cross: bool,
-    /// The availability rules flattened for the plain turn (see [`plain`]), when the program
-    /// allows it and the direct path is on.
+    /// The availability rules flattened (see [`plain`]), when every condition is a range test:
+    /// used by every untraced availability run, in the plain turn and the general one.
     flat_avail: Option<plain::FlatAvailability>,
     scratch: RefCell<Scratch>,
     /// Draws that only decide one comparison with a constant.
