@@ -57,12 +57,23 @@ fn edit_times(big: &str, n: usize) {
     let mut compile = Vec::new();
     let mut check = Vec::new();
     let (mut parse, mut graph) = (Vec::new(), Vec::new());
+    let mut stages = Vec::new();
     for i in 0..n {
         let a: std::sync::Arc<str> = format!("{}{}{}", &big[..at], i % 10, &big[at..]).into();
         let b: std::sync::Arc<str> = format!("{}{}{}", &big[..at], i % 10 + 10, &big[at..]).into();
         let t0 = std::time::Instant::now();
-        let p = kumite::syntax::parser::parse_cached(&a, Some(&mut cache));
+        let mut p = kumite::syntax::parser::parse_cached(&a, Some(&mut cache));
         parse.push(t0.elapsed());
+        // The stages after parsing, one by one (what `compile_cached` runs after it).
+        let t0 = std::time::Instant::now();
+        let index = kumite::diag::LineIndex::new(&a);
+        let mut diags = std::mem::take(&mut p.diags);
+        let _sym = kumite::symbols::SymbolIndex::build(&a, &p.stmts, &p.names, &index);
+        let t1 = t0.elapsed();
+        let x = kumite::expand::expand(&mut p, &index, &mut diags);
+        let t2 = t0.elapsed();
+        let _prog = kumite::program::lower::lower(&x, &p.names, &mut diags);
+        stages.push([t1, t2 - t1, t0.elapsed() - t2]);
         drop(p);
         let t0 = std::time::Instant::now();
         let c = kumite::pipeline::compile_cached(&a, &mut cache);
@@ -82,9 +93,17 @@ fn edit_times(big: &str, n: usize) {
     check.sort();
     parse.sort();
     graph.sort();
+    let median = |k: usize| {
+        let mut v: Vec<_> = stages.iter().map(|s: &[std::time::Duration; 3]| s[k]).collect();
+        v.sort();
+        v[n / 2]
+    };
     println!(
-        "  of which: parse_cached median {:?}, victory graph median {:?}",
+        "  of which: parse_cached median {:?}, symbols {:?}, expand {:?}, lower+checks {:?}; victory graph median {:?}",
         parse[n / 2],
+        median(0),
+        median(1),
+        median(2),
         graph[n / 2]
     );
     println!(

@@ -202,6 +202,9 @@ pub struct Engine<'p> {
     fires: Option<RefCell<Vec<u32>>>,
     /// When set, `rand` draws are replaced: (turn, side, rule, slot, lo, hi) → value. Used by search.
     pub chance: Option<ChanceFn<'p>>,
+    /// The starting position ready to choose, h or c first, when it is the same for every game
+    /// (flat availability): [`Engine::reset`] copies it.
+    ready: Option<Box<[State; 2]>>,
 }
 
 impl<'p> Engine<'p> {
@@ -236,6 +239,14 @@ impl<'p> Engine<'p> {
     /// Resets `st` to the starting position with `first` to move, reusing its buffers (as
     /// [`Engine::initial`], without allocating).
     pub fn reset(&self, st: &mut State, first: Side) -> Result<(), RuntimeError> {
+        if let Some(ready) = &self.ready {
+            let r = &ready[first];
+            st.vals.clone_from(&r.vals);
+            st.enabled.clone_from(&r.enabled);
+            st.hist.clone_from(&r.hist);
+            (st.own_turns, st.turn, st.to_move, st.outcome) = (r.own_turns, r.turn, r.to_move, r.outcome);
+            return Ok(());
+        }
         let p = self.prog;
         st.vals.clear();
         st.vals.extend_from_slice(&p.init_values[0]);
@@ -283,6 +294,22 @@ impl<'p> Engine<'p> {
                 out.push(c as CmdId);
             }
         }
+    }
+
+    /// The enabled commands of `side` written to the front of `buf` (at least
+    /// [`Engine::nc`] long), in command order; returns how many. Written without a branch on
+    /// each flag (every command is written, the count advances by the flag): the flags are as
+    /// unpredictable as the game.
+    #[inline]
+    pub fn enabled_into(&self, st: &State, side: Side, buf: &mut [CmdId]) -> usize {
+        let flags = &st.enabled[side * self.nc..(side + 1) * self.nc];
+        let buf = &mut buf[..flags.len()];
+        let mut n = 0;
+        for (c, &on) in flags.iter().enumerate() {
+            buf[n] = c as CmdId;
+            n += usize::from(on);
+        }
+        n
     }
 
     /// The sides that choose now.

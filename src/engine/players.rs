@@ -275,6 +275,10 @@ pub fn play_game<P: Player + ?Sized>(
         st.vals.clear();
         return end;
     }
+    // Room for every command: the enabled list is written in place each turn.
+    if enabled.len() < eng.nc {
+        enabled.resize(eng.nc, 0);
+    }
     let mut forfeit: Option<(Side, PlayerError)> = None;
     for (side, player) in players.iter_mut().enumerate() {
         if forfeit.is_none()
@@ -304,11 +308,11 @@ pub fn play_game<P: Player + ?Sized>(
         }
         let mut cmds = [None, None];
         for &s in eng.movers(st) {
-            eng.enabled_commands(st, s, enabled);
-            if enabled.is_empty() {
+            let n = eng.enabled_into(st, s, enabled);
+            if n == 0 {
                 continue;
             }
-            match players[s].choose(eng, st, s, enabled) {
+            match players[s].choose(eng, st, s, &enabled[..n]) {
                 Ok(c) => cmds[s] = c.filter(|&c| (c as usize) < eng.nc && eng.is_enabled(st, s, c)),
                 Err(e) => {
                     forfeit = Some((s, e));

@@ -40,7 +40,7 @@ impl<'p> Engine<'p> {
         let flat_avail = avail_fast.as_deref().and_then(|a| {
             plain::flat_availability(a, &avail_en, &fast, prog.settings.simultaneous)
         });
-        Self {
+        let mut eng = Self {
             flat_avail,
             direct_lists,
             direct_rules,
@@ -67,7 +67,16 @@ impl<'p> Engine<'p> {
             script: RefCell::new(ChanceScript::default()),
             fires: None,
             chance: None,
+            ready: None,
+        };
+        // With flat availability the starting position's availability is the same for every
+        // game (range tests on the initial values, nothing drawn): computed once here.
+        if eng.flat_avail.is_some()
+            && let (Ok(a), Ok(b)) = (eng.initial(0), eng.initial(1))
+        {
+            eng.ready = Some(Box::new([a, b]));
         }
+        eng
     }
 
     /// The same engine with its fast paths off (resolution always collects writes on the
@@ -89,6 +98,7 @@ impl<'p> Engine<'p> {
         self.direct = false;
         self.avail_fast = None;
         self.flat_avail = None;
+        self.ready = None;
         self.fires = Some(RefCell::new(vec![0; self.prog.rules.len()]));
         self
     }

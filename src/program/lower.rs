@@ -13,7 +13,7 @@ use crate::syntax::parser::{LOSE, WIN};
 use rustc_hash::FxHashMap as HashMap;
 
 /// Lowers an expansion to a program, adding the errors and warnings found on the way.
-pub(crate) fn lower(x: &Expanded, names: &Names, diags: &mut Vec<Diagnostic>) -> RuleProgram {
+pub fn lower(x: &Expanded, names: &Names, diags: &mut Vec<Diagnostic>) -> RuleProgram {
     let mut b = Builder::new(names);
     let mut facts = Facts::default();
     let init = lower_init(&mut b, x, &mut facts, diags);

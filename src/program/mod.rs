@@ -9,7 +9,7 @@
 //! The pipeline that runs them in order is [`crate::pipeline`].
 
 pub(crate) mod checks;
-pub(crate) mod lower;
+pub mod lower;
 pub mod print;
 
 pub use print::{conds_text, effects_text, expr_text, rule_text};
