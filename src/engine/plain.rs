@@ -49,6 +49,9 @@ struct FlatAvail {
 pub(super) struct FlatAvailability {
     entries: Vec<FlatAvail>,
     more: Vec<Range>,
+    /// Every entry is an `iff` rule of every turn with one range test (CC Lemon's `S.x>=k::[X]`):
+    /// each writes its flag from that test alone.
+    simple: bool,
 }
 
 /// The flat availability when every condition of the compact rules is a range test and no
@@ -62,6 +65,7 @@ pub(super) fn flat_availability(
     let mut out = FlatAvailability {
         entries: Vec::new(),
         more: Vec::new(),
+        simple: false,
     };
     for a in avail {
         let mut ranges = fast[a.conds.0 as usize..a.conds.1 as usize]
@@ -95,6 +99,10 @@ pub(super) fn flat_availability(
             });
         }
     }
+    out.simple = out
+        .entries
+        .iter()
+        .all(|a| a.period <= 1 && a.iff && a.more.0 == a.more.1);
     Some(out)
 }
 
@@ -155,6 +163,14 @@ impl Engine<'_> {
     /// Availability for `side` from the flat entries.
     #[inline(always)]
     pub(super) fn flat_prepare(&self, st: &mut State, side: Side, avail: &FlatAvailability) {
+        if avail.simple {
+            // An `iff` rule writes its flag whether it holds or not.
+            for a in &avail.entries {
+                let held = a.first.holds(&st.vals, side);
+                st.enabled[a.flag[side] as usize] = held == a.on;
+            }
+            return;
+        }
         let n = st.own_turns[side] + 1;
         for a in &avail.entries {
             if a.period > 1 && !n.is_multiple_of(a.period) {
