@@ -145,6 +145,9 @@ struct Job {
     kind: JobKind,
     toks: std::ops::Range<usize>,
     eoi: usize,
+    /// The parse is already known (a line whose text was seen in the same place before, see
+    /// [`ParseCache`]): `Planner::ready` holds it and nothing is parsed.
+    ready: bool,
 }
 
 #[derive(Clone)]
@@ -242,10 +245,40 @@ pub struct ParseCache {
     /// Each line's tokens and lexer diagnostics by its text (spans relative to the line start):
     /// an unchanged line is not lexed again.
     lexed: rustc_hash::FxHashMap<Box<str>, LexedLine>,
+    /// A rule line's whole result by the block it stands in ([`block_slot`]) and its text: an
+    /// unchanged line is neither lexed nor looked up by its tokens, only moved to where it now
+    /// stands.
+    texts: [TextMap; 4],
     /// Lines parsed / reused by the latest parse.
     pub last_parsed: usize,
     /// Lines reused by the latest parse.
     pub last_reused: usize,
+}
+
+/// A rule line's lexer diagnostics and (when it lexed) its parse, spans relative to the line's
+/// start.
+struct LineResult {
+    lex_diags: Vec<Diagnostic>,
+    parse: Option<JobResult>,
+}
+
+type TextMap = rustc_hash::FxHashMap<Box<str>, LineResult>;
+
+/// Which of [`ParseCache::texts`] holds the lines of a block opened by `open` (none: the top
+/// level).
+fn block_slot(open: Option<char>) -> usize {
+    match open {
+        None => 0,
+        Some('&') => 1,
+        Some('$') => 2,
+        Some(_) => 3,
+    }
+}
+
+/// Whether a line's result may be kept by its text: a rule line (in a block or not) that cannot
+/// open or close a block, so its tokens alone decide its parse.
+fn by_text(kind: LineKind, line: &str) -> bool {
+    kind == LineKind::Rule && !line.contains(['{', '}', '｛', '｝'])
 }
 
 /// A line's lexer output, spans relative to the line's start.
@@ -276,6 +309,10 @@ pub fn parse_cached(text: &str, mut cache: Option<&mut ParseCache>) -> ParsedFil
         .as_mut()
         .map(|c| std::mem::take(&mut c.lexed))
         .unwrap_or_default();
+    let old_texts = cache
+        .as_mut()
+        .map(|c| std::mem::take(&mut c.texts))
+        .unwrap_or_default();
     let mut plan = Planner {
         names,
         diags: Vec::new(),
@@ -287,6 +324,10 @@ pub fn parse_cached(text: &str, mut cache: Option<&mut ParseCache>) -> ParsedFil
         caching: cache.is_some(),
         old_lexed,
         new_lexed: Default::default(),
+        old_texts,
+        new_texts: Default::default(),
+        ready: Vec::new(),
+        pending: Vec::new(),
     };
     let mut pos = 0;
     for raw in text.split('\n') {
@@ -303,11 +344,35 @@ pub fn parse_cached(text: &str, mut cache: Option<&mut ParseCache>) -> ParsedFil
         actions,
         jobs,
         new_lexed,
+        mut new_texts,
+        mut ready,
+        pending,
         ..
     } = plan;
-    let mut results = run_jobs(&jobs, &toks, &names, cache.as_deref_mut(), &mut diags);
+    let outs = run_jobs(&jobs, &mut ready, &toks, &names, cache.as_deref_mut());
     if let Some(c) = cache.as_deref_mut() {
         c.lexed = new_lexed;
+        // This version's new rule lines, relative to their starts.
+        for p in pending {
+            let parse = p.job.map(|j| {
+                let mut rel = outs[j].clone();
+                if let Some(x) = &mut rel.parsed {
+                    x.rebase(p.start, 0);
+                }
+                rel.diags.iter_mut().for_each(|d| rebase_diag(d, p.start, 0));
+                rel
+            });
+            new_texts[p.slot].entry(p.text).or_insert(LineResult {
+                lex_diags: p.lex_diags,
+                parse,
+            });
+        }
+        c.texts = new_texts;
+    }
+    let mut results = Vec::with_capacity(outs.len());
+    for o in outs {
+        diags.extend(o.diags);
+        results.push(o.parsed);
     }
     let (stmts, broken_consts) = assemble(text, actions, &mut results, &mut names, &mut diags);
     if let Some(c) = cache {
@@ -336,6 +401,22 @@ struct Planner {
     /// The previous version's lexed lines (moved out; this version's go back).
     old_lexed: rustc_hash::FxHashMap<Box<str>, LexedLine>,
     new_lexed: rustc_hash::FxHashMap<Box<str>, LexedLine>,
+    /// The previous version's rule lines by text (moved out; this version's go back).
+    old_texts: [TextMap; 4],
+    new_texts: [TextMap; 4],
+    /// Per job: its result when the line's text was known (then nothing is parsed).
+    ready: Vec<Option<JobResult>>,
+    /// Rule lines not known by their text: kept for the cache once their jobs have run.
+    pending: Vec<PendingLine>,
+}
+
+/// A rule line whose result goes into [`ParseCache::texts`] when its job has run.
+struct PendingLine {
+    slot: usize,
+    text: Box<str>,
+    start: usize,
+    lex_diags: Vec<Diagnostic>,
+    job: Option<usize>,
 }
 
 /// The job kind of a line inside a block opened by `c`.
@@ -348,9 +429,62 @@ fn content_kind(c: char) -> JobKind {
 }
 
 impl Planner {
-    /// One line, `text[start..end]`.
+    /// One line, `text[start..end]`: a rule line known by its text takes its kept result,
+    /// others are lexed and planned.
     fn line(&mut self, text: &str, start: usize, end: usize) {
-        let (kind, lead) = lexer::line_kind(&text[start..end]);
+        let line = &text[start..end];
+        let (kind, lead) = lexer::line_kind(line);
+        if !self.caching || !by_text(kind, line) {
+            self.plan_line(text, kind, lead, start, end);
+            return;
+        }
+        let slot = block_slot(self.open.as_ref().map(|o| o.0));
+        let moved = self.old_texts[slot].remove_entry(line);
+        if let Some(known) = moved.as_ref().map(|m| &m.1).or_else(|| self.new_texts[slot].get(line)) {
+            self.diags.extend(known.lex_diags.iter().map(|d| {
+                let mut d = d.clone();
+                rebase_diag(&mut d, 0, start);
+                d
+            }));
+            if let Some(r) = &known.parse {
+                let mut parsed = r.parsed.clone();
+                if let Some(p) = &mut parsed {
+                    p.rebase(0, start);
+                }
+                let mut diags = r.diags.clone();
+                diags.iter_mut().for_each(|d| rebase_diag(d, 0, start));
+                let t = self.toks.len();
+                let j = self.job_range(JobKind::Rule, t..t, end);
+                self.jobs[j].ready = true;
+                self.ready[j] = Some(JobResult { parsed, diags });
+                self.actions.push(Action::Parse(j));
+            }
+            if let Some((k, v)) = moved {
+                self.new_texts[slot].insert(k, v);
+            }
+            return;
+        }
+        let (d0, j0) = (self.diags.len(), self.jobs.len());
+        self.plan_line(text, kind, lead, start, end);
+        let lex_diags = self.diags[d0..]
+            .iter()
+            .map(|d| {
+                let mut d = d.clone();
+                rebase_diag(&mut d, start, 0);
+                d
+            })
+            .collect();
+        self.pending.push(PendingLine {
+            slot,
+            text: line.into(),
+            start,
+            lex_diags,
+            job: (self.jobs.len() > j0).then_some(j0),
+        });
+    }
+
+    /// One line, `text[start..end]`, lexed and turned into jobs and actions.
+    fn plan_line(&mut self, text: &str, kind: LineKind, lead: usize, start: usize, end: usize) {
         let t0 = self.toks.len();
         let lex_ok = matches!(kind, LineKind::Blank | LineKind::Keys | LineKind::Settings)
             || self.lex(text, start, end);
@@ -464,7 +598,13 @@ impl Planner {
     }
 
     fn job_range(&mut self, kind: JobKind, toks: std::ops::Range<usize>, eoi: usize) -> usize {
-        self.jobs.push(Job { kind, toks, eoi });
+        self.jobs.push(Job {
+            kind,
+            toks,
+            eoi,
+            ready: false,
+        });
+        self.ready.push(None);
         self.jobs.len() - 1
     }
 
@@ -622,17 +762,18 @@ impl Planner {
     }
 }
 
-/// The second phase: each job's parse, reused from `cache` when the line's tokens are
-/// unchanged (moved to where the line now stands), else parsed (on several threads for long
-/// files). Diagnostics are added in line order, as a full parse gives them; this version's
-/// lines are left in the cache.
+/// The second phase: each job's parse and diagnostics, in job order (so diagnostics come in
+/// line order, as a full parse gives them): taken from `ready` (the line's text was known),
+/// reused from `cache` when the line's tokens are unchanged (moved to where the line now
+/// stands), else parsed (on several threads for long files). This version's lines are left in
+/// the cache.
 fn run_jobs(
     jobs: &[Job],
+    ready: &mut [Option<JobResult>],
     toks: &[Spanned],
     names: &Names,
     mut cache: Option<&mut ParseCache>,
-    diags: &mut Vec<Diagnostic>,
-) -> Vec<Option<Parsed>> {
+) -> Vec<JobResult> {
     let base_of = |j: &Job| toks.get(j.toks.start).map_or(j.eoi, |t| t.1.start);
     let mut reused: Vec<bool> = Vec::new();
     let mut keys: Vec<Option<JobKey>> = Vec::new();
@@ -641,6 +782,11 @@ fn run_jobs(
     let mut taken: rustc_hash::FxHashMap<JobKey, JobResult> = Default::default();
     if let Some(c) = cache.as_deref_mut() {
         for j in jobs {
+            if j.ready {
+                reused.push(true);
+                keys.push(None);
+                continue;
+            }
             let base = base_of(j);
             let key = JobKey {
                 kind: j.kind,
@@ -672,8 +818,12 @@ fn run_jobs(
     // Put every line's result in its place and keep this version's lines for the cache.
     let mut fresh = fresh.into_iter();
     let mut kept = rustc_hash::FxHashMap::default();
-    let mut results: Vec<Option<Parsed>> = Vec::with_capacity(jobs.len());
+    let mut results: Vec<JobResult> = Vec::with_capacity(jobs.len());
     for (i, j) in jobs.iter().enumerate() {
+        if let Some(r) = ready[i].take() {
+            results.push(r);
+            continue;
+        }
         let base = base_of(j);
         let key = keys.get_mut(i).and_then(Option::take);
         let hit = key.as_ref().and_then(|k| taken.get(k));
@@ -704,8 +854,10 @@ fn run_jobs(
                 (r, d)
             }
         };
-        diags.extend(d);
-        results.push(r);
+        results.push(JobResult {
+            parsed: r,
+            diags: d,
+        });
     }
     if let Some(c) = cache {
         c.last_parsed = todo.len();
