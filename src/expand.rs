@@ -88,7 +88,8 @@ struct Macros {
     defined: HashSet<NameId>,
 }
 
-/// Expands a parsed file. Diagnostics are appended to `diags`.
+/// Expands a parsed file, moving its statements into the expansion (`file.stmts` is left
+/// empty). Diagnostics are appended to `diags`.
 pub fn expand(file: &mut ParsedFile, index: &LineIndex, diags: &mut Vec<Diagnostic>) -> Expanded {
     let names = &mut file.names;
     let mut macros = collect_macros(&file.stmts, names, diags);
@@ -115,18 +116,19 @@ pub fn expand(file: &mut ParsedFile, index: &LineIndex, diags: &mut Vec<Diagnost
         out,
         budget_hit: false,
     };
-    for stmt in &file.stmts {
+    // The statements are moved into the expansion, not copied.
+    for stmt in std::mem::take(&mut file.stmts) {
         match stmt {
-            Stmt::Init(items) => x.init(items),
-            Stmt::Keys(k) => x.out.keys.extend(k.iter().cloned()),
-            Stmt::Settings(s) => x.out.settings.extend(s.iter().cloned()),
+            Stmt::Init(items) => x.init(&items),
+            Stmt::Keys(k) => x.out.keys.extend(k),
+            Stmt::Settings(s) => x.out.settings.extend(s),
             Stmt::Rule(r) => {
                 let origin = x.origin(&r.span);
                 x.rule(r, origin);
             }
             Stmt::Symmetric { pairs, rules, .. } => x.symmetric(pairs.as_deref(), rules),
             Stmt::Macros { .. } => {}
-            Stmt::Advantage { weight, lines, .. } => x.advantage(*weight, lines),
+            Stmt::Advantage { weight, lines, .. } => x.advantage(weight, lines),
         }
     }
     x.out
@@ -154,7 +156,7 @@ impl Expander<'_> {
     }
 
     /// One rule, macros and constants expanded, into the rule list.
-    fn rule(&mut self, r: &Rule, origin: Origin) {
+    fn rule(&mut self, r: Rule, origin: Origin) {
         expand_rule(
             r,
             origin,
@@ -213,7 +215,7 @@ impl Expander<'_> {
 
     /// A symmetric block: each rule, then its mirrored copy (names exchanged by `pairs`, or
     /// 左/右 and left/right).
-    fn symmetric(&mut self, pairs: Option<&[(String, String)]>, rules: &[Rule]) {
+    fn symmetric(&mut self, pairs: Option<&[(String, String)]>, rules: Vec<Rule>) {
         let pairs: Vec<(String, String)> = match pairs {
             Some(p) => p.to_vec(),
             None => vec![
@@ -243,15 +245,17 @@ impl Expander<'_> {
                 }
                 nid
             });
+            let same = m == r;
+            let span = r.span.clone();
             self.rule(r, origin.clone());
-            if m == *r {
+            if same {
                 self.diags.push(
-                    Diagnostic::warning(DiagCode::W014, r.span.clone(), "nothing to exchange on this line of a symmetric block")
+                    Diagnostic::warning(DiagCode::W014, span, "nothing to exchange on this line of a symmetric block")
                         .with_help("it gets no mirrored copy (a copy would fire twice); move it out of the block, or name the pairs with &左/右{"),
                 );
             } else if !unknown_macro {
                 self.rule(
-                    &m,
+                    m,
                     Origin {
                         mirrored: true,
                         ..origin
@@ -262,25 +266,29 @@ impl Expander<'_> {
     }
 
     /// An advantage block: each line's conditions expanded as a rule's, its value resolved.
-    fn advantage(&mut self, weight: f64, lines: &[AdvLine]) {
+    fn advantage(&mut self, weight: f64, lines: Vec<AdvLine>) {
         for l in lines {
             let origin = self.origin(&l.span);
             // Reuse rule expansion by wrapping the line as a rule with no effects.
             let mut tmp = Vec::new();
+            let AdvLine {
+                conds,
+                mut value,
+                span,
+            } = l;
             let as_rule = Rule {
                 period: None,
-                conds: l.conds.clone(),
+                conds,
                 iff: false,
                 op_span: 0..0,
                 effects: vec![],
-                span: l.span.clone(),
+                span: span.clone(),
             };
-            let mut value = l.value.clone();
             if !resolve_consts(&mut value, self.macros, self.names, self.diags) {
                 continue;
             }
             expand_rule(
-                &as_rule,
+                as_rule,
                 origin,
                 self.macros,
                 self.names,
@@ -294,7 +302,7 @@ impl Expander<'_> {
                     line: AdvLine {
                         conds: e.rule.conds,
                         value: value.clone(),
-                        span: l.span.clone(),
+                        span: span.clone(),
                     },
                     origin: e.origin,
                 });
@@ -683,7 +691,7 @@ fn rule_cmds(r: &Rule) -> Vec<NameId> {
 }
 
 fn expand_rule(
-    r: &Rule,
+    r: Rule,
     origin: Origin,
     m: &Macros,
     names: &mut Names,
@@ -694,7 +702,7 @@ fn expand_rule(
     if *budget_hit {
         return;
     }
-    let mut base = r.clone();
+    let mut base = r;
     let mut ok = true;
     rule_exprs_mut(&mut base, &mut |x| {
         resolve_node(x, m, names, diags, &mut ok)
@@ -711,7 +719,7 @@ fn expand_rule(
     if used.is_empty() {
         if out.len() >= MAX_RULES {
             *budget_hit = true;
-            diags.push(too_many(r));
+            diags.push(too_many(&base));
             return;
         }
         out.push(ExpRule { rule: base, origin });
@@ -726,14 +734,14 @@ fn expand_rule(
         .try_fold(1usize, |acc, l| acc.checked_mul(l.len()));
     if total.is_none_or(|t| out.len().saturating_add(t) > MAX_RULES) {
         *budget_hit = true;
-        diags.push(too_many(r));
+        diags.push(too_many(&base));
         return;
     }
     let mut idx = vec![0usize; lists.len()];
     loop {
         if out.len() >= MAX_RULES {
             *budget_hit = true;
-            diags.push(too_many(r));
+            diags.push(too_many(&base));
             return;
         }
         let choice: HashMap<NameId, NameId> = used
