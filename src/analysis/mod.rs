@@ -827,7 +827,7 @@ pub(crate) fn own_cost_of(
             if rate <= 0.0 {
                 return None;
             }
-            Some(((gap / rate).ceil() as u32).max(1))
+            Some(ceil_u32(gap / rate).max(1))
         }
         (Step::Add(_), _) => Some(1),
         (Step::Scale(op, k), Target::Range(lo, hi)) => {
@@ -842,6 +842,14 @@ pub(crate) fn own_cost_of(
         }
         (Step::Scale(..), _) => Some(1),
     }
+}
+
+/// `x.ceil() as u32` for `x >= 0` (NaN gives 0, too large gives `u32::MAX`, as the cast does),
+/// without a call into libm: the evaluation computes it for every achiever of every leaf.
+#[inline]
+fn ceil_u32(x: f64) -> u32 {
+    let t = x as u32;
+    if (t as f64) < x { t.saturating_add(1) } else { t }
 }
 
 /// Both sides' distances to winning and the evaluation of a position.
@@ -894,5 +902,31 @@ pub fn distances(g: &VictoryGraph, eng: &Engine, st: &State, x: Side) -> Distanc
         decisive,
         to_win,
         unreachable,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn ceil_u32_is_the_cast_of_ceil() {
+        let xs = [
+            0.0,
+            1e-300,
+            0.5,
+            1.0,
+            1.0000000000000002,
+            2.9999999999999996,
+            3.0,
+            7.0 / 3.0,
+            4294967294.5,
+            4294967295.0,
+            4294967295.5,
+            1e20,
+            f64::INFINITY,
+            f64::NAN,
+        ];
+        for x in xs {
+            assert_eq!(super::ceil_u32(x), x.ceil() as u32, "{x}");
+        }
     }
 }
