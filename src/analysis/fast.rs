@@ -55,8 +55,9 @@ struct FAdv {
     value: (u32, u32),
 }
 
-/// Slots in the evaluation cache (a power of two).
-const CACHE: usize = 1 << 12;
+/// Slots in the evaluation cache (a power of two; 16 bytes each). 2^14 instead of 2^12: karate
+/// CPU -5.7% instructions (fewer evaluations recomputed), 256 KiB per player.
+const CACHE: usize = 1 << 14;
 
 #[derive(Default)]
 struct Scratch {
