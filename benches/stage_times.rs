@@ -94,7 +94,10 @@ fn edit_times(big: &str, n: usize) {
     parse.sort();
     graph.sort();
     let median = |k: usize| {
-        let mut v: Vec<_> = stages.iter().map(|s: &[std::time::Duration; 3]| s[k]).collect();
+        let mut v: Vec<_> = stages
+            .iter()
+            .map(|s: &[std::time::Duration; 3]| s[k])
+            .collect();
         v.sort();
         v[n / 2]
     };

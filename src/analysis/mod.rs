@@ -849,7 +849,11 @@ pub(crate) fn own_cost_of(
 #[inline]
 fn ceil_u32(x: f64) -> u32 {
     let t = x as u32;
-    if (t as f64) < x { t.saturating_add(1) } else { t }
+    if (t as f64) < x {
+        t.saturating_add(1)
+    } else {
+        t
+    }
 }
 
 /// Both sides' distances to winning and the evaluation of a position.

@@ -7,8 +7,10 @@ use crate::program::CEffect;
 impl<'p> Engine<'p> {
     #[inline(always)]
     pub(super) fn end_check(&self, st: &mut State, trace: Option<&mut TurnTrace>) -> Res<()> {
-        if !self.victory_rules.is_empty() {
-            self.victory_check(st, trace)?;
+        match (&self.flat_victory, &trace) {
+            (Some(flat), None) => self.flat_victory_check(st, flat),
+            _ if !self.victory_rules.is_empty() => self.victory_check(st, trace)?,
+            _ => {}
         }
         // Side s won if its 勝利 or the other's 敗北 is set (`|`: no branch per test).
         let (h, c) = st.vals.split_at(self.ns);
@@ -25,6 +27,30 @@ impl<'p> Engine<'p> {
             _ => Some(Outcome::Draw),
         };
         Ok(())
+    }
+
+    /// [`Engine::victory_check`] for flat victory rules: every rule evaluated for both sides on
+    /// the same state, then the flags they set are set.
+    #[inline(always)]
+    fn flat_victory_check(&self, st: &mut State, flat: &[tables::FlatVictory]) {
+        let mut set = 0u8;
+        for side in 0..2 {
+            let n = st.own_turns[side];
+            for v in flat {
+                if v.period > 1 && !(n >= 1 && n.is_multiple_of(v.period)) {
+                    continue;
+                }
+                if self.fast_conds(v.conds, st, side) {
+                    set |= v.sets[side];
+                }
+            }
+        }
+        for k in 0..4 {
+            if set & (1 << k) != 0 {
+                let state = if k & 1 == 0 { WIN_STATE } else { LOSE_STATE };
+                st.vals[(k >> 1) * self.ns + state as usize] = 1;
+            }
+        }
     }
 
     /// Step 4's victory rules, for both sides: all evaluated on the same post-resolution

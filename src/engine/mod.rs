@@ -202,6 +202,9 @@ pub struct Engine<'p> {
     fires: Option<RefCell<Vec<u32>>>,
     /// When set, `rand` draws are replaced: (turn, side, rule, slot, lo, hi) → value. Used by search.
     pub chance: Option<ChanceFn<'p>>,
+    /// The victory rules written flat, when they allow it (see `tables::flat_victory`): the
+    /// untraced end check.
+    flat_victory: Option<Vec<tables::FlatVictory>>,
     /// The starting position ready to choose, h or c first, when it is the same for every game
     /// (flat availability): [`Engine::reset`] copies it.
     ready: Option<Box<[State; 2]>>,
@@ -244,7 +247,8 @@ impl<'p> Engine<'p> {
             st.vals.clone_from(&r.vals);
             st.enabled.clone_from(&r.enabled);
             st.hist.clone_from(&r.hist);
-            (st.own_turns, st.turn, st.to_move, st.outcome) = (r.own_turns, r.turn, r.to_move, r.outcome);
+            (st.own_turns, st.turn, st.to_move, st.outcome) =
+                (r.own_turns, r.turn, r.to_move, r.outcome);
             return Ok(());
         }
         let p = self.prog;

@@ -12,7 +12,7 @@ impl<'p> Engine<'p> {
         let avail_rules: Vec<u32> = (0..prog.rules.len() as u32)
             .filter(|&i| !prog.rules[i as usize].has_cmd_atoms && prog.rules[i as usize].has_enable)
             .collect();
-        let victory_rules = (0..prog.rules.len() as u32)
+        let victory_rules: Vec<u32> = (0..prog.rules.len() as u32)
             .filter(|&i| prog.rules[i as usize].victory)
             .collect();
         let need_cmd = needed_commands(prog);
@@ -40,7 +40,9 @@ impl<'p> Engine<'p> {
         let flat_avail = avail_fast.as_deref().and_then(|a| {
             plain::flat_availability(a, &avail_en, &fast, prog.settings.simultaneous)
         });
+        let flat_victory = flat_victory(prog, &victory_rules, &fast);
         let mut eng = Self {
+            flat_victory,
             flat_avail,
             direct_lists,
             direct_rules,
@@ -98,10 +100,57 @@ impl<'p> Engine<'p> {
         self.direct = false;
         self.avail_fast = None;
         self.flat_avail = None;
+        self.flat_victory = None;
         self.ready = None;
         self.fires = Some(RefCell::new(vec![0; self.prog.rules.len()]));
         self
     }
+}
+
+/// The victory rules as [`FlatVictory`] entries, when every one has only fast conditions (no
+/// expression to evaluate, so none can fail) and only sets 勝利 or 敗北 (not `::`): all writes
+/// then set a flag to 1, and the merge of §8 is applying them after every rule was evaluated.
+fn flat_victory(
+    prog: &RuleProgram,
+    victory_rules: &[u32],
+    fast: &[Fast],
+) -> Option<Vec<FlatVictory>> {
+    if victory_rules.is_empty() {
+        return None; // nothing to check
+    }
+    victory_rules
+        .iter()
+        .map(|&ri| {
+            let r = &prog.rules[ri as usize];
+            let conds_fast = fast[r.conds.0 as usize..r.conds.1 as usize]
+                .iter()
+                .all(|f| !matches!(f, Fast::General));
+            if r.iff || !conds_fast {
+                return None;
+            }
+            let mut sets = [0u8; 2];
+            for e in prog.rule_effects(r) {
+                match *e {
+                    CEffect::Bool {
+                        side,
+                        state,
+                        value: true,
+                    } if state == WIN_STATE || state == LOSE_STATE => {
+                        for (acting, set) in sets.iter_mut().enumerate() {
+                            let k = side.resolve(acting) * 2 + usize::from(state == LOSE_STATE);
+                            *set |= 1 << k;
+                        }
+                    }
+                    _ => return None,
+                }
+            }
+            Some(FlatVictory {
+                period: r.period,
+                conds: r.conds,
+                sets,
+            })
+        })
+        .collect()
 }
 
 /// Per rule: the acting side's command it needs this turn (NONE if none), checked first.
@@ -420,6 +469,15 @@ pub(super) fn direct_resolution(prog: &RuleProgram, by_cmd: &[Vec<u32>], fast: &
         }
     }
     read.is_disjoint(&written)
+}
+
+/// A victory rule with fast conditions that sets 勝利/敗北 flags (see `flat_victory`).
+#[derive(Clone, Copy, Debug)]
+pub(super) struct FlatVictory {
+    pub(super) period: u32,
+    pub(super) conds: (u32, u32),
+    /// When side 0 or 1 acts: the flags it sets, bit `2 * side + (0: 勝利, 1: 敗北)`.
+    pub(super) sets: [u8; 2],
 }
 
 /// A rule on the direct resolution path, compact.

@@ -359,7 +359,9 @@ pub fn parse_cached(text: &str, mut cache: Option<&mut ParseCache>) -> ParsedFil
                 if let Some(x) = &mut rel.parsed {
                     x.rebase(p.start, 0);
                 }
-                rel.diags.iter_mut().for_each(|d| rebase_diag(d, p.start, 0));
+                rel.diags
+                    .iter_mut()
+                    .for_each(|d| rebase_diag(d, p.start, 0));
                 rel
             });
             new_texts[p.slot].entry(p.text).or_insert(LineResult {
@@ -440,7 +442,11 @@ impl Planner {
         }
         let slot = block_slot(self.open.as_ref().map(|o| o.0));
         let moved = self.old_texts[slot].remove_entry(line);
-        if let Some(known) = moved.as_ref().map(|m| &m.1).or_else(|| self.new_texts[slot].get(line)) {
+        if let Some(known) = moved
+            .as_ref()
+            .map(|m| &m.1)
+            .or_else(|| self.new_texts[slot].get(line))
+        {
             self.diags.extend(known.lex_diags.iter().map(|d| {
                 let mut d = d.clone();
                 rebase_diag(&mut d, 0, start);
