@@ -82,7 +82,9 @@ pub struct Occurrence {
 pub struct SymbolIndex {
     /// Every occurrence, by position.
     pub occ: Vec<Occurrence>,
-    by_name: HashMap<(SymKind, Arc<str>), Vec<u32>>,
+    /// Occurrences by kind and name: made on first use (a check of a 10,000-line file needs
+    /// none; references, rename and completion do).
+    by_name: std::sync::OnceLock<HashMap<(SymKind, Arc<str>), Vec<u32>>>,
     /// Mirror pairs of the file's symmetric blocks (`左`/`右` by default).
     pub mirror_pairs: Vec<(String, String)>,
     /// Key bindings: (key, command).
@@ -409,19 +411,26 @@ impl SymbolIndex {
         }
         occ.sort_by_key(|o| (o.span.start, o.span.end));
         occ.dedup_by(|a, b| a.span == b.span && a.kind == b.kind);
-        let mut by_name: HashMap<(SymKind, Arc<str>), Vec<u32>> = HashMap::default();
-        for (i, o) in occ.iter().enumerate() {
-            by_name
-                .entry((o.kind, o.name.clone()))
-                .or_default()
-                .push(i as u32);
-        }
         Self {
             occ,
-            by_name,
+            by_name: Default::default(),
             mirror_pairs,
             bindings,
         }
+    }
+
+    /// Occurrences by kind and name (indices into `occ`).
+    fn by_name(&self) -> &HashMap<(SymKind, Arc<str>), Vec<u32>> {
+        self.by_name.get_or_init(|| {
+            let mut by_name: HashMap<(SymKind, Arc<str>), Vec<u32>> = HashMap::default();
+            for (i, o) in self.occ.iter().enumerate() {
+                by_name
+                    .entry((o.kind, o.name.clone()))
+                    .or_default()
+                    .push(i as u32);
+            }
+            by_name
+        })
     }
 
     /// The occurrence at byte `offset` (a cursor just after a name counts as on it).
@@ -434,7 +443,7 @@ impl SymbolIndex {
 
     /// Every occurrence of `name` as `kind`, in text order.
     pub fn uses(&self, kind: SymKind, name: &str) -> Vec<&Occurrence> {
-        self.by_name
+        self.by_name()
             .get(&(kind, Arc::from(name)))
             .map(|v| v.iter().map(|&i| &self.occ[i as usize]).collect())
             .unwrap_or_default()
@@ -443,7 +452,7 @@ impl SymbolIndex {
     /// Every distinct name of `kind`, with how often it is written.
     pub fn names(&self, kind: SymKind) -> Vec<(Arc<str>, usize)> {
         let mut v: Vec<(Arc<str>, usize)> = self
-            .by_name
+            .by_name()
             .iter()
             .filter(|((k, _), _)| *k == kind)
             .map(|((_, n), v)| (n.clone(), v.len()))
@@ -454,7 +463,7 @@ impl SymbolIndex {
 
     /// Every (kind, name) in the file, sorted.
     pub fn symbols(&self) -> Vec<(SymKind, Arc<str>)> {
-        let mut v: Vec<(SymKind, Arc<str>)> = self.by_name.keys().cloned().collect();
+        let mut v: Vec<(SymKind, Arc<str>)> = self.by_name().keys().cloned().collect();
         v.sort();
         v
     }
