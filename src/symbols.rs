@@ -77,6 +77,9 @@ pub struct Occurrence {
     pub mirrored_block: bool,
 }
 
+/// Occurrence indices by kind and name.
+type ByName = HashMap<(SymKind, Arc<str>), Vec<u32>>;
+
 /// The index of one text.
 #[derive(Clone, Debug, Default)]
 pub struct SymbolIndex {
@@ -84,7 +87,7 @@ pub struct SymbolIndex {
     pub occ: Vec<Occurrence>,
     /// Occurrences by kind and name: made on first use (a check of a 10,000-line file needs
     /// none; references, rename and completion do).
-    by_name: std::sync::OnceLock<HashMap<(SymKind, Arc<str>), Vec<u32>>>,
+    by_name: std::sync::OnceLock<ByName>,
     /// Mirror pairs of the file's symmetric blocks (`左`/`右` by default).
     pub mirror_pairs: Vec<(String, String)>,
     /// Key bindings: (key, command).
@@ -420,9 +423,9 @@ impl SymbolIndex {
     }
 
     /// Occurrences by kind and name (indices into `occ`).
-    fn by_name(&self) -> &HashMap<(SymKind, Arc<str>), Vec<u32>> {
+    fn by_name(&self) -> &ByName {
         self.by_name.get_or_init(|| {
-            let mut by_name: HashMap<(SymKind, Arc<str>), Vec<u32>> = HashMap::default();
+            let mut by_name = ByName::default();
             for (i, o) in self.occ.iter().enumerate() {
                 by_name
                     .entry((o.kind, o.name.clone()))
