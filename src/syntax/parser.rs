@@ -217,6 +217,18 @@ fn rebase_diag(d: &mut Diagnostic, from: usize, to: usize) {
     d.labels.iter_mut().for_each(|(s, _)| f(s));
 }
 
+/// Copies of `diags` moved by `to - from` (between a line's place and positions relative to it).
+fn moved_diags(diags: &[Diagnostic], from: usize, to: usize) -> Vec<Diagnostic> {
+    diags
+        .iter()
+        .map(|d| {
+            let mut d = d.clone();
+            rebase_diag(&mut d, from, to);
+            d
+        })
+        .collect()
+}
+
 /// What a line's parse depends on: the kind of statement expected there, its tokens (names as
 /// ids of the cache's interner) with spans relative to the first token, and where its input ends.
 #[derive(Clone, PartialEq, Eq, Hash)]
@@ -231,6 +243,20 @@ struct JobKey {
 struct JobResult {
     parsed: Option<Parsed>,
     diags: Vec<Diagnostic>,
+}
+
+impl JobResult {
+    /// A copy moved by `to - from` (between a line's place and positions relative to it).
+    fn moved(&self, from: usize, to: usize) -> JobResult {
+        let mut parsed = self.parsed.clone();
+        if let Some(p) = &mut parsed {
+            p.rebase(from, to);
+        }
+        JobResult {
+            parsed,
+            diags: moved_diags(&self.diags, from, to),
+        }
+    }
 }
 
 /// Per-line parse results kept between checks of a text being edited: a line whose tokens are
@@ -354,16 +380,7 @@ pub fn parse_cached(text: &str, mut cache: Option<&mut ParseCache>) -> ParsedFil
         c.lexed = new_lexed;
         // This version's new rule lines, relative to their starts.
         for p in pending {
-            let parse = p.job.map(|j| {
-                let mut rel = outs[j].clone();
-                if let Some(x) = &mut rel.parsed {
-                    x.rebase(p.start, 0);
-                }
-                rel.diags
-                    .iter_mut()
-                    .for_each(|d| rebase_diag(d, p.start, 0));
-                rel
-            });
+            let parse = p.job.map(|j| outs[j].moved(p.start, 0));
             new_texts[p.slot].entry(p.text).or_insert(LineResult {
                 lex_diags: p.lex_diags,
                 parse,
@@ -447,22 +464,12 @@ impl Planner {
             .map(|m| &m.1)
             .or_else(|| self.new_texts[slot].get(line))
         {
-            self.diags.extend(known.lex_diags.iter().map(|d| {
-                let mut d = d.clone();
-                rebase_diag(&mut d, 0, start);
-                d
-            }));
-            if let Some(r) = &known.parse {
-                let mut parsed = r.parsed.clone();
-                if let Some(p) = &mut parsed {
-                    p.rebase(0, start);
-                }
-                let mut diags = r.diags.clone();
-                diags.iter_mut().for_each(|d| rebase_diag(d, 0, start));
+            self.diags.extend(moved_diags(&known.lex_diags, 0, start));
+            if let Some(r) = known.parse.as_ref().map(|r| r.moved(0, start)) {
                 let t = self.toks.len();
                 let j = self.job_range(JobKind::Rule, t..t, end);
                 self.jobs[j].ready = true;
-                self.ready[j] = Some(JobResult { parsed, diags });
+                self.ready[j] = Some(r);
                 self.actions.push(Action::Parse(j));
             }
             if let Some((k, v)) = moved {
@@ -472,14 +479,7 @@ impl Planner {
         }
         let (d0, j0) = (self.diags.len(), self.jobs.len());
         self.plan_line(text, kind, lead, start, end);
-        let lex_diags = self.diags[d0..]
-            .iter()
-            .map(|d| {
-                let mut d = d.clone();
-                rebase_diag(&mut d, start, 0);
-                d
-            })
-            .collect();
+        let lex_diags = moved_diags(&self.diags[d0..], start, 0);
         self.pending.push(PendingLine {
             slot,
             text: line.into(),
@@ -559,11 +559,7 @@ impl Planner {
                     (t, SimpleSpan::from(start + a as usize..start + b as usize))
                 }),
             );
-            self.diags.extend(l.diags.iter().map(|d| {
-                let mut d = d.clone();
-                rebase_diag(&mut d, 0, start);
-                d
-            }));
+            self.diags.extend(moved_diags(&l.diags, 0, start));
         } else {
             lexer::lex_line_with(
                 text,
@@ -583,14 +579,7 @@ impl Planner {
                     .iter()
                     .map(|(t, sp)| (*t, (sp.start - start) as u32, (sp.end - start) as u32))
                     .collect(),
-                diags: self.diags[before..]
-                    .iter()
-                    .map(|d| {
-                        let mut d = d.clone();
-                        rebase_diag(&mut d, start, 0);
-                        d
-                    })
-                    .collect(),
+                diags: moved_diags(&self.diags[before..], start, 0),
             };
             self.new_lexed.insert(line.into(), l);
         }
@@ -833,37 +822,19 @@ fn run_jobs(
         let base = base_of(j);
         let key = keys.get_mut(i).and_then(Option::take);
         let hit = key.as_ref().and_then(|k| taken.get(k));
-        let (r, d) = match hit {
-            Some(rel) => {
-                // One copy, moved to where the line now stands; the relative one stays cached.
-                let mut parsed = rel.parsed.clone();
-                if let Some(p) = &mut parsed {
-                    p.rebase(0, base);
-                }
-                let mut d = rel.diags.clone();
-                d.iter_mut().for_each(|d| rebase_diag(d, 0, base));
-                (parsed, d)
-            }
+        let r = match hit {
+            // One copy, moved to where the line now stands; the relative one stays cached.
+            Some(rel) => rel.moved(0, base),
             None => {
-                let (r, d) = fresh.next().unwrap_or_default();
+                let (parsed, diags) = fresh.next().unwrap_or_default();
+                let r = JobResult { parsed, diags };
                 if let Some(key) = key {
-                    let mut rel = JobResult {
-                        parsed: r.clone(),
-                        diags: d.clone(),
-                    };
-                    if let Some(p) = &mut rel.parsed {
-                        p.rebase(base, 0);
-                    }
-                    rel.diags.iter_mut().for_each(|d| rebase_diag(d, base, 0));
-                    kept.insert(key, rel);
+                    kept.insert(key, r.moved(base, 0));
                 }
-                (r, d)
+                r
             }
         };
-        results.push(JobResult {
-            parsed: r,
-            diags: d,
-        });
+        results.push(r);
     }
     if let Some(c) = cache {
         c.last_parsed = todo.len();
