@@ -100,6 +100,29 @@ fn alpha_beta_with_the_table_equals_plain_minimax_on_random_positions() {
                     (v1 - v2).abs() < 1e-6,
                     "{f} step {step} depth {depth}: alpha-beta {v1} vs minimax {v2}"
                 );
+                // In a window the search is exact inside it and a bound on the right side of it
+                // outside (fail-soft): windows above, below and around the value, narrow and wide.
+                for (lo, hi) in [
+                    (v2 - 1e6, v2 + 1e6),
+                    (v2 + 1.0, v2 + 3e8),
+                    (v2 + 2e8, f64::INFINITY),
+                    (v2 - 3e8, v2 - 1.0),
+                    (f64::NEG_INFINITY, v2 - 2e8),
+                ] {
+                    let mut w = Searcher::new(&p, 1);
+                    let r = w.negamax(&st, depth, lo, hi, true);
+                    let ok = if v2 <= lo {
+                        r <= lo + 1e-6 && r >= v2 - 1e-6
+                    } else if v2 >= hi {
+                        r >= hi - 1e-6 && r <= v2 + 1e-6
+                    } else {
+                        (r - v2).abs() < 1e-6
+                    };
+                    assert!(
+                        ok,
+                        "{f} step {step} depth {depth}: window ({lo}, {hi}) gave {r}, value {v2}"
+                    );
+                }
             }
             let side = e.movers(&st)[0];
             let ms = moves(&e, &st, side);

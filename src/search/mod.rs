@@ -103,6 +103,9 @@ pub struct Searcher<'p> {
     /// Its evaluation, compiled for speed.
     fast: FastEval,
     tt: FxHashMap<u64, (u32, f64, u8)>,
+    /// The best move found for a position (by its key, any depth), tried first when the
+    /// position is searched again: the next iteration of the deepening and transpositions.
+    best_move: FxHashMap<u64, Option<CmdId>>,
     /// Nodes visited so far.
     pub nodes: u64,
     /// Stop as soon as this is set.
@@ -131,6 +134,10 @@ const EXACT: u8 = 0;
 const LOWER: u8 = 1;
 const UPPER: u8 = 2;
 
+/// No search value lies outside ±this: a decided game is worth ±1e9 (a little less the deeper
+/// it lies), an undecided position less than 0.9e9 (see `eval`).
+const VALUE_LIMIT: f64 = 1e9;
+
 /// A decided value at or above this (for the side) is a certain win.
 const SURE_WIN: f64 = 0.999e9;
 
@@ -146,6 +153,7 @@ impl<'p> Searcher<'p> {
             graph,
             fast,
             tt: FxHashMap::default(),
+            best_move: FxHashMap::default(),
             nodes: 0,
             cancel: Arc::new(AtomicBool::new(false)),
             node_budget: u64::MAX,
@@ -406,8 +414,12 @@ impl<'p> Searcher<'p> {
     }
 
     /// Value for `side` of playing `cmds` from `st`: the mean over chance outcomes. With one
-    /// outcome the window is passed on; with several each is searched with a full window, so the
-    /// mean is exact.
+    /// outcome the window is passed on. With several, each outcome is searched in the window
+    /// that can still move the mean across (alpha, beta), given the outcomes searched so far and
+    /// that every value lies within ±[`VALUE_LIMIT`] (Ballard's Star1); once the mean is
+    /// certain to fall outside the window, the remaining outcomes are skipped and a bound is
+    /// returned (fail-soft, as a cut-off in negamax: at most alpha when the move is worse,
+    /// at least beta when better). Inside the window the mean is exact.
     fn move_value(
         &mut self,
         st: &State,
@@ -419,11 +431,30 @@ impl<'p> Searcher<'p> {
         let kids = self.outcomes(st, cmds, self.chance_exact);
         let v = if kids.len() == 1 {
             self.after(&kids[0].0, side, depth, window)
+        } else if let Some((alpha, beta)) = window {
+            let mut sum = 0.0;
+            let mut rest = 1.0;
+            let mut v = None;
+            for (c, p) in &kids {
+                rest -= p;
+                let rest_now = rest.max(0.0);
+                let a = (alpha - sum - VALUE_LIMIT * rest_now) / p;
+                let b = (beta - sum + VALUE_LIMIT * rest_now) / p;
+                sum += p * self.after(c, side, depth, Some((a, b)));
+                if sum + VALUE_LIMIT * rest_now <= alpha {
+                    v = Some(sum + VALUE_LIMIT * rest_now);
+                    break;
+                }
+                if sum - VALUE_LIMIT * rest_now >= beta {
+                    v = Some(sum - VALUE_LIMIT * rest_now);
+                    break;
+                }
+            }
+            v.unwrap_or(sum)
         } else {
-            let full = window.map(|_| (f64::NEG_INFINITY, f64::INFINITY));
             let mut sum = 0.0;
             for (c, p) in &kids {
-                sum += p * self.after(c, side, depth, full);
+                sum += p * self.after(c, side, depth, None);
             }
             sum
         };
@@ -445,7 +476,8 @@ impl<'p> Searcher<'p> {
         if st.outcome.is_some() || depth == 0 || self.out_of_time() {
             return self.eval(st, side);
         }
-        let key = position_key(st, self.lcm) ^ (depth as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15);
+        let pkey = position_key(st, self.lcm);
+        let key = pkey ^ (depth as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15);
         if let Some(&(d, v, flag)) = self.tt.get(&key)
             && d >= depth
             && (flag == EXACT || (flag == LOWER && v >= beta) || (flag == UPPER && v <= alpha))
@@ -454,7 +486,15 @@ impl<'p> Searcher<'p> {
         }
         let alpha0 = alpha;
         let mut best = f64::NEG_INFINITY;
-        let ms = self.moves_of(st, side);
+        let mut best_m = None;
+        let mut ms = self.moves_of(st, side);
+        // The move that was best here before goes first (the others keep their order): a
+        // cut-off then comes after one move instead of several.
+        if let Some(b) = self.best_move.get(&pkey)
+            && let Some(j) = ms.iter().position(|m| m == b)
+        {
+            ms[..=j].rotate_right(1);
+        }
         for (k, m) in ms.iter().enumerate() {
             if !root && k > 0 && self.thin > 1.0 && self.rng.random_range(0.0..self.thin) >= 1.0 {
                 continue;
@@ -464,6 +504,7 @@ impl<'p> Searcher<'p> {
             let v = self.move_value(st, cmds, side, depth, Some((alpha, beta)));
             if v > best {
                 best = v;
+                best_m = *m;
             }
             if v > alpha {
                 alpha = v;
@@ -482,6 +523,9 @@ impl<'p> Searcher<'p> {
                 EXACT
             };
             self.tt.insert(key, (depth, best, flag));
+            if best > alpha0 {
+                self.best_move.insert(pkey, best_m);
+            }
         }
         best
     }
@@ -696,6 +740,7 @@ impl<'p> CpuPlayer<'p> {
         s.nodes = 0;
         s.stopped = false;
         s.tt.clear();
+        s.best_move.clear();
         s.deadline = Some(Instant::now() + Duration::from_millis(self.settings.period_ms as u64));
         s.node_budget = self.settings.nodes.unwrap_or(u64::MAX);
         let choice;
@@ -715,20 +760,27 @@ impl<'p> CpuPlayer<'p> {
             choice = all[pick];
         } else {
             let mut best = all[0];
+            // Root moves in the order of the last iteration's values, best first, so that the
+            // window below the best so far is tight from the start (ties are broken by the
+            // moves' own order, so the choice does not depend on the order of search).
+            let mut order: Vec<usize> = (0..all.len()).collect();
+            let mut values = vec![f64::NEG_INFINITY; all.len()];
             for depth in 1..=self.settings.depth {
                 s.stopped = false;
                 if depth > 1 && s.stop_now() {
                     break;
                 }
-                let mut best_here = None;
+                order.sort_by(|&a, &b| values[b].total_cmp(&values[a]));
+                let mut best_here: Option<usize> = None;
                 let mut best_v = f64::NEG_INFINITY;
                 let mut best_d = u32::MAX;
-                for &m in &all {
+                for &k in &order {
                     // Each root move is searched only while time remains; at depth 1 the best
                     // of the moves examined so far stands.
                     if s.stop_now() {
                         break;
                     }
+                    let m = all[k];
                     let mut cmds = [None, None];
                     cmds[side] = m;
                     // Search with a window just below the best so far, so that equal moves get
@@ -742,13 +794,15 @@ impl<'p> CpuPlayer<'p> {
                     if s.stopped && best_here.is_some() {
                         break; // the value of an interrupted search is not comparable
                     }
+                    values[k] = v;
                     if v > best_v || tie {
                         let c = s.play_first_outcome(st, cmds);
                         let d = s.own_distance(&c, side);
                         s.pool.push(c);
-                        if !tie || d < best_d {
+                        let earlier = best_here.is_none_or(|b| k < b);
+                        if !tie || d < best_d || (d == best_d && earlier) {
                             best_v = best_v.max(v);
-                            best_here = Some(m);
+                            best_here = Some(k);
                             best_d = d;
                         }
                     }
@@ -760,7 +814,7 @@ impl<'p> CpuPlayer<'p> {
                     break; // keep the last complete iteration's move
                 }
                 if let Some(b) = best_here {
-                    best = b;
+                    best = all[b];
                 }
                 if best_v >= SURE_WIN {
                     break; // a certain win found
