@@ -24,6 +24,8 @@ struct FNode {
     target: Target,
     /// Σ step / period of the achievers that fire without a command.
     free_rate: f64,
+    /// An achiever's own cost reads the node's current value (a range reached by steps).
+    reads_cur: bool,
 }
 
 /// An achiever, flattened.
@@ -55,12 +57,30 @@ struct FAdv {
     value: (u32, u32),
 }
 
+/// Slots in the memo of trees by signature (a power of two).
+const MEMO: usize = 1 << 12;
+
+/// A decisive rule none of whose trees exists, in the memo.
+const NOT_OK: u32 = u32::MAX;
+
+/// The trees' results by signature (see [`FastEval::both`]): per slot its key, the nodes that
+/// hold, and each decisive rule's cost before its excluded conditions.
+struct Memo {
+    /// Slots: [`MEMO`], or 1 for a program with very many decisive rules.
+    slots: usize,
+    keys: Vec<u64>,
+    holds: Vec<u128>,
+    bases: Vec<u32>,
+}
+
 /// Slots in the evaluation cache (a power of two; 16 bytes each). 2^14 instead of 2^12: karate
 /// CPU -5.7% instructions (fewer evaluations recomputed), 256 KiB per player.
 const CACHE: usize = 1 << 14;
 
 #[derive(Default)]
 struct Scratch {
+    /// Bit i: node i holds in the position being evaluated.
+    holds: u128,
     /// Per node: 0 not yet, 1 done with a tree, 2 done without one.
     state: Vec<u8>,
     own: Vec<u32>,
@@ -88,6 +108,7 @@ pub struct FastEval {
     reads_history: bool,
     /// A direct-mapped cache of evaluations: (key, value for h) per slot, key 0 = empty.
     cache: RefCell<(Vec<u64>, Vec<f64>)>,
+    memo: RefCell<Memo>,
     scratch: RefCell<Scratch>,
 }
 
@@ -103,6 +124,11 @@ impl FastEval {
                 id: n.key.id,
                 target: n.key.target,
                 free_rate: super::free_rate(n),
+                reads_cur: matches!(n.key.target, Target::Range(..))
+                    && n
+                        .achievers
+                        .iter()
+                        .any(|a| matches!(a.step, Step::Add(_) | Step::Scale(..))),
             })
             .collect();
         let decisive: Vec<FDecisive> = g
@@ -164,12 +190,23 @@ impl FastEval {
             ach_conds,
             reads_history,
             cache: RefCell::new((vec![0; CACHE], vec![0.0; CACHE])),
+            memo: RefCell::new({
+                // 4 Ki slots of up to 64 decisive rules (1 MiB); beyond, one slot.
+                let slots = if g.decisive.len() <= 64 { MEMO } else { 1 };
+                Memo {
+                    slots,
+                    keys: vec![0; slots],
+                    holds: vec![0; slots],
+                    bases: vec![NOT_OK; slots * g.decisive.len()],
+                }
+            }),
             nodes,
             decisive,
             adv,
             cap: p.settings.turn_limit.min(UNREACHABLE),
             general: (n > 128).then(|| Box::new(g.clone())),
             scratch: RefCell::new(Scratch {
+                holds: 0,
                 state: vec![0; n],
                 own: vec![0; n],
                 set: vec![0; n],
@@ -218,7 +255,7 @@ impl FastEval {
             _ => {}
         }
         let bit = 1u128 << i;
-        if self.holds(eng, st, i, x) {
+        if sc.holds & bit != 0 {
             sc.state[i] = 1;
             sc.own[i] = 0;
             sc.set[i] = bit;
@@ -307,7 +344,7 @@ impl FastEval {
     #[inline]
     fn node_bottom_up(&self, eng: &Engine, st: &State, x: Side, i: usize, sc: &mut Scratch) {
         let bit = 1u128 << i;
-        if self.holds(eng, st, i, x) {
+        if sc.holds & bit != 0 {
             sc.state[i] = 1;
             sc.own[i] = 0;
             sc.set[i] = bit;
@@ -326,6 +363,11 @@ impl FastEval {
 
     /// The distance to winning of `x` and its soft form over every decisive rule (as
     /// [`super::soft_distance`]).
+    ///
+    /// The trees read a position only through which nodes hold and the current values of the
+    /// nodes whose achievers step toward a range, so their result — each decisive rule's cost
+    /// before its excluded conditions — is memoised by those: positions that differ elsewhere
+    /// (another side's stamina, the history, a value no node tests) share one entry.
     fn both(&self, eng: &Engine, st: &State, x: Side) -> (u32, f64) {
         if let Some(g) = &self.general {
             let d = super::distances(g, eng, st, x);
@@ -333,6 +375,60 @@ impl FastEval {
         }
         let mut sc = self.scratch.borrow_mut();
         let sc = &mut *sc;
+        let key = self.signature(eng, st, x, sc);
+        let nd = self.decisive.len();
+        let mut memo = self.memo.borrow_mut();
+        let memo = &mut *memo;
+        let slot = (key as usize ^ (key >> 29) as usize) & (memo.slots - 1);
+        let hit = memo.keys[slot] == key && memo.holds[slot] == sc.holds;
+        let bases = &mut memo.bases[slot * nd..(slot + 1) * nd];
+        if !hit {
+            self.trees(eng, st, x, sc);
+            for (b, d) in bases.iter_mut().zip(&self.decisive) {
+                *b = self.base_cost(sc, d);
+            }
+            memo.keys[slot] = key;
+            memo.holds[slot] = sc.holds;
+        }
+        let mut best = self.cap;
+        let mut soft = super::SoftMin::default();
+        for (&b, d) in bases.iter().zip(&self.decisive) {
+            let cost = if b == NOT_OK {
+                self.cap
+            } else {
+                let extra = d
+                    .excluded
+                    .iter()
+                    .filter(|c| !eng.cond_holds_with(c, st, x, &mut sc.stack))
+                    .count() as u32;
+                b.saturating_add(extra).min(self.cap)
+            };
+            best = best.min(cost);
+            soft.add(cost, self.cap);
+        }
+        (best, soft.value(self.cap))
+    }
+
+    /// Sets `sc.holds` to the nodes that hold for `x` in `st` and returns a key of them and of
+    /// the current values the trees read (never 0).
+    fn signature(&self, eng: &Engine, st: &State, x: Side, sc: &mut Scratch) -> u64 {
+        use std::hash::{Hash, Hasher};
+        let mut holds = 0u128;
+        let mut h = rustc_hash::FxHasher::default();
+        for (i, n) in self.nodes.iter().enumerate() {
+            if self.holds(eng, st, i, x) {
+                holds |= 1u128 << i;
+            } else if n.reads_cur {
+                eng.val(st, n.side.resolve(x), n.id).hash(&mut h);
+            }
+        }
+        sc.holds = holds;
+        (holds as u64 ^ (holds >> 64) as u64 ^ x as u64).hash(&mut h);
+        h.finish() | 1
+    }
+
+    /// Every node's cheapest tree for `x` (`sc.holds` set by [`Self::signature`]).
+    fn trees(&self, eng: &Engine, st: &State, x: Side, sc: &mut Scratch) {
         if let Some(order) = &self.order {
             for &i in order {
                 self.node_bottom_up(eng, st, x, i as usize, sc);
@@ -345,37 +441,19 @@ impl FastEval {
                 self.tree(eng, st, x, i, &mut on_stack, sc);
             }
         }
-        let mut best = self.cap;
-        let mut soft = super::SoftMin::default();
-        for d in &self.decisive {
-            let mut set = 0u128;
-            let mut ok = true;
-            for &c in &d.conds {
-                match sc.state[c] {
-                    1 => set |= sc.set[c],
-                    _ => {
-                        ok = false;
-                        break;
-                    }
-                }
+    }
+
+    /// A decisive rule's cost before its excluded conditions ([`NOT_OK`] when a condition has
+    /// no tree).
+    fn base_cost(&self, sc: &Scratch, d: &FDecisive) -> u32 {
+        let mut set = 0u128;
+        for &c in &d.conds {
+            match sc.state[c] {
+                1 => set |= sc.set[c],
+                _ => return NOT_OK,
             }
-            let cost = if ok {
-                let extra = d
-                    .excluded
-                    .iter()
-                    .filter(|c| !eng.cond_holds_with(c, st, x, &mut sc.stack))
-                    .count() as u32;
-                d.fire
-                    .saturating_add(Self::cost(sc, set))
-                    .saturating_add(extra)
-                    .min(self.cap)
-            } else {
-                self.cap
-            };
-            best = best.min(cost);
-            soft.add(cost, self.cap);
         }
-        (best, soft.value(self.cap))
+        d.fire.saturating_add(Self::cost(sc, set))
     }
 }
 
