@@ -88,7 +88,7 @@ impl std::fmt::Display for RuntimeError {
 }
 
 /// The position of a match: flat integers only.
-#[derive(Clone, Debug, Default, PartialEq, Eq, Hash)]
+#[derive(Debug, Default, PartialEq, Eq, Hash)]
 pub struct State {
     /// State values: side * n_states + state.
     pub vals: Vec<i64>,
@@ -104,6 +104,32 @@ pub struct State {
     pub to_move: Side,
     /// Set once the match is decided.
     pub outcome: Option<Outcome>,
+}
+
+impl Clone for State {
+    fn clone(&self) -> Self {
+        Self {
+            vals: self.vals.clone(),
+            enabled: self.enabled.clone(),
+            hist: self.hist.clone(),
+            own_turns: self.own_turns,
+            turn: self.turn,
+            to_move: self.to_move,
+            outcome: self.outcome,
+        }
+    }
+
+    /// Copies into the existing buffers (the derived `clone_from` would allocate three new
+    /// vectors): the search copies positions from a pool at every node.
+    fn clone_from(&mut self, src: &Self) {
+        self.vals.clone_from(&src.vals);
+        self.enabled.clone_from(&src.enabled);
+        self.hist.clone_from(&src.hist);
+        self.own_turns = src.own_turns;
+        self.turn = src.turn;
+        self.to_move = src.to_move;
+        self.outcome = src.outcome;
+    }
 }
 
 /// One state or flag change, for traces.
