@@ -208,11 +208,10 @@ impl<'p> Searcher<'p> {
     /// outweigh every positional difference, and deeper searches (which see more such chances)
     /// would play worse.
     fn eval(&mut self, st: &State, x: Side) -> f64 {
-        let e = self.fast.evaluate(&self.eng, st, x);
         if st.outcome.is_some() {
-            e
+            self.fast.evaluate(&self.eng, st, x)
         } else {
-            0.9e9 * (e / self.scale).tanh()
+            self.fast.squashed(&self.eng, st, x, self.scale)
         }
     }
 
