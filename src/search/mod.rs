@@ -126,6 +126,7 @@ pub struct Searcher<'p> {
     pool: Vec<State>,
     kid_pool: Vec<Vec<(State, f64)>>,
     move_pool: Vec<Vec<Option<CmdId>>>,
+    bound_pool: Vec<Vec<(f64, bool, f64)>>,
     /// Evaluation units that make a position about three-quarters of a win (see `eval`).
     scale: f64,
 }
@@ -168,6 +169,7 @@ impl<'p> Searcher<'p> {
             pool: Vec::new(),
             kid_pool: Vec::new(),
             move_pool: Vec::new(),
+            bound_pool: Vec::new(),
             scale,
         }
     }
@@ -413,12 +415,16 @@ impl<'p> Searcher<'p> {
     }
 
     /// Value for `side` of playing `cmds` from `st`: the mean over chance outcomes. With one
-    /// outcome the window is passed on. With several, each outcome is searched in the window
-    /// that can still move the mean across (alpha, beta), given the outcomes searched so far and
-    /// that every value lies within ±[`VALUE_LIMIT`] (Ballard's Star1); once the mean is
-    /// certain to fall outside the window, the remaining outcomes are skipped and a bound is
-    /// returned (fail-soft, as a cut-off in negamax: at most alpha when the move is worse,
-    /// at least beta when better). Inside the window the mean is exact.
+    /// outcome the window is passed on. With several (Ballard's Star2), every outcome is first
+    /// probed: an outcome that is decided or a leaf is valued exactly; in any other the
+    /// opponent's first move (the best one found there before) is searched, which bounds the
+    /// outcome's value from above. When the bounds' mean is at most alpha the move is cut
+    /// without searching further. Otherwise each outcome is searched in the window that can
+    /// still move the mean across (alpha, beta), given the outcomes searched so far, the bounds
+    /// of the rest and that no value lies below −[`VALUE_LIMIT`]; once the mean is certain to
+    /// fall outside the window, the remaining outcomes are skipped and a bound is returned
+    /// (fail-soft, as a cut-off in negamax: at most alpha when the move is worse, at least beta
+    /// when better). Inside the window the mean is exact.
     fn move_value(
         &mut self,
         st: &State,
@@ -431,25 +437,7 @@ impl<'p> Searcher<'p> {
         let v = if kids.len() == 1 {
             self.after(&kids[0].0, side, depth, window)
         } else if let Some((alpha, beta)) = window {
-            let mut sum = 0.0;
-            let mut rest = 1.0;
-            let mut v = None;
-            for (c, p) in &kids {
-                rest -= p;
-                let rest_now = rest.max(0.0);
-                let a = (alpha - sum - VALUE_LIMIT * rest_now) / p;
-                let b = (beta - sum + VALUE_LIMIT * rest_now) / p;
-                sum += p * self.after(c, side, depth, Some((a, b)));
-                if sum + VALUE_LIMIT * rest_now <= alpha {
-                    v = Some(sum + VALUE_LIMIT * rest_now);
-                    break;
-                }
-                if sum - VALUE_LIMIT * rest_now >= beta {
-                    v = Some(sum - VALUE_LIMIT * rest_now);
-                    break;
-                }
-            }
-            v.unwrap_or(sum)
+            self.chance_value(&kids, side, depth, alpha, beta)
         } else {
             let mut sum = 0.0;
             for (c, p) in &kids {
@@ -459,6 +447,92 @@ impl<'p> Searcher<'p> {
         };
         self.recycle(kids);
         v
+    }
+
+    /// The windowed mean over chance outcomes of [`Self::move_value`].
+    fn chance_value(
+        &mut self,
+        kids: &[(State, f64)],
+        side: Side,
+        depth: u32,
+        alpha: f64,
+        beta: f64,
+    ) -> f64 {
+        const FULL: Option<(f64, f64)> = Some((f64::NEG_INFINITY, f64::INFINITY));
+        // Per outcome: an upper bound of its value, whether it is exact, and the probability-
+        // weighted sum of the bounds of the outcomes after it.
+        let mut ub = self.bound_pool.pop().unwrap_or_default();
+        ub.clear();
+        for (c, _) in kids {
+            if c.outcome.is_some() || depth <= 1 {
+                ub.push((self.after(c, side, depth, FULL), true, 0.0));
+            } else {
+                let opp = c.to_move;
+                let first = self.first_move(c, opp);
+                let mut reply = [None, None];
+                reply[opp] = first;
+                let w = self.move_value(c, reply, opp, depth - 1, FULL);
+                ub.push((-w, false, 0.0));
+            }
+            if self.stopped {
+                break;
+            }
+        }
+        if self.stopped {
+            self.bound_pool.push(ub);
+            return 0.0; // discarded by the caller
+        }
+        let mut after = 0.0;
+        for (k, (c, p)) in kids.iter().enumerate().rev() {
+            let _ = c;
+            ub[k].2 = after;
+            after += p * ub[k].0;
+        }
+        let mut v = None;
+        if after <= alpha {
+            v = Some(after);
+        } else {
+            let mut sum = 0.0;
+            let mut rest = 1.0;
+            for (k, (c, p)) in kids.iter().enumerate() {
+                rest -= p;
+                let low_rest = -VALUE_LIMIT * f64::max(rest, 0.0);
+                let (bound, exact, bounds_after) = ub[k];
+                let x = if exact {
+                    bound
+                } else {
+                    let a = (alpha - sum - bounds_after) / p;
+                    let b = (beta - sum - low_rest) / p;
+                    self.after(c, side, depth, Some((a, b)))
+                };
+                sum += p * x;
+                if sum + bounds_after <= alpha {
+                    v = Some(sum + bounds_after);
+                    break;
+                }
+                if sum + low_rest >= beta {
+                    v = Some(sum + low_rest);
+                    break;
+                }
+            }
+            if v.is_none() {
+                v = Some(sum);
+            }
+        }
+        self.bound_pool.push(ub);
+        v.unwrap_or(0.0)
+    }
+
+    /// The move of `side` that negamax searches first in `st`: the best one found there before,
+    /// else the first enabled command (a pass when none is enabled).
+    fn first_move(&mut self, st: &State, side: Side) -> Option<CmdId> {
+        let pkey = position_key(st, self.lcm);
+        if let Some(&b) = self.best_move.get(&pkey)
+            && b.is_none_or(|c| self.eng.is_enabled(st, side, c))
+        {
+            return b;
+        }
+        (0..self.eng.nc as u32).find(|&c| self.eng.is_enabled(st, side, c))
     }
 
     /// Negamax value of `st` for the side to move (alternate mode); chance is averaged.
