@@ -106,6 +106,8 @@ pub struct Searcher<'p> {
     /// The best move found for a position (by its key, any depth), tried first when the
     /// position is searched again: the next iteration of the deepening and transpositions.
     best_move: FxHashMap<u64, Option<CmdId>>,
+    /// Per remaining depth, the move that last caused a cut-off there (the killer heuristic).
+    killers: [Option<Option<CmdId>>; 16],
     /// Nodes visited so far.
     pub nodes: u64,
     /// Stop as soon as this is set.
@@ -155,6 +157,7 @@ impl<'p> Searcher<'p> {
             fast,
             tt: FxHashMap::default(),
             best_move: FxHashMap::default(),
+            killers: [None; 16],
             nodes: 0,
             cancel: Arc::new(AtomicBool::new(false)),
             node_budget: u64::MAX,
@@ -468,7 +471,7 @@ impl<'p> Searcher<'p> {
                 ub.push((self.after(c, side, depth, FULL), true, 0.0));
             } else {
                 let opp = c.to_move;
-                let first = self.first_move(c, opp);
+                let first = self.first_move(c, opp, depth - 1);
                 let mut reply = [None, None];
                 reply[opp] = first;
                 let w = self.move_value(c, reply, opp, depth - 1, FULL);
@@ -523,14 +526,20 @@ impl<'p> Searcher<'p> {
         v.unwrap_or(0.0)
     }
 
-    /// The move of `side` that negamax searches first in `st`: the best one found there before,
-    /// else the first enabled command (a pass when none is enabled).
-    fn first_move(&mut self, st: &State, side: Side) -> Option<CmdId> {
+    /// The move of `side` that negamax searches first in `st` at `depth`: the best one found
+    /// there before, else the last to cut off at that depth, else the first enabled command (a
+    /// pass when none is enabled).
+    fn first_move(&mut self, st: &State, side: Side, depth: u32) -> Option<CmdId> {
         let pkey = position_key(st, self.lcm);
         if let Some(&b) = self.best_move.get(&pkey)
             && b.is_none_or(|c| self.eng.is_enabled(st, side, c))
         {
             return b;
+        }
+        if let Some(&Some(k)) = self.killers.get(depth as usize)
+            && k.is_none_or(|c| self.eng.is_enabled(st, side, c))
+        {
+            return k;
         }
         (0..self.eng.nc as u32).find(|&c| self.eng.is_enabled(st, side, c))
     }
@@ -561,8 +570,14 @@ impl<'p> Searcher<'p> {
         let mut best = f64::NEG_INFINITY;
         let mut best_m = None;
         let mut ms = self.moves_of(st, side);
-        // The move that was best here before goes first (the others keep their order): a
-        // cut-off then comes after one move instead of several.
+        // The move that cut off a sibling at this depth goes first, then before it the move
+        // that was best here before (the others keep their order): a cut-off then comes after
+        // one move instead of several.
+        if let Some(&Some(k)) = self.killers.get(depth as usize)
+            && let Some(j) = ms.iter().position(|m| *m == k)
+        {
+            ms[..=j].rotate_right(1);
+        }
         if let Some(b) = self.best_move.get(&pkey)
             && let Some(j) = ms.iter().position(|m| m == b)
         {
@@ -583,6 +598,9 @@ impl<'p> Searcher<'p> {
                 alpha = v;
             }
             if alpha >= beta {
+                if let Some(k) = self.killers.get_mut(depth as usize) {
+                    *k = Some(*m);
+                }
                 break;
             }
         }
@@ -814,6 +832,7 @@ impl<'p> CpuPlayer<'p> {
         s.stopped = false;
         s.tt.clear();
         s.best_move.clear();
+        s.killers = [None; 16];
         s.deadline = Some(Instant::now() + Duration::from_millis(self.settings.period_ms as u64));
         s.node_budget = self.settings.nodes.unwrap_or(u64::MAX);
         let choice;
