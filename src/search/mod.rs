@@ -1,6 +1,7 @@
-//! Search over the real rules: the CPU player (negamax with alpha-beta, a transposition table and
-//! iterative deepening; a mixed strategy from the matrix game in simultaneous mode), and the
-//! win-path / forced-win solver.
+//! Search over the real rules: the CPU player (negamax with alpha-beta, a transposition table,
+//! iterative deepening, the best move and killer moves tried first, and Star1/Star2 pruning below
+//! chance; a mixed strategy from the matrix game in simultaneous mode), and the win-path /
+//! forced-win solver.
 //!
 //! Inside a search `rand(a,b)` is chance: a move's value is the mean over its outcomes (every
 //! combination when there are few, seeded samples otherwise — see [`Searcher::outcomes`]), the
