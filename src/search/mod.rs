@@ -483,19 +483,20 @@ impl<'p> Searcher<'p> {
             }
         }
         if self.stopped {
+            // An interrupted search's values are not compared (the root keeps its last complete
+            // iteration, or at depth 1 the first move examined).
             self.bound_pool.push(ub);
-            return 0.0; // discarded by the caller
+            return 0.0;
         }
         let mut after = 0.0;
-        for (k, (c, p)) in kids.iter().enumerate().rev() {
-            let _ = c;
+        for (k, (_, p)) in kids.iter().enumerate().rev() {
             ub[k].2 = after;
             after += p * ub[k].0;
         }
-        let mut v = None;
-        if after <= alpha {
-            v = Some(after);
-        } else {
+        let v = 'mean: {
+            if after <= alpha {
+                break 'mean after;
+            }
             let mut sum = 0.0;
             let mut rest = 1.0;
             for (k, (c, p)) in kids.iter().enumerate() {
@@ -511,20 +512,16 @@ impl<'p> Searcher<'p> {
                 };
                 sum += p * x;
                 if sum + bounds_after <= alpha {
-                    v = Some(sum + bounds_after);
-                    break;
+                    break 'mean sum + bounds_after;
                 }
                 if sum + low_rest >= beta {
-                    v = Some(sum + low_rest);
-                    break;
+                    break 'mean sum + low_rest;
                 }
             }
-            if v.is_none() {
-                v = Some(sum);
-            }
-        }
+            sum
+        };
         self.bound_pool.push(ub);
-        v.unwrap_or(0.0)
+        v
     }
 
     /// The move of `side` that negamax searches first in `st` at `depth`: the best one found
