@@ -524,22 +524,38 @@ impl<'p> Searcher<'p> {
         v
     }
 
-    /// The move of `side` that negamax searches first in `st` at `depth`: the best one found
-    /// there before, else the last to cut off at that depth, else the first enabled command (a
-    /// pass when none is enabled).
-    fn first_move(&mut self, st: &State, side: Side, depth: u32) -> Option<CmdId> {
-        let pkey = position_key(st, self.lcm);
-        if let Some(&b) = self.best_move.get(&pkey)
-            && b.is_none_or(|c| self.eng.is_enabled(st, side, c))
-        {
-            return b;
-        }
+    /// The moves of `side` in `st` (position key `pkey`) in the order negamax searches them at
+    /// `depth`: the move that was best here before, then the one that last cut off a sibling at
+    /// this depth (the killer), then the others in their own order — a cut-off then comes after
+    /// one move instead of several. In a pooled buffer.
+    fn ordered_moves(
+        &mut self,
+        st: &State,
+        side: Side,
+        depth: u32,
+        pkey: u64,
+    ) -> Vec<Option<CmdId>> {
+        let mut ms = self.moves_of(st, side);
         if let Some(&Some(k)) = self.killers.get(depth as usize)
-            && k.is_none_or(|c| self.eng.is_enabled(st, side, c))
+            && let Some(j) = ms.iter().position(|m| *m == k)
         {
-            return k;
+            ms[..=j].rotate_right(1);
         }
-        (0..self.eng.nc as u32).find(|&c| self.eng.is_enabled(st, side, c))
+        if let Some(b) = self.best_move.get(&pkey)
+            && let Some(j) = ms.iter().position(|m| m == b)
+        {
+            ms[..=j].rotate_right(1);
+        }
+        ms
+    }
+
+    /// The move of `side` that negamax searches first in `st` at `depth` (see
+    /// [`Self::ordered_moves`]).
+    fn first_move(&mut self, st: &State, side: Side, depth: u32) -> Option<CmdId> {
+        let ms = self.ordered_moves(st, side, depth, position_key(st, self.lcm));
+        let first = ms[0];
+        self.move_pool.push(ms);
+        first
     }
 
     /// Negamax value of `st` for the side to move (alternate mode); chance is averaged.
@@ -567,20 +583,7 @@ impl<'p> Searcher<'p> {
         let alpha0 = alpha;
         let mut best = f64::NEG_INFINITY;
         let mut best_m = None;
-        let mut ms = self.moves_of(st, side);
-        // The move that cut off a sibling at this depth goes first, then before it the move
-        // that was best here before (the others keep their order): a cut-off then comes after
-        // one move instead of several.
-        if let Some(&Some(k)) = self.killers.get(depth as usize)
-            && let Some(j) = ms.iter().position(|m| *m == k)
-        {
-            ms[..=j].rotate_right(1);
-        }
-        if let Some(b) = self.best_move.get(&pkey)
-            && let Some(j) = ms.iter().position(|m| m == b)
-        {
-            ms[..=j].rotate_right(1);
-        }
+        let ms = self.ordered_moves(st, side, depth, pkey);
         for (k, m) in ms.iter().enumerate() {
             if !root && k > 0 && self.thin > 1.0 && self.rng.random_range(0.0..self.thin) >= 1.0 {
                 continue;
