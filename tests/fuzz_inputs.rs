@@ -35,7 +35,7 @@ use kumite::engine::{Engine, State, TurnTrace};
 use kumite::pipeline::{Compiled, compile, expanded_kmt};
 use kumite::program::RuleProgram;
 use kumite::search::solve::{forced_win_in, shortest_win_in, strategy_text, value_iteration_in};
-use kumite::search::{CpuPlayer, CpuSettings, search_engine};
+use kumite::search::{CpuPlayer, CpuSettings, Searcher, search_engine};
 use proptest::prelude::*;
 use proptest::strategy::ValueTree;
 use proptest::test_runner::{Config, RngAlgorithm, TestRng, TestRunner};
@@ -1105,8 +1105,9 @@ fn highlight_guarded(text: &str) -> Result<(), String> {
 }
 
 /// `FUZZ_SKIP=highlight,studio,…` steps past a stage with a known hang or crash, so that a
-/// campaign can look for the others (stages: highlight, studio, roundtrip, fasteval, solve, cpu,
-/// match; `bigvals` leaves positions with values past 2^31 out of the evaluation comparison).
+/// campaign can look for the others (stages: highlight, studio, roundtrip, fasteval, solve,
+/// search, cpu, match; `bigvals` leaves positions with values past 2^31 out of the evaluation
+/// comparison).
 fn skip(stage: &str) -> bool {
     static SKIP: OnceLock<Vec<String>> = OnceLock::new();
     SKIP.get_or_init(|| {
@@ -1517,6 +1518,36 @@ fn analyse_and_play(prog: &RuleProgram, seed: u64, tally: &mut Tally) -> Result<
                     }
                 }
                 break;
+            }
+        }
+    }
+
+    // The CPU's pruned search (alpha-beta, table, move ordering, Star1/Star2 below chance) gives
+    // plain expectiminimax's value inside a window and a bound on the right side outside it.
+    if seed % 3 == 2 && !eng.simultaneous && !skip("search") {
+        let p = &positions[(seed as usize / 3) % positions.len()];
+        let depth = if eng.nc <= 6 { 2 } else { 1 };
+        if p.outcome.is_none() {
+            let v = Searcher::new(prog, seed).minimax(p, depth);
+            for (lo, hi) in [
+                (f64::NEG_INFINITY, f64::INFINITY),
+                (v - 1e6, v + 1e6),
+                (v + 1.0, v + 3e8),
+                (v - 3e8, v - 1.0),
+            ] {
+                let r = Searcher::new(prog, seed).negamax(p, depth, lo, hi, true);
+                let ok = if v <= lo {
+                    r <= lo + 1e-6 && r >= v - 1e-6
+                } else if v >= hi {
+                    r >= hi - 1e-6 && r <= v + 1e-6
+                } else {
+                    (r - v).abs() < 1e-6
+                };
+                if !ok {
+                    return Err(format!(
+                        "search: depth {depth} window ({lo}, {hi}) gave {r}, expectiminimax {v}"
+                    ));
+                }
             }
         }
     }
