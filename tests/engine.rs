@@ -386,3 +386,112 @@ fn direct_path_overflow_is_worded_as_written() {
         assert_eq!(errors[0], errors[1], "{effect}");
     }
 }
+
+/// Every way to pick the draws of a turn that the checks below try: all outcomes of each draw
+/// with the others at their first outcome, and all of them at their last.
+fn pick_lists(draws: &[kumite::engine::Draw]) -> Vec<Vec<u64>> {
+    let mut out = vec![draws.iter().map(|d| d.outcomes - 1).collect()];
+    for (k, d) in draws.iter().enumerate() {
+        for o in 0..d.outcomes.min(8) {
+            let mut p = vec![0; draws.len()];
+            p[k] = o;
+            out.push(p);
+        }
+    }
+    out
+}
+
+/// Plays random games of `p` and, in every position, every move whose resolution draws: each
+/// other outcome replayed from the first outcome's resolution (`replay_scripted`, what the CPU
+/// uses) must give what playing the turn from the start gives — the position, the error, the
+/// draws recorded. Returns how many outcomes were replayed.
+fn replays_match_full_turns(p: &RuleProgram, games: u64) -> usize {
+    use kumite::engine::ChanceScript;
+    let e = Engine::new(p, 7);
+    let mut replayed = 0;
+    for g in 0..games {
+        let mut rng = g.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1;
+        let mut next = move |n: usize| {
+            rng ^= rng << 13;
+            rng ^= rng >> 7;
+            rng ^= rng << 17;
+            (rng % n as u64) as usize
+        };
+        let Ok(mut st) = e.initial(g as usize % 2) else {
+            return replayed;
+        };
+        let mut buf = Vec::new();
+        for _ in 0..40 {
+            if st.outcome.is_some() {
+                break;
+            }
+            let mut choices: [Vec<Option<u32>>; 2] = [vec![None], vec![None]];
+            for &s in e.movers(&st) {
+                e.enabled_commands(&st, s, &mut buf);
+                if !buf.is_empty() {
+                    choices[s] = buf.iter().map(|&c| Some(c)).collect();
+                }
+            }
+            for a in &choices[0] {
+                for b in &choices[1] {
+                    let cmds = [*a, *b];
+                    let mut first = ChanceScript::default();
+                    let mut x = st.clone();
+                    if e.play_scripted(&mut x, cmds, &mut first).is_err() {
+                        continue;
+                    }
+                    for picks in pick_lists(&first.draws) {
+                        let mut full_script = ChanceScript {
+                            picks: picks.clone(),
+                            ..Default::default()
+                        };
+                        let mut full = st.clone();
+                        let r_full = e.play_scripted(&mut full, cmds, &mut full_script);
+                        // The first outcome again, then this one from its resolution.
+                        let mut again = ChanceScript::default();
+                        e.play_scripted(&mut st.clone(), cmds, &mut again)
+                            .expect("played before");
+                        let mut rep_script = ChanceScript {
+                            picks,
+                            ..Default::default()
+                        };
+                        let mut rep = State::default();
+                        if let Some(r_rep) = e.replay_scripted(&mut rep, &mut rep_script) {
+                            replayed += 1;
+                            assert_eq!(r_full.is_ok(), r_rep.is_ok(), "{cmds:?} in {st:?}");
+                            if r_full.is_ok() {
+                                assert_eq!(full, rep, "{cmds:?} from {st:?}");
+                            }
+                            assert_eq!(full_script.draws, rep_script.draws);
+                        }
+                    }
+                }
+            }
+            let cmds = [0, 1].map(|s| choices[s][next(choices[s].len())]);
+            if e.play(&mut st, cmds, None).is_err() {
+                break;
+            }
+        }
+    }
+    replayed
+}
+
+#[test]
+fn chance_outcomes_replayed_from_the_resolution_equal_full_turns() {
+    for name in ["karate.kmt", "moge_battle.kmt"] {
+        let n = replays_match_full_turns(&file(name), 6);
+        assert!(n > 100, "{name}: only {n} outcomes replayed");
+    }
+    // Simultaneous, two draws in one turn, draws in a condition (no replay), overflow in a
+    // drawn value and when applying one.
+    let p = prog(
+        "~同時\n!:体力=10,大=1000000000000000000,[打つ],[守る],[溜める],[賭ける]\n\
+         [打つ],!O.[守る]:O.体力-=rand(1,3),S.気+=rand(0,2)\n\
+         [打つ],O.[守る]:O.体力-=rand(0,1)\n\
+         [溜める]:S.大*=rand(1,12)\n\
+         [賭ける]:S.大+=rand(0,9)*S.大\n\
+         [守る],rand(1,4)<=1:S.気+1\n\
+         O.体力<=0:S.勝利\n",
+    );
+    assert!(replays_match_full_turns(&p, 30) > 100);
+}

@@ -109,6 +109,7 @@ impl<'p> Engine<'p> {
 
     #[cold]
     pub(super) fn scripted_draw(&self, rule: u32, slot: u16, lo: i64, hi: i64) -> i64 {
+        self.draws_made.set(self.draws_made.get().wrapping_add(1));
         let mut sc = self.script.borrow_mut();
         let size = ((hi as i128 - lo as i128 + 1) as u128).min(u64::MAX as u128) as u64;
         let binary = self
@@ -165,11 +166,74 @@ impl<'p> Engine<'p> {
         script: &mut ChanceScript,
     ) -> Result<(), RuntimeError> {
         script.draws.clear();
+        if self.value_draws {
+            self.replay.borrow_mut().valid = false;
+        }
         std::mem::swap(&mut *self.script.borrow_mut(), script);
         self.scripted.set(true);
         let r = self.play(st, cmds, None);
         self.scripted.set(false);
         std::mem::swap(&mut *self.script.borrow_mut(), script);
         r
+    }
+
+    /// Keeps the resolution of the scripted turn being played for [`Engine::replay_scripted`],
+    /// when every draw it made was in an effect's value (`st` is the position it read).
+    pub(super) fn keep_for_replay(&self, st: &State, sc: &Scratch) {
+        let made = self.script.borrow().draws.len();
+        let in_values: usize = sc.drawn.iter().map(|d| d.draws as usize).sum();
+        if made != in_values {
+            return; // a condition drew: which rules fire depends on the draws
+        }
+        let mut r = self.replay.borrow_mut();
+        r.valid = true;
+        r.snapshot.clone_from(st);
+        r.writes.clone_from(&sc.writes);
+        r.drawn.clone_from(&sc.drawn);
+    }
+
+    /// The same turn as the last [`Engine::play_scripted`] (from the same position with the
+    /// same commands) under another `script`, played from that turn's resolution: the values
+    /// that drew `rand` are evaluated again with the new draws, the rest of the resolution is
+    /// reused, then the writes are applied and the turn ends as in [`Engine::play`]. The result
+    /// and the draws recorded are those of `play_scripted`. None when the last scripted turn
+    /// cannot be replayed so (a condition drew, or nothing did); the caller then plays it.
+    pub fn replay_scripted(
+        &self,
+        st: &mut State,
+        script: &mut ChanceScript,
+    ) -> Option<Result<(), RuntimeError>> {
+        let r = self.replay.borrow();
+        if !r.valid {
+            return None;
+        }
+        script.draws.clear();
+        std::mem::swap(&mut *self.script.borrow_mut(), script);
+        self.scripted.set(true);
+        st.clone_from(&r.snapshot);
+        let mut guard = self.scratch.borrow_mut();
+        let sc = &mut *guard;
+        sc.writes.clone_from(&r.writes);
+        let mut result = Ok(());
+        for d in &r.drawn {
+            let code = self.prog.code_of(d.expr);
+            match self.eval(code, &st.vals, d.side, st.turn, d.rule, &mut sc.stack) {
+                Ok(v) => sc.writes[d.at as usize].value = v,
+                Err(e) => {
+                    result = Err(e);
+                    break;
+                }
+            }
+        }
+        let writes = std::mem::take(&mut sc.writes);
+        drop(guard);
+        drop(r);
+        let result = result
+            .and_then(|()| self.apply_merged(st, &writes, None))
+            .and_then(|()| self.finish_turn(st, None));
+        self.scratch.borrow_mut().writes = writes;
+        self.scripted.set(false);
+        std::mem::swap(&mut *self.script.borrow_mut(), script);
+        Some(result.map_err(|e| *e))
     }
 }

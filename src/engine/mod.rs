@@ -168,6 +168,34 @@ pub struct TurnTrace {
 struct Scratch {
     writes: Vec<Write>,
     stack: Vec<i64>,
+    /// In a scripted turn: the writes whose value drew `rand` (see [`Replay`]).
+    drawn: Vec<Drawn>,
+}
+
+/// A write of a scripted turn whose value came from an expression that drew `rand`.
+#[derive(Clone, Copy, Debug)]
+struct Drawn {
+    /// Index in the turn's writes.
+    at: u32,
+    /// The expression's code.
+    expr: (u32, u32),
+    rule: u32,
+    side: Side,
+    /// How many draws it made.
+    draws: u32,
+}
+
+/// What a scripted turn keeps so that its other chance outcomes can be played from the
+/// resolution's writes instead of from the start (see [`Engine::replay_scripted`]): kept only
+/// when every draw of the resolution was in an effect's value — then which rules fire and what
+/// they write does not depend on the draws, only the drawn values do.
+#[derive(Default)]
+struct Replay {
+    valid: bool,
+    /// The position the resolution read (commands pushed, nothing applied).
+    snapshot: State,
+    writes: Vec<Write>,
+    drawn: Vec<Drawn>,
 }
 
 /// Internal results carry the (rare) error boxed, so the hot paths return small values.
@@ -225,6 +253,12 @@ pub struct Engine<'p> {
     /// A scripted turn is being played: draws follow `script`.
     scripted: Cell<bool>,
     script: RefCell<ChanceScript>,
+    /// Some effect's value draws `rand` (a scripted turn then notes which values drew).
+    value_draws: bool,
+    /// Draws made by scripted turns so far (a counter: differences tell which values drew).
+    draws_made: Cell<u32>,
+    /// The last scripted turn's resolution, when its other outcomes can be replayed from it.
+    replay: RefCell<Replay>,
     /// Firing counts per rule, when counting (see [`Engine::counting`]).
     fires: Option<RefCell<Vec<u32>>>,
     /// When set, `rand` draws are replaced: (turn, side, rule, slot, lo, hi) → value. Used by search.
@@ -392,8 +426,14 @@ impl<'p> Engine<'p> {
             let mut guard = self.scratch.borrow_mut();
             let sc = &mut *guard;
             sc.writes.clear();
+            if self.value_draws {
+                sc.drawn.clear();
+            }
             for &s in movers {
                 self.resolve(st, s, sc, trace.as_deref_mut())?;
+            }
+            if self.value_draws && self.scripted.get() && !sc.drawn.is_empty() {
+                self.keep_for_replay(st, sc);
             }
             let writes = std::mem::take(&mut sc.writes);
             drop(guard);
@@ -401,6 +441,13 @@ impl<'p> Engine<'p> {
             self.scratch.borrow_mut().writes = writes;
             result?;
         }
+        self.finish_turn(st, trace).map_err(|e| *e)
+    }
+
+    /// The end of a turn after its writes are applied: the end check, then (if the game goes
+    /// on) the next side to move and its availability.
+    #[inline(always)]
+    fn finish_turn(&self, st: &mut State, mut trace: Option<&mut TurnTrace>) -> Res<()> {
         self.end_check(st, trace.as_deref_mut())?;
         if st.outcome.is_none() {
             if !self.simultaneous {

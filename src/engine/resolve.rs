@@ -104,7 +104,11 @@ impl<'p> Engine<'p> {
     ) -> Res<()> {
         let n = st.own_turns[side];
         let turn = st.turn;
-        let Scratch { writes, stack } = sc;
+        let Scratch {
+            writes,
+            stack,
+            drawn,
+        } = sc;
         let now = st.hist[side * self.hl];
         let list = &self.by_cmd[if now == NONE { self.nc } else { now as usize }];
         for &ri in list {
@@ -150,6 +154,22 @@ impl<'p> Engine<'p> {
                         }
                         let v = match self.effect_const[e0 + k] {
                             Some(v) => v,
+                            None if self.value_draws && self.scripted.get() => {
+                                let d0 = self.draws_made.get();
+                                let code = self.prog.code_of(expr);
+                                let v = self.eval(code, &st.vals, side, turn, ri, stack)?;
+                                let draws = self.draws_made.get().wrapping_sub(d0);
+                                if draws > 0 {
+                                    drawn.push(Drawn {
+                                        at: writes.len() as u32,
+                                        expr,
+                                        rule: ri,
+                                        side,
+                                        draws,
+                                    });
+                                }
+                                v
+                            }
                             None => {
                                 self.eval(self.prog.code_of(expr), &st.vals, side, turn, ri, stack)?
                             }

@@ -32,6 +32,13 @@ impl<'p> Engine<'p> {
                 _ => None,
             })
             .collect();
+        let value_draws = prog.effects.iter().any(|e| match *e {
+            CEffect::Update { expr, .. } => prog
+                .code_of(expr)
+                .iter()
+                .any(|op| matches!(op, Op::Rand(_))),
+            _ => false,
+        });
         let (direct_lists, direct_rules, direct_fx) = if direct {
             direct_path(prog, &by_cmd, &need_cmd, &mut fast, hl)
         } else {
@@ -67,6 +74,9 @@ impl<'p> Engine<'p> {
             binary_draws,
             scripted: Cell::new(false),
             script: RefCell::new(ChanceScript::default()),
+            draws_made: Cell::new(0),
+            value_draws,
+            replay: RefCell::new(Replay::default()),
             fires: None,
             chance: None,
             ready: None,

@@ -256,6 +256,26 @@ impl<'p> Searcher<'p> {
         c
     }
 
+    /// Another chance outcome of the move that [`Self::play_one`] played last, `cmds` from
+    /// `st`, under the draws of `self.script`: played from that turn's resolution when the
+    /// engine could keep it (only values drew), else from the start. The same position either
+    /// way.
+    fn replay_one(&mut self, st: &State, cmds: [Option<CmdId>; 2]) -> State {
+        let mut c = self.pool.pop().unwrap_or_default();
+        match self.eng.replay_scripted(&mut c, &mut self.script) {
+            Some(r) => {
+                if r.is_err() {
+                    c.outcome = Some(Outcome::Draw);
+                }
+                c
+            }
+            None => {
+                self.pool.push(c);
+                self.play_one(st, cmds)
+            }
+        }
+    }
+
     /// Plays `cmds` from `st` with every draw at its first outcome (for tie-breaks).
     fn play_first_outcome(&mut self, st: &State, cmds: [Option<CmdId>; 2]) -> State {
         self.script.picks.clear();
@@ -312,7 +332,7 @@ impl<'p> Searcher<'p> {
                 // Every further outcome is a resolution like a node's: it counts against the
                 // node budget, so chance-heavy games cannot outrun it.
                 self.nodes = self.nodes.saturating_add(1);
-                let c = self.play_one(st, cmds);
+                let c = self.replay_one(st, cmds);
                 out.push((c, self.script.probability()));
                 if out.len() as u64 > limit.saturating_mul(4) {
                     break; // later draws multiplied the outcomes: sample instead
@@ -333,7 +353,7 @@ impl<'p> Searcher<'p> {
         for i in 0..CHANCE_SAMPLES {
             self.script.sampler = Some(crate::engine::rng::mix(seed.wrapping_add(i as u64)));
             self.nodes = self.nodes.saturating_add(1);
-            let c = self.play_one(st, cmds);
+            let c = self.replay_one(st, cmds);
             let k = position_key(&c, self.lcm);
             if let Some(j) = keys.iter().position(|&x| x == k) {
                 out[j].1 += w;
