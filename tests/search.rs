@@ -336,9 +336,12 @@ fn the_compiled_evaluation_equals_the_reference_on_random_positions() {
         "moge_battle.kmt",
         "cc_lemon.kmt",
         "(boxing)",
+        "(poison)",
     ] {
         let p = if f == "(boxing)" {
             compile(BOXING).program.expect("compiles")
+        } else if f == "(poison)" {
+            compile(POISON).program.expect("compiles")
         } else {
             file(f)
         };
@@ -397,6 +400,27 @@ fn a_victory_rule_costs_no_turn_of_its_own() {
     // With the command among the winning rule's conditions it is a rule like any other: 1 + 6.
     let text = "!:余裕=6,[押す]\n[押す]:O.余裕-1\nO.余裕<=0,[押す]:S.勝利\n";
     assert_eq!(h_distance(text, &[]).to_win, 7);
+}
+
+/// A poison that ticks on the poisoned side by itself (a command-free achiever of the
+/// opponent's, LANGUAGE.md §10.3), and the same game where nobody can ever be poisoned.
+const POISON: &str = "!:体力=10,[攻撃]
+!O.毒::[毒を盛る]
+[攻撃]:O.体力-2
+[毒を盛る]:O.毒=1
+S.毒>=1:S.体力-1
+O.体力<=0:S.勝利
+";
+
+#[test]
+fn a_command_free_achiever_counts_only_once_its_conditions_hold() {
+    // Nobody poisoned: the tick does not fire, five attacks of 2 (the tick's rate is not added).
+    assert_eq!(h_distance(POISON, &[]).to_win, 5);
+    // c poisoned: 2 per attack + 1 per tick, ceil(10 / 3) = 4.
+    assert_eq!(h_distance(POISON, &[("毒", 1)]).to_win, 4);
+    // A tick whose condition can never hold (毒 is never set) never helps.
+    let never = "!:体力=10,[攻撃]\n[攻撃]:O.体力-2\nS.毒>=1:S.体力-1\nO.体力<=0:S.勝利\n";
+    assert_eq!(h_distance(never, &[]).to_win, 5);
 }
 
 #[test]

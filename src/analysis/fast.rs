@@ -22,8 +22,9 @@ struct FNode {
     side: SideRef,
     id: u32,
     target: Target,
-    /// Σ step / period of the achievers that fire without a command.
-    free_rate: f64,
+    /// The achievers that fire without a command: step / period, and their condition nodes
+    /// (they count toward the rate when all of those hold, see [`super::free_rate`]).
+    free: Vec<(f64, u128)>,
     /// An achiever's own cost reads the node's current value (a range reached by steps).
     reads_cur: bool,
 }
@@ -138,7 +139,17 @@ impl FastEval {
                 side: n.key.side,
                 id: n.key.id,
                 target: n.key.target,
-                free_rate: super::free_rate(n),
+                free: n
+                    .achievers
+                    .iter()
+                    .filter_map(|a| {
+                        let mask = a
+                            .conds
+                            .iter()
+                            .fold(0u128, |m, &c| m | 1u128.checked_shl(c as u32).unwrap_or(0));
+                        super::free_step(a).map(|r| (r, mask))
+                    })
+                    .collect(),
                 reads_cur: matches!(n.key.target, Target::Range(..))
                     && n.achievers
                         .iter()
@@ -312,17 +323,18 @@ impl FastEval {
         } else {
             eng.val(st, n.side.resolve(x), n.id)
         };
+        let free_rate: f64 = n
+            .free
+            .iter()
+            .filter(|&&(_, mask)| sc.holds & mask == mask)
+            .map(|&(r, _)| r)
+            .sum();
         let mut best: Option<(u32, u128, u32)> = None;
         let (a0, a1) = self.ach_of[i];
         'ach: for a in &self.ach[a0 as usize..a1 as usize] {
-            let Some(own) = own_cost_of(
-                n.target,
-                cur,
-                a.step,
-                a.needs_command,
-                a.period,
-                n.free_rate,
-            ) else {
+            let Some(own) =
+                own_cost_of(n.target, cur, a.step, a.needs_command, a.period, free_rate)
+            else {
                 continue;
             };
             let Some(own) = super::with_rearm(own, a.rearm) else {

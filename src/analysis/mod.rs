@@ -471,7 +471,8 @@ impl VictoryGraph {
     /// its condition nodes' states outside the node's target, and the cheapest own cost of
     /// bringing that node back from the value set (its achievers' own conditions left out).
     fn set_rearm(&mut self, p: &RuleProgram) {
-        let free_rates: Vec<f64> = self.nodes.iter().map(free_rate).collect();
+        // Bringing a condition back is estimated with every command-free achiever firing.
+        let free_rates: Vec<f64> = self.nodes.iter().map(|n| free_rate(n, |_| true)).collect();
         let mut rearm: Vec<Vec<u32>> = Vec::with_capacity(self.nodes.len());
         for n in &self.nodes {
             let mut per = Vec::with_capacity(n.achievers.len());
@@ -593,19 +594,24 @@ fn target_holds(t: Target, v: i64) -> bool {
     }
 }
 
-/// The rate at which a node's command-free achievers move it by themselves (per turn).
-pub(crate) fn free_rate(node: &Node) -> f64 {
+/// The rate at which a node's command-free achievers move it by themselves (per turn): those
+/// whose condition nodes all hold (`holds(c)` for node c). One whose conditions do not hold does
+/// not fire by itself; a plan that needs it pays for its conditions by choosing it as the
+/// achiever (a poison tick counts only once someone is poisoned).
+pub(crate) fn free_rate(node: &Node, holds: impl Fn(usize) -> bool) -> f64 {
     node.achievers
         .iter()
-        .filter(|a| !a.needs_command)
-        .filter_map(|a| {
-            if let Step::Add(d) = a.step {
-                Some(d.abs() / a.period.max(1) as f64)
-            } else {
-                None
-            }
-        })
+        .filter(|a| !a.needs_command && a.conds.iter().all(|&c| holds(c)))
+        .filter_map(|a| free_step(a))
         .sum()
+}
+
+/// A command-free achiever's contribution to [`free_rate`]: its step per turn.
+pub(crate) fn free_step(a: &Achiever) -> Option<f64> {
+    match a.step {
+        Step::Add(d) if !a.needs_command => Some(d.abs() / a.period.max(1) as f64),
+        _ => None,
+    }
 }
 
 fn moves_toward(step: Step, t: Target) -> bool {
@@ -746,7 +752,7 @@ impl<'g, 'p> TreeWalk<'g, 'p> {
             self.eng
                 .val(self.st, node.key.side.resolve(self.x), node.key.id)
         };
-        let free_rate = free_rate(node);
+        let free_rate = free_rate(node, |c| self.holds(&self.g.nodes[c].key));
         let mut best: Option<(u32, Vec<(usize, u32)>)> = None;
         for a in &node.achievers {
             let Some(own) = own_cost(node.key.target, cur, a, free_rate) else {
