@@ -188,3 +188,31 @@ fn solve_against_measures_how_much_a_player_gives_away() {
         .expect("run kumite");
     assert_eq!(bad.status.code(), Some(2), "an unknown player is bad input");
 }
+
+/// No game lasts past the turn limit, so neither does an expected length: a race to 100 lasts
+/// 199 turns, or 50 under `~T50`; in a game that optimal play can drag on for ever (both sides
+/// guarding) the length is the limit's business and none is reported past it.
+#[test]
+fn expected_lengths_stay_within_the_turn_limit() {
+    let table = |text: &str| {
+        let p = compile(text).program.expect("compiles");
+        let root = Engine::new(&p, 0).initial(0).expect("start");
+        ExactTable::build(&p, &root, Duration::from_secs(20), 1_000_000).expect("a table")
+    };
+    let race = |limit: u32| {
+        table(&format!(
+            "~T{limit}\n!:[進む]\n[進む]:S.数+1\nS.数>=100:S.勝利\n"
+        ))
+        .root_length
+    };
+    assert_eq!(race(1000), Some(199.0));
+    assert_eq!(race(50), Some(50.0));
+    let guard = table(
+        "~T40\n!:[溜め],[防御]\nS.気>=1::[攻撃]\n[溜め]:S.気+1\n[攻撃]:S.気-1\n[攻撃],!O.[防御]:S.勝利\n",
+    );
+    assert!(
+        guard.root_length.is_none_or(|l| l <= 40.0),
+        "{:?}",
+        guard.root_length
+    );
+}

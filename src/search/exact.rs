@@ -57,6 +57,9 @@ pub struct ExactTable {
     pub elapsed: Duration,
     /// The expected game length from the root under both optimal strategies, if finite.
     pub root_length: Option<f64>,
+    /// The program's turn limit: no game lasts longer, so a longer expectation means play that
+    /// goes on to the limit (the table's positions do not count turns).
+    turn_limit: u32,
 }
 
 /// A table, or why there is none.
@@ -89,7 +92,7 @@ impl ExactTable {
         if let Ok(t) =
             Self::build_within(prog, root, None, max_positions, t0 + budget * 2 / 5, true)
         {
-            return Ok(t.finished(t0));
+            return Ok(t.finished(t0, end));
         }
         // Too many positions: solve within a bound on the state values, the widest that fits.
         // Each doubling costs several times the last: stop when the next would not fit.
@@ -106,7 +109,7 @@ impl ExactTable {
             }
             bound *= 2;
         }
-        best.map(|t| t.finished(t0)).ok_or_else(|| {
+        best.map(|t| t.finished(t0, end)).ok_or_else(|| {
             NoTable(format!(
                 "the positions could not be solved within {:.1} s, not even within a bound of ±4 on the state values",
                 budget.as_secs_f64()
@@ -114,8 +117,8 @@ impl ExactTable {
         })
     }
 
-    fn finished(mut self, t0: Instant) -> Self {
-        self.root_length = self.length_from(0);
+    fn finished(mut self, t0: Instant, end: Instant) -> Self {
+        self.root_length = self.length_from(0, Some(end));
         self.elapsed = t0.elapsed();
         self
     }
@@ -227,6 +230,7 @@ impl ExactTable {
             sweeps: 0,
             elapsed: Duration::ZERO,
             root_length: None,
+            turn_limit: prog.settings.turn_limit,
         };
         if !solve {
             return Ok(table);
@@ -347,10 +351,12 @@ impl ExactTable {
     /// table's optimal strategies (positions past the bound count as ends); None if `st` is not
     /// in the table or the expectation does not settle (play that can go on for ever).
     pub fn expected_length(&self, st: &State) -> Option<f64> {
-        self.length_from(*self.index.get(&position_key(st, self.lcm))? as usize)
+        self.length_from(*self.index.get(&position_key(st, self.lcm))? as usize, None)
     }
 
-    fn length_from(&self, root: usize) -> Option<f64> {
+    /// The expected length from position `root` by value iteration; None when it exceeds the
+    /// turn limit (optimal play goes on until the limit ends it) or `deadline` passes first.
+    fn length_from(&self, root: usize, deadline: Option<Instant>) -> Option<f64> {
         let n = self.kids.len();
         // Per position: the probability of each child under both optimal strategies.
         let flows: Vec<Vec<(u32, f64)>> = (0..n)
@@ -390,7 +396,9 @@ impl ExactTable {
                 delta = delta.max((nv - len[k]).abs());
                 len[k] = nv;
             }
-            if len[root] > 1e7 {
+            if len[root] > f64::from(self.turn_limit).min(1e7)
+                || deadline.is_some_and(|d| Instant::now() >= d)
+            {
                 return None;
             }
             if delta < 1e-9 {
@@ -505,6 +513,18 @@ pub fn shared(
     let key = (h.finish(), position_key(root, lcm_of(&prog.periods())));
     let mut cache = SHARED.lock().unwrap_or_else(|e| e.into_inner());
     if let Some((_, t)) = cache.iter().find(|(k, _)| *k == key) {
+        return t.clone();
+    }
+    // A table of the same program built from another root may hold this position already (a
+    // side that moves second meets a different first position in each game).
+    if let Some((_, t)) = cache.iter().find(|(k, t)| {
+        k.0 == key.0
+            && t.as_ref().is_ok_and(|t| {
+                t.index
+                    .get(&key.1)
+                    .is_some_and(|&j| t.fixed[j as usize].is_none())
+            })
+    }) {
         return t.clone();
     }
     let t = ExactTable::build(prog, root, budget, max_positions).map(Arc::new);
