@@ -602,7 +602,7 @@ pub(crate) fn free_rate(node: &Node, holds: impl Fn(usize) -> bool) -> f64 {
     node.achievers
         .iter()
         .filter(|a| !a.needs_command && a.conds.iter().all(|&c| holds(c)))
-        .filter_map(|a| free_step(a))
+        .filter_map(free_step)
         .sum()
 }
 
