@@ -216,3 +216,23 @@ fn expected_lengths_stay_within_the_turn_limit() {
         guard.root_length
     );
 }
+
+/// In a game that is a draw under perfect play (guarding every turn never loses), every move
+/// that keeps the draw is worth the same to the exact table; among them the exact player takes
+/// the one its search likes, so it still beats a random opponent who leaves an opening (a
+/// uniform pick among the drawing moves won about 71 %), and two exact players still draw.
+#[test]
+fn exact_play_breaks_ties_by_search_and_punishes_mistakes() {
+    let f = temp_file(
+        "guard",
+        "~T20\n!:[溜め],[防御]\nS.気>=1::[攻撃]\n[溜め]:S.気+1\n[攻撃]:S.気-1\n[攻撃],!O.[防御]:S.勝利\n",
+    );
+    let v = arena(&f, &["--h", "cpu:exact", "--c", "random", "--games", "200"]);
+    assert!(v["h_wins"].as_u64().unwrap() >= 190, "{v}");
+    assert_eq!(v["c_wins"], 0, "{v}");
+    let v = arena(
+        &f,
+        &["--h", "cpu:exact", "--c", "cpu:exact", "--games", "40"],
+    );
+    assert_eq!(v["draws"], 40, "{v}");
+}

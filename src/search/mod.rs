@@ -775,6 +775,16 @@ impl<'p> CpuPlayer<'p> {
             self.table = Some(exact::shared(prog, st, EXACT_BUDGET, EXACT_POSITIONS));
         }
         let strategy = self.table.as_ref()?.as_ref().ok()?.strategy(st, side)?;
+        let tied: Vec<Option<CmdId>> = strategy
+            .iter()
+            .filter(|(_, p)| *p > 0.0)
+            .map(|(m, _)| *m)
+            .collect();
+        if !self.searcher.eng.simultaneous && tied.len() > 1 {
+            // Moves of the same exact value (a draw, or equally quick wins): the one the
+            // ordinary search likes best, so that an opponent who errs is punished.
+            return Some(self.best_by_search(st, side, &tied));
+        }
         let r: f64 = self.rng.random_range(0.0..1.0);
         let mut acc = 0.0;
         for (m, p) in &strategy {
@@ -788,6 +798,26 @@ impl<'p> CpuPlayer<'p> {
             .rev()
             .find(|(_, p)| *p > 0.0)
             .map(|(m, _)| *m)
+    }
+
+    /// Of `moves` (alternate play), the one with the best value by this level's search depth;
+    /// the first of equal ones.
+    fn best_by_search(&mut self, st: &State, side: Side, moves: &[Option<CmdId>]) -> Option<CmdId> {
+        let depth = self.settings.depth.clamp(1, 4);
+        let s = &mut self.searcher;
+        s.stopped = false;
+        s.deadline = None;
+        s.nodes = 0;
+        let mut best = (f64::NEG_INFINITY, moves[0]);
+        for &m in moves {
+            let mut cmds = [None, None];
+            cmds[side] = m;
+            let v = s.move_value(st, cmds, side, depth, Some((best.0, f64::INFINITY)));
+            if v > best.0 {
+                best = (v, m);
+            }
+        }
+        best.1
     }
 
     /// What [`think`](Self::think) draws its move from in `st`: `side`'s moves with their
