@@ -495,3 +495,17 @@ fn chance_outcomes_replayed_from_the_resolution_equal_full_turns() {
     );
     assert!(replays_match_full_turns(&p, 30) > 100);
 }
+
+/// §8 step 4: a victory rule with a period — `@1/` included — is checked for a side only once
+/// that side has acted (n ≥ 1); without a period it is checked for both from the first turn.
+#[test]
+fn a_victory_rule_with_period_one_waits_for_the_sides_first_turn() {
+    let with = prog("@1/S.回>=0:S.勝利\n!:[x]\n[x]:S.回+1\n");
+    let without = prog("S.回>=0:S.勝利\n!:[x]\n[x]:S.回+1\n");
+    for (p, want) in [(&with, Outcome::H), (&without, Outcome::Draw)] {
+        let e = Engine::new(p, 0);
+        let mut st = e.initial(0).expect("start");
+        e.play(&mut st, [cmd(p, "x"), None], None).expect("plays");
+        assert_eq!(st.outcome, Some(want), "{:?}", p.rules);
+    }
+}

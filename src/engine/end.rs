@@ -37,7 +37,7 @@ impl<'p> Engine<'p> {
         for side in 0..2 {
             let n = st.own_turns[side];
             for v in flat {
-                if v.period > 1 && !(n >= 1 && n.is_multiple_of(v.period)) {
+                if v.period > 0 && !(n >= 1 && n.is_multiple_of(v.period)) {
                     continue;
                 }
                 if self.fast_conds(v.conds, st, side) {

@@ -248,7 +248,7 @@ impl<'p> Engine<'p> {
     /// that has not acted yet is not checked by it. A rule without a period (or `@1/`, which
     /// is the same rule) runs at every end check.
     pub(super) fn victory_period_ok(r: &CRule, n: u32) -> bool {
-        r.period <= 1 || (n >= 1 && n.is_multiple_of(r.period))
+        !r.periodic || (n >= 1 && n.is_multiple_of(r.period))
     }
 
     /// Counts a firing of rule `ri` when the engine counts them (see [`Engine::counting`]).

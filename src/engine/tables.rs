@@ -155,7 +155,8 @@ fn flat_victory(
                 }
             }
             Some(FlatVictory {
-                period: r.period,
+                // 0: no period (`@1/` is a period: never checked before a side's first turn).
+                period: if r.periodic { r.period } else { 0 },
                 conds: r.conds,
                 sets,
             })

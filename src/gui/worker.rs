@@ -104,7 +104,7 @@ impl ProgramView {
                         .map(|(m, a)| format!("${m}={a}"))
                         .collect::<Vec<_>>()
                         .join(" "),
-                    period: if r.period > 1 {
+                    period: if r.periodic {
                         format!("@{}/", r.period)
                     } else {
                         String::new()

@@ -438,6 +438,7 @@ fn lower_rules(
         let has_rand = slot > 0;
         rules.push(CRule {
             period: rule.period.as_ref().map_or(1, |p| p.0),
+            periodic: rule.period.is_some(),
             conds: (c0, conds.len() as u32),
             effects: (e0, effects.len() as u32),
             iff: rule.iff,

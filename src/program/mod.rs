@@ -167,8 +167,11 @@ pub enum CEffect {
 /// A compiled rule: ranges into the program's condition and effect tables.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct CRule {
-    /// Runs on the acting side's turns n with n % period == 0.
+    /// Runs on the acting side's turns n with n % period == 0 (1 without a period).
     pub period: u32,
+    /// Written with a period (`@N/`, `@1/` included): as a victory rule it is not checked for a
+    /// side that has not acted yet (§8 step 4), which a rule without one is.
+    pub periodic: bool,
     /// Conditions.
     pub conds: (u32, u32),
     /// Effects.

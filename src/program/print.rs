@@ -51,7 +51,7 @@ impl RuleProgram {
     /// Rule `i` as rule text (rebuilt from the compiled tables; constants appear folded).
     pub fn rule_text(&self, i: usize) -> String {
         let r = &self.rules[i];
-        let period = if r.period > 1 {
+        let period = if r.periodic {
             format!("@{}/", r.period)
         } else {
             String::new()
@@ -283,7 +283,7 @@ pub fn effects_text(effects: &[Effect], names: &Names) -> String {
 /// A whole rule as text.
 pub fn rule_text(r: &Rule, names: &Names) -> String {
     let period = match &r.period {
-        Some((1, _)) | None => String::new(),
+        None => String::new(),
         Some((p, _)) => format!("@{p}/"),
     };
     format!(

@@ -18,10 +18,10 @@
 //!    follows the other reading.)
 //! 2. **Periods of non-victory rules** allow turn n when `n % N == 0`, n = the side's own turn
 //!    count *including* the turn being played (resolution) or about to be played
-//!    (availability: own turns + 1). In the end check, a victory rule with a period N > 1 is
-//!    checked for a side only when that side's own count n (after this turn) is ≥ 1 and a
-//!    multiple of N; a victory rule without a period (N = 1) is checked for both sides on every
-//!    end check, also for a side that has not acted yet.
+//!    (availability: own turns + 1). In the end check, a victory rule written with a period
+//!    (`@1/` included) is checked for a side only when that side's own count n (after this
+//!    turn) is ≥ 1 and a multiple of N; a victory rule without a period is checked for both
+//!    sides on every end check, also for a side that has not acted yet.
 //! 3. **Victory rules** are the rules without command atoms whose effects all target `勝利` or
 //!    `敗北` (of any side, in any form: `S.勝利`, `!O.敗北`, `S.勝利+=1`, …).
 //! 4. **The merge** (simultaneous resolution, simultaneous availability, and the end check in
@@ -226,6 +226,9 @@ pub struct Rule {
     pub text: String,
     /// `@N/` (1 when absent).
     pub period: u32,
+    /// Written with `@N/` (`@1/` too): §8 step 4 checks such a victory rule only for a side
+    /// whose own turn count n is at least 1.
+    pub periodic: bool,
     /// Conditions, all of which must hold.
     pub conds: Vec<Cond>,
     /// `::` — apply the inverse effects when the conditions fail.
@@ -651,6 +654,7 @@ impl Parser<'_> {
     /// `@N/ conds (':' | '::') effects`
     fn rule(&mut self, text: &str) -> Result<Rule, String> {
         let mut period = 1;
+        let periodic = self.is_sym("@");
         if self.eat("@")
             && let Some(Tok::Int(n)) = self.peek().cloned()
         {
@@ -715,6 +719,7 @@ impl Parser<'_> {
         Ok(Rule {
             text: text.to_string(),
             period,
+            periodic,
             conds,
             iff,
             effects,
@@ -1283,7 +1288,7 @@ impl<'a> Interp<'a> {
         for s in [H, C] {
             let n = g.own_turns[s];
             for (ri, r) in self.prog.rules.iter().enumerate() {
-                if !r.victory || (r.period > 1 && (n == 0 || !n.is_multiple_of(r.period))) {
+                if !r.victory || (r.periodic && (n == 0 || !n.is_multiple_of(r.period))) {
                     continue;
                 }
                 let cx = Ctx {
