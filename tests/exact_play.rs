@@ -236,3 +236,28 @@ fn exact_play_breaks_ties_by_search_and_punishes_mistakes() {
     );
     assert_eq!(v["draws"], 40, "{v}");
 }
+
+/// `solve --value` on a game that fits: every position solved, no estimate. A simultaneous race
+/// to 30 (+1 or +2 a turn, arriving together is a draw) is worth exactly +1 to the side two
+/// ahead — the old ±12 bound valued it at 0.06 while the same output proved a forced win.
+#[test]
+fn solve_value_solves_small_games_whole() {
+    let f = temp_file(
+        "simrace",
+        "~同時\n!:[一],[二]\n[一]:S.数+1\n[二]:S.数+2\nS.数>=30:S.勝利\n",
+    );
+    let out = Command::new(env!("CARGO_BIN_EXE_kumite"))
+        .arg("solve")
+        .arg(&f)
+        .args(["--value", "--set", "h.数=2", "--format", "json"])
+        .output()
+        .expect("run kumite");
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).expect("JSON");
+    assert!((v["value"].as_f64().unwrap() - 1.0).abs() < 1e-6, "{v}");
+    assert!(v["forced_win"]["exists"].as_bool().unwrap(), "{v}");
+    assert!(
+        v["value_method"].as_str().unwrap().contains("all"),
+        "{}",
+        v["value_method"]
+    );
+}

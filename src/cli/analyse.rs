@@ -242,8 +242,9 @@ pub fn solve(prog: &RuleProgram, first: usize, depth: u32, value: bool) -> serde
         out["strategy"] = serde_json::json!({"h": strat(&gv.h), "c": strat(&gv.c)});
         out["exploitability"] = serde_json::json!(gv.exploitability);
         out["value_method"] = serde_json::json!(format!(
-            "value iteration with a linear program per position over {} positions reachable with every state within ±{VALUE_BOUND} of its start value ({} frontier positions valued by the derived evaluation), {} iterations",
-            gv.states, gv.frontier, gv.iterations
+            "value iteration with a linear program per position over {}, {} iterations",
+            gv.positions_text(),
+            gv.iterations
         ));
     } else if value {
         out["value"] = serde_json::Value::Null;

@@ -727,10 +727,8 @@ fn exact_verdict(
             winner: None,
             value: Some(if gv.value.abs() < 1e-9 { 0.0 } else { gv.value }),
             detail: format!(
-                "value iteration over {} positions within ±{} of the starting values ({} beyond valued by the derived evaluation), as `kumite solve --value`",
-                gv.states,
-                crate::search::VALUE_BOUND,
-                gv.frontier
+                "value iteration over {}, as `kumite solve --value`",
+                gv.positions_text()
             ),
         };
     }

@@ -1127,6 +1127,21 @@ pub struct GameValue {
     pub frontier: usize,
     /// Iterations until the largest change fell below 1e-10.
     pub iterations: u32,
+    /// The bound on state values that was needed (None: every reachable position was solved).
+    pub bound: Option<i64>,
+}
+
+impl GameValue {
+    /// Which positions were solved, in words (for the outputs that say how a value was found).
+    pub fn positions_text(&self) -> String {
+        match self.bound {
+            None => format!("all {} reachable positions", self.states),
+            Some(b) => format!(
+                "{} positions reachable with every state within ±{b} of its start value ({} frontier positions valued by the derived evaluation)",
+                self.states, self.frontier
+            ),
+        }
+    }
 }
 
 /// How far state values may move from the start in the solved game of `kumite solve --value`,

@@ -14,6 +14,7 @@ use crate::program::{CmdId, RuleProgram};
 use rustc_hash::{FxHashMap, FxHashSet};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::{Duration, Instant};
 
 /// Outcome combinations per move up to which the solver enumerates chance exactly (beyond it,
 /// seeded samples stand for them and the result says so).
@@ -521,12 +522,53 @@ pub fn value_iteration_in(
     max_states: usize,
     cancel: Option<&Arc<AtomicBool>>,
 ) -> Option<GameValue> {
+    // Every reachable position when they are few (then nothing is estimated); else only those
+    // within `bound` of the start.
+    let all = (
+        UNBOUNDED_POSITIONS.min(max_states),
+        Instant::now() + UNBOUNDED_TIME,
+    );
+    match value_iteration_within(prog, start, None, all, cancel) {
+        Err(Stop::Cancelled) => None,
+        Ok(v) => Some(v),
+        Err(Stop::TooMany) => {
+            // (The time only limits the unbounded attempt.)
+            let cap = (max_states, Instant::now());
+            value_iteration_within(prog, start, Some(bound), cap, cancel).ok()
+        }
+    }
+}
+
+/// Positions [`value_iteration_in`] enumerates without a bound before it bounds the state
+/// values instead, and the time it gives that attempt.
+const UNBOUNDED_POSITIONS: usize = 20_000;
+const UNBOUNDED_TIME: Duration = Duration::from_secs(1);
+
+/// Why [`value_iteration_within`] gave up.
+enum Stop {
+    Cancelled,
+    /// Without a bound: more positions than allowed, or out of time.
+    TooMany,
+}
+
+/// [`value_iteration_in`] within `bound` of the start's values (None: every position, giving up
+/// past `limit`'s count or time; with a bound, positions past the count are estimated).
+fn value_iteration_within(
+    prog: &RuleProgram,
+    start: &State,
+    bound: Option<i64>,
+    limit: (usize, Instant),
+    cancel: Option<&Arc<AtomicBool>>,
+) -> Result<GameValue, Stop> {
+    let (max_states, until) = limit;
     let mut s = Searcher::new(prog, 0);
     let inside = |st: &State| {
-        st.vals
-            .iter()
-            .zip(&start.vals)
-            .all(|(v, v0)| v.abs_diff(*v0) <= bound.unsigned_abs())
+        bound.is_none_or(|b| {
+            st.vals
+                .iter()
+                .zip(&start.vals)
+                .all(|(v, v0)| v.abs_diff(*v0) <= b.unsigned_abs())
+        })
     };
     let mut index: FxHashMap<u64, usize> = FxHashMap::default();
     let mut states: Vec<State> = vec![start.clone()];
@@ -543,14 +585,19 @@ pub fn value_iteration_in(
     let mut i = 0;
     while i < states.len() {
         if i % 256 == 0 && cancelled(cancel) {
-            return None;
+            return Err(Stop::Cancelled);
+        }
+        if bound.is_none()
+            && (states.len() > max_states || (i % 256 == 0 && Instant::now() >= until))
+        {
+            return Err(Stop::TooMany);
         }
         let st = states[i].clone();
         let terminal = match st.outcome {
             Some(Outcome::H) => Some(1.0),
             Some(Outcome::C) => Some(-1.0),
             Some(Outcome::Draw) => Some(0.0),
-            None if !inside(&st) || states.len() >= max_states => {
+            None if !inside(&st) || (bound.is_some() && states.len() >= max_states) => {
                 frontier += 1;
                 let e = evaluate(&s.graph, &s.eng, &st, 0);
                 Some((e / 16.0).tanh() * 0.99)
@@ -600,7 +647,7 @@ pub fn value_iteration_in(
     };
     for it in 0..5000 {
         if cancelled(cancel) {
-            return None;
+            return Err(Stop::Cancelled);
         }
         iterations = it + 1;
         let mut delta: f64 = 0.0;
@@ -609,7 +656,7 @@ pub fn value_iteration_in(
                 continue;
             }
             if k % 1024 == 1023 && cancelled(cancel) {
-                return None;
+                return Err(Stop::Cancelled);
             }
             let nv = matrix::solve(&matrix_of(&v, k)).value;
             delta = delta.max((nv - v[k]).abs());
@@ -632,7 +679,7 @@ pub fn value_iteration_in(
             matrix::exploitability(&a, &sol),
         )
     };
-    Some(GameValue {
+    Ok(GameValue {
         value,
         h,
         c,
@@ -640,5 +687,6 @@ pub fn value_iteration_in(
         states: n,
         frontier,
         iterations,
+        bound,
     })
 }
