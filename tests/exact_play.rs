@@ -249,7 +249,8 @@ fn solve_value_solves_small_games_whole() {
     let out = Command::new(env!("CARGO_BIN_EXE_kumite"))
         .arg("solve")
         .arg(&f)
-        .args(["--value", "--set", "h.数=2", "--format", "json"])
+        .args(["--value", "--set", "h.数=2", "--against", "cpu:exact"])
+        .args(["--format", "json"])
         .output()
         .expect("run kumite");
     let v: serde_json::Value = serde_json::from_slice(&out.stdout).expect("JSON");
@@ -260,4 +261,11 @@ fn solve_value_solves_small_games_whole() {
         "{}",
         v["value_method"]
     );
+    // The best reply is computed over the same whole game: the exact player gives nothing away.
+    let a = &v["against"];
+    assert!(
+        (a["best_reply_value"].as_f64().unwrap() - 1.0).abs() < 1e-6,
+        "{a}"
+    );
+    assert!(a["exploitability"].as_f64().unwrap() < 1e-6, "{a}");
 }

@@ -557,8 +557,8 @@ pub struct BestResponse {
 }
 
 /// The value for h of the best reply to `policy` playing c, over every position reachable from
-/// `root` with state values within `bound` of the root's (positions beyond are valued by the
-/// derived evaluation). `policy` gives c's moves with their probabilities in a position where c
+/// `root` when there are at most 20,000, else over those with state values within `bound` of
+/// the root's (positions beyond are valued by the derived evaluation). `policy` gives c's moves with their probabilities in a position where c
 /// chooses. Undiscounted: a win is +1 however late; a game without end is worth 0.
 pub fn best_response(
     prog: &RuleProgram,
@@ -575,8 +575,14 @@ pub fn best_response(
             budget.as_secs_f64()
         ))
     };
-    let t = ExactTable::build_within(prog, root, Some(bound), max_positions, end, false)
-        .map_err(|_| too_big())?;
+    // Every position when they are few (as `solve --value` does), else those within the bound.
+    let small = Instant::now() + Duration::from_secs(1);
+    let t =
+        match ExactTable::build_within(prog, root, None, 20_000.min(max_positions), small, false) {
+            Ok(t) => t,
+            Err(_) => ExactTable::build_within(prog, root, Some(bound), max_positions, end, false)
+                .map_err(|_| too_big())?,
+        };
     let n = t.kids.len();
     // c's mix over its moves in every position where it chooses.
     let mix: Vec<Vec<f64>> = (0..n)
