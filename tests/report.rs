@@ -352,6 +352,14 @@ fn sections_can_be_chosen() {
         assert_eq!(r[absent], Value::Null, "{absent}");
     }
     assert_eq!(r["outcome"]["games"], 0, "no outcome games were played");
+    // The text shows the exact verdict alone, not empty sampled lines.
+    let (code, text, _) = kumite(&["report", &f, "--sections", "exact"]);
+    assert_eq!(code, 0);
+    assert!(text.contains("EXACT\n  "), "{text}");
+    assert!(
+        !text.contains("OUTCOME") && !text.contains("0.0%"),
+        "{text}"
+    );
     let (code, _, err) = kumite(&["report", &f, "--sections", "outcome,luck"]);
     assert_eq!(code, 2);
     assert!(err.contains("unknown section 'luck'"), "{err}");

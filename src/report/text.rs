@@ -18,6 +18,14 @@ fn outcomes(o: &Outcomes) -> String {
     )
 }
 
+/// The exact verdict on the start in one line.
+fn exact_text(e: &super::Exact) -> String {
+    match e.value {
+        Some(v) if e.kind == "value" => format!("value {v:+.4} for h — {}", e.detail),
+        _ => e.detail.clone(),
+    }
+}
+
 /// The report as text; sections not computed (a cancelled report) are left out.
 pub fn render(r: &Report) -> String {
     let mut s = String::new();
@@ -41,7 +49,12 @@ pub fn render(r: &Report) -> String {
         players["sample"]["h"].as_str().unwrap_or("?"),
         players["sample"]["c"].as_str().unwrap_or("?"),
     );
-    if let Some(o) = &r.outcome {
+    if let Some(o) = r.outcome.as_ref().filter(|o| o.games == 0) {
+        // Only the exact verdict was asked for (`--sections exact`): no sampled lines.
+        if let Some(e) = &o.exact {
+            let _ = writeln!(s, "\nEXACT\n  {}", exact_text(e));
+        }
+    } else if let Some(o) = &r.outcome {
         let n = r.games;
         let _ = writeln!(
             s,
@@ -66,14 +79,7 @@ pub fn render(r: &Report) -> String {
             );
         }
         if let Some(e) = &o.exact {
-            match e.value {
-                Some(v) if e.kind == "value" => {
-                    let _ = writeln!(s, "  exact: value {v:+.4} for h — {}", e.detail);
-                }
-                _ => {
-                    let _ = writeln!(s, "  exact: {}", e.detail);
-                }
-            }
+            let _ = writeln!(s, "  exact: {}", exact_text(e));
         }
     }
     if let Some(l) = &r.length {
