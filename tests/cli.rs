@@ -260,6 +260,14 @@ fn solve_prints_the_forced_win_as_a_strategy_tree_and_says_how_chance_was_treate
     assert_eq!(v["shortest_win"]["plies"], 5);
     assert_eq!(v["forced_win"]["exists"], false);
     assert!(v["chance"].as_str().unwrap_or("").contains("every outcome"));
+    // A game with no states of its own: the path's lines show the moves alone.
+    let dir = std::env::temp_dir().join(format!("kumite-cli-solve-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("temp dir");
+    let f = dir.join("one_shot.kmt");
+    std::fs::write(&f, "~同時\n!:[上],[下]\n[上],O.[下]:S.勝利\n").expect("write");
+    let (code, text, _) = kumite(&["solve", f.to_str().expect("path")]);
+    assert_eq!(code, 0);
+    assert!(text.contains("1. both [上/下]\n"), "{text}");
 }
 
 #[test]

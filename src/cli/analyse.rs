@@ -348,13 +348,18 @@ pub fn solve_text(v: &serde_json::Value) -> String {
                     let luck = m["probability"]
                         .as_f64()
                         .map_or(String::new(), |p| format!(" (chance {:.0}%)", p * 100.0));
+                    let (h, c) = (compact(&st["h"]), compact(&st["c"]));
+                    // A game without states of its own (only 勝利/敗北) has none to show.
+                    let after = if h.is_empty() && c.is_empty() {
+                        String::new()
+                    } else {
+                        format!("   h {h}  c {c}")
+                    };
                     s.push_str(&format!(
-                        "  {:>3}. {} [{}]{luck}   h {}  c {}\n",
+                        "  {:>3}. {} [{}]{luck}{after}\n",
                         i + 1,
                         m["side"].as_str().unwrap_or("?"),
                         cmd,
-                        compact(&st["h"]),
-                        compact(&st["c"])
                     ));
                 }
             }
