@@ -12,7 +12,7 @@ use super::{
     CondKind, Evaluate, Step, Target, UNREACHABLE, VictoryGraph, classify, decided_value,
     own_cost_of,
 };
-use crate::engine::{Engine, Side, State};
+use crate::engine::{CondTest, Engine, Side, State};
 use crate::program::{CCond, Op};
 use crate::syntax::ast::SideRef;
 use std::cell::RefCell;
@@ -26,6 +26,19 @@ struct FNode {
     /// (they count toward the rate when all of those hold, see [`super::free_rate`]).
     free: Vec<(f64, u128)>,
     /// An achiever's own cost reads the node's current value (a range reached by steps).
+    reads_cur: bool,
+}
+
+/// Whether a node holds, flattened: the value at `off[x]` (in `State::enabled` when
+/// `enabled`, else in `State::vals`) lies in [lo, hi] (`neg`: does not) when `x` is evaluated.
+#[derive(Clone, Copy)]
+struct NodeTest {
+    off: [u32; 2],
+    enabled: bool,
+    lo: i64,
+    hi: i64,
+    neg: bool,
+    /// As [`FNode::reads_cur`].
     reads_cur: bool,
 }
 
@@ -46,13 +59,13 @@ struct FDecisive {
     /// The turn firing it costs: 0 for a victory rule, else 1.
     fire: u32,
     /// Its excluded conditions (cost 1 each unless they hold).
-    excluded: Vec<CCond>,
+    excluded: Vec<CondTest>,
 }
 
 /// An advantage line, flattened.
 struct FAdv {
     weight: f64,
-    conds: Vec<CCond>,
+    conds: Vec<CondTest>,
     /// The value when it is a constant.
     constant: Option<i64>,
     value: (u32, u32),
@@ -105,6 +118,8 @@ struct Scratch {
 /// The evaluation compiled for one program and graph.
 pub struct FastEval {
     nodes: Vec<FNode>,
+    /// Per node: its test (the signature's loop).
+    tests: Vec<NodeTest>,
     /// Per node: the range of its achievers in `ach`.
     ach_of: Vec<(u32, u32)>,
     ach: Vec<FAch>,
@@ -132,7 +147,7 @@ impl FastEval {
     /// Compiles the evaluation of `g` for the engine's program.
     pub fn new(g: &VictoryGraph, eng: &Engine) -> Self {
         let p = eng.prog;
-        let nodes = g
+        let nodes: Vec<FNode> = g
             .nodes
             .iter()
             .map(|n| FNode {
@@ -166,7 +181,7 @@ impl FastEval {
                     .rule_conds(&p.rules[d.rule])
                     .iter()
                     .filter(|c| matches!(classify(p, c), CondKind::Excluded(..)))
-                    .copied()
+                    .map(|c| eng.cond_test(c))
                     .collect(),
             })
             .collect();
@@ -175,7 +190,10 @@ impl FastEval {
             .iter()
             .map(|a| FAdv {
                 weight: a.weight,
-                conds: p.conds[a.conds.0 as usize..a.conds.1 as usize].to_vec(),
+                conds: p.conds[a.conds.0 as usize..a.conds.1 as usize]
+                    .iter()
+                    .map(|c| eng.cond_test(c))
+                    .collect(),
                 constant: match p.code_of(a.value) {
                     [Op::Push(v)] => Some(*v),
                     _ => None,
@@ -183,8 +201,31 @@ impl FastEval {
                 value: a.value,
             })
             .collect();
+        let tests = nodes
+            .iter()
+            .map(|n: &FNode| {
+                let (enabled, width) = match n.target {
+                    Target::Enabled => (true, eng.nc),
+                    _ => (false, eng.ns),
+                };
+                let at = |x: Side| (n.side.resolve(x) * width + n.id as usize) as u32;
+                let (lo, hi, neg) = match n.target {
+                    Target::Enabled => (1, 1, false),
+                    Target::NonZero => (0, 0, true),
+                    Target::Range(lo, hi) => (lo, hi, false),
+                };
+                NodeTest {
+                    off: [at(0), at(1)],
+                    enabled,
+                    lo,
+                    hi,
+                    neg,
+                    reads_cur: n.reads_cur,
+                }
+            })
+            .collect();
         let n = g.nodes.len();
-        let has_cmd = |c: &CCond| matches!(c, CCond::Cmd { .. });
+        let has_cmd = |c: &CondTest| matches!(c.cond(), CCond::Cmd { .. });
         let reads_history = adv.iter().any(|a: &FAdv| a.conds.iter().any(has_cmd))
             || decisive
                 .iter()
@@ -233,6 +274,7 @@ impl FastEval {
                 }
             }),
             nodes,
+            tests,
             decisive,
             adv,
             cap: p.settings.turn_limit.min(UNREACHABLE),
@@ -244,19 +286,6 @@ impl FastEval {
                 set: vec![0; n],
                 stack: Vec::new(),
             }),
-        }
-    }
-
-    fn holds(&self, eng: &Engine, st: &State, i: usize, x: Side) -> bool {
-        let n = &self.nodes[i];
-        let side = n.side.resolve(x);
-        match n.target {
-            Target::Enabled => eng.is_enabled(st, side, n.id),
-            Target::NonZero => eng.val(st, side, n.id) != 0,
-            Target::Range(lo, hi) => {
-                let v = eng.val(st, side, n.id);
-                v >= lo && v <= hi
-            }
         }
     }
 
@@ -408,7 +437,7 @@ impl FastEval {
         }
         let mut sc = self.scratch.borrow_mut();
         let sc = &mut *sc;
-        let key = self.signature(eng, st, x, sc);
+        let key = self.signature(st, x, sc);
         let nd = self.decisive.len();
         let mut memo = self.memo.borrow_mut();
         let memo = &mut *memo;
@@ -435,7 +464,7 @@ impl FastEval {
                 let extra = d
                     .excluded
                     .iter()
-                    .filter(|c| !eng.cond_holds_with(c, st, x, &mut sc.stack))
+                    .filter(|c| !eng.test(c, st, x, &mut sc.stack))
                     .count() as u32;
                 b.saturating_add(extra).min(self.cap)
             };
@@ -449,17 +478,25 @@ impl FastEval {
 
     /// Sets `sc.holds` to the nodes that hold for `x` in `st` and returns a key of them and of
     /// the current values the trees read (never 0).
-    fn signature(&self, eng: &Engine, st: &State, x: Side, sc: &mut Scratch) -> u64 {
+    fn signature(&self, st: &State, x: Side, sc: &mut Scratch) -> u64 {
         use std::hash::{Hash, Hasher};
-        let mut holds = 0u128;
+        // The mask in two words (a shift of a u128 by a variable amount costs branches).
+        let mut bits = [0u64; 2];
         let mut h = rustc_hash::FxHasher::default();
-        for (i, n) in self.nodes.iter().enumerate() {
-            if self.holds(eng, st, i, x) {
-                holds |= 1u128 << i;
-            } else if n.reads_cur {
-                eng.val(st, n.side.resolve(x), n.id).hash(&mut h);
+        for (i, t) in self.tests.iter().enumerate() {
+            let at = t.off[x] as usize;
+            let v = if t.enabled {
+                i64::from(st.enabled[at])
+            } else {
+                st.vals[at]
+            };
+            let held = ((t.lo <= v) & (v <= t.hi)) != t.neg;
+            bits[i >> 6] |= u64::from(held) << (i & 63);
+            if !held && t.reads_cur {
+                v.hash(&mut h);
             }
         }
+        let holds = u128::from(bits[0]) | u128::from(bits[1]) << 64;
         sc.holds = holds;
         (holds as u64 ^ (holds >> 64) as u64 ^ x as u64).hash(&mut h);
         h.finish() | 1
@@ -504,10 +541,7 @@ impl Evaluate for FastEval {
         let mut sc = self.scratch.borrow_mut();
         let mut sum = 0.0;
         for a in &self.adv {
-            if a.conds
-                .iter()
-                .all(|c| eng.cond_holds_with(c, st, x, &mut sc.stack))
-            {
+            if a.conds.iter().all(|c| eng.test(c, st, x, &mut sc.stack)) {
                 let v = match a.constant {
                     Some(v) => v,
                     None => eng.eval_code_with(a.value, st, x, &mut sc.stack),

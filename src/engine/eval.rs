@@ -114,11 +114,18 @@ impl<'p> Engine<'p> {
                 Some(ok) => ok,
                 None => match self.prog.conds[base + k] {
                     CCond::Cmp { op, lhs, rhs } => {
-                        let a =
-                            self.eval(self.prog.code_of(lhs), &st.vals, side, turn, ri, stack)?;
-                        let b =
-                            self.eval(self.prog.code_of(rhs), &st.vals, side, turn, ri, stack)?;
-                        op.holds(a, b)
+                        let (lhs, rhs) = (self.prog.code_of(lhs), self.prog.code_of(rhs));
+                        match (
+                            self.operand(lhs, &st.vals, side),
+                            self.operand(rhs, &st.vals, side),
+                        ) {
+                            (Some(a), Some(b)) => op.holds(a, b),
+                            _ => {
+                                let a = self.eval(lhs, &st.vals, side, turn, ri, stack)?;
+                                let b = self.eval(rhs, &st.vals, side, turn, ri, stack)?;
+                                op.holds(a, b)
+                            }
+                        }
                     }
                     _ => false,
                 },
@@ -172,6 +179,34 @@ impl<'p> Engine<'p> {
         }
     }
 
+    /// `c` pre-decoded for repeated tests with [`Engine::test`] (the analysis' inner loops).
+    pub fn cond_test(&self, c: &CCond) -> CondTest {
+        CondTest {
+            fast: tables::fast_of(self.prog, self.hl, c),
+            cond: *c,
+        }
+    }
+
+    /// Whether a pre-decoded condition holds for `side` (as [`Engine::cond_holds_with`]).
+    #[inline(always)]
+    pub fn test(&self, t: &CondTest, st: &State, side: Side, stack: &mut Vec<i64>) -> bool {
+        match self.fast_one(&t.fast, st, side) {
+            Some(held) => held,
+            None => self.cond_holds_with(&t.cond, st, side, stack),
+        }
+    }
+
+    /// The value of an expression that is a single constant or state (most operands of a
+    /// comparison: `S.x>=3`, `S.x>O.y`), read without the stack machine; None for any other.
+    #[inline(always)]
+    pub(super) fn operand(&self, code: &[Op], vals: &[i64], side: Side) -> Option<i64> {
+        match *code {
+            [Op::Push(v)] => Some(v),
+            [Op::Load(who, id)] => Some(vals[who.resolve(side) * self.ns + id as usize]),
+            _ => None,
+        }
+    }
+
     /// Whether one condition holds for `side` (for analysis; a runtime error counts as false).
     pub fn cond_holds(&self, c: &CCond, st: &State, side: Side) -> bool {
         self.cond_holds_with(c, st, side, &mut Vec::new())
@@ -186,22 +221,15 @@ impl<'p> Engine<'p> {
                 state,
             } => (st.vals[who.resolve(side) * self.ns + state as usize] != 0) != neg,
             CCond::Cmp { op, lhs, rhs } => {
-                let a = self.eval(
-                    self.prog.code_of(lhs),
-                    &st.vals,
-                    side,
-                    st.turn + 1,
-                    0,
-                    stack,
-                );
-                let b = self.eval(
-                    self.prog.code_of(rhs),
-                    &st.vals,
-                    side,
-                    st.turn + 1,
-                    0,
-                    stack,
-                );
+                let (lhs, rhs) = (self.prog.code_of(lhs), self.prog.code_of(rhs));
+                if let (Some(a), Some(b)) = (
+                    self.operand(lhs, &st.vals, side),
+                    self.operand(rhs, &st.vals, side),
+                ) {
+                    return op.holds(a, b);
+                }
+                let a = self.eval(lhs, &st.vals, side, st.turn + 1, 0, stack);
+                let b = self.eval(rhs, &st.vals, side, st.turn + 1, 0, stack);
                 matches!((a, b), (Ok(a), Ok(b)) if op.holds(a, b))
             }
             CCond::Cmd {

@@ -198,6 +198,21 @@ struct Replay {
     drawn: Vec<Drawn>,
 }
 
+/// A condition pre-decoded by [`Engine::cond_test`]: a range test of one state or a command
+/// of the history is tested directly, anything else the general way.
+#[derive(Clone, Copy, Debug)]
+pub struct CondTest {
+    fast: Fast,
+    cond: CCond,
+}
+
+impl CondTest {
+    /// The condition.
+    pub fn cond(&self) -> &CCond {
+        &self.cond
+    }
+}
+
 /// Internal results carry the (rare) error boxed, so the hot paths return small values.
 type Res<T> = Result<T, Box<RuntimeError>>;
 

@@ -187,48 +187,50 @@ fn needed_commands(prog: &RuleProgram) -> Vec<u32> {
 
 /// Per condition: its pre-decoded fast form, with indices for either acting side.
 fn fast_conditions(prog: &RuleProgram, hl: usize) -> Vec<Fast> {
+    prog.conds.iter().map(|c| fast_of(prog, hl, c)).collect()
+}
+
+/// One condition's fast form (see [`Fast`]).
+pub(super) fn fast_of(prog: &RuleProgram, hl: usize, c: &CCond) -> Fast {
     let ns = prog.states.len();
-    prog.conds
-        .iter()
-        .map(|c| match *c {
-            CCond::Cmp { op, lhs, rhs } => match (prog.code_of(lhs), prog.code_of(rhs)) {
-                ([Op::Load(who, id)], [Op::Push(k)]) => range_of(val_off(*who, *id, ns), op, *k),
-                ([Op::Push(k)], [Op::Load(who, id)]) => {
-                    range_of(val_off(*who, *id, ns), op.mirrored(), *k)
-                }
-                _ => Fast::General,
-            },
-            // Non-zero is "not in [0, 0]".
-            CCond::Truth { neg, side, state } => Fast::Range {
-                off: val_off(side, state, ns),
-                lo: 0,
-                hi: 0,
-                neg: !neg,
-            },
-            CCond::Cmd {
-                neg,
-                opp,
-                back,
-                cmd,
-            } => {
-                // Index into the history for each acting side (NONE_AT: before the kept
-                // history, i.e. no command).
-                let at = |acting: usize| {
-                    let s = crate::side::relative(opp, acting);
-                    if (back as usize) < hl {
-                        (s * hl + back as usize) as u32
-                    } else {
-                        NONE_AT
-                    }
-                };
-                Fast::Cmd {
-                    off: [at(0), at(1)],
-                    cmd,
-                    neg,
-                }
+    match *c {
+        CCond::Cmp { op, lhs, rhs } => match (prog.code_of(lhs), prog.code_of(rhs)) {
+            ([Op::Load(who, id)], [Op::Push(k)]) => range_of(val_off(*who, *id, ns), op, *k),
+            ([Op::Push(k)], [Op::Load(who, id)]) => {
+                range_of(val_off(*who, *id, ns), op.mirrored(), *k)
             }
-        })
-        .collect()
+            _ => Fast::General,
+        },
+        // Non-zero is "not in [0, 0]".
+        CCond::Truth { neg, side, state } => Fast::Range {
+            off: val_off(side, state, ns),
+            lo: 0,
+            hi: 0,
+            neg: !neg,
+        },
+        CCond::Cmd {
+            neg,
+            opp,
+            back,
+            cmd,
+        } => {
+            // Index into the history for each acting side (NONE_AT: before the kept
+            // history, i.e. no command).
+            let at = |acting: usize| {
+                let s = crate::side::relative(opp, acting);
+                if (back as usize) < hl {
+                    (s * hl + back as usize) as u32
+                } else {
+                    NONE_AT
+                }
+            };
+            Fast::Cmd {
+                off: [at(0), at(1)],
+                cmd,
+                neg,
+            }
+        }
+    }
 }
 
 /// The draws that only decide one comparison with a constant (`rand(1,100)<=30`).
