@@ -346,7 +346,10 @@ fn right_click_targets_for_sweeps() {
 fn sections_can_be_chosen() {
     let f = write("dead3.kmt", DEAD);
     let r = report(&[&f, "--games", "10", "--sections", "rules,exact"]);
-    assert!(r["rules"].is_array() && r["decisions"].is_object());
+    assert!(
+        r["rules"].is_array() && r["decisions"].is_null(),
+        "only the sections asked for"
+    );
     assert_eq!(r["outcome"]["exact"]["kind"], "forced_win");
     for absent in ["length", "tension", "restricted", "skill", "sweep"] {
         assert_eq!(r[absent], Value::Null, "{absent}");
@@ -360,6 +363,33 @@ fn sections_can_be_chosen() {
         !text.contains("OUTCOME") && !text.contains("0.0%"),
         "{text}"
     );
+    // Decisions and rules come from the same random games, but each shows only when asked
+    // for; the outcome players' command uses only when their games were played.
+    let (code, text, _) = kumite(&["report", &f, "--games", "10", "--sections", "rules"]);
+    assert_eq!(code, 0);
+    assert!(
+        text.contains("RULES") && !text.contains("DECISIONS"),
+        "{text}"
+    );
+    let (code, text, _) = kumite(&["report", &f, "--games", "10", "--sections", "decisions"]);
+    assert_eq!(code, 0);
+    assert!(
+        text.contains("DECISIONS") && !text.contains("RULES"),
+        "{text}"
+    );
+    assert!(
+        text.contains("(random)") && !text.contains("outcome players"),
+        "{text}"
+    );
+    let (_, text, _) = kumite(&[
+        "report",
+        &f,
+        "--games",
+        "10",
+        "--sections",
+        "outcome,decisions",
+    ]);
+    assert!(text.contains("uses (outcome players)"), "{text}");
     let (code, _, err) = kumite(&["report", &f, "--sections", "outcome,luck"]);
     assert_eq!(code, 2);
     assert!(err.contains("unknown section 'luck'"), "{err}");

@@ -83,8 +83,12 @@ pub struct PlayersError(pub String);
 pub struct Sections {
     /// Outcome, length and tension (the outcome players' games).
     pub outcome: bool,
-    /// Decisions and rules (the random games).
+    /// Decisions or rules (the random games).
     pub sample: bool,
+    /// Of the random games' sections: decisions shown.
+    pub decisions: bool,
+    /// Of the random games' sections: rules shown.
+    pub rules: bool,
     /// The solver on the start.
     pub exact: bool,
     /// Restricted play (plays the outcome games too, as its baseline).
@@ -98,6 +102,8 @@ impl Default for Sections {
         Self {
             outcome: true,
             sample: true,
+            decisions: true,
+            rules: true,
             exact: true,
             restricted: true,
             skill: true,
@@ -112,6 +118,8 @@ impl Sections {
         let mut x = Self {
             outcome: false,
             sample: false,
+            decisions: false,
+            rules: false,
             exact: false,
             restricted: false,
             skill: false,
@@ -119,7 +127,8 @@ impl Sections {
         for item in s.split(',').map(str::trim).filter(|i| !i.is_empty()) {
             match item {
                 "outcome" | "length" | "tension" => x.outcome = true,
-                "decisions" | "rules" => x.sample = true,
+                "decisions" => (x.sample, x.decisions) = (true, true),
+                "rules" => (x.sample, x.rules) = (true, true),
                 "exact" => x.exact = true,
                 "restricted" => x.restricted = true,
                 "skill" => x.skill = true,

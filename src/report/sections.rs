@@ -307,7 +307,8 @@ impl<'a> ReportRun<'a> {
     fn sample_section(&self, recs: &[GameRec], cpu_use: CommandUse, rep: &mut Report) {
         let srefs: Vec<&GameRec> = recs.iter().collect();
         let choices: u64 = srefs.iter().map(|r| r.choices as u64).sum();
-        rep.decisions = Some(DecisionReport {
+        let sec = self.opts.sections;
+        rep.decisions = sec.decisions.then(|| DecisionReport {
             branching_mean: srefs.iter().map(|r| r.options).sum::<u64>() as f64
                 / choices.max(1) as f64,
             choice_share: srefs.iter().map(|r| r.multi as u64).sum::<u64>() as f64
@@ -315,7 +316,9 @@ impl<'a> ReportRun<'a> {
             command_use: command_use(self.prog, &srefs),
             cpu_command_use: cpu_use,
         });
-        rep.rules = Some(rule_lines(self.source, self.prog, &srefs));
+        rep.rules = sec
+            .rules
+            .then(|| rule_lines(self.source, self.prog, &srefs));
     }
 
     /// Section 1 (exact): the solver on the start; a small game's every reachable position is

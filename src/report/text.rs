@@ -104,10 +104,16 @@ pub fn render(r: &Report) -> String {
             d.branching_mean,
             pct(d.choice_share)
         );
-        for (label, u) in [
+        // The outcome players' uses only when their games were played.
+        let played = [true, r.outcome.is_some()];
+        for ((label, u), _) in [
             ("random", &d.command_use),
             ("outcome players", &d.cpu_command_use),
-        ] {
+        ]
+        .into_iter()
+        .zip(played)
+        .filter(|(_, p)| *p)
+        {
             for (side, m) in [("h", &u.h), ("c", &u.c)] {
                 let list: Vec<String> = m
                     .iter()
