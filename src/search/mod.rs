@@ -104,6 +104,10 @@ pub struct Searcher<'p> {
     /// Its evaluation, compiled for speed.
     fast: FastEval,
     tt: FxHashMap<u64, (u32, f64, u8)>,
+    /// Star2 probes (see [`Self::chance_value`]) by position and depth (the key of `tt`): the
+    /// move probed first and its exact value, reused when negamax then searches that position
+    /// at that depth and tries the same move first.
+    probed: FxHashMap<u64, (Option<CmdId>, f64)>,
     /// The best move found for a position (by its key, any depth), tried first when the
     /// position is searched again: the next iteration of the deepening and transpositions.
     best_move: FxHashMap<u64, Option<CmdId>>,
@@ -157,6 +161,7 @@ impl<'p> Searcher<'p> {
             graph,
             fast,
             tt: FxHashMap::default(),
+            probed: FxHashMap::default(),
             best_move: FxHashMap::default(),
             killers: [None; 16],
             nodes: 0,
@@ -492,10 +497,16 @@ impl<'p> Searcher<'p> {
                 ub.push((self.after(c, side, depth, FULL), true, 0.0));
             } else {
                 let opp = c.to_move;
-                let first = self.first_move(c, opp, depth - 1);
+                let pkey = position_key(c, self.lcm);
+                let ms = self.ordered_moves(c, opp, depth - 1, pkey);
+                let first = ms[0];
+                self.move_pool.push(ms);
                 let mut reply = [None, None];
                 reply[opp] = first;
                 let w = self.move_value(c, reply, opp, depth - 1, FULL);
+                if !self.stopped {
+                    self.probed.insert(tt_key(pkey, depth - 1), (first, w));
+                }
                 ub.push((-w, false, 0.0));
             }
             if self.stopped {
@@ -569,15 +580,6 @@ impl<'p> Searcher<'p> {
         ms
     }
 
-    /// The move of `side` that negamax searches first in `st` at `depth` (see
-    /// [`Self::ordered_moves`]).
-    fn first_move(&mut self, st: &State, side: Side, depth: u32) -> Option<CmdId> {
-        let ms = self.ordered_moves(st, side, depth, position_key(st, self.lcm));
-        let first = ms[0];
-        self.move_pool.push(ms);
-        first
-    }
-
     /// Negamax value of `st` for the side to move (alternate mode); chance is averaged.
     pub fn negamax(
         &mut self,
@@ -593,7 +595,7 @@ impl<'p> Searcher<'p> {
             return self.eval(st, side);
         }
         let pkey = position_key(st, self.lcm);
-        let key = pkey ^ (depth as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15);
+        let key = tt_key(pkey, depth);
         if let Some(&(d, v, flag)) = self.tt.get(&key)
             && d >= depth
             && (flag == EXACT || (flag == LOWER && v >= beta) || (flag == UPPER && v <= alpha))
@@ -604,13 +606,22 @@ impl<'p> Searcher<'p> {
         let mut best = f64::NEG_INFINITY;
         let mut best_m = None;
         let ms = self.ordered_moves(st, side, depth, pkey);
+        // The first move's exact value when a probe already searched it here.
+        let probed = self
+            .probed
+            .get(&key)
+            .copied()
+            .filter(|&(m, _)| Some(m) == ms.first().copied());
         for (k, m) in ms.iter().enumerate() {
             if !root && k > 0 && self.thin > 1.0 && self.rng.random_range(0.0..self.thin) >= 1.0 {
                 continue;
             }
             let mut cmds = [None, None];
             cmds[side] = *m;
-            let v = self.move_value(st, cmds, side, depth, Some((alpha, beta)));
+            let v = match probed {
+                Some((_, v)) if k == 0 => v,
+                _ => self.move_value(st, cmds, side, depth, Some((alpha, beta))),
+            };
             if v > best {
                 best = v;
                 best_m = *m;
@@ -698,7 +709,7 @@ impl<'p> Searcher<'p> {
             // Values for h in (-0.9, 0.9): the squashed evaluation.
             return self.eval(st, 0) / 1e9;
         }
-        let key = position_key(st, self.lcm) ^ (depth as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15);
+        let key = tt_key(position_key(st, self.lcm), depth);
         if let Some(&(d, v, _)) = self.tt.get(&key)
             && d >= depth
         {
@@ -710,6 +721,11 @@ impl<'p> Searcher<'p> {
         }
         v
     }
+}
+
+/// The key of a position searched to `depth` in the transposition table.
+fn tt_key(pkey: u64, depth: u32) -> u64 {
+    pkey ^ (depth as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15)
 }
 
 /// The CPU player.
@@ -882,6 +898,7 @@ impl<'p> CpuPlayer<'p> {
         s.nodes = 0;
         s.stopped = false;
         s.tt.clear();
+        s.probed.clear();
         s.best_move.clear();
         s.killers = [None; 16];
         s.deadline = Some(Instant::now() + Duration::from_millis(self.settings.period_ms as u64));
