@@ -483,18 +483,22 @@ impl FastEval {
         // The mask in two words (a shift of a u128 by a variable amount costs branches).
         let mut bits = [0u64; 2];
         let mut h = rustc_hash::FxHasher::default();
-        for (i, t) in self.tests.iter().enumerate() {
-            let at = t.off[x] as usize;
-            let v = if t.enabled {
-                i64::from(st.enabled[at])
-            } else {
-                st.vals[at]
-            };
-            let held = ((t.lo <= v) & (v <= t.hi)) != t.neg;
-            bits[i >> 6] |= u64::from(held) << (i & 63);
-            if !held && t.reads_cur {
-                v.hash(&mut h);
+        for (word, tests) in bits.iter_mut().zip(self.tests.chunks(64)) {
+            let mut w = 0u64;
+            for (j, t) in tests.iter().enumerate() {
+                let at = t.off[x] as usize;
+                let v = if t.enabled {
+                    i64::from(st.enabled[at])
+                } else {
+                    st.vals[at]
+                };
+                let held = ((t.lo <= v) & (v <= t.hi)) != t.neg;
+                w |= u64::from(held) << j;
+                if !held && t.reads_cur {
+                    v.hash(&mut h);
+                }
             }
+            *word = w;
         }
         let holds = u128::from(bits[0]) | u128::from(bits[1]) << 64;
         sc.holds = holds;
