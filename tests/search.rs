@@ -488,3 +488,82 @@ fn an_unreachable_win_is_null_with_its_reason_in_json() {
     assert_eq!(v["distance_to_win"]["h"], 11);
     assert!(v["unreachable"]["h"].is_null());
 }
+
+/// Both sides' distances at the start of `text` (h to move).
+fn both_distances(text: &str) -> [kumite::analysis::Distances; 2] {
+    let p = compile(text).program.expect("compiles");
+    let g = VictoryGraph::build(&p);
+    let e = Engine::new(&p, 0);
+    let st = e.initial(0).expect("start");
+    [distances(&g, &e, &st, 0), distances(&g, &e, &st, 1)]
+}
+
+/// Distances worked out by hand by an outside check (files written from the spec, not from the
+/// code), each of which the derivation once got wrong; see rules/README.md §11.
+#[test]
+fn hand_computed_distances_from_an_outside_check() {
+    // A command step of 1 and a free +2 every 3rd turn: a rate of 5/3, so 10 points take
+    // ceil(6) = 6 turns (floating point once made it 7), 5 take 3 and 20 take 12.
+    for (goal, want) in [(10, 6), (5, 3), (20, 12)] {
+        let text = format!("!:点=0\n:[進む]\n[進む]:S.点+1\n@3/:S.点+2\nS.点>={goal}:S.勝利\n");
+        assert_eq!(h_distance(&text, &[]).to_win, want, "goal {goal}");
+    }
+    // Steps of 3 from 0 jump over 7 (0, 3, 6, 9 …): unreachable; 9 is 3 steps away.
+    let over = h_distance("!:点=0,[進む]\n[進む]:S.点+3\nS.点==7:S.勝利\n", &[]);
+    assert!(over.unreachable.is_some(), "{}", over.to_win);
+    let on = h_distance("!:点=0,[進む]\n[進む]:S.点+3\nS.点==9:S.勝利\n", &[]);
+    assert_eq!(on.to_win, 3);
+    // Going down: 10, 6, 2, −2 never hits 0.
+    let down = h_distance("!:点=10,[減る]\n[減る]:S.点-4\nS.点==0:S.勝利\n", &[]);
+    assert!(down.unreachable.is_some(), "{}", down.to_win);
+    // Steps of 2 and 3 together can land on 7, and a rand step can land anywhere.
+    let mixed = "!:点=0,[二],[三]\n[二]:S.点+2\n[三]:S.点+3\nS.点==7:S.勝利\n";
+    assert!(h_distance(mixed, &[]).unreachable.is_none());
+    let dice = "!:点=0,[振る]\n[振る]:S.点+=rand(2,4)\nS.点==7:S.勝利\n";
+    assert!(h_distance(dice, &[]).unreachable.is_none());
+    // A win written with h. and c.: decisive for that side only, reached by S.点+1.
+    let [h, c] = both_distances("!:点=0,[進む]\n[進む]:S.点+1\nh.点>=3:h.勝利\nc.点>=5:c.勝利\n");
+    assert_eq!((h.to_win, c.to_win), (3, 5));
+    // `S.点!=0` is `S.点`: three charges enable the push, one push wins.
+    let ne = "!:点=0,[溜める]\n[溜める]:S.気+1\nS.気>=3::[進む]\n[進む]:S.点+1\nS.点!=0:S.勝利\n";
+    assert_eq!(h_distance(ne, &[]).to_win, 4);
+    // A loss written on the loser (`S.体力<=0:S.敗北`) is the other side's win: four shots.
+    let [h, c] = both_distances("!:体力=4,[撃つ]\n[撃つ]:O.体力-1\nS.体力<=0:S.敗北\n");
+    assert_eq!((h.to_win, c.to_win), (4, 4));
+}
+
+#[test]
+fn the_tree_marks_a_decisive_rule_of_the_opponent_and_one_for_one_side() {
+    let run = |file: &str| -> serde_json::Value {
+        let out = std::process::Command::new(env!("CARGO_BIN_EXE_kumite"))
+            .args(["tree", file, "--format", "json"])
+            .current_dir(common::root())
+            .output()
+            .expect("run kumite");
+        serde_json::from_slice(&out.stdout).expect("JSON")
+    };
+    // Karate's third warning loses: a decisive rule of the opponent's own.
+    let v = run("rules/karate.kmt");
+    let warning = v["decisive"]
+        .as_array()
+        .expect("decisive")
+        .iter()
+        .find(|d| d["rule"].as_str().is_some_and(|r| r.contains("S.敗北")))
+        .cloned()
+        .expect("the warning rule is decisive");
+    assert_eq!(warning["opponent"], true);
+    assert_eq!(warning["only"], serde_json::Value::Null);
+    let f = std::env::temp_dir().join(format!("kumite_abs_{}.kmt", std::process::id()));
+    std::fs::write(&f, "!:点=0,[進む]\n[進む]:S.点+1\nh.点>=3:h.勝利\n").expect("write");
+    let v = run(f.to_str().expect("path"));
+    assert_eq!(v["distance_to_win"]["h"], 3);
+    assert!(v["distance_to_win"]["c"].is_null());
+    assert!(
+        v["decisive"]
+            .as_array()
+            .expect("decisive")
+            .iter()
+            .any(|d| d["only"] == "h")
+    );
+    let _ = std::fs::remove_file(f);
+}

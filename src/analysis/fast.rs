@@ -24,9 +24,11 @@ struct FNode {
     target: Target,
     /// The achievers that fire without a command: step / period, and their condition nodes
     /// (they count toward the rate when all of those hold, see [`super::free_rate`]).
-    free: Vec<(f64, u128)>,
+    free: Vec<(f64, u128, Option<Side>)>,
     /// An achiever's own cost reads the node's current value (a range reached by steps).
     reads_cur: bool,
+    /// As [`super::Node::grid`].
+    grid: i64,
 }
 
 /// Whether a node holds, flattened: the value at `off[x]` (in `State::enabled` when
@@ -47,6 +49,8 @@ struct NodeTest {
 struct FAch {
     /// As [`super::Achiever::rearm`].
     rearm: u32,
+    /// As [`super::Achiever::only`].
+    only: Option<Side>,
     step: Step,
     needs_command: bool,
     period: u32,
@@ -58,8 +62,12 @@ struct FDecisive {
     conds: Vec<usize>,
     /// The turn firing it costs: 0 for a victory rule, else 1.
     fire: u32,
-    /// Its excluded conditions (cost 1 each unless they hold).
+    /// Its excluded conditions (cost 1 each unless they hold), read as the acting side.
     excluded: Vec<CondTest>,
+    /// The opponent's instance: excluded conditions are read for the other side.
+    opponent: bool,
+    /// Decisive for this side only.
+    only: Option<Side>,
 }
 
 /// An advantage line, flattened.
@@ -162,13 +170,14 @@ impl FastEval {
                             .conds
                             .iter()
                             .fold(0u128, |m, &c| m | 1u128.checked_shl(c as u32).unwrap_or(0));
-                        super::free_step(a).map(|r| (r, mask))
+                        super::free_step(a).map(|r| (r, mask, a.only))
                     })
                     .collect(),
                 reads_cur: matches!(n.key.target, Target::Range(..))
                     && n.achievers
                         .iter()
                         .any(|a| matches!(a.step, Step::Add(_) | Step::Scale(..))),
+                grid: n.grid,
             })
             .collect();
         let decisive: Vec<FDecisive> = g
@@ -183,6 +192,8 @@ impl FastEval {
                     .filter(|c| matches!(classify(p, c), CondKind::Excluded(..)))
                     .map(|c| eng.cond_test(c))
                     .collect(),
+                opponent: d.opponent,
+                only: d.only,
             })
             .collect();
         let adv: Vec<FAdv> = p
@@ -240,6 +251,7 @@ impl FastEval {
                 ach_conds.extend(a.conds.iter().map(|&c| c as u32));
                 ach.push(FAch {
                     rearm: a.rearm,
+                    only: a.only,
                     step: a.step,
                     needs_command: a.needs_command,
                     period: a.period,
@@ -355,15 +367,24 @@ impl FastEval {
         let free_rate: f64 = n
             .free
             .iter()
-            .filter(|&&(_, mask)| sc.holds & mask == mask)
-            .map(|&(r, _)| r)
+            .filter(|&&(_, mask, only)| sc.holds & mask == mask && only.is_none_or(|s| s == x))
+            .map(|&(r, _, _)| r)
             .sum();
         let mut best: Option<(u32, u128, u32)> = None;
         let (a0, a1) = self.ach_of[i];
         'ach: for a in &self.ach[a0 as usize..a1 as usize] {
-            let Some(own) =
-                own_cost_of(n.target, cur, a.step, a.needs_command, a.period, free_rate)
-            else {
+            if a.only.is_some_and(|s| s != x) {
+                continue;
+            }
+            let Some(own) = own_cost_of(
+                n.target,
+                cur,
+                a.step,
+                a.needs_command,
+                a.period,
+                free_rate,
+                n.grid,
+            ) else {
                 continue;
             };
             let Some(own) = super::with_rearm(own, a.rearm) else {
@@ -458,13 +479,14 @@ impl FastEval {
         let mut best = self.cap;
         let mut soft = super::SoftMin::default();
         for (&b, d) in bases.iter().zip(&self.decisive) {
-            let cost = if b == NOT_OK {
+            let cost = if b == NOT_OK || d.only.is_some_and(|s| s != x) {
                 self.cap
             } else {
+                let acting = if d.opponent { 1 - x } else { x };
                 let extra = d
                     .excluded
                     .iter()
-                    .filter(|c| !eng.test(c, st, x, &mut sc.stack))
+                    .filter(|c| !eng.test(c, st, acting, &mut sc.stack))
                     .count() as u32;
                 b.saturating_add(extra).min(self.cap)
             };

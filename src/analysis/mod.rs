@@ -61,6 +61,10 @@ pub struct Achiever {
     /// `S.体力<=0:S.ダウン+1` seen from the side that knocks the other down); its conditions
     /// are written from the pursuer's side.
     pub opponent: bool,
+    /// An achiever for this pursuer only: the node names a side absolutely (`h.点>=3`) and
+    /// the rule writes it relatively (`S.点+1` moves h's 点 when h acts), or the other way
+    /// round; None: for either.
+    pub only: Option<Side>,
     /// Turns to bring its conditions back after each firing when its own effects undo one of
     /// them (`S.体力<=0:S.ダウン+1,S.体力=10` resets 体力, so every further knockdown needs
     /// 体力 brought down from 10 again); 0 when it undoes none, [`NO_REARM`] when an undone
@@ -69,6 +73,11 @@ pub struct Achiever {
 }
 
 impl Achiever {
+    /// Whether it achieves the node for pursuer `x`.
+    pub fn serves(&self, x: Side) -> bool {
+        self.only.is_none_or(|s| s == x)
+    }
+
     /// The rule as text (made when shown: a big file has thousands of achievers).
     pub fn text(&self, p: &RuleProgram) -> String {
         p.rule_text(self.rule)
@@ -115,6 +124,11 @@ pub struct Node {
     pub level: u32,
     /// Rules that move it toward its target.
     pub achievers: Vec<Achiever>,
+    /// The greatest common divisor of its achievers' constant steps (`S.点+3`: 3; 1 once a
+    /// step is a `rand` range or not a constant; 0 while none adds): the values they can land
+    /// on from the current one, so a bounded target between them is never hit (§10.5's
+    /// overshoot: `S.点+3` from 0 never makes `S.点==7` hold).
+    pub grid: i64,
 }
 
 /// A decisive rule: one that makes S win.
@@ -133,6 +147,30 @@ pub struct Decisive {
     /// A victory rule (no command atoms, only 勝利/敗北 effects): checked at the end of the turn
     /// its conditions come to hold, so firing it costs no turn of its own.
     pub victory: bool,
+    /// The opponent's own instance of a command-free rule whose effect makes the pursuer win
+    /// (`S.体力<=0:S.敗北` seen from the other side): its conditions are read with S and O
+    /// exchanged (§10.3's reasoning applied to §10.1, see rules/README.md §11).
+    pub opponent: bool,
+    /// Decisive for this side only (a win or loss written with `h.`/`c.`); None: for either.
+    pub only: Option<Side>,
+}
+
+impl Decisive {
+    /// Whether the rule is decisive for pursuer `x`.
+    pub fn counts_for(&self, x: Side) -> bool {
+        self.only.is_none_or(|s| s == x)
+    }
+
+    /// How the rule is decisive, for display: empty for the pursuer's own rule.
+    pub fn whose(&self) -> String {
+        let only = self.only.map(|s| format!("{} only", crate::side::name(s)));
+        match (self.opponent, only) {
+            (false, None) => String::new(),
+            (false, Some(o)) => o,
+            (true, None) => "the opponent's own rule, fires by itself".into(),
+            (true, Some(o)) => format!("the opponent's own rule, fires by itself; {o}"),
+        }
+    }
 }
 
 /// Something left out of the graph, with the reason.
@@ -189,6 +227,8 @@ fn range_of(op: CmpOp, k: i64, flipped: bool) -> Option<Target> {
         CmpOp::Le => Target::Range(i64::MIN, k),
         CmpOp::Gt => Target::Range(k.checked_add(1)?, i64::MAX),
         CmpOp::Ge => Target::Range(k, i64::MAX),
+        // `S.x!=0` is `S.x` (non-zero); `!=` another constant holds on two sides of it.
+        CmpOp::Ne if k == 0 => Target::NonZero,
         CmpOp::Ne => return None,
     })
 }
@@ -262,6 +302,10 @@ pub(crate) fn classify(p: &RuleProgram, c: &CCond) -> CondKind {
             match t {
                 Some((side, id, target)) => CondKind::Node(NodeKey { side, id, target }),
                 None if all.is_empty() => CondKind::Excluded(text, "reads no state".into()),
+                None if op == CmpOp::Ne => CondKind::Excluded(
+                    text,
+                    "`!=` a constant other than 0 (a target on both sides of it)".into(),
+                ),
                 None => {
                     CondKind::Excluded(text, "not a comparison of one state with a constant".into())
                 }
@@ -324,20 +368,45 @@ fn step_of(p: &RuleProgram, e: &CEffect, k: &NodeKey) -> Result<Option<Step>, St
     }
 }
 
-fn is_decisive(e: &CEffect) -> bool {
+/// The ways rule `r` is decisive (§10.1): (the opponent's instance, for one side only), for
+/// each effect that sets a 勝利 or 敗北. The pursuer's own instance counts when its effect makes
+/// the acting side win (`S.勝利`, `O.敗北`, or `h.勝利`/`c.敗北` acting as h …); the opponent's
+/// instance when the rule fires without a command and its effect makes the other side win
+/// (`S.敗北`, `O.勝利`, or `h.敗北` acting as h for c …), as its achievers count by §10.3.
+fn decisive_ways(p: &RuleProgram, r: &CRule) -> Vec<(bool, Option<Side>)> {
     use crate::program::{LOSE_STATE, WIN_STATE};
-    matches!(
-        *e,
-        CEffect::Bool {
-            side: SideRef::S,
-            state: WIN_STATE,
-            value: true
-        } | CEffect::Bool {
-            side: SideRef::O,
-            state: LOSE_STATE,
-            value: true
+    let mut ways = Vec::new();
+    for e in p.rule_effects(r) {
+        let CEffect::Bool {
+            side,
+            state,
+            value: true,
+        } = *e
+        else {
+            continue;
+        };
+        let win = match state {
+            WIN_STATE => true,
+            LOSE_STATE => false,
+            _ => continue,
+        };
+        // (opponent's instance, only): who wins relative to the acting side, or absolutely.
+        let found: &[(bool, Option<Side>)] = match (side, win) {
+            (SideRef::S, true) | (SideRef::O, false) => &[(false, None)],
+            (SideRef::S, false) | (SideRef::O, true) => &[(true, None)],
+            (SideRef::H, true) | (SideRef::C, false) => &[(false, Some(0)), (true, Some(0))],
+            (SideRef::C, true) | (SideRef::H, false) => &[(false, Some(1)), (true, Some(1))],
+        };
+        for &(opponent, only) in found {
+            if opponent && r.has_cmd_atoms {
+                continue; // the pursuer cannot make the opponent choose a command
+            }
+            if !ways.contains(&(opponent, only)) {
+                ways.push((opponent, only));
+            }
         }
-    )
+    }
+    ways
 }
 
 impl VictoryGraph {
@@ -351,18 +420,19 @@ impl VictoryGraph {
         };
         let mut queue: Vec<usize> = Vec::new();
         for (ri, r) in p.rules.iter().enumerate() {
-            if !p.rule_effects(r).iter().any(is_decisive) {
-                continue;
+            for (opponent, only) in decisive_ways(p, r) {
+                let (conds, excluded) = g.cond_nodes(p, ri, r, 1, opponent, &mut queue);
+                g.decisive.push(Decisive {
+                    rule: ri,
+                    line: p.meta[ri].origin.line,
+                    text: p.rule_text(ri),
+                    conds,
+                    excluded,
+                    victory: r.victory,
+                    opponent,
+                    only,
+                });
             }
-            let (conds, excluded) = g.cond_nodes(p, ri, r, 1, false, &mut queue);
-            g.decisive.push(Decisive {
-                rule: ri,
-                line: p.meta[ri].origin.line,
-                text: p.rule_text(ri),
-                conds,
-                excluded,
-                victory: r.victory,
-            });
         }
         // The rules that write each state or enable each command (for itself): the only ones
         // `step_of` can find a step or a problem in. Without it every node scans every rule.
@@ -405,27 +475,67 @@ impl VictoryGraph {
                 (_, Some(f)) => writers.get(&(false, f, key.id)).map_or(&[][..], |v| &v[..]),
                 (_, None) => &[],
             };
-            let candidates = own.iter().map(|&ri| (ri, false)).chain(
-                theirs
-                    .iter()
-                    .filter(|&&ri| !p.rules[ri].has_cmd_atoms)
-                    .map(|&ri| (ri, true)),
-            );
-            for (ri, opponent) in candidates.collect::<Vec<_>>() {
-                let r = &p.rules[ri];
-                let seen = if opponent {
-                    NodeKey {
-                        side: key.side.swapped().unwrap_or(key.side),
-                        ..key
+            let writing = |side: SideRef| writers.get(&(false, side, key.id)).into_iter().flatten();
+            // (rule, the opponent's instance, for one pursuer only, the side its effect names).
+            let mut candidates: Vec<(usize, bool, Option<Side>, SideRef)> = own
+                .iter()
+                .map(|&ri| (ri, false, None, key.side))
+                .chain(
+                    theirs
+                        .iter()
+                        .filter(|&&ri| !p.rules[ri].has_cmd_atoms)
+                        .map(|&ri| (ri, true, None, key.side.swapped().unwrap_or(key.side))),
+                )
+                .collect();
+            if key.target != Target::Enabled {
+                match key.side {
+                    // h's or c's state, written relatively: by the pursuer's own instance when
+                    // it is that side (S) or the other (O), and by the opponent's command-free
+                    // instance the other way round.
+                    SideRef::H | SideRef::C => {
+                        let a: Side = if key.side == SideRef::H { 0 } else { 1 };
+                        for (w, mine) in [(SideRef::S, a), (SideRef::O, 1 - a)] {
+                            for &ri in writing(w) {
+                                candidates.push((ri, false, Some(mine), w));
+                                if !p.rules[ri].has_cmd_atoms {
+                                    candidates.push((ri, true, Some(1 - mine), w));
+                                }
+                            }
+                        }
                     }
-                } else {
-                    key
+                    // The pursuer's (S) or opponent's (O) state written as h's or c's.
+                    SideRef::S | SideRef::O => {
+                        for (w, abs) in [(SideRef::H, 0), (SideRef::C, 1)] {
+                            for &ri in writing(w) {
+                                let pursuer = if key.side == SideRef::S { abs } else { 1 - abs };
+                                candidates.push((ri, false, Some(pursuer), w));
+                            }
+                        }
+                    }
+                }
+            }
+            for (ri, opponent, only, written) in candidates {
+                let r = &p.rules[ri];
+                let seen = NodeKey {
+                    side: written,
+                    ..key
                 };
                 for e in p.rule_effects(r) {
                     match step_of(p, e, &seen) {
                         Ok(Some(step)) => {
                             if !moves_toward(step, key.target) {
                                 continue;
+                            }
+                            if let Step::Add(_) = step {
+                                let unit = match *e {
+                                    CEffect::Update { expr, .. } => match p.code_of(expr) {
+                                        [Op::Push(v)] => v.unsigned_abs().min(1 << 62) as i64,
+                                        _ => 1,
+                                    },
+                                    _ => 1,
+                                };
+                                let n = &mut g.nodes[ni];
+                                n.grid = gcd(n.grid, unit);
                             }
                             let (conds, excluded) =
                                 g.cond_nodes(p, ri, r, level + 1, opponent, &mut queue);
@@ -439,6 +549,7 @@ impl VictoryGraph {
                                 conds,
                                 excluded,
                                 opponent,
+                                only,
                                 rearm: 0,
                             });
                             break;
@@ -472,7 +583,11 @@ impl VictoryGraph {
     /// bringing that node back from the value set (its achievers' own conditions left out).
     fn set_rearm(&mut self, p: &RuleProgram) {
         // Bringing a condition back is estimated with every command-free achiever firing.
-        let free_rates: Vec<f64> = self.nodes.iter().map(|n| free_rate(n, |_| true)).collect();
+        let free_rates: Vec<f64> = self
+            .nodes
+            .iter()
+            .map(|n| free_rate(n, None, |_| true))
+            .collect();
         let mut rearm: Vec<Vec<u32>> = Vec::with_capacity(self.nodes.len());
         for n in &self.nodes {
             let mut per = Vec::with_capacity(n.achievers.len());
@@ -508,6 +623,7 @@ impl VictoryGraph {
                                     b.needs_command,
                                     b.period,
                                     free_rates[c],
+                                    node.grid,
                                 )
                             })
                             .min()
@@ -553,6 +669,7 @@ impl VictoryGraph {
                                 text: node_text(p, &k),
                                 level,
                                 achievers: vec![],
+                                grid: 0,
                             });
                             self.index.insert(k, i);
                             queue.push(i);
@@ -598,9 +715,10 @@ fn target_holds(t: Target, v: i64) -> bool {
 /// whose condition nodes all hold (`holds(c)` for node c). One whose conditions do not hold does
 /// not fire by itself; a plan that needs it pays for its conditions by choosing it as the
 /// achiever (a poison tick counts only once someone is poisoned).
-pub(crate) fn free_rate(node: &Node, holds: impl Fn(usize) -> bool) -> f64 {
+pub(crate) fn free_rate(node: &Node, x: Option<Side>, holds: impl Fn(usize) -> bool) -> f64 {
     node.achievers
         .iter()
+        .filter(|a| x.is_none_or(|x| a.serves(x)))
         .filter(|a| !a.needs_command && a.conds.iter().all(|&c| holds(c)))
         .filter_map(free_step)
         .sum()
@@ -662,8 +780,8 @@ pub struct Distances {
 
 /// Why no decisive rule can be achieved: the first one's first condition that cannot be
 /// brought about, followed down to a condition with nothing that achieves it.
-fn unreachable_reason(g: &VictoryGraph, node: &[u32], cap: u32) -> String {
-    let Some(d) = g.decisive.first() else {
+fn unreachable_reason(g: &VictoryGraph, node: &[u32], cap: u32, x: Side) -> String {
+    let Some(d) = g.decisive.iter().find(|d| d.counts_for(x)) else {
         return "no rule makes this side win".into();
     };
     let Some(mut at) = d.conds.iter().copied().find(|&c| node[c] >= cap) else {
@@ -752,10 +870,11 @@ impl<'g, 'p> TreeWalk<'g, 'p> {
             self.eng
                 .val(self.st, node.key.side.resolve(self.x), node.key.id)
         };
-        let free_rate = free_rate(node, |c| self.holds(&self.g.nodes[c].key));
+        let free_rate = free_rate(node, Some(self.x), |c| self.holds(&self.g.nodes[c].key));
         let mut best: Option<(u32, Vec<(usize, u32)>)> = None;
-        for a in &node.achievers {
-            let Some(own) = own_cost(node.key.target, cur, a, free_rate) else {
+        let x = self.x;
+        for a in node.achievers.iter().filter(|a| a.serves(x)) {
+            let Some(own) = own_cost(node.key.target, cur, a, free_rate, node.grid) else {
                 continue;
             };
             let Some(own) = with_rearm(own, a.rearm) else {
@@ -800,8 +919,24 @@ fn merge(into: &mut Vec<(usize, u32)>, from: &[(usize, u32)]) {
 }
 
 /// Own turns for an achiever to bring `cur` into the target.
-fn own_cost(t: Target, cur: i64, a: &Achiever, free_rate: f64) -> Option<u32> {
-    own_cost_of(t, cur, a.step, a.needs_command, a.period, free_rate)
+fn own_cost(t: Target, cur: i64, a: &Achiever, free_rate: f64, grid: i64) -> Option<u32> {
+    own_cost_of(t, cur, a.step, a.needs_command, a.period, free_rate, grid)
+}
+
+fn gcd(a: i64, b: i64) -> i64 {
+    if b == 0 { a } else { gcd(b, a % b) }
+}
+
+/// Whether steps on a grid of `grid` from `cur` can land in [lo, hi] (always, unless the
+/// range is bounded on both sides and narrower than the grid's spacing there).
+#[inline]
+pub(crate) fn lands(grid: i64, cur: i64, lo: i64, hi: i64) -> bool {
+    if grid <= 1 || lo == i64::MIN || hi == i64::MAX {
+        return true;
+    }
+    // The first value at or above lo on cur's grid.
+    let first = lo as i128 + (cur as i128 - lo as i128).rem_euclid(grid as i128);
+    first <= hi as i128
 }
 
 /// [`own_cost`] from the achiever's step, whether it needs a command, and its period.
@@ -813,10 +948,12 @@ pub(crate) fn own_cost_of(
     needs_command: bool,
     period: u32,
     free_rate: f64,
+    grid: i64,
 ) -> Option<u32> {
     match (step, t) {
         (Step::Enable, _) => Some(if needs_command { 1 } else { 0 }),
         (Step::Set(_), _) => Some(if needs_command { 1 } else { period.max(1) }),
+        (Step::Add(_), Target::Range(lo, hi)) if !lands(grid, cur, lo, hi) => None,
         (Step::Add(d), Target::Range(lo, hi)) => {
             let gap = if cur < lo {
                 (lo as f64) - (cur as f64)
@@ -833,7 +970,10 @@ pub(crate) fn own_cost_of(
             if rate <= 0.0 {
                 return None;
             }
-            Some(ceil_u32(gap / rate).max(1))
+            // Up to rounding: 10 / (1 + 2/3) is 6.000000000000001 in floating point, and six
+            // turns do it.
+            let turns = gap / rate;
+            Some(ceil_u32(turns - turns.max(1.0) * 1e-9).max(1))
         }
         (Step::Add(_), _) => Some(1),
         (Step::Scale(op, k), Target::Range(lo, hi)) => {
@@ -881,6 +1021,9 @@ pub fn distances(g: &VictoryGraph, eng: &Engine, st: &State, x: Side) -> Distanc
         .decisive
         .iter()
         .map(|d| {
+            if !d.counts_for(x) {
+                return cap;
+            }
             let mut parts: Vec<(usize, u32)> = Vec::new();
             for &c in &d.conds {
                 match ev.tree(c, &mut stack) {
@@ -888,14 +1031,17 @@ pub fn distances(g: &VictoryGraph, eng: &Engine, st: &State, x: Side) -> Distanc
                     None => return cap,
                 }
             }
-            // An excluded condition costs 0 if it holds, else 1.
+            // An excluded condition costs 0 if it holds, else 1 (read as the rule's acting
+            // side: the opponent for its own instance).
             let p = eng.prog;
             let r = &p.rules[d.rule];
+            let acting = if d.opponent { 1 - x } else { x };
             let extra = p
                 .rule_conds(r)
                 .iter()
                 .filter(|c| {
-                    matches!(classify(p, c), CondKind::Excluded(..)) && !eng.cond_holds(c, st, x)
+                    matches!(classify(p, c), CondKind::Excluded(..))
+                        && !eng.cond_holds(c, st, acting)
                 })
                 .count() as u32;
             let fire: u32 = if d.victory { 0 } else { 1 };
@@ -905,7 +1051,7 @@ pub fn distances(g: &VictoryGraph, eng: &Engine, st: &State, x: Side) -> Distanc
         })
         .collect();
     let to_win = decisive.iter().copied().min().unwrap_or(cap);
-    let unreachable = (to_win >= cap).then(|| unreachable_reason(g, &node, cap));
+    let unreachable = (to_win >= cap).then(|| unreachable_reason(g, &node, cap, x));
     Distances {
         node,
         holds,

@@ -49,7 +49,7 @@ pub fn tree_json(p: &RuleProgram, g: &VictoryGraph, eng: &Engine, st: &State) ->
                 "distance": {"h": dj(dh.node[i]), "c": dj(dc.node[i])},
                 "achievers": n.achievers.iter().map(|a| serde_json::json!({
                     "line": a.line, "rule": a.text(p), "origin": a.origin(p), "needs_command": a.needs_command,
-                    "opponent": a.opponent,
+                    "opponent": a.opponent, "only": a.only.map(crate::side::name),
                     "step": format!("{:?}", a.step), "conditions": a.conds,
                 })).collect::<Vec<_>>(),
             })
@@ -59,7 +59,7 @@ pub fn tree_json(p: &RuleProgram, g: &VictoryGraph, eng: &Engine, st: &State) ->
         .decisive
         .iter()
         .enumerate()
-        .map(|(k, d)| serde_json::json!({"line": d.line, "rule": d.text, "conditions": d.conds, "excluded": d.excluded, "victory_rule": d.victory, "distance": {"h": dj(dh.decisive[k]), "c": dj(dc.decisive[k])}}))
+        .map(|(k, d)| serde_json::json!({"line": d.line, "rule": d.text, "conditions": d.conds, "excluded": d.excluded, "victory_rule": d.victory, "opponent": d.opponent, "only": d.only.map(crate::side::name), "distance": {"h": dj(dh.decisive[k]), "c": dj(dc.decisive[k])}}))
         .collect();
     let _ = p;
     serde_json::json!({
@@ -87,13 +87,16 @@ pub fn tree_text(g: &VictoryGraph, eng: &Engine, st: &State) -> String {
         to_win(&dc)
     );
     for (k, d) in g.decisive.iter().enumerate() {
+        let whose = d.whose();
         s.push_str(&format!(
-            "  line {:>3}  {}   (h {}, c {}{})\n",
+            "  line {:>3}  {}   (h {}, c {}{}{}{})\n",
             d.line,
             d.text,
             dt(dh.decisive[k]),
             dt(dc.decisive[k]),
-            if d.victory { "; victory rule" } else { "" }
+            if d.victory { "; victory rule" } else { "" },
+            if whose.is_empty() { "" } else { "; " },
+            whose
         ));
         for &c in &d.conds {
             s.push_str(&format!("      needs #{c} {}\n", g.nodes[c].text));
@@ -115,7 +118,7 @@ pub fn tree_text(g: &VictoryGraph, eng: &Engine, st: &State) -> String {
             for a in &n.achievers {
                 let conds: Vec<String> = a.conds.iter().map(|c| format!("#{c}")).collect();
                 s.push_str(&format!(
-                    "        ← line {:>3} {}{}{}\n",
+                    "        ← line {:>3} {}{}{}{}\n",
                     a.line,
                     a.text(eng.prog),
                     if a.opponent {
@@ -123,6 +126,9 @@ pub fn tree_text(g: &VictoryGraph, eng: &Engine, st: &State) -> String {
                     } else {
                         ""
                     },
+                    a.only
+                        .map(|x| format!("   ({} only)", crate::side::name(x)))
+                        .unwrap_or_default(),
                     if conds.is_empty() {
                         String::new()
                     } else {
@@ -154,9 +160,13 @@ pub fn tree_dot(g: &VictoryGraph, eng: &Engine, st: &State) -> String {
     );
     for (k, d) in g.decisive.iter().enumerate() {
         s.push_str(&format!(
-            "  d{k} [label=\"line {}\\n{}\", shape=ellipse];\n  d{k} -> win;\n",
+            "  d{k} [label=\"line {}\\n{}{}\", shape=ellipse];\n  d{k} -> win;\n",
             d.line,
-            esc(&d.text)
+            esc(&d.text),
+            match d.whose() {
+                w if w.is_empty() => String::new(),
+                w => format!("\\n({})", esc(&w)),
+            }
         ));
         for &c in &d.conds {
             s.push_str(&format!("  n{c} -> d{k};\n"));

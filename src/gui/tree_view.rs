@@ -143,6 +143,9 @@ fn step_text(lang: Lang, a: &crate::analysis::Achiever) -> String {
     } else if !a.needs_command {
         s.push_str(tr(lang, T::ByItself));
     }
+    if let Some(x) = a.only {
+        s.push_str(&format!(" ({})", crate::side::name(x)));
+    }
     s
 }
 
@@ -273,12 +276,18 @@ impl TreeView {
     ) {
         ui.weak(tr(lang, T::HoldsNowNotYet));
         for (di, d) in graph.decisive.iter().enumerate() {
+            let whose = d.whose();
             let head = format!(
-                "★ {}  {}    h {} · c {}",
+                "★ {}  {}    h {} · c {}{}",
                 format_args!("L{}", d.line),
                 d.text,
                 dist_text(j.d[0].decisive[di], cap),
-                dist_text(j.d[1].decisive[di], cap)
+                dist_text(j.d[1].decisive[di], cap),
+                if whose.is_empty() {
+                    String::new()
+                } else {
+                    format!("   ({whose})")
+                }
             );
             egui::CollapsingHeader::new(RichText::new(head).monospace().color(pal.win))
                 .id_salt(("decisive", di))
@@ -609,7 +618,10 @@ impl GraphLayout {
                             ),
                             pal.win,
                             Some(d.line),
-                            d.text.clone(),
+                            match d.whose() {
+                                w if w.is_empty() => d.text.clone(),
+                                w => format!("{}\n({w})", d.text),
+                            },
                         )
                     }
                     GKind::Node(n) => {
