@@ -567,3 +567,48 @@ fn the_tree_marks_a_decisive_rule_of_the_opponent_and_one_for_one_side() {
     );
     let _ = std::fs::remove_file(f);
 }
+
+/// A second outside check: one state in arithmetic, an operand that reads its own target, and
+/// the inverse half of a `::` rule (rules/README.md §11).
+#[test]
+fn linear_conditions_self_reading_steps_and_iff_inverses_count() {
+    // `S.x*2>=10`, `S.x+3>=8` are `S.x>=5`; `-S.x>=0` is `S.x<=0` (from 10: ten steps).
+    for cond in ["S.x*2>=10", "S.x+3>=8", "5<=S.x"] {
+        let text = format!("!:[a]\n[a]:S.x+1\n{cond}:S.勝利\n");
+        assert_eq!(h_distance(&text, &[]).to_win, 5, "{cond}");
+    }
+    let down = "!:x=10,[a]\n[a]:S.x-1\n-S.x>=0:S.勝利\n";
+    assert_eq!(h_distance(down, &[]).to_win, 10);
+    // `S.x*2==7` holds for no whole number: excluded (cost 1 each time it is unmet).
+    let p = compile("!:[a]\n[a]:S.x+1\nS.x*2==7:S.勝利\n")
+        .program
+        .expect("compiles");
+    let g = VictoryGraph::build(&p);
+    assert!(
+        g.excluded.iter().any(|x| x.reason.contains("never holds")),
+        "{:?}",
+        g.excluded
+    );
+    // An assignment or update reading its own target: a step of 3, a doubling, a constant.
+    assert_eq!(
+        h_distance("!:[a]\n[a]:S.x=S.x+3\nS.x>=9:S.勝利\n", &[]).to_win,
+        3
+    );
+    assert_eq!(
+        h_distance("!:[a],x=10\n[a]:S.x=S.x-3\nS.x<=1:S.勝利\n", &[]).to_win,
+        3
+    );
+    assert_eq!(
+        h_distance("!:x=1,[倍]\n[倍]:S.x+=S.x\nS.x>=8:S.勝利\n", &[]).to_win,
+        3
+    );
+    assert_eq!(
+        h_distance("!:[a]\n[a]:S.x=S.x*0+9\nS.x>=9:S.勝利\n", &[]).to_win,
+        1
+    );
+    // `S.p::S.f` turns f off when p is off: the same distance as the two lines written out.
+    let iff = "!:h.f=1,c.f=1,h.p=1,c.p=1,[a]\n[a]:!S.p\nS.p::S.f\n!S.f,[a]:S.勝利\n";
+    let two = "!:h.f=1,c.f=1,h.p=1,c.p=1,[a]\n[a]:!S.p\nS.p:S.f\n!S.p:!S.f\n!S.f,[a]:S.勝利\n";
+    assert_eq!(h_distance(iff, &[]).to_win, 3);
+    assert_eq!(h_distance(two, &[]).to_win, 3);
+}

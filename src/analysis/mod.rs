@@ -100,6 +100,24 @@ pub(crate) fn with_rearm(own: u32, rearm: u32) -> Option<u32> {
     }
 }
 
+impl Target {
+    /// The target that holds exactly when this one does not, when it is one (a range open on
+    /// one side, non-zero, zero); None for a range bounded on both sides or a command.
+    pub fn negated(self) -> Option<Target> {
+        Some(match self {
+            Target::NonZero => Target::Range(0, 0),
+            Target::Range(0, 0) => Target::NonZero,
+            Target::Range(i64::MIN, hi) if hi != i64::MAX => {
+                Target::Range(hi.checked_add(1)?, i64::MAX)
+            }
+            Target::Range(lo, i64::MAX) if lo != i64::MIN => {
+                Target::Range(i64::MIN, lo.checked_sub(1)?)
+            }
+            _ => return None,
+        })
+    }
+}
+
 /// How an achiever changes the target.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub enum Step {
@@ -250,6 +268,67 @@ fn reads(code: &[Op]) -> Vec<(SideRef, StateId)> {
     v
 }
 
+/// An expression as `a·x + b` in the one state `x` it reads (`S.x*2`, `S.x+3`, `-S.x`, a
+/// constant), or None when it is not linear in it (a product of states, `min`, `rand` …).
+fn linear(code: &[Op], x: (SideRef, StateId)) -> Option<(i64, i64)> {
+    use crate::syntax::ast::BinOp;
+    let mut st: Vec<(i64, i64)> = Vec::new();
+    for op in code {
+        match *op {
+            Op::Push(v) => st.push((0, v)),
+            Op::Load(s, id) if (s, id) == x => st.push((1, 0)),
+            Op::Neg => {
+                let (a, b) = st.pop()?;
+                st.push((a.checked_neg()?, b.checked_neg()?));
+            }
+            Op::Bin(bin) => {
+                let (a2, b2) = st.pop()?;
+                let (a1, b1) = st.pop()?;
+                st.push(match bin {
+                    BinOp::Add => (a1.checked_add(a2)?, b1.checked_add(b2)?),
+                    BinOp::Sub => (a1.checked_sub(a2)?, b1.checked_sub(b2)?),
+                    BinOp::Mul if a1 == 0 => (b1.checked_mul(a2)?, b1.checked_mul(b2)?),
+                    BinOp::Mul if a2 == 0 => (a1.checked_mul(b2)?, b1.checked_mul(b2)?),
+                    _ if a1 == 0 && a2 == 0 => (0, bin.apply(b1, b2)?),
+                    _ => return None,
+                });
+            }
+            _ => return None,
+        }
+    }
+    match st[..] {
+        [v] => Some(v),
+        _ => None,
+    }
+}
+
+/// `a·x + b OP 0` for integer x as a node target, when it is one range (or non-zero); None
+/// otherwise. `Err` when it can never hold.
+fn linear_target(a: i64, b: i64, op: CmpOp) -> Option<Result<Target, ()>> {
+    if a == 0 {
+        return None;
+    }
+    // a·x OP k with a > 0.
+    let (a, k, op) = if a > 0 {
+        (a as i128, -(b as i128), op)
+    } else {
+        (-(a as i128), b as i128, op.mirrored())
+    };
+    let floor = k.div_euclid(a);
+    let ceil = -((-k).div_euclid(a));
+    let fit = |v: i128| i64::try_from(v).ok();
+    Some(Ok(match op {
+        CmpOp::Ge => Target::Range(fit(ceil)?, i64::MAX),
+        CmpOp::Gt => Target::Range(fit(floor + 1)?, i64::MAX),
+        CmpOp::Le => Target::Range(i64::MIN, fit(floor)?),
+        CmpOp::Lt => Target::Range(i64::MIN, fit(ceil - 1)?),
+        CmpOp::Eq if k % a == 0 => Target::Range(fit(k / a)?, fit(k / a)?),
+        CmpOp::Eq => return Some(Err(())),
+        CmpOp::Ne if k == 0 => Target::NonZero,
+        CmpOp::Ne => return None,
+    }))
+}
+
 pub(crate) fn classify(p: &RuleProgram, c: &CCond) -> CondKind {
     match *c {
         CCond::Truth {
@@ -294,11 +373,24 @@ pub(crate) fn classify(p: &RuleProgram, c: &CCond) -> CondKind {
             if l.iter().chain(r).any(|o| matches!(o, Op::Rand(_))) {
                 return CondKind::Excluded(text, "depends on chance (rand)".into());
             }
-            let t = match (single_load(l), constant(r), constant(l), single_load(r)) {
+            let mut t = match (single_load(l), constant(r), constant(l), single_load(r)) {
                 (Some((s, id)), Some(k), _, _) => range_of(op, k, false).map(|t| (s, id, t)),
                 (_, _, Some(k), Some((s, id))) => range_of(op, k, true).map(|t| (s, id, t)),
                 _ => None,
             };
+            // One state in arithmetic (`S.x*2>=10`, `S.x+3>=8`, `-S.x>=0`): solved for it.
+            if let (None, [x]) = (t, &all[..])
+                && let (Some((a1, b1)), Some((a2, b2))) = (linear(l, *x), linear(r, *x))
+                && let (Some(a), Some(b)) = (a1.checked_sub(a2), b1.checked_sub(b2))
+            {
+                match linear_target(a, b, op) {
+                    Some(Ok(target)) => t = Some((x.0, x.1, target)),
+                    Some(Err(())) => {
+                        return CondKind::Excluded(text, "never holds for a whole number".into());
+                    }
+                    None => {}
+                }
+            }
             match t {
                 Some((side, id, target)) => CondKind::Node(NodeKey { side, id, target }),
                 None if all.is_empty() => CondKind::Excluded(text, "reads no state".into()),
@@ -351,6 +443,25 @@ fn step_of(p: &RuleProgram, e: &CEffect, k: &NodeKey) -> Result<Option<Step>, St
                 [Op::Push(a), Op::Push(b), Op::Rand(_)] => Some((*a as f64 + *b as f64) / 2.0),
                 _ => None,
             };
+            // An operand linear in the target itself (`S.x=S.x+3`, `S.x+=S.x`): the step it
+            // makes, or a scaling iterated from the current value.
+            if mean.is_none()
+                && let Some((a, b)) = linear(code, (side, state))
+            {
+                let (a, b) = match op {
+                    UpdOp::Set => (a, b),
+                    UpdOp::Add => (a.saturating_add(1), b),
+                    UpdOp::Sub => (1i64.saturating_sub(a), b.saturating_neg()),
+                    _ => (0, 0),
+                };
+                match (op, a, b) {
+                    (UpdOp::Mul | UpdOp::Div, ..) => {}
+                    (_, 1, b) => return Ok((b != 0).then_some(Step::Add(b as f64))),
+                    (_, 0, b) => return Ok(Some(Step::Set(b))),
+                    (_, a, 0) => return Ok(Some(Step::Scale(UpdOp::Mul, a))),
+                    _ => return Err("its operand both scales and shifts the target".into()),
+                }
+            }
             Ok(match (op, mean) {
                 (UpdOp::Add, Some(m)) => Some(Step::Add(m)),
                 (UpdOp::Sub, Some(m)) => Some(Step::Add(-m)),
@@ -522,6 +633,41 @@ impl VictoryGraph {
                 };
                 for e in p.rule_effects(r) {
                     match step_of(p, e, &seen) {
+                        // A `::` rule's inverse half (§4: the opposite flag when its condition
+                        // fails), for a rule of one condition whose failure is one node.
+                        Ok(Some(Step::Set(v)))
+                            if r.iff
+                                && matches!(e, CEffect::Bool { .. })
+                                && !moves_toward(Step::Set(v), key.target)
+                                && moves_toward(Step::Set(1 - v), key.target) =>
+                        {
+                            let [c] = p.rule_conds(r) else { continue };
+                            let CondKind::Node(mut k) = classify(p, c) else {
+                                continue;
+                            };
+                            let Some(t) = k.target.negated() else {
+                                continue;
+                            };
+                            k.target = t;
+                            if opponent {
+                                k.side = k.side.swapped().unwrap_or(k.side);
+                            }
+                            let cond = g.node_for(p, k, level + 1, &mut queue);
+                            let m = &p.meta[ri];
+                            g.nodes[ni].achievers.push(Achiever {
+                                rule: ri,
+                                line: m.origin.line,
+                                step: Step::Set(1 - v),
+                                needs_command: r.has_cmd_atoms,
+                                period: r.period,
+                                conds: vec![cond],
+                                excluded: vec![],
+                                opponent,
+                                only,
+                                rearm: 0,
+                            });
+                            break;
+                        }
                         Ok(Some(step)) => {
                             if !moves_toward(step, key.target) {
                                 continue;
@@ -642,6 +788,30 @@ impl VictoryGraph {
         }
     }
 
+    /// The node of `k`, made (at `level`, queued for its achievers) if it is new.
+    fn node_for(
+        &mut self,
+        p: &RuleProgram,
+        k: NodeKey,
+        level: u32,
+        queue: &mut Vec<usize>,
+    ) -> usize {
+        if let Some(&i) = self.index.get(&k) {
+            return i;
+        }
+        let i = self.nodes.len();
+        self.nodes.push(Node {
+            key: k,
+            text: node_text(p, &k),
+            level,
+            achievers: vec![],
+            grid: 0,
+        });
+        self.index.insert(k, i);
+        queue.push(i);
+        i
+    }
+
     fn cond_nodes(
         &mut self,
         p: &RuleProgram,
@@ -660,22 +830,7 @@ impl VictoryGraph {
                     if opponent {
                         k.side = k.side.swapped().unwrap_or(k.side);
                     }
-                    let i = match self.index.get(&k) {
-                        Some(i) => *i,
-                        None => {
-                            let i = self.nodes.len();
-                            self.nodes.push(Node {
-                                key: k,
-                                text: node_text(p, &k),
-                                level,
-                                achievers: vec![],
-                                grid: 0,
-                            });
-                            self.index.insert(k, i);
-                            queue.push(i);
-                            i
-                        }
-                    };
+                    let i = self.node_for(p, k, level, queue);
                     if !nodes.contains(&i) {
                         nodes.push(i);
                     }

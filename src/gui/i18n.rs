@@ -416,6 +416,7 @@ strings! {
         "ドラッグで移動、Ctrl+ホイールで拡大縮小。箱をクリックでその行へ。",
     ),
     OpponentSOwnRule => ("  (opponent's own rule)", "(相手側のルール)"),
+    ForOneSideOnly => (" ({} only)", "({}のみ)"),
     TheRulesHaveNot => (
         "The rules have not compiled yet.",
         "ルールはまだコンパイルされていません。",

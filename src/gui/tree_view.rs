@@ -2,7 +2,7 @@
 //! collapsible tree and as a drawn graph (zoom and pan), with each condition's state in a
 //! position — the match's current one during a match, else the initial one.
 
-use super::i18n::{Lang, T, tr};
+use super::i18n::{Lang, T, tr, trf};
 use crate::analysis::{Distances, Step, VictoryGraph, distances};
 use crate::engine::{Engine, State};
 use crate::program::RuleProgram;
@@ -144,7 +144,19 @@ fn step_text(lang: Lang, a: &crate::analysis::Achiever) -> String {
         s.push_str(tr(lang, T::ByItself));
     }
     if let Some(x) = a.only {
-        s.push_str(&format!(" ({})", crate::side::name(x)));
+        s.push_str(&trf(lang, T::ForOneSideOnly, crate::side::name(x)));
+    }
+    s
+}
+
+/// How a decisive rule is decisive, in the studio's language: empty for the pursuer's own rule.
+fn decisive_whose(lang: Lang, d: &crate::analysis::Decisive) -> String {
+    let mut s = String::new();
+    if d.opponent {
+        s.push_str(tr(lang, T::TheOpponentSOwn));
+    }
+    if let Some(x) = d.only {
+        s.push_str(&trf(lang, T::ForOneSideOnly, crate::side::name(x)));
     }
     s
 }
@@ -276,18 +288,13 @@ impl TreeView {
     ) {
         ui.weak(tr(lang, T::HoldsNowNotYet));
         for (di, d) in graph.decisive.iter().enumerate() {
-            let whose = d.whose();
             let head = format!(
                 "★ {}  {}    h {} · c {}{}",
                 format_args!("L{}", d.line),
                 d.text,
                 dist_text(j.d[0].decisive[di], cap),
                 dist_text(j.d[1].decisive[di], cap),
-                if whose.is_empty() {
-                    String::new()
-                } else {
-                    format!("   ({whose})")
-                }
+                decisive_whose(lang, d)
             );
             egui::CollapsingHeader::new(RichText::new(head).monospace().color(pal.win))
                 .id_salt(("decisive", di))
@@ -618,10 +625,7 @@ impl GraphLayout {
                             ),
                             pal.win,
                             Some(d.line),
-                            match d.whose() {
-                                w if w.is_empty() => d.text.clone(),
-                                w => format!("{}\n({w})", d.text),
-                            },
+                            format!("{}{}", d.text, decisive_whose(lang, d)),
                         )
                     }
                     GKind::Node(n) => {
