@@ -20,9 +20,12 @@ const BLOCK: u64 = 1024;
 /// Forfeit messages kept in a result (those of the lowest game numbers).
 const EXAMPLES: usize = 5;
 
-/// The seed of game `i` of a run with `seed`.
+/// The seed of game `i` of a run with `seed`. The run's seed is mixed before the game number
+/// is added, so runs with nearby seeds share no games (with `seed + i`, `--seed 0` and
+/// `--seed 5` played the same games but five).
 pub fn game_seed(seed: u64, i: u64) -> u64 {
-    crate::engine::rng::mix(seed.wrapping_add(i).wrapping_mul(0x2545_F491_4F6C_DD1D))
+    use crate::engine::rng::mix;
+    mix(mix(seed).wrapping_add(i.wrapping_mul(0x2545_F491_4F6C_DD1D)))
 }
 
 /// A slice of a run: shard `index` of `count` (0-based).

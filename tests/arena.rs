@@ -158,3 +158,14 @@ fn arena_games_are_the_matches_of_their_seeds() {
         }
     }
 }
+
+/// Runs with nearby seeds are independent samples: no game of `--seed 0` is a game of
+/// `--seed 5` (game i once played with seed + i, so the two runs shared all games but five).
+#[test]
+fn nearby_seeds_share_no_games() {
+    use kumite::arena::game_seed;
+    let a: std::collections::HashSet<u64> = (0..4000).map(|i| game_seed(0, i)).collect();
+    let shared = (0..4000).filter(|&i| a.contains(&game_seed(5, i))).count();
+    assert_eq!(shared, 0);
+    assert_eq!(a.len(), 4000, "every game of a run has its own seed");
+}
