@@ -24,7 +24,7 @@ fn bench(c: &mut Criterion) {
     // changed (two versions of a number typed into a rule in the middle of the file).
     let at = big.find("S.左構え55").expect("the generator's line") + "S.左構え".len();
     let versions = [1, 2].map(|d| format!("{}{d}{}", &big[..at], &big[at..]));
-    let mut cache = kumite::syntax::parser::ParseCache::default();
+    let mut cache = kumite::incremental::Checker::default();
     let mut flip = 0;
     c.bench_function("edit one line of 10k", |b| {
         b.iter(|| {

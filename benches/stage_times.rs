@@ -53,7 +53,9 @@ fn main() {
 fn edit_times(big: &str, n: usize) {
     let at = big.find("S.左構え55").unwrap_or(0) + "S.左構え".len();
     let mut cache = kumite::syntax::parser::ParseCache::default();
-    kumite::pipeline::compile_cached(big, &mut cache);
+    let mut checker = kumite::incremental::Checker::default();
+    kumite::pipeline::compile_cached(big, &mut checker);
+    kumite::syntax::parser::parse_cached(big, Some(&mut cache));
     let mut compile = Vec::new();
     let mut check = Vec::new();
     let (mut parse, mut graph) = (Vec::new(), Vec::new());
@@ -76,17 +78,17 @@ fn edit_times(big: &str, n: usize) {
         stages.push([t1, t2 - t1, t0.elapsed() - t2]);
         drop(p);
         let t0 = std::time::Instant::now();
-        let c = kumite::pipeline::compile_cached(&a, &mut cache);
+        let c = kumite::pipeline::compile_cached(&a, &mut checker);
         compile.push(t0.elapsed());
         let t0 = std::time::Instant::now();
         if let Some(p) = &c.program {
             let _ = kumite::analysis::VictoryGraph::build(p);
         }
         graph.push(t0.elapsed());
-        assert!(cache.last_parsed <= 1 && c.program.is_some());
+        assert!(cache.last_parsed <= 1 && checker.last_compiled == Some(1) && c.program.is_some());
         drop(c);
         let t0 = std::time::Instant::now();
-        let _ = kumite::gui::worker::check_with(i as u64, b, Some(&mut cache));
+        let _ = kumite::gui::worker::check_with(i as u64, b, Some(&mut checker));
         check.push(t0.elapsed());
     }
     compile.sort();

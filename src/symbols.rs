@@ -377,9 +377,19 @@ impl Builder<'_> {
     }
 }
 
-impl SymbolIndex {
-    /// Indexes `stmts` (parsed from `text`).
-    pub fn build(text: &str, stmts: &[Stmt], names: &Names, lines: &LineIndex) -> Self {
+/// The index of a piece of a text (all of it, or one chunk of the incremental checker).
+#[derive(Debug, Default)]
+pub(crate) struct Piece {
+    /// Occurrences by position (spans and lines relative to the piece).
+    occ: Vec<Occurrence>,
+    mirror_pairs: Vec<(String, String)>,
+    bindings: Vec<(Arc<str>, Arc<str>)>,
+}
+
+impl Piece {
+    /// Indexes `stmts` (parsed from `text`); commands named like a macro are marked by
+    /// [`Piece::mark_macros`].
+    pub(crate) fn collect(text: &str, stmts: &[Stmt], names: &Names, lines: &LineIndex) -> Self {
         let mut b = Builder {
             text,
             names,
@@ -399,21 +409,67 @@ impl SymbolIndex {
                 }
             }
         }
-        let bindings = std::mem::take(&mut b.bindings);
-        let mut occ = b.occ;
-        // Commands named like a macro are the macro.
-        let macros: rustc_hash::FxHashSet<Arc<str>> = occ
+        Self {
+            bindings: std::mem::take(&mut b.bindings),
+            occ: b.occ,
+            mirror_pairs,
+        }
+    }
+
+    /// The names the piece defines as macros.
+    pub(crate) fn macro_names(&self) -> rustc_hash::FxHashSet<Arc<str>> {
+        self.occ
             .iter()
             .filter(|o| o.kind == SymKind::Macro)
             .map(|o| o.name.clone())
-            .collect();
-        for o in occ.iter_mut() {
-            if o.kind == SymKind::Command && macros.contains(&o.name) {
-                o.kind = SymKind::Macro;
+            .collect()
+    }
+
+    /// Commands named like a macro (of `macros`, the text's) are the macro; then the
+    /// occurrences in order of position, each place once.
+    pub(crate) fn mark_macros(&mut self, macros: &rustc_hash::FxHashSet<Arc<str>>) {
+        let occ = &mut self.occ;
+        if !macros.is_empty() {
+            for o in occ.iter_mut() {
+                if o.kind == SymKind::Command && macros.contains(&o.name) {
+                    o.kind = SymKind::Macro;
+                }
             }
         }
         occ.sort_by_key(|o| (o.span.start, o.span.end));
         occ.dedup_by(|a, b| a.span == b.span && a.kind == b.kind);
+    }
+}
+
+impl SymbolIndex {
+    /// Indexes `stmts` (parsed from `text`).
+    pub fn build(text: &str, stmts: &[Stmt], names: &Names, lines: &LineIndex) -> Self {
+        let mut piece = Piece::collect(text, stmts, names, lines);
+        let macros = piece.macro_names();
+        piece.mark_macros(&macros);
+        Self::from_pieces([(&piece, 0, 0)])
+    }
+
+    /// The index of a whole text from the indexes of its pieces, in text order, each with the
+    /// byte and 0-based line where it stands.
+    pub(crate) fn from_pieces<'a>(pieces: impl IntoIterator<Item = (&'a Piece, usize, usize)>) -> Self {
+        let mut occ = Vec::new();
+        let mut mirror_pairs: Vec<(String, String)> = Vec::new();
+        let mut bindings = Vec::new();
+        for (p, at, line) in pieces {
+            occ.extend(p.occ.iter().map(|o| Occurrence {
+                name: o.name.clone(),
+                span: o.span.start + at..o.span.end + at,
+                line: o.line + line,
+                ..*o
+            }));
+            for pair in &p.mirror_pairs {
+                if !mirror_pairs.contains(pair) {
+                    mirror_pairs.push(pair.clone());
+                }
+            }
+            bindings.extend(p.bindings.iter().cloned());
+        }
         Self {
             occ,
             by_name: Default::default(),
