@@ -35,8 +35,10 @@ pub struct Checker {
     /// One interner for every chunk, so a chunk's ids stay valid while it is kept.
     names: Option<Names>,
     ctx: Option<Arc<Context>>,
-    /// This version's chunks, and the previous version's (moved into this one when used).
-    chunks: FxHashMap<Box<str>, Arc<Chunk>>,
+    /// Chunks by text, with the check that last used each.
+    chunks: FxHashMap<Box<str>, (Arc<Chunk>, u64)>,
+    /// Checks made.
+    checks: u64,
     /// Contexts made so far (a chunk is valid for the context it was made in).
     contexts: u64,
     /// The whole-file pipeline's cache, for texts the chunks cannot take.
@@ -150,33 +152,31 @@ impl Checker {
         };
         let mut names = self.names.take().unwrap_or_else(new_names);
         let ctx = self.context(text, &cuts, &mut names);
-        let mut old = std::mem::take(&mut self.chunks);
+        self.checks += 1;
         let mut chunks: Vec<Arc<Chunk>> = Vec::with_capacity(cuts.len());
         let (mut compiled, mut reused) = (0, 0);
         for c in &cuts {
             let t = &text[c.start..c.end];
-            let known = match self.chunks.get(t) {
-                Some(k) => Some(k.clone()),
-                None => old.remove_entry(t).map(|(k, v)| {
-                    self.chunks.insert(k, v.clone());
-                    v
-                }),
-            };
-            let chunk = match known.filter(|k| k.ctx == ctx.id) {
-                Some(k) => {
+            let chunk = match self.chunks.get_mut(t) {
+                Some((k, used)) if k.ctx == ctx.id => {
                     reused += 1;
-                    k
+                    *used = self.checks;
+                    k.clone()
                 }
-                None => {
+                _ => {
                     compiled += 1;
                     let k = Arc::new(compile_chunk(t, &mut names, &ctx));
-                    self.chunks.insert(t.into(), k.clone());
+                    self.chunks.insert(t.into(), (k.clone(), self.checks));
                     k
                 }
             };
             chunks.push(chunk);
         }
-        drop(old);
+        // Chunks of the last two versions are kept (an undo finds them).
+        if self.chunks.len() > 2 * cuts.len() + 64 {
+            let now = self.checks;
+            self.chunks.retain(|_, (_, used)| *used + 1 >= now);
+        }
         let rules: usize = chunks.iter().map(|k| k.rules).sum();
         if chunks.iter().any(|k| k.budget_hit) || rules > expand::MAX_RULES {
             self.names = Some(names);
@@ -184,7 +184,7 @@ impl Checker {
         }
         self.last_compiled = Some(compiled);
         self.last_reused = reused;
-        let out = link_chunks(text, &cuts, &chunks, &ctx, &names);
+        let out = link_chunks(text, &cuts, chunks, &ctx, &names);
         self.names = Some(names);
         out
     }
@@ -291,17 +291,19 @@ fn compile_chunk(text: &str, names: &mut Names, ctx: &Context) -> Chunk {
 fn link_chunks(
     text: &str,
     cuts: &[Cut],
-    chunks: &[Arc<Chunk>],
+    chunks: Vec<Arc<Chunk>>,
     ctx: &Context,
     names: &Names,
 ) -> Compiled {
     let moved = |s: &Span, at: usize| s.start + at..s.end + at;
     let mut diags = ctx.diags.clone();
-    for (c, k) in cuts.iter().zip(chunks) {
+    for (c, k) in cuts.iter().zip(&chunks) {
         diags.extend(k.diags.iter().map(|d| {
             let mut d = d.clone();
             d.span = moved(&d.span, c.start);
-            d.labels.iter_mut().for_each(|(s, _)| *s = moved(s, c.start));
+            d.labels
+                .iter_mut()
+                .for_each(|(s, _)| *s = moved(s, c.start));
             d
         }));
     }
@@ -312,7 +314,7 @@ fn link_chunks(
         macros: ctx.header.macros.clone(),
         ..Default::default()
     };
-    for (c, k) in cuts.iter().zip(chunks) {
+    for (c, k) in cuts.iter().zip(&chunks) {
         let r = &k.rest;
         let f = &mut |s: &mut Span| *s = moved(s, c.start);
         x.init.extend(r.init.iter().map(|it| {
@@ -326,16 +328,19 @@ fn link_chunks(
             k.cmd.spans(f);
             k
         }));
-        x.settings
-            .extend(r.settings.iter().map(|(s, sp)| (s.clone(), moved(sp, c.start))));
+        x.settings.extend(
+            r.settings
+                .iter()
+                .map(|(s, sp)| (s.clone(), moved(sp, c.start))),
+        );
     }
     let first_rule = cuts
         .iter()
-        .zip(chunks)
+        .zip(&chunks)
         .find_map(|(c, k)| k.first_rule.as_ref().map(|s| moved(s, c.start)));
     let pieces: Vec<Placed> = cuts
         .iter()
-        .zip(chunks)
+        .zip(&chunks)
         .filter(|(_, k)| k.frag.len() > 0)
         .map(|(c, k)| Placed {
             frag: &k.frag,
@@ -344,11 +349,11 @@ fn link_chunks(
         })
         .collect();
     let program = lower::link(&x, first_rule, &pieces, names, &mut diags);
-    let symbols = SymbolIndex::from_pieces(
-        cuts.iter()
-            .zip(chunks)
-            .map(|(c, k)| (&k.symbols, c.start, c.line)),
-    );
+    drop(pieces);
+    let symbols = SymbolIndex::from_pieces(Arc::new(Placement {
+        at: cuts.iter().map(|c| (c.start, c.line)).collect(),
+        chunks,
+    }));
     crate::pipeline::sort_diags(&mut diags);
     let ok = !diags.iter().any(|d| d.is_error());
     Compiled::lazy(
@@ -357,4 +362,19 @@ fn link_chunks(
         Arc::new(symbols),
         Arc::from(text),
     )
+}
+
+/// The chunks of a text and where each stands (byte, 0-based line): the pieces of its symbol
+/// index.
+struct Placement {
+    chunks: Vec<Arc<Chunk>>,
+    at: Vec<(usize, usize)>,
+}
+
+impl crate::symbols::Pieces for Placement {
+    fn each(&self, f: &mut dyn FnMut(&Piece, usize, usize)) {
+        for (k, &(at, line)) in self.chunks.iter().zip(&self.at) {
+            f(&k.symbols, at, line)
+        }
+    }
 }

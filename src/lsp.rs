@@ -12,10 +12,10 @@
 use crate::analysis::VictoryGraph;
 use crate::authoring::{complete, fixes, fmt, hover};
 use crate::diag::{Diagnostic, LineIndex, Severity};
+use crate::incremental::Checker;
 use crate::pipeline::{Compiled, compile_cached};
 use crate::symbols;
 use crate::syntax::highlight::{Kind, highlight_line};
-use crate::incremental::Checker;
 use ls_types as lt;
 use lsp_server::{Connection, ErrorCode, Message, Notification, Request, RequestId, Response};
 use serde_json::{Value, json};

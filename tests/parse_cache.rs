@@ -6,8 +6,8 @@
 
 mod common;
 
-use kumite::pipeline::{Compiled, compile, compile_cached, expanded_kmt};
 use kumite::incremental::Checker;
+use kumite::pipeline::{Compiled, compile, compile_cached, expanded_kmt};
 
 /// Everything a user sees of one check, with names spelled out (ids may differ).
 fn seen(c: &Compiled) -> String {
@@ -116,8 +116,16 @@ fn edit(text: &str, rng: &mut Rng, keep_blocks: bool) -> String {
         0 | 1 => {
             let l = &out[at];
             // (After the newline is the start of the next line.)
-            let end = if keep_blocks { l.trim_end_matches('\n').len() } else { l.len() };
-            let cuts: Vec<usize> = l[..end].char_indices().map(|(i, _)| i).chain([end]).collect();
+            let end = if keep_blocks {
+                l.trim_end_matches('\n').len()
+            } else {
+                l.len()
+            };
+            let cuts: Vec<usize> = l[..end]
+                .char_indices()
+                .map(|(i, _)| i)
+                .chain([end])
+                .collect();
             let cut = cuts[rng.below(cuts.len())];
             let t = TYPED[rng.below(TYPED.len())];
             if keep_blocks && braced(t) {

@@ -6,9 +6,9 @@
 //! A 10,000-line file takes longer than a frame to check, so typing never waits for it.
 
 use crate::diag::{DiagCode, Diagnostic, LineIndex, Severity};
+use crate::incremental::Checker;
 use crate::pipeline::{Compiled, compile, compile_cached};
 use crate::program::Settings;
-use crate::incremental::Checker;
 use std::sync::Arc;
 use std::sync::mpsc::{self, Receiver, Sender};
 use std::time::{Duration, Instant};

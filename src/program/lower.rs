@@ -636,13 +636,32 @@ pub(crate) fn link(
     let init = lower_init(&mut b, x, &mut facts, diags);
     let keys = lower_keys(&mut b, x, diags);
     let mut t = Tables::default();
+    let size = |f: fn(&Fragment) -> usize| pieces.iter().map(|p| f(p.frag)).sum::<usize>();
+    t.rules.reserve(size(|f| f.t.rules.len()));
+    t.meta.reserve(size(|f| f.t.rules.len()));
+    t.conds.reserve(size(|f| f.t.conds.len()));
+    t.effects.reserve(size(|f| f.t.effects.len()));
+    b.code.reserve(size(|f| f.code.len()));
+    facts
+        .state_read
+        .reserve(size(|f| f.rule_facts.state_read.len()));
+    facts
+        .state_effect
+        .reserve(size(|f| f.rule_facts.state_effect.len()));
+    facts
+        .state_set
+        .reserve(size(|f| f.rule_facts.state_set.len()));
     let mut anyone_wins = false;
     let (mut smap, mut cmap) = (Vec::new(), Vec::new());
     // Phase 3 (rules) of every piece, then phase 4 (advantage lines), as `lower` runs them.
     for adv in [false, true] {
         for p in pieces {
             let f = p.frag;
-            if if adv { f.t.adv.is_empty() } else { f.t.rules.is_empty() } {
+            if if adv {
+                f.t.adv.is_empty()
+            } else {
+                f.t.rules.is_empty()
+            } {
                 continue;
             }
             smap.clear();
