@@ -26,7 +26,7 @@ fn bench(c: &mut Criterion) {
     // A number not typed before each time, so the edited line is new to the checker.
     let version = |n: usize| format!("{}{n}{}", &big[..at], &big[at..]);
     let mut cache = kumite::incremental::Checker::default();
-    kumite::pipeline::compile_cached(&big, &mut cache);
+    kumite::incremental::compile_cached(&big, &mut cache);
     let mut n = 0;
     c.bench_function("edit one line of 10k", |b| {
         b.iter_batched(
@@ -34,7 +34,7 @@ fn bench(c: &mut Criterion) {
                 n += 1;
                 version(n)
             },
-            |text| kumite::pipeline::compile_cached(black_box(&text), &mut cache),
+            |text| kumite::incremental::compile_cached(black_box(&text), &mut cache),
             criterion::BatchSize::SmallInput,
         )
     });

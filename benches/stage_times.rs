@@ -59,7 +59,7 @@ fn edit_times(big: &str, n: usize) {
     let at = big.find("S.左構え55").unwrap_or(0) + "S.左構え".len();
     let mut cache = kumite::syntax::parser::ParseCache::default();
     let mut checker = kumite::incremental::Checker::default();
-    kumite::pipeline::compile_cached(big, &mut checker);
+    kumite::incremental::compile_cached(big, &mut checker);
     kumite::syntax::parser::parse_cached(big, Some(&mut cache));
     let mut compile = Vec::new();
     let mut check = Vec::new();
@@ -84,7 +84,7 @@ fn edit_times(big: &str, n: usize) {
         stages.push([t1, t2 - t1, t0.elapsed() - t2]);
         drop(p);
         let t0 = std::time::Instant::now();
-        let c = kumite::pipeline::compile_cached(&a, &mut checker);
+        let c = kumite::incremental::compile_cached(&a, &mut checker);
         compile.push(t0.elapsed());
         let t0 = std::time::Instant::now();
         if let Some(p) = &c.program {
@@ -131,12 +131,12 @@ fn edit_times(big: &str, n: usize) {
 fn keystrokes(big: &str, n: usize) {
     let at = big.find("S.左構え55").unwrap_or(0) + "S.左構え".len();
     let mut checker = kumite::incremental::Checker::default();
-    kumite::pipeline::compile_cached(big, &mut checker);
+    kumite::incremental::compile_cached(big, &mut checker);
     let mut times = Vec::new();
     for i in 0..n {
         let a = format!("{}{}{}", &big[..at], i, &big[at..]);
         let t0 = std::time::Instant::now();
-        let c = kumite::pipeline::compile_cached(&a, &mut checker);
+        let c = kumite::incremental::compile_cached(&a, &mut checker);
         times.push(t0.elapsed());
         drop(c);
     }

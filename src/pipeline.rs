@@ -73,13 +73,6 @@ pub fn compile(text: &str) -> Compiled {
     compile_with(text, None)
 }
 
-/// [`compile`] while a text is being edited: only the parts of the text that changed since the
-/// last call with the same `checker` are compiled again (see [`crate::incremental`]). Gives
-/// what [`compile`] gives, up to the numbering of names.
-pub fn compile_cached(text: &str, checker: &mut crate::incremental::Checker) -> Compiled {
-    checker.check(text)
-}
-
 /// The whole-file pipeline; lines unchanged since the last call with the same `cache` are not
 /// parsed again.
 pub(crate) fn compile_with(text: &str, cache: Option<&mut parser::ParseCache>) -> Compiled {

@@ -7,7 +7,8 @@
 mod common;
 
 use kumite::incremental::Checker;
-use kumite::pipeline::{Compiled, compile, compile_cached, expanded_kmt};
+use kumite::incremental::compile_cached;
+use kumite::pipeline::{Compiled, compile, expanded_kmt};
 
 /// Everything a user sees of one check, with names spelled out (ids may differ).
 fn seen(c: &Compiled) -> String {

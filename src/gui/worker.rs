@@ -7,7 +7,8 @@
 
 use crate::diag::{DiagCode, Diagnostic, LineIndex, Severity};
 use crate::incremental::Checker;
-use crate::pipeline::{Compiled, compile, compile_cached};
+use crate::incremental::compile_cached;
+use crate::pipeline::{Compiled, compile};
 use crate::program::Settings;
 use std::sync::Arc;
 use std::sync::mpsc::{self, Receiver, Sender};

@@ -566,7 +566,7 @@ fn assemble(
 }
 
 /// The rules and advantage lines of one piece of a file (a chunk of the incremental checker,
-/// see [`crate::pipeline::Checker`]) lowered on their own: states and commands numbered in the
+/// see `incremental::Checker`) lowered on their own: states and commands numbered in the
 /// piece's own order of first appearance, spans relative to the piece's text. [`link`] numbers
 /// them for the whole file and moves them to where the piece stands.
 pub(crate) struct Fragment {

@@ -390,7 +390,7 @@ pub(crate) fn parse_with(
         ..
     } = plan;
     let outs = run_jobs(&jobs, &mut ready, &toks, &names, cache.as_deref_mut());
-    if let Some(c) = cache.as_deref_mut() {
+    if let Some(c) = cache {
         c.lexed = new_lexed;
         // This version's new rule lines, relative to their starts.
         for p in pending {
