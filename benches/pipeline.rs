@@ -20,24 +20,33 @@ fn bench(c: &mut Criterion) {
     c.bench_function("compile 10k lines", |b| {
         b.iter(|| kumite::pipeline::compile(black_box(&big)))
     });
-    // One keystroke: the studio's checker keeps a parse cache, and each check sees one line
-    // changed (two versions of a number typed into a rule in the middle of the file).
+    // One keystroke: the studio's checker keeps what it compiled, and each check sees one line
+    // changed (a number typed into a rule in the middle of the file).
     let at = big.find("S.左構え55").expect("the generator's line") + "S.左構え".len();
-    let versions = [1, 2].map(|d| format!("{}{d}{}", &big[..at], &big[at..]));
-    let mut cache = kumite::syntax::parser::ParseCache::default();
-    let mut flip = 0;
+    // A number not typed before each time, so the edited line is new to the checker.
+    let version = |n: usize| format!("{}{n}{}", &big[..at], &big[at..]);
+    let mut cache = kumite::incremental::Checker::default();
+    kumite::incremental::compile_cached(&big, &mut cache);
+    let mut n = 0;
     c.bench_function("edit one line of 10k", |b| {
-        b.iter(|| {
-            flip ^= 1;
-            kumite::pipeline::compile_cached(black_box(&versions[flip]), &mut cache)
-        })
+        b.iter_batched(
+            || {
+                n += 1;
+                version(n)
+            },
+            |text| kumite::incremental::compile_cached(black_box(&text), &mut cache),
+            criterion::BatchSize::SmallInput,
+        )
     });
     c.bench_function("edit one line of 10k, studio check", |b| {
-        b.iter(|| {
-            flip ^= 1;
-            let text: std::sync::Arc<str> = versions[flip].as_str().into();
-            kumite::gui::worker::check_with(0, text, Some(&mut cache))
-        })
+        b.iter_batched(
+            || {
+                n += 1;
+                std::sync::Arc::<str>::from(version(n))
+            },
+            |text| kumite::gui::worker::check_with(0, text, Some(&mut cache)),
+            criterion::BatchSize::SmallInput,
+        )
     });
     let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("rules");
     let mut files: Vec<_> = std::fs::read_dir(dir)

@@ -1,7 +1,7 @@
 //! Stage timings of the generated 10,000-line file (parse, expand, full compile) and of one
 //! keystroke re-checked as the studio's checker does it. Not a criterion benchmark: run
-//! `cargo bench --bench stage_times` (full compiles), `-- edit` (keystrokes) or `-- dump` (print
-//! the file).
+//! `cargo bench --bench stage_times` (full compiles), `-- edit` (keystrokes, stage by stage),
+//! `-- keystrokes` (only the incremental check, for profilers) or `-- dump` (print the file).
 
 /// The allocator the `kumite` binary uses, so the figures are what users get.
 #[global_allocator]
@@ -16,6 +16,11 @@ fn main() {
     let arg = std::env::args().skip(1).find(|a| !a.starts_with("--"));
     if arg.as_deref() == Some("dump") {
         print!("{big}");
+        return;
+    }
+    if arg.as_deref() == Some("keystrokes") {
+        let n = std::env::args().filter_map(|a| a.parse().ok()).next();
+        keystrokes(&big, n.unwrap_or(200));
         return;
     }
     if arg.as_deref() == Some("edit") {
@@ -53,14 +58,17 @@ fn main() {
 fn edit_times(big: &str, n: usize) {
     let at = big.find("S.左構え55").unwrap_or(0) + "S.左構え".len();
     let mut cache = kumite::syntax::parser::ParseCache::default();
-    kumite::pipeline::compile_cached(big, &mut cache);
+    let mut checker = kumite::incremental::Checker::default();
+    kumite::incremental::compile_cached(big, &mut checker);
+    kumite::syntax::parser::parse_cached(big, Some(&mut cache));
     let mut compile = Vec::new();
     let mut check = Vec::new();
     let (mut parse, mut graph) = (Vec::new(), Vec::new());
     let mut stages = Vec::new();
     for i in 0..n {
-        let a: std::sync::Arc<str> = format!("{}{}{}", &big[..at], i % 10, &big[at..]).into();
-        let b: std::sync::Arc<str> = format!("{}{}{}", &big[..at], i % 10 + 10, &big[at..]).into();
+        // A number not typed before, so the edited line is new to the checker each time.
+        let a: std::sync::Arc<str> = format!("{}{}{}", &big[..at], 2 * i, &big[at..]).into();
+        let b: std::sync::Arc<str> = format!("{}{}{}", &big[..at], 2 * i + 1, &big[at..]).into();
         let t0 = std::time::Instant::now();
         let mut p = kumite::syntax::parser::parse_cached(&a, Some(&mut cache));
         parse.push(t0.elapsed());
@@ -76,17 +84,17 @@ fn edit_times(big: &str, n: usize) {
         stages.push([t1, t2 - t1, t0.elapsed() - t2]);
         drop(p);
         let t0 = std::time::Instant::now();
-        let c = kumite::pipeline::compile_cached(&a, &mut cache);
+        let c = kumite::incremental::compile_cached(&a, &mut checker);
         compile.push(t0.elapsed());
         let t0 = std::time::Instant::now();
         if let Some(p) = &c.program {
             let _ = kumite::analysis::VictoryGraph::build(p);
         }
         graph.push(t0.elapsed());
-        assert!(cache.last_parsed <= 1 && c.program.is_some());
+        assert!(cache.last_parsed <= 1 && checker.last_compiled == Some(1) && c.program.is_some());
         drop(c);
         let t0 = std::time::Instant::now();
-        let _ = kumite::gui::worker::check_with(i as u64, b, Some(&mut cache));
+        let _ = kumite::gui::worker::check_with(i as u64, b, Some(&mut checker));
         check.push(t0.elapsed());
     }
     compile.sort();
@@ -116,4 +124,22 @@ fn edit_times(big: &str, n: usize) {
         check[n / 2],
         check[n * 9 / 10]
     );
+}
+
+/// Only the studio's incremental check of `n` keystrokes in the 10,000-line file (for
+/// profilers: `-- keystrokes`).
+fn keystrokes(big: &str, n: usize) {
+    let at = big.find("S.左構え55").unwrap_or(0) + "S.左構え".len();
+    let mut checker = kumite::incremental::Checker::default();
+    kumite::incremental::compile_cached(big, &mut checker);
+    let mut times = Vec::new();
+    for i in 0..n {
+        let a = format!("{}{}{}", &big[..at], i, &big[at..]);
+        let t0 = std::time::Instant::now();
+        let c = kumite::incremental::compile_cached(&a, &mut checker);
+        times.push(t0.elapsed());
+        drop(c);
+    }
+    times.sort();
+    println!("{n} keystrokes: compile_cached median {:?}", times[n / 2]);
 }

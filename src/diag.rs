@@ -540,12 +540,49 @@ pub fn edit_distance(a: &str, b: &str) -> usize {
 /// go to the shorter name, then the first in text order, so the suggestion never depends on the
 /// order `known` comes in.
 pub fn did_you_mean<'a>(name: &str, known: impl IntoIterator<Item = &'a str>) -> Option<&'a str> {
-    let len = name.chars().count();
+    let a: Vec<char> = name.chars().collect();
+    let (mut b, mut prev, mut cur) = (Vec::new(), Vec::new(), Vec::new());
     known
         .into_iter()
         .filter(|k| *k != name)
-        .map(|k| (edit_distance(name, k), k))
-        .filter(|(d, k)| *d <= 2 && *d * 3 <= len.max(k.chars().count()) + 1)
+        .filter_map(|k| {
+            b.clear();
+            b.extend(k.chars());
+            let d = distance_within(&a, &b, 2, &mut prev, &mut cur)?;
+            (d * 3 <= a.len().max(b.len()) + 1).then_some((d, k))
+        })
         .min_by_key(|(d, k)| (*d, k.len(), *k))
         .map(|(_, k)| k)
+}
+
+/// The edit distance of `a` and `b` if it is at most `max` (a file's names are compared with
+/// every unknown one: most are far, and given up on after a row or two).
+fn distance_within(
+    a: &[char],
+    b: &[char],
+    max: usize,
+    prev: &mut Vec<usize>,
+    cur: &mut Vec<usize>,
+) -> Option<usize> {
+    if a.len().abs_diff(b.len()) > max {
+        return None;
+    }
+    prev.clear();
+    prev.extend(0..=b.len());
+    cur.clear();
+    cur.resize(b.len() + 1, 0);
+    for (i, ca) in a.iter().enumerate() {
+        cur[0] = i + 1;
+        let mut row_min = cur[0];
+        for (j, cb) in b.iter().enumerate() {
+            let cost = usize::from(ca != cb);
+            cur[j + 1] = (prev[j] + cost).min(prev[j + 1] + 1).min(cur[j] + 1);
+            row_min = row_min.min(cur[j + 1]);
+        }
+        if row_min > max {
+            return None;
+        }
+        std::mem::swap(prev, cur);
+    }
+    Some(prev[b.len()]).filter(|&d| d <= max)
 }

@@ -78,7 +78,7 @@ pub struct Expanded {
     pub macros: Vec<(NameId, Vec<NameId>)>,
 }
 
-struct Macros {
+pub(crate) struct Macros {
     /// Flattened alternatives of each command macro (leaf commands, in order).
     alts: HashMap<NameId, Vec<NameId>>,
     /// Command macros in the order they are defined.
@@ -91,10 +91,29 @@ struct Macros {
 /// Expands a parsed file, moving its statements into the expansion (`file.stmts` is left
 /// empty). Diagnostics are appended to `diags`.
 pub fn expand(file: &mut ParsedFile, index: &LineIndex, diags: &mut Vec<Diagnostic>) -> Expanded {
-    let names = &mut file.names;
-    let mut macros = collect_macros(&file.stmts, names, diags);
-    // A constant whose line is broken is still defined: its syntax error is the one report.
-    macros.defined.extend(file.broken_consts.iter().copied());
+    let macros = macros_of(&file.stmts, &file.broken_consts, &file.names, diags);
+    let mut out = header(&macros, &file.names);
+    let stmts = std::mem::take(&mut file.stmts);
+    expand_stmts(stmts, &macros, &mut file.names, index, diags, &mut out);
+    out
+}
+
+/// The command macros and constants the `${}` blocks among `stmts` define (constants whose
+/// definition line is broken, `broken_consts`, count as defined: their syntax error is the one
+/// report). Problems of the definitions are appended to `diags`.
+pub(crate) fn macros_of(
+    stmts: &[Stmt],
+    broken_consts: &[NameId],
+    names: &Names,
+    diags: &mut Vec<Diagnostic>,
+) -> Macros {
+    let mut macros = collect_macros(stmts, names, diags);
+    macros.defined.extend(broken_consts.iter().copied());
+    macros
+}
+
+/// An expansion with nothing in it yet but what `macros` define.
+pub(crate) fn header(macros: &Macros, names: &Names) -> Expanded {
     let mut out = Expanded {
         macro_names: macros.alts.keys().copied().collect(),
         macros: macros
@@ -108,16 +127,29 @@ pub fn expand(file: &mut ParsedFile, index: &LineIndex, diags: &mut Vec<Diagnost
     // By name (not by id: ids depend on what the interner saw before).
     out.constants
         .sort_by(|a, b| names.get(a.0).cmp(names.get(b.0)));
+    out
+}
+
+/// Expands `stmts` (the statements are moved into the expansion, not copied) with `macros`,
+/// appending to `out`; `index` gives the lines of their text. Returns whether the expansion
+/// budget ([`MAX_RULES`] rules, counted in `out`) was hit.
+pub(crate) fn expand_stmts(
+    stmts: Vec<Stmt>,
+    macros: &Macros,
+    names: &mut Names,
+    index: &LineIndex,
+    diags: &mut Vec<Diagnostic>,
+    out: &mut Expanded,
+) -> bool {
     let mut x = Expander {
-        macros: &macros,
+        macros,
         names,
         diags,
         index,
-        out,
+        out: std::mem::take(out),
         budget_hit: false,
     };
-    // The statements are moved into the expansion, not copied.
-    for stmt in std::mem::take(&mut file.stmts) {
+    for stmt in stmts {
         match stmt {
             Stmt::Init(items) => x.init(&items),
             Stmt::Keys(k) => x.out.keys.extend(k),
@@ -131,7 +163,8 @@ pub fn expand(file: &mut ParsedFile, index: &LineIndex, diags: &mut Vec<Diagnost
             Stmt::Advantage { weight, lines, .. } => x.advantage(weight, lines),
         }
     }
-    x.out
+    *out = x.out;
+    x.budget_hit
 }
 
 /// Expansion of one file's statements, in order, into [`Expanded`].

@@ -14,6 +14,7 @@ pub mod expand;
 pub mod fsutil;
 #[cfg(feature = "studio")]
 pub mod gui;
+pub mod incremental;
 pub mod lsp;
 pub mod pipeline;
 pub mod players;

@@ -12,10 +12,11 @@
 use crate::analysis::VictoryGraph;
 use crate::authoring::{complete, fixes, fmt, hover};
 use crate::diag::{Diagnostic, LineIndex, Severity};
-use crate::pipeline::{Compiled, compile_cached};
+use crate::incremental::Checker;
+use crate::incremental::compile_cached;
+use crate::pipeline::Compiled;
 use crate::symbols;
 use crate::syntax::highlight::{Kind, highlight_line};
-use crate::syntax::parser::ParseCache;
 use ls_types as lt;
 use lsp_server::{Connection, ErrorCode, Message, Notification, Request, RequestId, Response};
 use serde_json::{Value, json};
@@ -61,12 +62,12 @@ struct Doc {
     graph: Option<Arc<VictoryGraph>>,
     /// The last program that compiled, for hover while the text has errors.
     last_good: Option<Arc<Compiled>>,
-    cache: ParseCache,
+    cache: Checker,
 }
 
 impl Doc {
     fn new(text: String) -> Self {
-        let mut cache = ParseCache::default();
+        let mut cache = Checker::default();
         let compiled = Arc::new(compile_cached(&text, &mut cache));
         let mut d = Self {
             lines: LineIndex::new(&text),

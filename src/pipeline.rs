@@ -15,18 +15,56 @@ pub struct Compiled {
     pub program: Option<RuleProgram>,
     /// All diagnostics, sorted by position.
     pub diags: Vec<Diagnostic>,
-    /// The expansion (also available when there are errors elsewhere).
-    pub expanded: Expanded,
-    /// The names.
-    pub names: Names,
     /// Every name of the text and where it is written (completion, hover, rename).
     pub symbols: std::sync::Arc<crate::symbols::SymbolIndex>,
+    /// The expansion (also when there are errors elsewhere) and the names: made when first
+    /// asked for after an incremental check, which does not need them.
+    expansion: std::sync::Arc<std::sync::OnceLock<(Expanded, Names)>>,
+    /// The text, while the expansion is not made.
+    text: Option<std::sync::Arc<str>>,
 }
 
 impl Compiled {
     /// Number of errors.
     pub fn error_count(&self) -> usize {
         self.diags.iter().filter(|d| d.is_error()).count()
+    }
+
+    /// The expansion (also available when there are errors elsewhere).
+    pub fn expanded(&self) -> &Expanded {
+        &self.expansion().0
+    }
+
+    /// The names.
+    pub fn names(&self) -> &Names {
+        &self.expansion().1
+    }
+
+    /// A result whose expansion is made from `text` when first asked for.
+    pub(crate) fn lazy(
+        program: Option<RuleProgram>,
+        diags: Vec<Diagnostic>,
+        symbols: std::sync::Arc<crate::symbols::SymbolIndex>,
+        text: std::sync::Arc<str>,
+    ) -> Self {
+        Compiled {
+            program,
+            diags,
+            symbols,
+            expansion: Default::default(),
+            text: Some(text),
+        }
+    }
+
+    fn expansion(&self) -> &(Expanded, Names) {
+        self.expansion.get_or_init(|| {
+            let text = self.text.as_deref().unwrap_or("");
+            let index = LineIndex::new(text);
+            let mut parsed = parser::parse(text);
+            let mut diags = Vec::new();
+            let x = expand::expand(&mut parsed, &index, &mut diags);
+            (x, parsed.names)
+        })
     }
 }
 
@@ -35,13 +73,9 @@ pub fn compile(text: &str) -> Compiled {
     compile_with(text, None)
 }
 
-/// [`compile`] while a text is being edited: lines unchanged since the last call with the same
-/// `cache` are not parsed again. Gives what [`compile`] gives, up to the numbering of names.
-pub fn compile_cached(text: &str, cache: &mut parser::ParseCache) -> Compiled {
-    compile_with(text, Some(cache))
-}
-
-fn compile_with(text: &str, cache: Option<&mut parser::ParseCache>) -> Compiled {
+/// The whole-file pipeline; lines unchanged since the last call with the same `cache` are not
+/// parsed again.
+pub(crate) fn compile_with(text: &str, cache: Option<&mut parser::ParseCache>) -> Compiled {
     let index = LineIndex::new(text);
     let mut parsed = parser::parse_cached(text, cache);
     let mut diags = std::mem::take(&mut parsed.diags);
@@ -55,7 +89,30 @@ fn compile_with(text: &str, cache: Option<&mut parser::ParseCache>) -> Compiled 
     let expanded = expand::expand(&mut parsed, &index, &mut diags);
     let names = parsed.names;
     let program = lower::lower(&expanded, &names, &mut diags);
-    // Ties go by message, so the order never depends on the numbering of names.
+    sort_diags(&mut diags);
+    let ok = !diags.iter().any(|d| d.is_error());
+    Compiled {
+        program: if ok { Some(program) } else { None },
+        diags,
+        symbols,
+        expansion: std::sync::Arc::new(std::sync::OnceLock::from((expanded, names))),
+        text: None,
+    }
+}
+
+/// The expanded program of `c` as a `.kmt` file (see [`print::expanded_text`]).
+pub fn expanded_kmt(c: &Compiled, source_name: &str) -> String {
+    print::expanded_text(
+        c.expanded(),
+        c.names(),
+        c.program.as_ref().map(|p| &p.settings),
+        source_name,
+    )
+}
+
+/// Sorts diagnostics by position and removes repeats. Ties go by message, so the order never
+/// depends on the numbering of names.
+pub(crate) fn sort_diags(diags: &mut Vec<Diagnostic>) {
     diags.sort_by(|a, b| {
         (a.span.start, a.severity, a.code, &a.message).cmp(&(
             b.span.start,
@@ -65,22 +122,4 @@ fn compile_with(text: &str, cache: Option<&mut parser::ParseCache>) -> Compiled 
         ))
     });
     diags.dedup();
-    let ok = !diags.iter().any(|d| d.is_error());
-    Compiled {
-        program: if ok { Some(program) } else { None },
-        diags,
-        expanded,
-        names,
-        symbols,
-    }
-}
-
-/// The expanded program of `c` as a `.kmt` file (see [`print::expanded_text`]).
-pub fn expanded_kmt(c: &Compiled, source_name: &str) -> String {
-    print::expanded_text(
-        &c.expanded,
-        &c.names,
-        c.program.as_ref().map(|p| &p.settings),
-        source_name,
-    )
 }

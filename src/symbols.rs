@@ -81,10 +81,12 @@ pub struct Occurrence {
 type ByName = HashMap<(SymKind, Arc<str>), Vec<u32>>;
 
 /// The index of one text.
-#[derive(Clone, Debug, Default)]
+#[derive(Clone, Default)]
 pub struct SymbolIndex {
-    /// Every occurrence, by position.
-    pub occ: Vec<Occurrence>,
+    /// Every occurrence, by position: made from `pieces` when first asked for (a check of a
+    /// 10,000-line file needs none; completion, hover and rename do).
+    occ: std::sync::OnceLock<Vec<Occurrence>>,
+    pieces: Option<Arc<dyn Pieces>>,
     /// Occurrences by kind and name: made on first use (a check of a 10,000-line file needs
     /// none; references, rename and completion do).
     by_name: std::sync::OnceLock<ByName>,
@@ -377,9 +379,42 @@ impl Builder<'_> {
     }
 }
 
-impl SymbolIndex {
-    /// Indexes `stmts` (parsed from `text`).
-    pub fn build(text: &str, stmts: &[Stmt], names: &Names, lines: &LineIndex) -> Self {
+impl std::fmt::Debug for SymbolIndex {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("SymbolIndex")
+            .field("occ", &self.occ())
+            .field("mirror_pairs", &self.mirror_pairs)
+            .field("bindings", &self.bindings)
+            .finish()
+    }
+}
+
+/// The pieces an index is made of.
+pub(crate) trait Pieces: Send + Sync {
+    /// Calls `f` on each piece with the byte and 0-based line where it stands, in text order.
+    fn each(&self, f: &mut dyn FnMut(&Piece, usize, usize));
+}
+
+/// A whole text is one piece.
+impl Pieces for Piece {
+    fn each(&self, f: &mut dyn FnMut(&Piece, usize, usize)) {
+        f(self, 0, 0)
+    }
+}
+
+/// The index of a piece of a text (all of it, or one chunk of the incremental checker).
+#[derive(Debug, Default)]
+pub(crate) struct Piece {
+    /// Occurrences by position (spans and lines relative to the piece).
+    occ: Vec<Occurrence>,
+    mirror_pairs: Vec<(String, String)>,
+    bindings: Vec<(Arc<str>, Arc<str>)>,
+}
+
+impl Piece {
+    /// Indexes `stmts` (parsed from `text`); commands named like a macro are marked by
+    /// [`Piece::mark_macros`].
+    pub(crate) fn collect(text: &str, stmts: &[Stmt], names: &Names, lines: &LineIndex) -> Self {
         let mut b = Builder {
             text,
             names,
@@ -399,34 +434,96 @@ impl SymbolIndex {
                 }
             }
         }
-        let bindings = std::mem::take(&mut b.bindings);
-        let mut occ = b.occ;
-        // Commands named like a macro are the macro.
-        let macros: rustc_hash::FxHashSet<Arc<str>> = occ
+        Self {
+            bindings: std::mem::take(&mut b.bindings),
+            occ: b.occ,
+            mirror_pairs,
+        }
+    }
+
+    /// The names the piece defines as macros.
+    pub(crate) fn macro_names(&self) -> rustc_hash::FxHashSet<Arc<str>> {
+        self.occ
             .iter()
             .filter(|o| o.kind == SymKind::Macro)
             .map(|o| o.name.clone())
-            .collect();
-        for o in occ.iter_mut() {
-            if o.kind == SymKind::Command && macros.contains(&o.name) {
-                o.kind = SymKind::Macro;
+            .collect()
+    }
+
+    /// Commands named like a macro (of `macros`, the text's) are the macro; then the
+    /// occurrences in order of position, each place once.
+    pub(crate) fn mark_macros(&mut self, macros: &rustc_hash::FxHashSet<Arc<str>>) {
+        let occ = &mut self.occ;
+        if !macros.is_empty() {
+            for o in occ.iter_mut() {
+                if o.kind == SymKind::Command && macros.contains(&o.name) {
+                    o.kind = SymKind::Macro;
+                }
             }
         }
         occ.sort_by_key(|o| (o.span.start, o.span.end));
         occ.dedup_by(|a, b| a.span == b.span && a.kind == b.kind);
+    }
+}
+
+impl SymbolIndex {
+    /// Indexes `stmts` (parsed from `text`).
+    pub fn build(text: &str, stmts: &[Stmt], names: &Names, lines: &LineIndex) -> Self {
+        let mut piece = Piece::collect(text, stmts, names, lines);
+        let macros = piece.macro_names();
+        piece.mark_macros(&macros);
+        Self::from_pieces(Arc::new(piece))
+    }
+
+    /// The index of a whole text from the indexes of its pieces (in text order, each with the
+    /// byte and 0-based line where it stands); the occurrences are moved into place when first
+    /// asked for.
+    pub(crate) fn from_pieces(pieces: Arc<dyn Pieces>) -> Self {
+        let mut mirror_pairs: Vec<(String, String)> = Vec::new();
+        let mut bindings = Vec::new();
+        pieces.each(&mut |p, _, _| {
+            for pair in &p.mirror_pairs {
+                if !mirror_pairs.contains(pair) {
+                    mirror_pairs.push(pair.clone());
+                }
+            }
+            bindings.extend(p.bindings.iter().cloned());
+        });
         Self {
-            occ,
+            occ: Default::default(),
+            pieces: Some(pieces),
             by_name: Default::default(),
             mirror_pairs,
             bindings,
         }
     }
 
+    /// Every occurrence, by position.
+    pub fn occ(&self) -> &[Occurrence] {
+        self.occ.get_or_init(|| {
+            let Some(pieces) = &self.pieces else {
+                return Vec::new();
+            };
+            let mut n = 0;
+            pieces.each(&mut |p, _, _| n += p.occ.len());
+            let mut occ = Vec::with_capacity(n);
+            pieces.each(&mut |p, at, line| {
+                occ.extend(p.occ.iter().map(|o| Occurrence {
+                    name: o.name.clone(),
+                    span: o.span.start + at..o.span.end + at,
+                    line: o.line + line,
+                    ..*o
+                }))
+            });
+            occ
+        })
+    }
+
     /// Occurrences by kind and name (indices into `occ`).
     fn by_name(&self) -> &ByName {
         self.by_name.get_or_init(|| {
             let mut by_name = ByName::default();
-            for (i, o) in self.occ.iter().enumerate() {
+            for (i, o) in self.occ().iter().enumerate() {
                 by_name
                     .entry((o.kind, o.name.clone()))
                     .or_default()
@@ -438,9 +535,9 @@ impl SymbolIndex {
 
     /// The occurrence at byte `offset` (a cursor just after a name counts as on it).
     pub fn at(&self, offset: usize) -> Option<&Occurrence> {
-        let i = self.occ.partition_point(|o| o.span.end < offset);
-        self.occ
-            .get(i)
+        let occ = self.occ();
+        let i = occ.partition_point(|o| o.span.end < offset);
+        occ.get(i)
             .filter(|o| o.span.start <= offset && offset <= o.span.end)
     }
 
@@ -448,7 +545,7 @@ impl SymbolIndex {
     pub fn uses(&self, kind: SymKind, name: &str) -> Vec<&Occurrence> {
         self.by_name()
             .get(&(kind, Arc::from(name)))
-            .map(|v| v.iter().map(|&i| &self.occ[i as usize]).collect())
+            .map(|v| v.iter().map(|&i| &self.occ()[i as usize]).collect())
             .unwrap_or_default()
     }
 

@@ -6,8 +6,9 @@
 
 mod common;
 
-use kumite::pipeline::{Compiled, compile, compile_cached, expanded_kmt};
-use kumite::syntax::parser::ParseCache;
+use kumite::incremental::Checker;
+use kumite::incremental::compile_cached;
+use kumite::pipeline::{Compiled, compile, expanded_kmt};
 
 /// Everything a user sees of one check, with names spelled out (ids may differ).
 fn seen(c: &Compiled) -> String {
@@ -81,33 +82,71 @@ const TYPED: &[&str] = &[
     "?",
 ];
 
-/// One random edit of `text`.
-fn edit(text: &str, rng: &mut Rng) -> String {
+/// Whether a line holds a brace (opens or closes a block).
+fn braced(line: &str) -> bool {
+    line.contains(['{', '}', '｛', '｝'])
+}
+
+/// One random edit of `text`; with `keep_blocks`, one that leaves every brace where it is (the
+/// block structure stays as it was, so the checker keeps working by chunks).
+fn edit(text: &str, rng: &mut Rng, keep_blocks: bool) -> String {
     let lines: Vec<&str> = text.split_inclusive('\n').collect();
     if lines.is_empty() {
         return "x:S.y+1\n".into();
     }
-    let at = rng.below(lines.len());
+    // A line to edit (and one to copy or swap with): any, or one without braces.
+    let pick = |rng: &mut Rng| {
+        for _ in 0..50 {
+            let i = rng.below(lines.len());
+            // Lines that may not stand in a block stay out of these edits too.
+            let statement = ["!", "'", "~", "！", "＇", "～"]
+                .iter()
+                .any(|p| lines[i].trim_start().starts_with(p));
+            if !keep_blocks || !(braced(lines[i]) || statement) {
+                return Some(i);
+            }
+        }
+        None
+    };
+    let (Some(at), Some(other)) = (pick(rng), pick(rng)) else {
+        return text.to_string();
+    };
     let mut out: Vec<String> = lines.iter().map(|l| l.to_string()).collect();
     match rng.below(6) {
         // Type something at a character boundary of one line.
         0 | 1 => {
             let l = &out[at];
-            let cuts: Vec<usize> = l.char_indices().map(|(i, _)| i).chain([l.len()]).collect();
+            // (After the newline is the start of the next line.)
+            let end = if keep_blocks {
+                l.trim_end_matches('\n').len()
+            } else {
+                l.len()
+            };
+            let cuts: Vec<usize> = l[..end]
+                .char_indices()
+                .map(|(i, _)| i)
+                .chain([end])
+                .collect();
             let cut = cuts[rng.below(cuts.len())];
             let t = TYPED[rng.below(TYPED.len())];
+            if keep_blocks && braced(t) {
+                return text.to_string();
+            }
             out[at] = format!("{}{}{}", &l[..cut], t, &l[cut..]);
         }
         // Delete one character.
         2 => {
             let l = &out[at];
             if let Some((i, c)) = l.char_indices().nth(rng.below(l.chars().count())) {
+                if keep_blocks && c == '\n' {
+                    return text.to_string(); // the next line could be a brace's
+                }
                 out[at] = format!("{}{}", &l[..i], &l[i + c.len_utf8()..]);
             }
         }
         // Paste a copy of another line.
         3 => {
-            let from = out[rng.below(out.len())].clone();
+            let from = out[other].clone();
             out.insert(at, from);
         }
         // Remove a line.
@@ -115,10 +154,7 @@ fn edit(text: &str, rng: &mut Rng) -> String {
             out.remove(at);
         }
         // Swap two lines.
-        _ => {
-            let b = rng.below(out.len());
-            out.swap(at, b);
-        }
+        _ => out.swap(at, other),
     }
     out.concat()
 }
@@ -126,12 +162,20 @@ fn edit(text: &str, rng: &mut Rng) -> String {
 /// Runs `steps` random edits from `start`, checking the cached compile against a fresh one after
 /// each; now and then goes back to an older version (undo).
 fn run(name: &str, start: &str, seed: u64, steps: usize) {
+    run_edits(name, start, seed, steps, false);
+    run_edits(name, start, seed, steps, true);
+}
+
+/// [`run`] with edits that keep or may break the block structure.
+fn run_edits(name: &str, start: &str, seed: u64, steps: usize, keep_blocks: bool) {
     let mut rng = Rng(seed | 1);
-    let mut cache = ParseCache::default();
+    let mut cache = Checker::default();
     let mut history = vec![start.to_string()];
     let mut text = start.to_string();
+    let mut by_chunks = 0;
     for step in 0..steps {
         let cached = compile_cached(&text, &mut cache);
+        by_chunks += usize::from(cache.last_compiled.is_some());
         let fresh = compile(&text);
         let (a, b) = (seen(&cached), seen(&fresh));
         if a != b {
@@ -147,10 +191,16 @@ fn run(name: &str, start: &str, seed: u64, steps: usize) {
         text = if rng.below(10) == 0 {
             history[rng.below(history.len())].clone()
         } else {
-            edit(&text, &mut rng)
+            edit(&text, &mut rng, keep_blocks)
         };
         history.push(text.clone());
     }
+    // Edits that keep the blocks are checked by chunks (those that break them, mostly by
+    // the whole-file pipeline): both ways are compared with a fresh compile.
+    assert!(
+        !keep_blocks || by_chunks * 2 >= steps,
+        "{name}, seed {seed}: only {by_chunks} of {steps} checks went by chunks"
+    );
 }
 
 #[test]
@@ -181,22 +231,28 @@ fn edits_to_a_10000_line_file_check_as_a_fresh_compile() {
 }
 
 #[test]
-fn an_unchanged_file_is_not_parsed_again_and_one_edit_parses_one_line() {
+fn an_unchanged_file_is_not_compiled_again_and_one_edit_compiles_one_chunk() {
     let text = common::generated(10_000);
-    let mut cache = ParseCache::default();
+    let mut cache = Checker::default();
     compile_cached(&text, &mut cache);
-    let total = cache.last_parsed;
-    assert!(total > 5_000, "{total} lines parsed the first time");
+    let total = cache.last_compiled.unwrap() + cache.last_reused;
+    assert!(total > 5_000, "{total} chunks");
     compile_cached(&text, &mut cache);
-    assert_eq!((cache.last_parsed, cache.last_reused), (0, total));
+    assert_eq!((cache.last_compiled, cache.last_reused), (Some(0), total));
     // Type one character into a rule in the middle of the file.
     let at = text.find("[守る],O.[攻撃]:S.スタミナ+1").unwrap() + "[守る]".len();
     let edited = format!("{},{}", &text[..at], &text[at..]);
     let c = compile_cached(&edited, &mut cache);
-    assert_eq!(cache.last_parsed, 1);
+    assert_eq!(cache.last_compiled, Some(1));
     assert!(
         c.diags.iter().any(|d| d.is_error()),
         "a doubled comma is an error"
     );
+    assert_eq!(seen(&c), seen(&compile(&edited)));
+    // A new name typed into a symmetric block's rule (numbered where it first appears).
+    let at = text.find("S.左構え55:").unwrap() + "S.左構え55".len();
+    let edited = format!("{}0{}", &text[..at], &text[at..]);
+    let c = compile_cached(&edited, &mut cache);
+    assert_eq!(cache.last_compiled, Some(1));
     assert_eq!(seen(&c), seen(&compile(&edited)));
 }

@@ -48,7 +48,7 @@ fn expanded_output_compiles_to_the_same_program() {
             f.display()
         );
         assert!(
-            c2.expanded
+            c2.expanded()
                 .rules
                 .iter()
                 .all(|r| r.origin.macros.is_empty() && !r.origin.mirrored)

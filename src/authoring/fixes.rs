@@ -21,7 +21,7 @@ pub fn fixes(text: &str, d: &Diagnostic, ix: &SymbolIndex, ja: bool) -> Vec<Fix>
         match h {
             FixHint::Replace { from, to } => {
                 let edits: Vec<TextEdit> = ix
-                    .occ
+                    .occ()
                     .iter()
                     .filter(|o| {
                         o.name.as_ref() == from
@@ -109,7 +109,7 @@ pub fn fixes(text: &str, d: &Diagnostic, ix: &SymbolIndex, ja: bool) -> Vec<Fix>
 /// the leading comments and settings).
 fn add_to_init(text: &str, ix: &SymbolIndex, item: &str, value: bool) -> TextEdit {
     let init_line_of = |want_value: Option<bool>| {
-        ix.occ.iter().find(|o| {
+        ix.occ().iter().find(|o| {
             let is_value = o.kind == SymKind::State;
             let init = match o.kind {
                 SymKind::State => o.role == crate::symbols::Role::Init,

@@ -6,9 +6,10 @@
 //! A 10,000-line file takes longer than a frame to check, so typing never waits for it.
 
 use crate::diag::{DiagCode, Diagnostic, LineIndex, Severity};
-use crate::pipeline::{Compiled, compile, compile_cached};
+use crate::incremental::Checker;
+use crate::incremental::compile_cached;
+use crate::pipeline::{Compiled, compile};
 use crate::program::Settings;
-use crate::syntax::parser::ParseCache;
 use std::sync::Arc;
 use std::sync::mpsc::{self, Receiver, Sender};
 use std::time::{Duration, Instant};
@@ -190,7 +191,7 @@ pub fn check(version: u64, text: Arc<str>) -> Checked {
 
 /// [`check`], reusing the parses of the lines that did not change since the last text checked
 /// with `cache` (what the worker thread runs: a keystroke re-parses one line).
-pub fn check_with(version: u64, text: Arc<str>, cache: Option<&mut ParseCache>) -> Checked {
+pub fn check_with(version: u64, text: Arc<str>, cache: Option<&mut Checker>) -> Checked {
     let t0 = Instant::now();
     let compiled = match cache {
         Some(c) => compile_cached(&text, c),
@@ -234,7 +235,7 @@ struct Job {
 /// Checks `text`, turning a panic inside the checker into an internal-error diagnostic (E099)
 /// on the line being edited, so the checker thread lives on and the next edit is checked. After
 /// a panic the cache starts afresh (it may have been left half updated).
-fn check_guarded(version: u64, text: Arc<str>, line: usize, cache: &mut ParseCache) -> Checked {
+fn check_guarded(version: u64, text: Arc<str>, line: usize, cache: &mut Checker) -> Checked {
     use std::panic::AssertUnwindSafe;
     let mut ok = false;
     let (cache_in, ok_in) = (AssertUnwindSafe(&mut *cache), AssertUnwindSafe(&mut ok));
@@ -246,7 +247,7 @@ fn check_guarded(version: u64, text: Arc<str>, line: usize, cache: &mut ParseCac
         checked
     });
     if !ok {
-        *cache = ParseCache::default();
+        *cache = Checker::default();
     }
     out
 }
@@ -326,7 +327,7 @@ impl Worker {
                     .thread_name(|i| format!("kumite-check-{i}"))
                     .build()
                     .ok();
-                let mut cache = ParseCache::default();
+                let mut cache = Checker::default();
                 while let Ok(mut job) = job_rx.recv() {
                     // Only the newest text matters.
                     while let Ok(newer) = job_rx.try_recv() {

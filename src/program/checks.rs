@@ -15,6 +15,7 @@ use rustc_hash::FxHashMap as HashMap;
 /// have enabled a command or set a state).
 pub(super) fn names(
     x: &Expanded,
+    first_rule: Option<Span>,
     names: &Names,
     facts: &Facts,
     anyone_wins: bool,
@@ -29,7 +30,7 @@ pub(super) fn names(
     never_enabled(names, facts, diags);
     never_used(names, facts, diags);
     if !anyone_wins {
-        no_win(x, diags);
+        no_win(first_rule, diags);
     }
 }
 
@@ -196,8 +197,8 @@ fn never_used(names: &Names, facts: &Facts, diags: &mut Vec<Diagnostic>) {
 }
 
 /// W013: no rule lets anyone win.
-fn no_win(x: &Expanded, diags: &mut Vec<Diagnostic>) {
-    let span = x.rules.first().map_or(0..0, |r| r.origin.span.clone());
+fn no_win(first_rule: Option<Span>, diags: &mut Vec<Diagnostic>) {
+    let span = first_rule.unwrap_or(0..0);
     diags.push(
         Diagnostic::warning(DiagCode::W013, span, "no rule lets anyone win")
             .with_help("add a rule with the effect S.勝利 (or O.敗北), e.g. O.体力<=0:S.勝利; without one every match ends at the turn limit"),

@@ -22,7 +22,8 @@ pub fn lower(x: &Expanded, names: &Names, diags: &mut Vec<Diagnostic>) -> RulePr
     let anyone_wins = lower_rules(&mut b, x, &mut facts, &mut t, diags);
     lower_adv(&mut b, x, &mut facts, &mut t);
     let settings = lower_settings(x, diags);
-    checks::names(x, names, &facts, anyone_wins, diags);
+    let first_rule = x.rules.first().map(|r| r.origin.span.clone());
+    checks::names(x, first_rule, names, &facts, anyone_wins, diags);
     let prog = assemble(b, init, keys, settings, t, x, names);
     if !diags.iter().any(|d| d.is_error()) {
         checks::lint_rules(&prog, diags);
@@ -55,6 +56,9 @@ struct Builder<'a> {
     state_ix: HashMap<NameId, StateId>,
     commands: Vec<String>,
     cmd_ix: HashMap<NameId, CmdId>,
+    /// The names of `states` and `commands`, in the same order.
+    state_names: Vec<NameId>,
+    cmd_names: Vec<NameId>,
     code: Vec<Op>,
 }
 
@@ -67,6 +71,8 @@ impl<'a> Builder<'a> {
             state_ix: HashMap::default(),
             commands: vec![],
             cmd_ix: HashMap::default(),
+            state_names: vec![],
+            cmd_names: vec![],
             code: vec![],
         };
         b.state(WIN);
@@ -79,6 +85,7 @@ impl<'a> Builder<'a> {
         }
         let i = self.states.len() as StateId;
         self.states.push(self.names.get(n).to_string());
+        self.state_names.push(n);
         self.state_ix.insert(n, i);
         i
     }
@@ -88,6 +95,7 @@ impl<'a> Builder<'a> {
         }
         let i = self.commands.len() as CmdId;
         self.commands.push(self.names.get(n).to_string());
+        self.cmd_names.push(n);
         self.cmd_ix.insert(n, i);
         i
     }
@@ -555,4 +563,225 @@ fn assemble(
             })
             .collect(),
     }
+}
+
+/// The rules and advantage lines of one piece of a file (a chunk of the incremental checker,
+/// see `incremental::Checker`) lowered on their own: states and commands numbered in the
+/// piece's own order of first appearance, spans relative to the piece's text. [`link`] numbers
+/// them for the whole file and moves them to where the piece stands.
+pub(crate) struct Fragment {
+    states: Vec<NameId>,
+    commands: Vec<NameId>,
+    t: Tables,
+    code: Vec<Op>,
+    /// Where the advantage lines' conditions and code begin in `t.conds` and `code`.
+    adv_at: (usize, usize),
+    rule_facts: Facts,
+    adv_facts: Facts,
+    anyone_wins: bool,
+    /// Errors found while lowering (E030), spans relative to the piece.
+    pub(crate) diags: Vec<Diagnostic>,
+}
+
+impl Fragment {
+    /// Rules and advantage lines in the fragment.
+    pub(crate) fn len(&self) -> usize {
+        self.t.rules.len() + self.t.adv.len()
+    }
+}
+
+/// Lowers the rules and advantage lines of `x` (a piece's expansion) to a [`Fragment`].
+pub(crate) fn lower_fragment(x: &Expanded, names: &Names) -> Fragment {
+    let mut b = Builder::new(names);
+    let mut rule_facts = Facts::default();
+    let mut adv_facts = Facts::default();
+    let mut t = Tables::default();
+    let mut diags = Vec::new();
+    let anyone_wins = lower_rules(&mut b, x, &mut rule_facts, &mut t, &mut diags);
+    let adv_at = (t.conds.len(), b.code.len());
+    lower_adv(&mut b, x, &mut adv_facts, &mut t);
+    Fragment {
+        states: b.state_names,
+        commands: b.cmd_names,
+        t,
+        code: b.code,
+        adv_at,
+        rule_facts,
+        adv_facts,
+        anyone_wins,
+        diags,
+    }
+}
+
+/// A fragment and where its piece's text stands in the file: byte offset and 0-based line.
+pub(crate) struct Placed<'a> {
+    pub(crate) frag: &'a Fragment,
+    pub(crate) at: usize,
+    pub(crate) line: usize,
+}
+
+/// The program of a whole file from its pieces' fragments (in file order) and `x`, which holds
+/// the file's initial items, keys, settings, constants and macros (its rules and advantage
+/// lines are in the fragments): what [`lower`] gives for the file's whole expansion, with the
+/// same diagnostics (`first_rule`: the span of the file's first expanded rule).
+pub(crate) fn link(
+    x: &Expanded,
+    first_rule: Option<Span>,
+    pieces: &[Placed],
+    names: &Names,
+    diags: &mut Vec<Diagnostic>,
+) -> RuleProgram {
+    let mut b = Builder::new(names);
+    let mut facts = Facts::default();
+    let init = lower_init(&mut b, x, &mut facts, diags);
+    let keys = lower_keys(&mut b, x, diags);
+    let mut t = Tables::default();
+    let size = |f: fn(&Fragment) -> usize| pieces.iter().map(|p| f(p.frag)).sum::<usize>();
+    t.rules.reserve(size(|f| f.t.rules.len()));
+    t.meta.reserve(size(|f| f.t.rules.len()));
+    t.conds.reserve(size(|f| f.t.conds.len()));
+    t.effects.reserve(size(|f| f.t.effects.len()));
+    b.code.reserve(size(|f| f.code.len()));
+    facts
+        .state_read
+        .reserve(size(|f| f.rule_facts.state_read.len()));
+    facts
+        .state_effect
+        .reserve(size(|f| f.rule_facts.state_effect.len()));
+    facts
+        .state_set
+        .reserve(size(|f| f.rule_facts.state_set.len()));
+    let mut anyone_wins = false;
+    let (mut smap, mut cmap) = (Vec::new(), Vec::new());
+    // Phase 3 (rules) of every piece, then phase 4 (advantage lines), as `lower` runs them.
+    for adv in [false, true] {
+        for p in pieces {
+            let f = p.frag;
+            if if adv {
+                f.t.adv.is_empty()
+            } else {
+                f.t.rules.is_empty()
+            } {
+                continue;
+            }
+            smap.clear();
+            smap.extend(f.states.iter().map(|&n| b.state(n)));
+            cmap.clear();
+            cmap.extend(f.commands.iter().map(|&n| b.cmd(n)));
+            let (conds, code) = if adv {
+                (f.adv_at.0..f.t.conds.len(), f.adv_at.1..f.code.len())
+            } else {
+                (0..f.adv_at.0, 0..f.adv_at.1)
+            };
+            // Index moves: old index + d (wrapping: the old ranges start at `conds.start`).
+            let dc = (t.conds.len() as u32).wrapping_sub(conds.start as u32);
+            let dk = (b.code.len() as u32).wrapping_sub(code.start as u32);
+            let de = t.effects.len() as u32;
+            let mv = |r: (u32, u32), d: u32| (r.0.wrapping_add(d), r.1.wrapping_add(d));
+            b.code.extend(f.code[code].iter().map(|op| match *op {
+                Op::Load(side, s) => Op::Load(side, smap[s as usize]),
+                op => op,
+            }));
+            t.conds.extend(f.t.conds[conds].iter().map(|c| match *c {
+                CCond::Cmp { op, lhs, rhs } => CCond::Cmp {
+                    op,
+                    lhs: mv(lhs, dk),
+                    rhs: mv(rhs, dk),
+                },
+                CCond::Truth { neg, side, state } => CCond::Truth {
+                    neg,
+                    side,
+                    state: smap[state as usize],
+                },
+                CCond::Cmd {
+                    neg,
+                    opp,
+                    back,
+                    cmd,
+                } => CCond::Cmd {
+                    neg,
+                    opp,
+                    back,
+                    cmd: cmap[cmd as usize],
+                },
+            }));
+            let moved = |m: &RuleMeta| {
+                let mut o = m.origin.clone();
+                o.line += p.line;
+                o.span = o.span.start + p.at..o.span.end + p.at;
+                RuleMeta { origin: o }
+            };
+            if adv {
+                t.adv.extend(f.t.adv.iter().map(|a| CAdv {
+                    weight: a.weight,
+                    conds: mv(a.conds, dc),
+                    value: mv(a.value, dk),
+                }));
+                t.adv_meta.extend(f.t.adv_meta.iter().map(moved));
+                merge_facts(&mut facts, &f.adv_facts, p.at);
+                continue;
+            }
+            t.effects.extend(f.t.effects.iter().map(|e| match *e {
+                CEffect::Bool { side, state, value } => CEffect::Bool {
+                    side,
+                    state: smap[state as usize],
+                    value,
+                },
+                CEffect::Update {
+                    side,
+                    state,
+                    op,
+                    expr,
+                } => CEffect::Update {
+                    side,
+                    state: smap[state as usize],
+                    op,
+                    expr: mv(expr, dk),
+                },
+                CEffect::Enable { opp, cmd, on } => CEffect::Enable {
+                    opp,
+                    cmd: cmap[cmd as usize],
+                    on,
+                },
+            }));
+            t.rules.extend(f.t.rules.iter().map(|r| CRule {
+                conds: mv(r.conds, dc),
+                effects: mv(r.effects, de),
+                ..r.clone()
+            }));
+            t.meta.extend(f.t.meta.iter().map(moved));
+            for s in 0..2 {
+                t.max_seq[s] = t.max_seq[s].max(f.t.max_seq[s]);
+            }
+            anyone_wins |= f.anyone_wins;
+            merge_facts(&mut facts, &f.rule_facts, p.at);
+        }
+    }
+    let settings = lower_settings(x, diags);
+    checks::names(x, first_rule, names, &facts, anyone_wins, diags);
+    let prog = assemble(b, init, keys, settings, t, x, names);
+    if !diags.iter().any(|d| d.is_error()) {
+        checks::lint_rules(&prog, diags);
+    }
+    prog
+}
+
+/// Adds a piece's facts (spans relative to the piece, which stands at byte `at`) to a file's:
+/// the first place of each name stays the first in the file.
+fn merge_facts(into: &mut Facts, f: &Facts, at: usize) {
+    let mv = |s: &Span| s.start + at..s.end + at;
+    let first = |into: &mut HashMap<NameId, Span>, from: &HashMap<NameId, Span>| {
+        for (n, s) in from {
+            into.entry(*n).or_insert_with(|| mv(s));
+        }
+    };
+    let all = |into: &mut Vec<(NameId, Span)>, from: &[(NameId, Span)]| {
+        into.extend(from.iter().map(|(n, s)| (*n, mv(s))));
+    };
+    first(&mut into.state_set, &f.state_set);
+    all(&mut into.state_read, &f.state_read);
+    all(&mut into.state_effect, &f.state_effect);
+    first(&mut into.cmd_enable, &f.cmd_enable);
+    all(&mut into.cmd_mention, &f.cmd_mention);
+    first(&mut into.cmd_used, &f.cmd_used);
 }

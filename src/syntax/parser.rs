@@ -331,6 +331,20 @@ pub fn parse_cached(text: &str, mut cache: Option<&mut ParseCache>) -> ParsedFil
         .as_mut()
         .and_then(|c| c.names.take())
         .unwrap_or_else(new_names);
+    let parsed = parse_with(text, names, cache.as_deref_mut());
+    if let Some(c) = cache {
+        c.names = Some(parsed.names.clone());
+    }
+    parsed
+}
+
+/// Parses `text` (whole lines: a file, or a piece of one) interning into `names`, which the
+/// result gives back (the incremental checker parses a file's pieces with one interner).
+pub(crate) fn parse_with(
+    text: &str,
+    names: Names,
+    mut cache: Option<&mut ParseCache>,
+) -> ParsedFile {
     let old_lexed = cache
         .as_mut()
         .map(|c| std::mem::take(&mut c.lexed))
@@ -376,7 +390,7 @@ pub fn parse_cached(text: &str, mut cache: Option<&mut ParseCache>) -> ParsedFil
         ..
     } = plan;
     let outs = run_jobs(&jobs, &mut ready, &toks, &names, cache.as_deref_mut());
-    if let Some(c) = cache.as_deref_mut() {
+    if let Some(c) = cache {
         c.lexed = new_lexed;
         // This version's new rule lines, relative to their starts.
         for p in pending {
@@ -394,9 +408,6 @@ pub fn parse_cached(text: &str, mut cache: Option<&mut ParseCache>) -> ParsedFil
         results.push(o.parsed);
     }
     let (stmts, broken_consts) = assemble(text, actions, &mut results, &mut names, &mut diags);
-    if let Some(c) = cache {
-        c.names = Some(names.clone());
-    }
     ParsedFile {
         stmts,
         names,

@@ -114,7 +114,8 @@ impl EditorPanel {
     /// The symbol index of the text as it is now (checked here and now if the last check is of
     /// an older version: an explicit action must not act on stale positions).
     fn fresh_symbols(&mut self) -> Arc<SymbolIndex> {
-        if self.assist.symbols_version != self.view.version || self.assist.symbols.occ.is_empty() {
+        if self.assist.symbols_version != self.view.version || self.assist.symbols.occ().is_empty()
+        {
             let c = crate::pipeline::compile(&self.text);
             self.assist.symbols = c.symbols.clone();
             self.assist.diags = c.diags;
