@@ -131,7 +131,9 @@ fn edit_times(big: &str, n: usize) {
 fn keystrokes(big: &str, n: usize) {
     let at = big.find("S.左構え55").unwrap_or(0) + "S.左構え".len();
     let mut checker = kumite::incremental::Checker::default();
+    let t0 = std::time::Instant::now();
     kumite::incremental::compile_cached(big, &mut checker);
+    println!("first check (every chunk compiled): {:?}", t0.elapsed());
     let mut times = Vec::new();
     for i in 0..n {
         let a = format!("{}{}{}", &big[..at], i, &big[at..]);
