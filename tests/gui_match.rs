@@ -393,3 +393,30 @@ fn the_exact_cpu_is_chosen_in_the_match_panel_and_says_what_it_solved() {
     assert_eq!(s.st.turn, 2, "h and c have both moved");
     h.get_by_label_contains("positions solved");
 }
+
+#[test]
+fn a_node_many_rules_achieve_lists_the_first_thirty_until_show_all_is_clicked() {
+    // 45 different moves lower the opponent's margin; one victory rule.
+    let mut text = String::from("!:余裕=100\n");
+    for k in 1..=45 {
+        text.push_str(&format!("[技{k}]:O.余裕-{k}\n"));
+    }
+    text.push_str("O.余裕<=0:S.勝利\n");
+    let keys: Vec<String> = (1..=9).map(|k| format!("{k}=[技{k}]")).collect();
+    text.push_str(&format!("':{}\n", keys.join(",")));
+    let mut h = harness(StudioApp::new_for_test(Lang::En, &text));
+    settle(&mut h);
+    h.get_by_label("Victory conditions").click();
+    h.step();
+    h.step();
+    let listed =
+        |h: &Harness<'static, StudioApp>| h.query_all_by_label_contains(":O.余裕-=").count();
+    assert_eq!(listed(&h), 30);
+    // The link is below the visible part of the panel: scrolled to, as a person would.
+    h.get_by_label("… 15 more rules: show all").scroll_to_me();
+    h.run();
+    h.get_by_label("… 15 more rules: show all").click();
+    h.run();
+    assert_eq!(listed(&h), 45);
+    assert!(h.query_by_label_contains("more rules: show all").is_none());
+}

@@ -410,6 +410,7 @@ strings! {
         "no rule makes this hold (it holds or not from the start)",
         "これを成立させるルールはありません",
     ),
+    MoreRulesShowAll => ("… {} more rules: show all", "… ほか {} 件のルール: すべて表示"),
     Fit => ("Fit", "全体表示"),
     DragToPanCtrl => (
         "Drag to pan, Ctrl+wheel to zoom; click a box to see its line.",

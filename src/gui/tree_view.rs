@@ -10,6 +10,12 @@ use egui::{Align2, Color32, CornerRadius, FontId, Pos2, Rect, RichText, Sense, S
 use std::collections::HashMap;
 use std::sync::Arc;
 
+/// Victory rules whose trees are open at first (the rest are one line each until opened).
+const OPEN_DECISIVE: usize = 8;
+
+/// Achieving rules listed under a node until "show all" is clicked.
+const SHOWN_ACHIEVERS: usize = 30;
+
 /// The judged position: both pursuers' distances.
 pub struct Judged {
     /// Distances with h pursuing the win, and with c.
@@ -296,9 +302,11 @@ impl TreeView {
                 dist_text(j.d[1].decisive[di], cap),
                 decisive_whose(lang, d)
             );
+            // A file with many victory rules opens only the first few: each open tree is laid
+            // out every frame.
             egui::CollapsingHeader::new(RichText::new(head).monospace().color(pal.win))
                 .id_salt(("decisive", di))
-                .default_open(true)
+                .default_open(di < OPEN_DECISIVE)
                 .show(ui, |ui| {
                     if ui.link(format!("→ L{}", d.line)).clicked() {
                         *action = Some(TreeAction::ShowLine(d.line));
@@ -375,7 +383,15 @@ impl TreeView {
                 ui.weak(tr(lang, T::NoRuleMakesThis));
             }
             path.push(node);
-            for (ai, a) in n.achievers.iter().enumerate() {
+            // A node many rules achieve lists the first few until asked for all.
+            let all_id = id.with("all");
+            let all = ui.data(|d| d.get_temp::<bool>(all_id)).unwrap_or(false);
+            let shown = if all {
+                n.achievers.len()
+            } else {
+                n.achievers.len().min(SHOWN_ACHIEVERS)
+            };
+            for (ai, a) in n.achievers.iter().enumerate().take(shown) {
                 let (text, origin) = &j.texts[node][ai];
                 ui.horizontal_wrapped(|ui| {
                     ui.label(RichText::new("←").color(pal.rule));
@@ -401,6 +417,13 @@ impl TreeView {
                         );
                     }
                 });
+            }
+            if shown < n.achievers.len()
+                && ui
+                    .link(trf(lang, T::MoreRulesShowAll, n.achievers.len() - shown))
+                    .clicked()
+            {
+                ui.data_mut(|d| d.insert_temp(all_id, true));
             }
             path.pop();
         });
