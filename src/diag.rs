@@ -570,7 +570,12 @@ fn distance_within(
     // A common start and end change nothing (names often share both: 左構え12, 左構え15).
     let p = a.iter().zip(b).take_while(|(x, y)| x == y).count();
     let (a, b) = (&a[p..], &b[p..]);
-    let q = a.iter().rev().zip(b.iter().rev()).take_while(|(x, y)| x == y).count();
+    let q = a
+        .iter()
+        .rev()
+        .zip(b.iter().rev())
+        .take_while(|(x, y)| x == y)
+        .count();
     let (a, b) = (&a[..a.len() - q], &b[..b.len() - q]);
     if a.is_empty() || b.is_empty() {
         return Some(a.len().max(b.len())).filter(|&d| d <= max);
@@ -617,13 +622,21 @@ mod tests {
         };
         let (mut prev, mut cur) = (Vec::new(), Vec::new());
         for _ in 0..20_000 {
-            let a: Vec<char> = (0..next(7)).map(|_| alphabet[next(alphabet.len())]).collect();
-            let b: Vec<char> = (0..next(7)).map(|_| alphabet[next(alphabet.len())]).collect();
+            let a: Vec<char> = (0..next(7))
+                .map(|_| alphabet[next(alphabet.len())])
+                .collect();
+            let b: Vec<char> = (0..next(7))
+                .map(|_| alphabet[next(alphabet.len())])
+                .collect();
             let (sa, sb): (String, String) = (a.iter().collect(), b.iter().collect());
             let plain = edit_distance(&sa, &sb);
             for max in 0..3 {
                 let bounded = distance_within(&a, &b, max, &mut prev, &mut cur);
-                assert_eq!(bounded, (plain <= max).then_some(plain), "{sa:?} {sb:?} max {max}");
+                assert_eq!(
+                    bounded,
+                    (plain <= max).then_some(plain),
+                    "{sa:?} {sb:?} max {max}"
+                );
             }
         }
     }

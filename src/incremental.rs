@@ -94,15 +94,22 @@ struct Cut {
     macros: bool,
 }
 
+/// Whether `line` holds a brace, half or full width (by bytes: `｛` and `｝` are EF BD 9B and
+/// EF BD 9D, and only full-width forms start with EF).
 fn has_brace(line: &str) -> bool {
-    line.contains(['{', '}', '｛', '｝'])
+    let b = line.as_bytes();
+    b.iter().enumerate().any(|(i, &c)| {
+        c == b'{'
+            || c == b'}'
+            || (c == 0xEF && matches!(b.get(i + 1..i + 3), Some([0xBD, 0x9B | 0x9D])))
+    })
 }
 
 /// The chunks of `text`, or None when its block structure is not plain (every block opened
 /// on a line without `}`, closed by a line that holds only `}`, with only rule lines, blank
 /// lines and comments inside, and no braces anywhere else).
 fn cut(text: &str) -> Option<Vec<Cut>> {
-    let mut out = Vec::new();
+    let mut out = Vec::with_capacity(text.len() / 32);
     let mut open: Option<(usize, usize, bool)> = None;
     let mut pos = 0;
     for (n, raw) in text.split('\n').enumerate() {
@@ -116,7 +123,7 @@ fn cut(text: &str) -> Option<Vec<Cut>> {
             // A `%`, `&` or `$` line without `{` opens nothing (its error is its own).
             (None, LineKind::Open(c)) if line.contains(['{', '｛']) => {
                 if line.contains(['}', '｝']) {
-                    return None;
+                    return None; // a block closed on its opening line
                 }
                 open = Some((start, n, c == '$'));
             }
