@@ -53,26 +53,44 @@ fn main() {
     }
 }
 
-/// One keystroke in the 10,000-line file, as the studio's checker sees it: each check sees one
-/// line changed (a number typed into it), so it re-parses exactly that line.
+/// One keystroke in the 10,000-line file: the studio's incremental check (`compile_cached`) and
+/// the studio's whole check (with its views), each in a loop of its own, then the stages of the
+/// whole-file pipeline for the same edits (for comparison: what a keystroke cost before the
+/// checker worked by chunks). Each edit types a number not typed before.
 fn edit_times(big: &str, n: usize) {
     let at = big.find("S.左構え55").unwrap_or(0) + "S.左構え".len();
-    let mut cache = kumite::syntax::parser::ParseCache::default();
+    let version =
+        |i: usize| -> std::sync::Arc<str> { format!("{}{}{}", &big[..at], i, &big[at..]).into() };
+    let median = |mut v: Vec<std::time::Duration>| {
+        v.sort();
+        (v[n / 2], v[n * 9 / 10])
+    };
     let mut checker = kumite::incremental::Checker::default();
     kumite::incremental::compile_cached(big, &mut checker);
-    kumite::syntax::parser::parse_cached(big, Some(&mut cache));
     let mut compile = Vec::new();
-    let mut check = Vec::new();
-    let (mut parse, mut graph) = (Vec::new(), Vec::new());
-    let mut stages = Vec::new();
     for i in 0..n {
-        // A number not typed before, so the edited line is new to the checker each time.
-        let a: std::sync::Arc<str> = format!("{}{}{}", &big[..at], 2 * i, &big[at..]).into();
-        let b: std::sync::Arc<str> = format!("{}{}{}", &big[..at], 2 * i + 1, &big[at..]).into();
+        let a = version(i);
+        let t0 = std::time::Instant::now();
+        let c = kumite::incremental::compile_cached(&a, &mut checker);
+        compile.push(t0.elapsed());
+        assert!(checker.last_compiled == Some(1) && c.program.is_some());
+    }
+    let mut check = Vec::new();
+    for i in 0..n {
+        let b = version(n + i);
+        let t0 = std::time::Instant::now();
+        let _ = kumite::gui::worker::check_with(i as u64, b, Some(&mut checker));
+        check.push(t0.elapsed());
+    }
+    let mut cache = kumite::syntax::parser::ParseCache::default();
+    kumite::syntax::parser::parse_cached(big, Some(&mut cache));
+    let (mut parse, mut graph) = (Vec::new(), Vec::new());
+    let mut stages: [Vec<std::time::Duration>; 3] = Default::default();
+    for i in 0..n {
+        let a = version(2 * n + i);
         let t0 = std::time::Instant::now();
         let mut p = kumite::syntax::parser::parse_cached(&a, Some(&mut cache));
         parse.push(t0.elapsed());
-        // The stages after parsing, one by one (what `compile_cached` runs after it).
         let t0 = std::time::Instant::now();
         let index = kumite::diag::LineIndex::new(&a);
         let mut diags = std::mem::take(&mut p.diags);
@@ -80,49 +98,28 @@ fn edit_times(big: &str, n: usize) {
         let t1 = t0.elapsed();
         let x = kumite::expand::expand(&mut p, &index, &mut diags);
         let t2 = t0.elapsed();
-        let _prog = kumite::program::lower::lower(&x, &p.names, &mut diags);
-        stages.push([t1, t2 - t1, t0.elapsed() - t2]);
-        drop(p);
+        let prog = kumite::program::lower::lower(&x, &p.names, &mut diags);
+        let t3 = t0.elapsed();
+        stages[0].push(t1);
+        stages[1].push(t2 - t1);
+        stages[2].push(t3 - t2);
+        assert!(cache.last_parsed <= 1);
         let t0 = std::time::Instant::now();
-        let c = kumite::incremental::compile_cached(&a, &mut checker);
-        compile.push(t0.elapsed());
-        let t0 = std::time::Instant::now();
-        if let Some(p) = &c.program {
-            let _ = kumite::analysis::VictoryGraph::build(p);
-        }
+        let _ = kumite::analysis::VictoryGraph::build(&prog);
         graph.push(t0.elapsed());
-        assert!(cache.last_parsed <= 1 && checker.last_compiled == Some(1) && c.program.is_some());
-        drop(c);
-        let t0 = std::time::Instant::now();
-        let _ = kumite::gui::worker::check_with(i as u64, b, Some(&mut checker));
-        check.push(t0.elapsed());
     }
-    compile.sort();
-    check.sort();
-    parse.sort();
-    graph.sort();
-    let median = |k: usize| {
-        let mut v: Vec<_> = stages
-            .iter()
-            .map(|s: &[std::time::Duration; 3]| s[k])
-            .collect();
-        v.sort();
-        v[n / 2]
-    };
+    let [s0, s1, s2] = stages;
+    let ((c, c90), (k, k90)) = (median(compile), median(check));
     println!(
-        "  of which: parse_cached median {:?}, symbols {:?}, expand {:?}, lower+checks {:?}; victory graph median {:?}",
-        parse[n / 2],
-        median(0),
-        median(1),
-        median(2),
-        graph[n / 2]
+        "edit one line of 10k: compile_cached median {c:?} p90 {c90:?} | studio check median {k:?} p90 {k90:?}"
     );
     println!(
-        "edit one line of 10k: compile_cached median {:?} p90 {:?} | studio check median {:?} p90 {:?}",
-        compile[n / 2],
-        compile[n * 9 / 10],
-        check[n / 2],
-        check[n * 9 / 10]
+        "  the whole-file pipeline for the same edits: parse_cached median {:?}, symbols {:?}, expand {:?}, lower+checks {:?}; victory graph median {:?}",
+        median(parse).0,
+        median(s0).0,
+        median(s1).0,
+        median(s2).0,
+        median(graph).0
     );
 }
 
