@@ -395,7 +395,7 @@ fn the_exact_cpu_is_chosen_in_the_match_panel_and_says_what_it_solved() {
 }
 
 #[test]
-fn a_node_many_rules_achieve_lists_the_first_thirty_until_show_all_is_clicked() {
+fn a_node_many_rules_achieve_lists_the_first_twelve_until_show_all_is_clicked() {
     // 45 different moves lower the opponent's margin; one victory rule.
     let mut text = String::from("!:余裕=100\n");
     for k in 1..=45 {
@@ -411,12 +411,33 @@ fn a_node_many_rules_achieve_lists_the_first_thirty_until_show_all_is_clicked() 
     h.step();
     let listed =
         |h: &Harness<'static, StudioApp>| h.query_all_by_label_contains(":O.余裕-=").count();
-    assert_eq!(listed(&h), 30);
+    assert_eq!(listed(&h), 12);
     // The link is below the visible part of the panel: scrolled to, as a person would.
-    h.get_by_label("… 15 more rules: show all").scroll_to_me();
+    h.get_by_label("… 33 more rules: show all").scroll_to_me();
     h.run();
-    h.get_by_label("… 15 more rules: show all").click();
+    h.get_by_label("… 33 more rules: show all").click();
     h.run();
     assert_eq!(listed(&h), 45);
     assert!(h.query_by_label_contains("more rules: show all").is_none());
+}
+
+#[test]
+fn a_file_with_many_victory_rules_lists_the_first_twenty_until_show_all_is_clicked() {
+    let mut text = String::from("!:余裕=10\n[押す]:O.余裕-1\n':p=[押す]\n");
+    for k in 1..=25 {
+        text.push_str(&format!("O.余裕<={k}:S.勝利\n"));
+    }
+    let mut h = harness(StudioApp::new_for_test(Lang::En, &text));
+    settle(&mut h);
+    h.get_by_label("Victory conditions").click();
+    h.step();
+    h.step();
+    let listed = |h: &Harness<'static, StudioApp>| h.query_all_by_label_contains("★ L").count();
+    assert_eq!(listed(&h), 20);
+    h.get_by_label("… 5 more victory rules: show all")
+        .scroll_to_me();
+    h.run();
+    h.get_by_label("… 5 more victory rules: show all").click();
+    h.run();
+    assert_eq!(listed(&h), 25);
 }

@@ -411,6 +411,10 @@ strings! {
         "これを成立させるルールはありません",
     ),
     MoreRulesShowAll => ("… {} more rules: show all", "… ほか {} 件のルール: すべて表示"),
+    MoreVictoryRulesShowAll => (
+        "… {} more victory rules: show all",
+        "… ほか {} 件の勝利ルール: すべて表示",
+    ),
     Fit => ("Fit", "全体表示"),
     DragToPanCtrl => (
         "Drag to pan, Ctrl+wheel to zoom; click a box to see its line.",

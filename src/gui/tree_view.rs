@@ -13,8 +13,11 @@ use std::sync::Arc;
 /// Victory rules whose trees are open at first (the rest are one line each until opened).
 const OPEN_DECISIVE: usize = 8;
 
-/// Achieving rules listed under a node until "show all" is clicked.
-const SHOWN_ACHIEVERS: usize = 30;
+/// Victory rules listed until "show all" is clicked (each is laid out every frame).
+const SHOWN_DECISIVE: usize = 20;
+
+/// Achieving rules listed under a node until "show all" is clicked (about a screenful: every listed rule and its conditions are laid out each frame).
+const SHOWN_ACHIEVERS: usize = 12;
 
 /// The judged position: both pursuers' distances.
 pub struct Judged {
@@ -293,7 +296,15 @@ impl TreeView {
         action: &mut Option<TreeAction>,
     ) {
         ui.weak(tr(lang, T::HoldsNowNotYet));
-        for (di, d) in graph.decisive.iter().enumerate() {
+        // A file with hundreds of victory rules lists the first few until asked for all.
+        let all_id = ui.make_persistent_id("all-decisive");
+        let all = ui.data(|d| d.get_temp::<bool>(all_id)).unwrap_or(false);
+        let shown = if all {
+            graph.decisive.len()
+        } else {
+            graph.decisive.len().min(SHOWN_DECISIVE)
+        };
+        for (di, d) in graph.decisive.iter().enumerate().take(shown) {
             let head = format!(
                 "★ {}  {}    h {} · c {}{}",
                 format_args!("L{}", d.line),
@@ -323,6 +334,17 @@ impl TreeView {
                         );
                     }
                 });
+        }
+        if shown < graph.decisive.len()
+            && ui
+                .link(trf(
+                    lang,
+                    T::MoreVictoryRulesShowAll,
+                    graph.decisive.len() - shown,
+                ))
+                .clicked()
+        {
+            ui.data_mut(|d| d.insert_temp(all_id, true));
         }
         if !graph.excluded.is_empty() {
             ui.add_space(6.0);
