@@ -128,6 +128,22 @@ impl Palette {
 }
 
 /// "3", or "∞" for unreachable (capped at the turn limit).
+/// How many of a list's `len` items are listed: `max` until its "show all" link (`id`) is clicked.
+fn shown_of(ui: &Ui, id: egui::Id, len: usize, max: usize) -> usize {
+    if ui.data(|d| d.get_temp::<bool>(id)).unwrap_or(false) {
+        len
+    } else {
+        len.min(max)
+    }
+}
+
+/// The "… N more …: show all" link under a list with `more` items not listed.
+fn show_all_link(ui: &mut Ui, lang: Lang, key: T, id: egui::Id, more: usize) {
+    if more > 0 && ui.link(trf(lang, key, more)).clicked() {
+        ui.data_mut(|d| d.insert_temp(id, true));
+    }
+}
+
 fn dist_text(d: u32, cap: u32) -> String {
     if d >= cap {
         "∞".into()
@@ -298,12 +314,7 @@ impl TreeView {
         ui.weak(tr(lang, T::HoldsNowNotYet));
         // A file with hundreds of victory rules lists the first few until asked for all.
         let all_id = ui.make_persistent_id("all-decisive");
-        let all = ui.data(|d| d.get_temp::<bool>(all_id)).unwrap_or(false);
-        let shown = if all {
-            graph.decisive.len()
-        } else {
-            graph.decisive.len().min(SHOWN_DECISIVE)
-        };
+        let shown = shown_of(ui, all_id, graph.decisive.len(), SHOWN_DECISIVE);
         for (di, d) in graph.decisive.iter().enumerate().take(shown) {
             let head = format!(
                 "★ {}  {}    h {} · c {}{}",
@@ -335,17 +346,8 @@ impl TreeView {
                     }
                 });
         }
-        if shown < graph.decisive.len()
-            && ui
-                .link(trf(
-                    lang,
-                    T::MoreVictoryRulesShowAll,
-                    graph.decisive.len() - shown,
-                ))
-                .clicked()
-        {
-            ui.data_mut(|d| d.insert_temp(all_id, true));
-        }
+        let more = graph.decisive.len() - shown;
+        show_all_link(ui, lang, T::MoreVictoryRulesShowAll, all_id, more);
         if !graph.excluded.is_empty() {
             ui.add_space(6.0);
             egui::CollapsingHeader::new(format!(
@@ -407,12 +409,7 @@ impl TreeView {
             path.push(node);
             // A node many rules achieve lists the first few until asked for all.
             let all_id = id.with("all");
-            let all = ui.data(|d| d.get_temp::<bool>(all_id)).unwrap_or(false);
-            let shown = if all {
-                n.achievers.len()
-            } else {
-                n.achievers.len().min(SHOWN_ACHIEVERS)
-            };
+            let shown = shown_of(ui, all_id, n.achievers.len(), SHOWN_ACHIEVERS);
             for (ai, a) in n.achievers.iter().enumerate().take(shown) {
                 let (text, origin) = &j.texts[node][ai];
                 ui.horizontal_wrapped(|ui| {
@@ -440,13 +437,8 @@ impl TreeView {
                     }
                 });
             }
-            if shown < n.achievers.len()
-                && ui
-                    .link(trf(lang, T::MoreRulesShowAll, n.achievers.len() - shown))
-                    .clicked()
-            {
-                ui.data_mut(|d| d.insert_temp(all_id, true));
-            }
+            let more = n.achievers.len() - shown;
+            show_all_link(ui, lang, T::MoreRulesShowAll, all_id, more);
             path.pop();
         });
     }
