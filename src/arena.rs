@@ -14,8 +14,14 @@ use crate::program::{CmdId, RuleProgram};
 use serde::{Deserialize, Serialize};
 use std::ops::Range;
 
-/// Games a worker plays between two looks at the shared work queue.
+/// Most games a worker plays between two looks at the shared work queue (random play runs a
+/// million games a second, so a look per game would cost more than the game).
 const BLOCK: u64 = 1024;
+
+/// Blocks per worker thread at least, when the run has games enough: a run of a few hundred
+/// CPU games (a thousandth of a second each) must still be shared among the threads — with
+/// blocks of 1,024 it was one block, played by one thread.
+const BLOCKS_PER_THREAD: u64 = 16;
 
 /// Forfeit messages kept in a result (those of the lowest game numbers).
 const EXAMPLES: usize = 5;
@@ -300,7 +306,11 @@ pub fn run(run: &ArenaRun) -> Result<ArenaStats, ArenaError> {
         .num_threads(run.jobs.unwrap_or(0))
         .build()
         .map_err(|e| ArenaError::Threads(e.to_string()))?;
-    let blocks = (range.end - range.start).div_ceil(BLOCK);
+    let games = range.end - range.start;
+    let block = games
+        .div_ceil(pool.current_num_threads() as u64 * BLOCKS_PER_THREAD)
+        .clamp(1, BLOCK);
+    let blocks = games.div_ceil(block);
     let stats = pool.install(|| {
         (0..blocks)
             .into_par_iter()
@@ -308,8 +318,8 @@ pub fn run(run: &ArenaRun) -> Result<ArenaStats, ArenaError> {
                 || Worker::new(run),
                 |w, b| {
                     let mut stats = ArenaStats::default();
-                    let lo = range.start + b * BLOCK;
-                    let hi = (lo + BLOCK).min(range.end);
+                    let lo = range.start + b * block;
+                    let hi = (lo + block).min(range.end);
                     if let Ok(w) = w {
                         for i in lo..hi {
                             w.play(run, i, &mut stats);

@@ -509,3 +509,51 @@ fn a_victory_rule_with_period_one_waits_for_the_sides_first_turn() {
         assert_eq!(st.outcome, Some(want), "{:?}", p.rules);
     }
 }
+
+/// The search's position fingerprint: equal positions agree; a change of one value, one flag
+/// or (when asked) one history entry always changes it; and the positions reached by random
+/// play of every bundled file do not collide.
+#[test]
+fn fingerprints_tell_positions_apart() {
+    use kumite::engine::rng::SplitMix;
+    use rand::RngExt;
+    let mut rng = SplitMix(11);
+    let mut seen = std::collections::HashMap::new();
+    for name in ["karate.kmt", "sumo.kmt", "cc_lemon.kmt", "ex1_push.kmt"] {
+        let p = file(name);
+        let e = Engine::new(&p, 3);
+        for _game in 0..1000 {
+            let mut st = e.initial(0).expect("start");
+            while st.outcome.is_none() {
+                let mut cmds = [None, None];
+                for &s in e.movers(&st) {
+                    let mut en = Vec::new();
+                    e.enabled_commands(&st, s, &mut en);
+                    cmds[s] = en.get(rng.random_range(0..en.len().max(1))).copied();
+                }
+                e.play(&mut st, cmds, None).expect("turn");
+                let f = st.fingerprint(true);
+                assert_eq!(f, st.clone().fingerprint(true));
+                let key = (st.vals.clone(), st.enabled.clone(), st.hist.clone());
+                if let Some(other) = seen.insert(f, key.clone()) {
+                    assert_eq!(other, key, "two positions with one fingerprint in {name}");
+                }
+                // One word changed: never the same fingerprint.
+                let mut t = st.clone();
+                let k = rng.random_range(0..t.vals.len());
+                t.vals[k] = t.vals[k].wrapping_add(rng.random_range(1..1000));
+                assert_ne!(t.fingerprint(true), f);
+                let mut t = st.clone();
+                let k = rng.random_range(0..t.enabled.len());
+                t.enabled[k] = !t.enabled[k];
+                assert_ne!(t.fingerprint(false), st.fingerprint(false));
+                let mut t = st.clone();
+                let k = rng.random_range(0..t.hist.len());
+                t.hist[k] = t.hist[k].wrapping_add(1);
+                assert_ne!(t.fingerprint(true), f);
+                assert_eq!(t.fingerprint(false), st.fingerprint(false));
+            }
+        }
+    }
+    assert!(seen.len() > 30_000, "only {} positions", seen.len());
+}

@@ -88,24 +88,35 @@ const NOT_OK: u32 = u32::MAX;
 /// The trees' results by signature (see [`FastEval::both`]): per slot its key, the nodes that
 /// hold, and each decisive rule's cost before its excluded conditions.
 struct Memo {
-    /// Slots: [`MEMO`], or 1 for a program with very many decisive rules.
-    slots: usize,
-    keys: Vec<u64>,
-    holds: Vec<u128>,
+    /// [`MEMO`] slots, or 1 for a program with very many decisive rules.
+    slots: Vec<MemoSlot>,
+    /// Per slot, each decisive rule's cost before its excluded conditions.
     bases: Vec<u32>,
+}
+
+/// One slot of the memo, read together (one cache line; the search's lookups are scattered).
+#[derive(Clone, Copy)]
+struct MemoSlot {
+    key: u64,
+    holds: u128,
     /// The distance and soft distance, when no decisive rule has excluded conditions (they are
     /// then a function of the bases alone).
-    result: Vec<(u32, f64)>,
+    result: (u32, f64),
 }
 
 /// The evaluation cache: per slot its key, the evaluation for h, and the search's squashed
-/// form of it (NaN until asked for).
+/// form of it (NaN until asked for) — side by side, so a lookup touches one cache line.
 struct Cache {
-    keys: Vec<u64>,
-    vals: Vec<f64>,
-    squashed: Vec<f64>,
+    slots: Vec<CacheSlot>,
     /// The scale the squashed values were made with.
     scale: f64,
+}
+
+#[derive(Clone, Copy)]
+struct CacheSlot {
+    key: u64,
+    val: f64,
+    squashed: f64,
 }
 
 /// Slots in the evaluation cache (a power of two; 24 bytes each). 2^14 instead of 2^12: karate
@@ -269,20 +280,29 @@ impl FastEval {
             ach_conds,
             reads_history,
             cache: RefCell::new(Cache {
-                keys: vec![0; CACHE],
-                vals: vec![0.0; CACHE],
-                squashed: vec![f64::NAN; CACHE],
+                slots: vec![
+                    CacheSlot {
+                        key: 0,
+                        val: 0.0,
+                        squashed: f64::NAN,
+                    };
+                    CACHE
+                ],
                 scale: f64::NAN,
             }),
             memo: RefCell::new({
                 // 4 Ki slots of up to 64 decisive rules (1 MiB); beyond, one slot.
                 let slots = if g.decisive.len() <= 64 { MEMO } else { 1 };
                 Memo {
-                    slots,
-                    keys: vec![0; slots],
-                    holds: vec![0; slots],
+                    slots: vec![
+                        MemoSlot {
+                            key: 0,
+                            holds: 0,
+                            result: (0, 0.0),
+                        };
+                        slots
+                    ],
                     bases: vec![NOT_OK; slots * g.decisive.len()],
-                    result: vec![(0, 0.0); slots],
                 }
             }),
             nodes,
@@ -459,13 +479,27 @@ impl FastEval {
         let mut sc = self.scratch.borrow_mut();
         let sc = &mut *sc;
         let key = self.signature(st, x, sc);
+        self.distance_of(eng, st, x, key, sc)
+    }
+
+    /// [`Self::both`] once the signature is known (`key`, and `sc.holds` for `x`).
+    #[inline]
+    fn distance_of(
+        &self,
+        eng: &Engine,
+        st: &State,
+        x: Side,
+        key: u64,
+        sc: &mut Scratch,
+    ) -> (u32, f64) {
         let nd = self.decisive.len();
         let mut memo = self.memo.borrow_mut();
         let memo = &mut *memo;
-        let slot = (key as usize ^ (key >> 29) as usize) & (memo.slots - 1);
-        let hit = memo.keys[slot] == key && memo.holds[slot] == sc.holds;
+        let slot = (key as usize ^ (key >> 29) as usize) & (memo.slots.len() - 1);
+        let m = memo.slots[slot];
+        let hit = m.key == key && m.holds == sc.holds;
         if hit && !self.any_excluded {
-            return memo.result[slot];
+            return m.result;
         }
         let bases = &mut memo.bases[slot * nd..(slot + 1) * nd];
         if !hit {
@@ -473,8 +507,8 @@ impl FastEval {
             for (b, d) in bases.iter_mut().zip(&self.decisive) {
                 *b = self.base_cost(sc, d);
             }
-            memo.keys[slot] = key;
-            memo.holds[slot] = sc.holds;
+            memo.slots[slot].key = key;
+            memo.slots[slot].holds = sc.holds;
         }
         let mut best = self.cap;
         let mut soft = super::SoftMin::default();
@@ -494,7 +528,7 @@ impl FastEval {
             soft.add(cost, self.cap);
         }
         let r = (best, soft.value(self.cap));
-        memo.result[slot] = r;
+        memo.slots[slot].result = r;
         r
     }
 
@@ -592,28 +626,21 @@ impl Evaluate for FastEval {
 impl FastEval {
     /// The evaluation for h of an undecided position through the cache, and its slot.
     fn cached(&self, eng: &Engine, st: &State) -> (usize, f64) {
-        let key = {
-            use std::hash::{Hash, Hasher};
-            let mut h = rustc_hash::FxHasher::default();
-            st.vals.hash(&mut h);
-            st.enabled.hash(&mut h);
-            if self.reads_history {
-                st.hist.hash(&mut h);
-            }
-            h.finish() | 1
-        };
+        let key = st.fingerprint(self.reads_history) | 1;
         let slot = (key as usize ^ (key >> 32) as usize) & (CACHE - 1);
         {
             let c = self.cache.borrow();
-            if c.keys[slot] == key {
-                return (slot, c.vals[slot]);
+            if c.slots[slot].key == key {
+                return (slot, c.slots[slot].val);
             }
         }
         let v = self.score(eng, st, 0);
         let mut c = self.cache.borrow_mut();
-        c.keys[slot] = key;
-        c.vals[slot] = v;
-        c.squashed[slot] = f64::NAN;
+        c.slots[slot] = CacheSlot {
+            key,
+            val: v,
+            squashed: f64::NAN,
+        };
         (slot, v)
     }
 
@@ -623,13 +650,13 @@ impl FastEval {
         let (slot, v) = self.cached(eng, st);
         let mut c = self.cache.borrow_mut();
         if c.scale.to_bits() != scale.to_bits() {
-            c.squashed.fill(f64::NAN);
+            c.slots.iter_mut().for_each(|s| s.squashed = f64::NAN);
             c.scale = scale;
         }
-        let mut q = c.squashed[slot];
+        let mut q = c.slots[slot].squashed;
         if q.is_nan() {
             q = 0.9e9 * (v / scale).tanh();
-            c.squashed[slot] = q;
+            c.slots[slot].squashed = q;
         }
         if x == 0 { q } else { -q }
     }

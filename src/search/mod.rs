@@ -49,6 +49,19 @@ pub fn position_key(st: &State, lcm: u32) -> u64 {
     h.finish()
 }
 
+/// The key of a position in the search's own tables (the transposition table, the best moves,
+/// the probes): the same position as [`position_key`], from [`State::fingerprint`] (several
+/// times cheaper; the search computes one per node). Only caches use it: seeds and the exact
+/// tables keep `position_key`, so what is played does not depend on it.
+#[inline]
+fn node_key(st: &State, lcm: u32) -> u64 {
+    let counters = u64::from(st.own_turns[0] % lcm)
+        | u64::from(st.own_turns[1] % lcm) << 21
+        | (st.to_move as u64) << 42
+        | (st.outcome.map_or(0, |o| o as u64 + 1)) << 44;
+    st.fingerprint(true) ^ crate::engine::rng::mix(counters ^ 0x6B65_79)
+}
+
 fn lcm_of(periods: &[u32]) -> u32 {
     fn gcd(a: u32, b: u32) -> u32 {
         if b == 0 { a } else { gcd(b, a % b) }
@@ -497,7 +510,7 @@ impl<'p> Searcher<'p> {
                 ub.push((self.after(c, side, depth, FULL), true, 0.0));
             } else {
                 let opp = c.to_move;
-                let pkey = position_key(c, self.lcm);
+                let pkey = node_key(c, self.lcm);
                 let ms = self.ordered_moves(c, opp, depth - 1, pkey);
                 let first = ms[0];
                 self.move_pool.push(ms);
@@ -594,7 +607,7 @@ impl<'p> Searcher<'p> {
         if st.outcome.is_some() || depth == 0 || self.out_of_time() {
             return self.eval(st, side);
         }
-        let pkey = position_key(st, self.lcm);
+        let pkey = node_key(st, self.lcm);
         let key = tt_key(pkey, depth);
         if let Some(&(d, v, flag)) = self.tt.get(&key)
             && d >= depth
@@ -709,7 +722,7 @@ impl<'p> Searcher<'p> {
             // Values for h in (-0.9, 0.9): the squashed evaluation.
             return self.eval(st, 0) / 1e9;
         }
-        let key = tt_key(position_key(st, self.lcm), depth);
+        let key = tt_key(node_key(st, self.lcm), depth);
         if let Some(&(d, v, _)) = self.tt.get(&key)
             && d >= depth
         {
