@@ -59,7 +59,7 @@ fn node_key(st: &State, lcm: u32) -> u64 {
         | u64::from(st.own_turns[1] % lcm) << 21
         | (st.to_move as u64) << 42
         | (st.outcome.map_or(0, |o| o as u64 + 1)) << 44;
-    st.fingerprint(true) ^ crate::engine::rng::mix(counters ^ 0x6B65_79)
+    st.fingerprint(true) ^ crate::engine::rng::mix(counters ^ 0x006B_6579)
 }
 
 fn lcm_of(periods: &[u32]) -> u32 {
