@@ -7,7 +7,7 @@
 //! other machines, and the shards' JSON results add up ([`ArenaStats::merge`]) to exactly the
 //! counts of the whole run.
 
-use crate::engine::players::{GameEnd, MatchOptions, Player, RandomPlayer, play_game};
+use crate::engine::players::{GameEnd, MatchOptions, Player, RandomPlayer, SearchWork, play_game};
 use crate::engine::{Engine, Side, State};
 use crate::players::{SpecError, is_ai, make_player, player_seed, ready_player};
 use crate::program::{CmdId, RuleProgram};
@@ -87,6 +87,9 @@ pub struct ArenaStats {
     /// (game, message) of the first forfeits, by game number.
     #[serde(skip)]
     pub forfeit_examples: Vec<(u64, String)>,
+    /// Per side, the search work of a player that searches (the CPU): moves, nodes, seconds.
+    #[serde(skip)]
+    pub search: [Option<SearchWork>; 2],
 }
 
 impl ArenaStats {
@@ -135,6 +138,11 @@ impl ArenaStats {
             *a += b;
         }
         self.add_examples(&o.forfeit_examples);
+        for (a, b) in self.search.iter_mut().zip(&o.search) {
+            if let Some(b) = b {
+                a.get_or_insert_default().add(b);
+            }
+        }
     }
 
     /// Mean game length in turns.
@@ -284,6 +292,11 @@ impl<'p> Worker<'p> {
             |_, _, _, _, _| {},
         );
         stats.record(i, &end);
+        for (side, p) in self.players.iter_mut().enumerate() {
+            if let Some(w) = p.take_search_work() {
+                stats.search[side].get_or_insert_default().add(&w);
+            }
+        }
     }
 }
 
@@ -398,7 +411,21 @@ fn result_json_of(m: &Meta, s: &ArenaStats, seconds: f64) -> serde_json::Value {
             .collect::<Vec<_>>(),
         "seconds": seconds,
         "games_per_second": s.games as f64 / seconds.max(1e-9),
+        "search": {"h": search_json(&s.search[0]), "c": search_json(&s.search[1])},
     })
+}
+
+/// A side's search work as JSON (null for a player that does not search).
+fn search_json(w: &Option<SearchWork>) -> serde_json::Value {
+    match w {
+        Some(w) => serde_json::json!({
+            "moves": w.moves,
+            "nodes": w.nodes,
+            "seconds": w.seconds,
+            "nodes_per_second": w.nodes_per_second(),
+        }),
+        None => serde_json::Value::Null,
+    }
 }
 
 /// Why an arena cannot run.
@@ -516,6 +543,14 @@ pub fn parse_result(v: &serde_json::Value) -> Result<(Meta, ArenaStats, f64), Re
         turns_total: num("turns_total")?,
         lengths: Vec::new(),
         forfeit_examples: Vec::new(),
+        // Optional: results written before it was reported have none.
+        search: [&v["search"]["h"], &v["search"]["c"]].map(|w| {
+            Some(SearchWork {
+                moves: w["moves"].as_u64()?,
+                nodes: w["nodes"].as_u64()?,
+                seconds: w["seconds"].as_f64()?,
+            })
+        }),
     };
     let hist: Vec<[u64; 2]> = serde_json::from_value(v["length_histogram"].clone())
         .map_err(|_| ResultError::Malformed("length_histogram"))?;

@@ -188,4 +188,7 @@ impl Player for Box<dyn Player + Send + '_> {
     fn reseed(&mut self, seed: u64) -> bool {
         (**self).reseed(seed)
     }
+    fn take_search_work(&mut self) -> Option<crate::engine::players::SearchWork> {
+        (**self).take_search_work()
+    }
 }

@@ -14,6 +14,13 @@ fn counts(v: &Value) -> Value {
     let m = v.as_object_mut().expect("object");
     m.remove("seconds");
     m.remove("games_per_second");
+    // The CPU's moves and nodes are counts; its thinking time is timing.
+    for side in ["h", "c"] {
+        if let Some(w) = m["search"][side].as_object_mut() {
+            w.remove("seconds");
+            w.remove("nodes_per_second");
+        }
+    }
     v
 }
 
@@ -58,6 +65,20 @@ fn shards_merged_equal_one_run() {
         assert_eq!(code, 0, "{err}");
         let merged: Value = serde_json::from_str(&out).unwrap();
         assert_eq!(counts(&merged), counts(&whole), "{file} seed {seed}");
+        // A CPU's search work is reported (and adds up over shards); random play has none.
+        for (side, spec) in [("h", h), ("c", c)] {
+            let w = &whole["search"][side];
+            if spec.starts_with("cpu") {
+                assert!(w["moves"].as_u64().unwrap() > 0, "{w}");
+                assert!(
+                    w["nodes"].as_u64().unwrap() >= w["moves"].as_u64().unwrap(),
+                    "{w}"
+                );
+                assert!(w["nodes_per_second"].as_f64().unwrap() > 0.0, "{w}");
+            } else {
+                assert!(w.is_null(), "{w}");
+            }
+        }
     }
     let _ = std::fs::remove_dir_all(&dir);
 }

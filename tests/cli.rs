@@ -154,34 +154,37 @@ fn match_json_is_reproducible_and_set_overrides_values() {
 
 #[test]
 fn arena_counts_add_up_and_do_not_depend_on_jobs() {
-    let run = |jobs: &str| {
-        let (code, out, err) = kumite(&[
-            "arena",
-            "rules/cc_lemon.kmt",
-            "--games",
-            "300",
-            "--seed",
-            "5",
-            "--jobs",
-            jobs,
-            "--format",
-            "json",
-        ]);
-        assert_eq!(code, 0, "{err}");
-        let v: serde_json::Value = serde_json::from_str(&out).expect("json");
-        let sum = v["h_wins"].as_u64().unwrap_or(0)
-            + v["c_wins"].as_u64().unwrap_or(0)
-            + v["draws"].as_u64().unwrap_or(0)
-            + v["errors"].as_u64().unwrap_or(0);
-        assert_eq!(sum, 300);
-        (
-            v["h_wins"].clone(),
-            v["c_wins"].clone(),
-            v["draws"].clone(),
-            v["mean_turns"].clone(),
-        )
-    };
-    assert_eq!(run("1"), run("2"));
+    // Random play, and a CPU (whose few hundred games are shared among the threads in small
+    // blocks): the same games, counts and search nodes whatever the number of threads.
+    for (file, h, games) in [
+        ("rules/cc_lemon.kmt", "random", 300u64),
+        ("rules/ex1_push.kmt", "cpu:S2", 60),
+    ] {
+        let run = |jobs: &str| {
+            let n = games.to_string();
+            let (code, out, err) = kumite(&[
+                "arena", file, "--h", h, "--games", &n, "--seed", "5", "--jobs", jobs, "--format",
+                "json",
+            ]);
+            assert_eq!(code, 0, "{err}");
+            let v: serde_json::Value = serde_json::from_str(&out).expect("json");
+            let sum = v["h_wins"].as_u64().unwrap_or(0)
+                + v["c_wins"].as_u64().unwrap_or(0)
+                + v["draws"].as_u64().unwrap_or(0)
+                + v["errors"].as_u64().unwrap_or(0);
+            assert_eq!(sum, games);
+            (
+                v["h_wins"].clone(),
+                v["c_wins"].clone(),
+                v["draws"].clone(),
+                v["mean_turns"].clone(),
+                v["length_histogram"].clone(),
+                v["search"]["h"]["moves"].clone(),
+                v["search"]["h"]["nodes"].clone(),
+            )
+        };
+        assert_eq!(run("1"), run("2"), "{file}");
+    }
 }
 
 #[test]

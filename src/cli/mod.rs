@@ -797,6 +797,21 @@ fn print_arena(json: &serde_json::Value, stats: &crate::arena::ArenaStats, forma
         s.quantile(0.9),
         json["games_per_second"].as_f64().unwrap_or(0.0)
     );
+    for (side, w) in s.search.iter().enumerate() {
+        if let Some(w) = w.filter(|w| w.moves > 0) {
+            outln!(
+                "{} ({}): {} moves searched, {:.0} nodes a move, {:.2} M nodes/s over {:.2} s of thinking",
+                crate::side::name(side),
+                json["players"][crate::side::name(side)]
+                    .as_str()
+                    .unwrap_or(""),
+                w.moves,
+                w.nodes as f64 / w.moves as f64,
+                w.nodes_per_second() / 1e6,
+                w.seconds
+            );
+        }
+    }
 }
 
 fn merge(files: &[PathBuf], format: Format) -> ExitCode {

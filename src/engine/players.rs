@@ -89,6 +89,40 @@ pub trait Player {
     fn reseed(&mut self, _seed: u64) -> bool {
         false
     }
+    /// The search work done since the last call, and restarts the count (None: this player does
+    /// not search). The arena adds it up, so its nodes per second are those of the command run.
+    fn take_search_work(&mut self) -> Option<SearchWork> {
+        None
+    }
+}
+
+/// Search work of a player over some moves: how many moves, nodes and seconds of thinking.
+#[derive(Clone, Copy, Debug, Default, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct SearchWork {
+    /// Moves chosen.
+    pub moves: u64,
+    /// Search nodes visited.
+    pub nodes: u64,
+    /// Seconds spent choosing.
+    pub seconds: f64,
+}
+
+impl SearchWork {
+    /// Adds another count.
+    pub fn add(&mut self, o: &SearchWork) {
+        self.moves += o.moves;
+        self.nodes += o.nodes;
+        self.seconds += o.seconds;
+    }
+
+    /// Nodes per second of thinking (0 when no time was measured).
+    pub fn nodes_per_second(&self) -> f64 {
+        if self.seconds > 0.0 {
+            self.nodes as f64 / self.seconds
+        } else {
+            0.0
+        }
+    }
 }
 
 /// Uniform over the enabled commands, from its own seeded stream.

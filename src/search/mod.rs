@@ -750,6 +750,8 @@ pub struct CpuPlayer<'p> {
     rng: SplitMix,
     /// Nodes searched for the last move.
     pub last_nodes: u64,
+    /// Moves, nodes and thinking time since the last [`Player::take_search_work`].
+    work: crate::engine::players::SearchWork,
 }
 
 impl<'p> CpuPlayer<'p> {
@@ -763,6 +765,7 @@ impl<'p> CpuPlayer<'p> {
             searcher,
             rng: SplitMix(crate::engine::rng::mix(seed ^ 0xC9)),
             last_nodes: 0,
+            work: Default::default(),
         }
     }
 
@@ -1077,7 +1080,18 @@ impl Player for CpuPlayer<'_> {
         side: Side,
         _enabled: &[CmdId],
     ) -> Result<Option<CmdId>, PlayerError> {
-        Ok(self.think(st, side))
+        let t0 = Instant::now();
+        self.last_nodes = 0;
+        let m = self.think(st, side);
+        self.work.add(&crate::engine::players::SearchWork {
+            moves: 1,
+            nodes: self.last_nodes,
+            seconds: t0.elapsed().as_secs_f64(),
+        });
+        Ok(m)
+    }
+    fn take_search_work(&mut self) -> Option<crate::engine::players::SearchWork> {
+        Some(std::mem::take(&mut self.work))
     }
     fn reseed(&mut self, seed: u64) -> bool {
         // As `new` seeds them; the evaluation and its cache depend on the program only.
