@@ -36,6 +36,13 @@ fn arena(args: &[&str]) -> String {
     if let Some(m) = v.as_object_mut() {
         m.remove("seconds");
         m.remove("games_per_second");
+        // A CPU's moves and nodes searched stay (counts: its depth ends each search).
+        for side in ["h", "c"] {
+            if let Some(w) = m["search"][side].as_object_mut() {
+                w.remove("seconds");
+                w.remove("nodes_per_second");
+            }
+        }
     }
     format!("{head}\n{v}\n")
 }
