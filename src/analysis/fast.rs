@@ -479,19 +479,6 @@ impl FastEval {
         let mut sc = self.scratch.borrow_mut();
         let sc = &mut *sc;
         let key = self.signature(st, x, sc);
-        self.distance_of(eng, st, x, key, sc)
-    }
-
-    /// [`Self::both`] once the signature is known (`key`, and `sc.holds` for `x`).
-    #[inline]
-    fn distance_of(
-        &self,
-        eng: &Engine,
-        st: &State,
-        x: Side,
-        key: u64,
-        sc: &mut Scratch,
-    ) -> (u32, f64) {
         let nd = self.decisive.len();
         let mut memo = self.memo.borrow_mut();
         let memo = &mut *memo;

@@ -110,8 +110,8 @@ impl State {
     /// A 64-bit fingerprint of the state values and the enabled flags (and the history when
     /// `with_hist`), for the search's caches keyed by position. Four independent multiply lanes
     /// and the flags packed eight to a word: a position of a few dozen words costs a few
-    /// nanoseconds, where FxHash chains one multiply per value and one per flag (it was a tenth
-    /// of the karate CPU's time). Positions that differ in one word never collide; the counters
+    /// nanoseconds, where FxHash chains one multiply per value and one per flag. Positions that
+    /// differ in one word never collide (each lane's step is a bijection); the counters
     /// (`turn`, `own_turns`) and `to_move`/`outcome` are not included.
     #[inline]
     pub fn fingerprint(&self, with_hist: bool) -> u64 {
