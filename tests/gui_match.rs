@@ -80,6 +80,21 @@ fn example1_shows_its_tree_with_distances_11_and_is_won_with_the_bound_key() {
         if h.state().matchp.session.as_ref().unwrap().over() {
             break;
         }
+        if push == 2 {
+            // The panel says how hard the CPU looked for its last move.
+            h.step();
+            let nodes = h
+                .state()
+                .matchp
+                .session
+                .as_ref()
+                .unwrap()
+                .cpu_last
+                .unwrap()
+                .0;
+            assert!(nodes > 0, "the CPU searched");
+            h.get_by_label_contains(&format!("CPU's last move: positions searched {nodes} ·"));
+        }
         h.key_press(Key::P);
         h.step();
         // The tree follows the match: after h's 3rd push h's distance is 8.

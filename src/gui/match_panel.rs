@@ -557,6 +557,18 @@ impl MatchPanel {
         }
         if s.cpu_failed {
             ui.colored_label(ui.visuals().error_fg_color, tr(lang, T::CpuSearchDied));
+        } else if let Some((nodes, took)) = s.cpu_last.filter(|c| c.0 > 0 && s.thinking().is_none())
+        {
+            // How hard the CPU looked, so an author can compare levels (S, D, P) by feel and
+            // by number.
+            let secs = took.as_secs_f64();
+            ui.weak(format!(
+                "{} {} · {:.0} ms · {:.2} M/s",
+                tr(lang, T::CpuLastSearch),
+                nodes,
+                secs * 1e3,
+                nodes as f64 / secs.max(1e-9) / 1e6
+            ));
         }
     }
 
@@ -713,11 +725,7 @@ impl MatchPanel {
 
     fn meter(ui: &mut Ui, lang: Lang, s: &MatchSession) {
         let j = s.judgement();
-        let cap = s
-            .prog()
-            .settings
-            .turn_limit
-            .min(crate::analysis::UNREACHABLE);
+        let cap = crate::analysis::UNREACHABLE;
         let d = |x: u32| {
             if x >= cap {
                 "∞".to_string()

@@ -196,6 +196,9 @@ pub struct Replay {
     pub next: Option<Instant>,
 }
 
+/// What a CPU's thinking thread returns: its move, the nodes it searched and how long it took.
+type Thought = (Option<CmdId>, u64, Duration);
+
 /// A match in the studio.
 pub struct MatchSession {
     /// The program this match runs (a later edit of the text does not change it).
@@ -220,14 +223,15 @@ pub struct MatchSession {
     pub error: Option<RuntimeError>,
     /// Choices made this turn and not yet resolved (simultaneous mode, real-time play).
     pub pending: [Option<Option<CmdId>>; 2],
-    thinking: Option<(Side, Job<Option<CmdId>>)>,
+    thinking: Option<(Side, Job<Thought>)>,
     /// The `cpu:exact` table of this match's program, once built.
     exact: Arc<std::sync::Mutex<Option<crate::search::exact::Built>>>,
     /// When the match (and so the table's build) started.
     exact_since: Instant,
     /// The CPU's thread died: shown, and the CPU passes.
     pub cpu_failed: bool,
-    /// Nodes the CPU searched for its last move, and how long it took.
+    /// Nodes the CPU searched for its last move, and how long its search took (0 nodes: the
+    /// move came from the exact table).
     pub cpu_last: Option<(u64, Duration)>,
     /// Real-time play: one turn every P ms.
     pub realtime: bool,
@@ -594,9 +598,9 @@ impl MatchSession {
         if let Some((side, job)) = &self.thinking {
             match job.poll() {
                 Polled::Pending => want(Duration::from_millis(50)),
-                Polled::Done(cmd) => {
+                Polled::Done((cmd, nodes, took)) => {
                     let side = *side;
-                    self.cpu_last = Some((0, job.elapsed()));
+                    self.cpu_last = Some((nodes, took));
                     self.thinking = None;
                     let cmd = cmd.filter(|&c| self.is_enabled(side, c));
                     self.pending[side] = Some(cmd);
@@ -659,11 +663,13 @@ impl MatchSession {
             if let Some(t) = slot.clone() {
                 cpu.set_exact_result(t);
             }
+            let t0 = Instant::now();
             let m = cpu.think(&st, side);
+            let took = t0.elapsed();
             if let Some(t) = cpu.exact_result() {
                 *slot = Some(t);
             }
-            m
+            (m, cpu.last_nodes, took)
         });
         self.thinking = Some((side, job));
     }
