@@ -612,3 +612,54 @@ fn linear_conditions_self_reading_steps_and_iff_inverses_count() {
     assert_eq!(h_distance(iff, &[]).to_win, 3);
     assert_eq!(h_distance(two, &[]).to_win, 3);
 }
+
+/// A third outside check (52 files written from the spec by someone who had not seen the code;
+/// rules/README.md §11): clamped operands, a condition that never holds, sequences, conditions
+/// used up by the achiever (directly or through the rule that enables its command), and
+/// distances longer than the turn limit.
+#[test]
+fn clamps_never_holding_sequences_used_up_conditions_and_long_ways() {
+    let unreachable = |text: &str| {
+        let d = h_distance(text, &[]);
+        assert!(d.unreachable.is_some(), "{text}: {}", d.to_win);
+        d.unreachable.unwrap()
+    };
+    // `=min(S.気+2,5)` from 0 toward 4: 0, 2, 4 (it was dropped and called unreachable).
+    assert_eq!(
+        h_distance(
+            "!:[溜める]\n[溜める]:S.気=min(S.気+2,5)\nS.気>=4:S.勝利\n",
+            &[]
+        )
+        .to_win,
+        2
+    );
+    assert_eq!(
+        h_distance(
+            "!:体力=9,[攻撃]\n[攻撃]:O.体力=max(O.体力-3,0)\nO.体力<=0:S.勝利\n",
+            &[]
+        )
+        .to_win,
+        3
+    );
+    // A clamp below the target never gets there.
+    unreachable("!:[溜める]\n[溜める]:S.気=min(S.気+1,3)\nS.気>=5:S.勝利\n");
+    // A clamped `+=` stays a step of 1 (rules/README.md §11 says why): 9 from 0.
+    assert_eq!(
+        h_distance(
+            "!:[溜める]\n[溜める]:S.気+=min(3,10-S.気)\nS.気>=9:S.勝利\n",
+            &[]
+        )
+        .to_win,
+        9
+    );
+    // A condition no whole number meets: the rule can never fire.
+    let why = unreachable("!:[溜める]\n[溜める]:S.x+1\nS.x*2==7:S.勝利\n");
+    assert!(why.contains("never"), "{why}");
+    // The earlier atom of a sequence must be enabled too: [左] never is.
+    unreachable("!:[右],体力=2\n[左],[右]:O.体力-1\nO.体力<=0:S.勝利\n");
+    // 1,000 shots under the default turn limit are 1,000, not unreachable; the evaluation
+    // still counts them at the turn limit.
+    let long = "!:体力=1000,[撃つ]\n[撃つ]:O.体力-1\nO.体力<=0:S.勝利\n";
+    let d = h_distance(long, &[]);
+    assert_eq!((d.to_win, d.unreachable.is_none()), (1000, true));
+}

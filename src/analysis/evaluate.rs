@@ -97,7 +97,7 @@ impl Evaluate for GraphEval<'_> {
     fn distance(&self, eng: &Engine, st: &State, x: Side) -> (u32, f64) {
         let cap = eng.prog.settings.turn_limit.min(UNREACHABLE);
         let d = distances(self.graph, eng, st, x);
-        (d.to_win, soft_distance(&d.decisive, cap))
+        (d.to_win.min(cap), soft_distance(&d.decisive, cap))
     }
     fn advantage(&self, eng: &Engine, st: &State, x: Side) -> f64 {
         let p = eng.prog;

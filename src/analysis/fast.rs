@@ -68,6 +68,8 @@ struct FDecisive {
     opponent: bool,
     /// Decisive for this side only.
     only: Option<Side>,
+    /// It can never fire (a condition never holds).
+    never: bool,
 }
 
 /// An advantage line, flattened.
@@ -185,9 +187,9 @@ impl FastEval {
                     })
                     .collect(),
                 reads_cur: matches!(n.key.target, Target::Range(..))
-                    && n.achievers
-                        .iter()
-                        .any(|a| matches!(a.step, Step::Add(_) | Step::Scale(..))),
+                    && n.achievers.iter().any(|a| {
+                        matches!(a.step, Step::Add(_) | Step::Scale(..) | Step::Clamp(..))
+                    }),
                 grid: n.grid,
             })
             .collect();
@@ -205,6 +207,7 @@ impl FastEval {
                     .collect(),
                 opponent: d.opponent,
                 only: d.only,
+                never: d.never,
             })
             .collect();
         let adv: Vec<FAdv> = p
@@ -474,7 +477,10 @@ impl FastEval {
     fn both(&self, eng: &Engine, st: &State, x: Side) -> (u32, f64) {
         if let Some(g) = &self.general {
             let d = super::distances(g, eng, st, x);
-            return (d.to_win, super::soft_distance(&d.decisive, self.cap));
+            return (
+                d.to_win.min(self.cap),
+                super::soft_distance(&d.decisive, self.cap),
+            );
         }
         let mut sc = self.scratch.borrow_mut();
         let sc = &mut *sc;
@@ -500,7 +506,7 @@ impl FastEval {
         let mut best = self.cap;
         let mut soft = super::SoftMin::default();
         for (&b, d) in bases.iter().zip(&self.decisive) {
-            let cost = if b == NOT_OK || d.only.is_some_and(|s| s != x) {
+            let cost = if b == NOT_OK || d.never || d.only.is_some_and(|s| s != x) {
                 self.cap
             } else {
                 let acting = if d.opponent { 1 - x } else { x };

@@ -13,7 +13,9 @@ pub(crate) use evaluate::SoftMin;
 pub use evaluate::{Evaluate, GraphEval, decided_value, evaluate, soft_distance};
 pub use fast::FastEval;
 
-/// Distances are capped here (and at the turn limit).
+/// Distances are capped here: at or above it a distance is unreachable (∞). The tree and the
+/// studio show distances up to it (a win 2,000 turns away under `T300` is shown as 2,000, not
+/// as unreachable); only the evaluation counts them at the turn limit (§10.5).
 pub const UNREACHABLE: u32 = 1_000_000;
 /// How deep the graph goes below the decisive rules.
 pub const DEPTH_CAP: u32 = 8;
@@ -127,8 +129,173 @@ pub enum Step {
     Set(i64),
     /// Multiplies or divides by a constant: iterated from the current value.
     Scale(UpdOp, i64),
+    /// Updates it (`op`) with an operand that is the target itself through `min`/`max`
+    /// (`S.気=min(S.気+2,5)`, `S.スタミナ+=max(0,min(2,12-S.スタミナ))`): iterated from the
+    /// current value (§10.5), so a clamp that stops short of the target is never met.
+    Clamp(UpdOp, Clamped),
     /// Enables the command.
     Enable,
+}
+
+/// An operand `clamp(a·x + b, lo, hi)` of the one state `x` it reads: a linear expression
+/// under `min`/`max` with constants (`i64::MIN`/`MAX`: no bound on that side).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Clamped {
+    /// Factor of x.
+    pub a: i64,
+    /// Constant term.
+    pub b: i64,
+    /// Lower bound.
+    pub lo: i64,
+    /// Upper bound.
+    pub hi: i64,
+}
+
+impl Clamped {
+    /// Its value at `x` (None on overflow).
+    pub fn at(&self, x: i64) -> Option<i64> {
+        let v = (self.a as i128)
+            .checked_mul(x as i128)?
+            .checked_add(self.b as i128)?;
+        i64::try_from(v.clamp(self.lo as i128, self.hi as i128)).ok()
+    }
+
+    /// Reads `code` as a clamped linear expression of `x`, when it is one and does clamp.
+    fn of(code: &[Op], x: (SideRef, StateId)) -> Option<Clamped> {
+        use crate::syntax::ast::BinOp;
+        const FREE: (i64, i64) = (i64::MIN, i64::MAX);
+        let konst = |c: &Clamped| (c.a == 0 && (c.lo, c.hi) == FREE).then_some(c.b);
+        let mut st: Vec<Clamped> = Vec::new();
+        // `c + k` and `k·c`, bounds moved along (saturating: an open side stays open).
+        let shift = |c: Clamped, k: i64| -> Option<Clamped> {
+            Some(Clamped {
+                a: c.a,
+                b: c.b.checked_add(k)?,
+                lo: if c.lo == i64::MIN {
+                    c.lo
+                } else {
+                    c.lo.checked_add(k)?
+                },
+                hi: if c.hi == i64::MAX {
+                    c.hi
+                } else {
+                    c.hi.checked_add(k)?
+                },
+            })
+        };
+        let scale = |c: Clamped, k: i64| -> Option<Clamped> {
+            let bound = |v: i64, open: bool| {
+                if open {
+                    Some(if k >= 0 {
+                        v
+                    } else if v == i64::MIN {
+                        i64::MAX
+                    } else {
+                        i64::MIN
+                    })
+                } else {
+                    v.checked_mul(k)
+                }
+            };
+            let lo = bound(c.lo, c.lo == i64::MIN)?;
+            let hi = bound(c.hi, c.hi == i64::MAX)?;
+            let (lo, hi) = if k >= 0 { (lo, hi) } else { (hi, lo) };
+            if k == 0 {
+                return Some(Clamped {
+                    a: 0,
+                    b: 0,
+                    lo: i64::MIN,
+                    hi: i64::MAX,
+                });
+            }
+            Some(Clamped {
+                a: c.a.checked_mul(k)?,
+                b: c.b.checked_mul(k)?,
+                lo,
+                hi,
+            })
+        };
+        for op in code {
+            let c = match *op {
+                Op::Push(v) => Clamped {
+                    a: 0,
+                    b: v,
+                    lo: i64::MIN,
+                    hi: i64::MAX,
+                },
+                Op::Load(s, id) if (s, id) == x => Clamped {
+                    a: 1,
+                    b: 0,
+                    lo: i64::MIN,
+                    hi: i64::MAX,
+                },
+                Op::Neg => scale(st.pop()?, -1)?,
+                Op::Bin(bin) => {
+                    let r = st.pop()?;
+                    let l = st.pop()?;
+                    match (bin, konst(&l), konst(&r)) {
+                        (_, Some(p), Some(q)) => Clamped {
+                            a: 0,
+                            b: bin.apply(p, q)?,
+                            lo: i64::MIN,
+                            hi: i64::MAX,
+                        },
+                        (BinOp::Add, Some(k), None) => shift(r, k)?,
+                        (BinOp::Add | BinOp::Sub, None, Some(k)) => shift(
+                            l,
+                            if bin == BinOp::Add {
+                                k
+                            } else {
+                                k.checked_neg()?
+                            },
+                        )?,
+                        (BinOp::Sub, Some(k), None) => shift(scale(r, -1)?, k)?,
+                        (BinOp::Mul, Some(k), None) => scale(r, k)?,
+                        (BinOp::Mul, None, Some(k)) => scale(l, k)?,
+                        _ => return None,
+                    }
+                }
+                Op::Min | Op::Max => {
+                    let r = st.pop()?;
+                    let l = st.pop()?;
+                    let (c, k) = match (konst(&l), konst(&r)) {
+                        (Some(p), Some(q)) => {
+                            let v = if *op == Op::Min { p.min(q) } else { p.max(q) };
+                            st.push(Clamped {
+                                a: 0,
+                                b: v,
+                                lo: i64::MIN,
+                                hi: i64::MAX,
+                            });
+                            continue;
+                        }
+                        (Some(k), None) => (r, k),
+                        (None, Some(k)) => (l, k),
+                        (None, None) => return None,
+                    };
+                    if *op == Op::Min {
+                        Clamped {
+                            lo: c.lo.min(k),
+                            hi: c.hi.min(k),
+                            ..c
+                        }
+                    } else {
+                        Clamped {
+                            lo: c.lo.max(k),
+                            hi: c.hi.max(k),
+                            ..c
+                        }
+                    }
+                }
+                _ => return None,
+            };
+            st.push(c);
+        }
+        match st[..] {
+            [c] if c.a != 0 && (c.lo, c.hi) != FREE => Some(c),
+            _ => None,
+        }
+    }
 }
 
 /// A node with its level and achievers.
@@ -171,6 +338,8 @@ pub struct Decisive {
     pub opponent: bool,
     /// Decisive for this side only (a win or loss written with `h.`/`c.`); None: for either.
     pub only: Option<Side>,
+    /// One of its conditions never holds (`S.x*2==7`): it can never fire, so it is unreachable.
+    pub never: bool,
 }
 
 impl Decisive {
@@ -222,6 +391,10 @@ pub(crate) enum CondKind {
     /// Left out: (text, reason).
     Excluded(String, String),
 }
+
+/// The reason given for a condition that holds for no value of its state (`S.x*2==7`): a rule
+/// with it can never fire.
+const NEVER_HOLDS: &str = "never holds for a whole number";
 
 fn single_load(code: &[Op]) -> Option<(SideRef, StateId)> {
     match code {
@@ -349,11 +522,13 @@ pub(crate) fn classify(p: &RuleProgram, c: &CCond) -> CondKind {
             id: state,
             target: Target::Range(0, 0),
         }),
+        // The acting side's command now, or earlier in a sequence (`[左],[右]`: 左 on the turn
+        // before): it must be enabled to be chosen.
         CCond::Cmd {
             neg: false,
             opp: false,
-            back: 0,
             cmd,
+            ..
         } => CondKind::Node(NodeKey {
             side: SideRef::S,
             id: cmd,
@@ -386,7 +561,7 @@ pub(crate) fn classify(p: &RuleProgram, c: &CCond) -> CondKind {
                 match linear_target(a, b, op) {
                     Some(Ok(target)) => t = Some((x.0, x.1, target)),
                     Some(Err(())) => {
-                        return CondKind::Excluded(text, "never holds for a whole number".into());
+                        return CondKind::Excluded(text, NEVER_HOLDS.into());
                     }
                     None => {}
                 }
@@ -443,6 +618,17 @@ fn step_of(p: &RuleProgram, e: &CEffect, k: &NodeKey) -> Result<Option<Step>, St
                 [Op::Push(a), Op::Push(b), Op::Rand(_)] => Some((*a as f64 + *b as f64) / 2.0),
                 _ => None,
             };
+            // `=` an operand of the target itself under `min`/`max` (`S.気=min(S.気+2,5)`):
+            // iterated from the current value, as §10.5 says for `=`. (A clamped `+=`, e.g.
+            // `S.スタミナ+=min(3,10-S.スタミナ)`, stays a step of 1 below: priced exactly, it
+            // made karate's CPU at depth 3 lose to depth 1 — recovering stamina became cheap
+            // in the distance while its cost in warnings is in no distance at all.)
+            if mean.is_none()
+                && op == UpdOp::Set
+                && let Some(c) = Clamped::of(code, (side, state))
+            {
+                return Ok(Some(Step::Clamp(op, c)));
+            }
             // An operand linear in the target itself (`S.x=S.x+3`, `S.x+=S.x`): the step it
             // makes, or a scaling iterated from the current value.
             if mean.is_none()
@@ -532,7 +718,17 @@ impl VictoryGraph {
         let mut queue: Vec<usize> = Vec::new();
         for (ri, r) in p.rules.iter().enumerate() {
             for (opponent, only) in decisive_ways(p, r) {
-                let (conds, excluded) = g.cond_nodes(p, ri, r, 1, opponent, &mut queue);
+                let (conds, excluded, never) = g.cond_nodes(p, ri, r, 1, opponent, &mut queue);
+                // A rule written with absolute sides only (`h.綱>=3:h.勝利`) reads the same
+                // from either instance: listed once.
+                if opponent
+                    && excluded.is_empty()
+                    && g.decisive.iter().any(|d| {
+                        d.rule == ri && d.only == only && d.conds == conds && d.excluded.is_empty()
+                    })
+                {
+                    continue;
+                }
                 g.decisive.push(Decisive {
                     rule: ri,
                     line: p.meta[ri].origin.line,
@@ -542,6 +738,7 @@ impl VictoryGraph {
                     victory: r.victory,
                     opponent,
                     only,
+                    never,
                 });
             }
         }
@@ -683,8 +880,11 @@ impl VictoryGraph {
                                 let n = &mut g.nodes[ni];
                                 n.grid = gcd(n.grid, unit);
                             }
-                            let (conds, excluded) =
+                            let (conds, excluded, never) =
                                 g.cond_nodes(p, ri, r, level + 1, opponent, &mut queue);
+                            if never {
+                                break; // it can never fire (the excluded list says why)
+                            }
                             let m = &p.meta[ri];
                             g.nodes[ni].achievers.push(Achiever {
                                 rule: ri,
@@ -820,9 +1020,10 @@ impl VictoryGraph {
         level: u32,
         opponent: bool,
         queue: &mut Vec<usize>,
-    ) -> (Vec<usize>, Vec<String>) {
+    ) -> (Vec<usize>, Vec<String>, bool) {
         let mut nodes = Vec::new();
         let mut excluded = Vec::new();
+        let mut never = false;
         for c in p.rule_conds(r) {
             match classify(p, c) {
                 CondKind::Node(mut k) => {
@@ -837,6 +1038,7 @@ impl VictoryGraph {
                 }
                 CondKind::Free => {}
                 CondKind::Excluded(text, reason) => {
+                    never |= reason == NEVER_HOLDS;
                     let line = p.meta[ri].origin.line;
                     if !self
                         .excluded
@@ -853,7 +1055,7 @@ impl VictoryGraph {
                 }
             }
         }
-        (nodes, excluded)
+        (nodes, excluded, never)
     }
 }
 
@@ -898,7 +1100,7 @@ fn moves_toward(step: Step, t: Target) -> bool {
                 || (lo != i64::MIN && hi != i64::MAX && d != 0.0)
         }
         (Step::Add(d), Target::NonZero) => d != 0.0,
-        (Step::Scale(..), Target::Range(..) | Target::NonZero) => true,
+        (Step::Scale(..) | Step::Clamp(..), Target::Range(..) | Target::NonZero) => true,
         _ => false,
     }
 }
@@ -926,7 +1128,7 @@ pub struct Distances {
     pub holds: Vec<bool>,
     /// Per decisive rule: its cost.
     pub decisive: Vec<u32>,
-    /// The distance to winning (the turn limit when no win can be reached).
+    /// The distance to winning ([`UNREACHABLE`] when no win can be reached).
     pub to_win: u32,
     /// Why no win can be reached, when none can (the distance is then infinite; the evaluation
     /// uses the turn limit in its place).
@@ -939,6 +1141,12 @@ fn unreachable_reason(g: &VictoryGraph, node: &[u32], cap: u32, x: Side) -> Stri
     let Some(d) = g.decisive.iter().find(|d| d.counts_for(x)) else {
         return "no rule makes this side win".into();
     };
+    if d.never {
+        return format!(
+            "line {}: {} can never fire (a condition never holds)",
+            d.line, d.text
+        );
+    }
     let Some(mut at) = d.conds.iter().copied().find(|&c| node[c] >= cap) else {
         return format!("line {}: {} cannot fire", d.line, d.text);
     };
@@ -1142,7 +1350,57 @@ pub(crate) fn own_cost_of(
             None
         }
         (Step::Scale(..), _) => Some(1),
+        (Step::Clamp(op, c), Target::Range(..)) => {
+            clamp_turns(t, cur, op, c, needs_command, period, free_rate)
+        }
+        (Step::Clamp(..), _) => Some(1),
     }
+}
+
+/// Turns at most [`clamp_turns`] plays out.
+const CLAMP_TURNS: u32 = 1000;
+
+/// Own turns until an achiever with a [`Step::Clamp`] brings `cur` into `t`, played out turn by
+/// turn: it fires every turn (needing a command) or every `period` turns (by itself), and the
+/// command-free achievers move the value `free_rate` a turn toward the target besides. None
+/// when the value stops moving toward it (a clamp below the target) or past [`CLAMP_TURNS`].
+fn clamp_turns(
+    t: Target,
+    cur: i64,
+    op: UpdOp,
+    c: Clamped,
+    needs_command: bool,
+    period: u32,
+    free_rate: f64,
+) -> Option<u32> {
+    let (mut v, mut frac, period) = (cur, 0.0f64, period.max(1));
+    let mut since_move = 0;
+    for n in 1..=CLAMP_TURNS {
+        let before = v;
+        if needs_command || n.is_multiple_of(period) {
+            v = op.apply(v, c.at(v)?)?;
+        }
+        if free_rate > 0.0 && !target_holds(t, v) {
+            frac += free_rate;
+            let whole = frac.floor();
+            frac -= whole;
+            let up = matches!(t, Target::Range(lo, _) if v < lo);
+            let w = whole as i64;
+            v = if up {
+                v.checked_add(w)?
+            } else {
+                v.checked_sub(w)?
+            };
+        }
+        if target_holds(t, v) {
+            return Some(n);
+        }
+        since_move = if v == before { since_move + 1 } else { 0 };
+        if since_move > period && free_rate <= 0.0 {
+            return None; // stuck: the clamp stops it short
+        }
+    }
+    None
 }
 
 /// `x.ceil() as u32` for `x >= 0` (NaN gives 0, too large gives `u32::MAX`, as the cast does),
@@ -1159,7 +1417,7 @@ fn ceil_u32(x: f64) -> u32 {
 
 /// Both sides' distances to winning and the evaluation of a position.
 pub fn distances(g: &VictoryGraph, eng: &Engine, st: &State, x: Side) -> Distances {
-    let cap = eng.prog.settings.turn_limit.min(UNREACHABLE);
+    let cap = UNREACHABLE;
     let mut ev = TreeWalk {
         g,
         eng,
@@ -1176,7 +1434,7 @@ pub fn distances(g: &VictoryGraph, eng: &Engine, st: &State, x: Side) -> Distanc
         .decisive
         .iter()
         .map(|d| {
-            if !d.counts_for(x) {
+            if !d.counts_for(x) || d.never {
                 return cap;
             }
             let mut parts: Vec<(usize, u32)> = Vec::new();

@@ -22,12 +22,9 @@ fn dist_text(d: u32, cap: u32) -> String {
     }
 }
 
-/// The cap the distances use for "unreachable".
-fn cap_of(eng: &Engine) -> u32 {
-    eng.prog
-        .settings
-        .turn_limit
-        .min(crate::analysis::UNREACHABLE)
+/// The cap the distances use for "unreachable" (not the turn limit: §10.5).
+fn cap_of(_eng: &Engine) -> u32 {
+    crate::analysis::UNREACHABLE
 }
 
 /// The graph and distances as the JSON `kumite tree --format json` prints.

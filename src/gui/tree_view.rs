@@ -127,7 +127,7 @@ impl Palette {
     }
 }
 
-/// "3", or "∞" for unreachable (capped at the turn limit).
+/// "3", or "∞" for unreachable.
 /// How many of a list's `len` items are listed: `max` until its "show all" link (`id`) is clicked.
 fn shown_of(ui: &Ui, id: egui::Id, len: usize, max: usize) -> usize {
     if ui.data(|d| d.get_temp::<bool>(id)).unwrap_or(false) {
@@ -157,6 +157,7 @@ fn step_text(lang: Lang, a: &crate::analysis::Achiever) -> String {
         Step::Add(x) => format!("{x:+}"),
         Step::Set(v) => format!("={v}"),
         Step::Scale(op, v) => format!("{op:?} {v}"),
+        Step::Clamp(op, _) => format!("{op:?} (clamped)"),
         Step::Enable => tr(lang, T::Enables).to_string(),
     };
     let mut s = how;
@@ -219,7 +220,7 @@ impl TreeView {
     ) -> Option<TreeAction> {
         let j = self.judged(graph, prog, st);
         let pal = Palette::of(ui);
-        let cap = prog.settings.turn_limit.min(crate::analysis::UNREACHABLE);
+        let cap = crate::analysis::UNREACHABLE;
         let mut action = None;
         ui.horizontal_wrapped(|ui| {
             ui.label(RichText::new(tr(lang, T::DistanceToWinTitle)).strong());
