@@ -93,7 +93,7 @@ fn example1_shows_its_tree_with_distances_11_and_is_won_with_the_bound_key() {
                 .unwrap()
                 .0;
             assert!(nodes > 0, "the CPU searched");
-            h.get_by_label_contains(&format!("CPU's last move: positions searched {nodes} ·"));
+            h.get_by_label_contains(&format!("CPU's last move: {nodes} positions in "));
         }
         h.key_press(Key::P);
         h.step();

@@ -598,7 +598,7 @@ strings! {
     RenameTypeName => ("Type the new name: {0} places on {1} lines will change.", "新しい名前を入力してください({1} 行の {0} 箇所が変わります)。"),
     SearchDied => ("the search stopped unexpectedly", "探索が予期せず止まりました"),
     CpuSearchDied => ("the CPU's search stopped unexpectedly", "CPU の探索が予期せず止まりました"),
-    CpuLastSearch => ("CPU's last move: positions searched", "CPU の前の手: 探索した局面"),
+    CpuLastSearch => ("CPU's last move: {} positions in {} ({} M/s)", "CPU の前の手: {} 局面を {} で探索({} M/s)"),
     ExactBuilding => ("building the exact table… {} s", "完全な表を作成中… {} 秒"),
     ExactUnavailable => ("no exact table ({}); playing by search", "完全な表は作れません({})。探索で指します"),
     ReportCannotStart => ("cannot start the report: {}", "レポートを開始できません: {}"),

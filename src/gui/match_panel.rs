@@ -1,7 +1,7 @@
 //! The match panel: play the CPU with the keys of the `':` lines (or by clicking), watch both
 //! sides' states, the derived evaluation and the turn log.
 
-use super::i18n::{Lang, T, tr};
+use super::i18n::{Lang, T, tr, trn};
 use super::session::{Controller, MatchSession, key_name};
 use super::worker::ProgramView;
 use crate::engine::{Outcome, Side};
@@ -562,13 +562,14 @@ impl MatchPanel {
             // How hard the CPU looked, so an author can compare levels (S, D, P) by feel and
             // by number.
             let secs = took.as_secs_f64();
-            ui.weak(format!(
-                "{} {} · {:.0} ms · {:.2} M/s",
-                tr(lang, T::CpuLastSearch),
-                nodes,
-                secs * 1e3,
-                nodes as f64 / secs.max(1e-9) / 1e6
-            ));
+            let ms = secs * 1e3;
+            let time = if ms < 10.0 {
+                format!("{ms:.1} ms")
+            } else {
+                format!("{ms:.0} ms")
+            };
+            let rate = format!("{:.2}", nodes as f64 / secs.max(1e-9) / 1e6);
+            ui.weak(trn(lang, T::CpuLastSearch, &[&nodes, &time, &rate]));
         }
     }
 
