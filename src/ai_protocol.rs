@@ -16,15 +16,47 @@ use std::time::{Duration, Instant};
 
 struct Proc {
     child: Child,
-    stdin: BufWriter<ChildStdin>,
+    /// None once closed (the AI then reads the end of its input).
+    stdin: Option<BufWriter<ChildStdin>>,
     /// The AI's lines; `Err` once a line was too long (nothing is read after it).
     lines: Receiver<Result<String, String>>,
 }
 
+impl Proc {
+    /// Ends the AI after its last game: its input is closed, so it reads the end of it after
+    /// the last `end` message, and it gets up to `grace` to exit by itself (to log or learn
+    /// from that game) before it is killed.
+    fn close(mut self, grace: Duration) {
+        drop(self.stdin.take());
+        let t0 = Instant::now();
+        while t0.elapsed() < grace {
+            match self.child.try_wait() {
+                Ok(Some(_)) | Err(_) => return,
+                Ok(None) => std::thread::sleep(Duration::from_millis(5)),
+            }
+        }
+    }
+}
+
 impl Drop for Proc {
     fn drop(&mut self) {
+        // A misbehaving AI (or one still running after its grace) is killed at once.
+        if let Ok(Some(_)) = self.child.try_wait() {
+            return;
+        }
         let _ = self.child.kill();
         let _ = self.child.wait();
+    }
+}
+
+/// How long an AI may take to exit by itself after its last game (see [`Proc::close`]).
+const EXIT_GRACE: Duration = Duration::from_secs(1);
+
+impl Drop for AiPlayer {
+    fn drop(&mut self) {
+        if let Some(p) = self.proc.take() {
+            p.close(EXIT_GRACE.min(self.timeout));
+        }
     }
 }
 
@@ -96,7 +128,7 @@ impl AiPlayer {
         std::thread::spawn(move || read_lines(stdout, &tx));
         self.proc = Some(Proc {
             child,
-            stdin: BufWriter::new(stdin),
+            stdin: Some(BufWriter::new(stdin)),
             lines: rx,
         });
         // The name comes first.
@@ -187,7 +219,10 @@ impl AiPlayer {
         let Some(p) = self.proc.as_mut() else {
             return Err(PlayerError::new(FailKind::Exited, "the AI is not running"));
         };
-        let r = writeln!(p.stdin, "{msg}").and_then(|_| p.stdin.flush());
+        let r = match p.stdin.as_mut() {
+            Some(w) => writeln!(w, "{msg}").and_then(|_| w.flush()),
+            None => Err(std::io::Error::from(std::io::ErrorKind::BrokenPipe)),
+        };
         if let Err(e) = r {
             let status = self.exit_status();
             self.proc = None;

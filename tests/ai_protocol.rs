@@ -248,3 +248,38 @@ fn a_logged_match_replays_to_the_same_outcome_and_a_tampered_log_does_not() {
         "{err}"
     );
 }
+
+/// An AI that learns from its games must hear how the last one ended: after the last `end`
+/// its input closes and it has time to exit by itself (it was once killed straight after the
+/// last `end` was written, before it could read it).
+#[test]
+fn the_ai_reads_every_end_including_the_last_games() {
+    let dir = std::env::temp_dir().join(format!("kumite-ends-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("dir");
+    let log = dir.join("ends.log");
+    let ai = dir.join("logging_ai.py");
+    std::fs::write(
+        &ai,
+        format!(
+            "import json, sys\nprint('logger', flush=True)\nfor line in sys.stdin:\n    m = json.loads(line)\n    if m['type'] == 'turn':\n        print(m['commands'][0], flush=True)\n    elif m['type'] == 'end':\n        with open({:?}, 'a') as f:\n            f.write(m['result'] + '\\n')\n",
+            log.to_str().expect("path")
+        ),
+    )
+    .expect("write");
+    let (code, _, err) = kumite(&[
+        "arena",
+        "rules/cc_lemon.kmt",
+        "--h",
+        &format!("ai:python3 {}", ai.to_str().expect("path")),
+        "--c",
+        "random",
+        "--games",
+        "3",
+        "--jobs",
+        "1",
+    ]);
+    assert_eq!(code, 0, "{err}");
+    let ends = std::fs::read_to_string(&log).unwrap_or_default();
+    assert_eq!(ends.lines().count(), 3, "ends logged: {ends:?}");
+    let _ = std::fs::remove_dir_all(&dir);
+}
