@@ -348,7 +348,7 @@ pub fn solve_text(v: &serde_json::Value) -> String {
     let mut s = String::new();
     match v["shortest_win"].as_object() {
         Some(p) => {
-            s.push_str(&format!("shortest win for h: {} plies\n", p["plies"]));
+            s.push_str(&format!("shortest win for h: {}\n", plies(&p["plies"])));
             if let (Some(moves), Some(states)) = (p["moves"].as_array(), p["states"].as_array()) {
                 for (i, (m, st)) in moves.iter().zip(states).enumerate() {
                     let cmd = m["command"].as_str().unwrap_or("(pass)");
@@ -371,13 +371,13 @@ pub fn solve_text(v: &serde_json::Value) -> String {
                 }
             }
         }
-        None => s.push_str("no win for h found within the depth\n"),
+        None => s.push_str("no win for h found within the depth and the turn limit\n"),
     }
     match v["forced_win"]["exists"].as_bool() {
         Some(true) => {
             s.push_str(&format!(
-                "forced win: yes, within {} plies (fastest: {}); first move {}\n",
-                v["forced_win"]["plies"],
+                "forced win: yes, within {} (fastest: {}); first move {}\n",
+                plies(&v["forced_win"]["plies"]),
                 v["forced_win"]["min_plies"],
                 v["forced_win"]["first_move"]
             ));
@@ -388,8 +388,8 @@ pub fn solve_text(v: &serde_json::Value) -> String {
             }
         }
         Some(false) => s.push_str(&format!(
-            "forced win: no forced win within {} plies\n",
-            v["forced_win"]["plies"]
+            "forced win: no forced win within {}\n",
+            plies(&v["forced_win"]["plies"])
         )),
         None => s.push_str("forced win: undecided (search budget exhausted)\n"),
     }
@@ -398,8 +398,8 @@ pub fn solve_text(v: &serde_json::Value) -> String {
             "value for h: {:.4} ({})\nstrategy h: {}\nstrategy c: {}\nexploitability: {:.1e}\n",
             v["value"].as_f64().unwrap_or(0.0),
             v["value_method"].as_str().unwrap_or(""),
-            v["strategy"]["h"],
-            v["strategy"]["c"],
+            mix_text(&v["strategy"]["h"]),
+            mix_text(&v["strategy"]["c"]),
             v["exploitability"].as_f64().unwrap_or(0.0)
         ));
     }
@@ -422,6 +422,30 @@ pub fn solve_text(v: &serde_json::Value) -> String {
         s.push_str(&format!("note: {}\n", v["chance"].as_str().unwrap_or("")));
     }
     s
+}
+
+/// "1 ply", "7 plies".
+fn plies(n: &serde_json::Value) -> String {
+    match n.as_u64() {
+        Some(1) => "1 ply".into(),
+        _ => format!("{n} plies"),
+    }
+}
+
+/// A mixed strategy as text: `グー 22.1%, パー 55.8%, チョキ 22.1%` (the JSON keeps the exact
+/// probabilities).
+fn mix_text(v: &serde_json::Value) -> String {
+    match v.as_object() {
+        Some(m) => m
+            .iter()
+            .map(|(k, p)| match p.as_f64() {
+                Some(p) => format!("{k} {:.1}%", p * 100.0),
+                None => format!("{k} {p}"),
+            })
+            .collect::<Vec<_>>()
+            .join(", "),
+        None => v.to_string(),
+    }
 }
 
 fn compact(v: &serde_json::Value) -> String {
