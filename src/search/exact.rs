@@ -87,12 +87,20 @@ impl ExactTable {
     ) -> Result<Self, NoTable> {
         let t0 = Instant::now();
         let end = t0 + budget;
-        // Every position, if they fit in two fifths of the budget (a game whose values grow
-        // without end never does: the rest of the budget goes to bounded tables).
-        if let Ok(t) =
-            Self::build_within(prog, root, None, max_positions, t0 + budget * 2 / 5, true)
-        {
-            return Ok(t.finished(t0, end));
+        // Every position, if they can be listed in two fifths of the budget (a game whose
+        // values grow without end never can: the rest of the budget goes to bounded tables);
+        // once listed, solving them may take the whole budget (an exact table of every position
+        // beats a bounded one, and the bounded ones would list most of them again).
+        let listed = t0 + budget * 2 / 5;
+        match Self::build_within(prog, root, None, max_positions, (listed, end), true) {
+            Ok(t) => return Ok(t.finished(t0, end)),
+            Err(Stop::Time) if Instant::now() >= end => {
+                return Err(NoTable(format!(
+                    "every position was listed but could not be solved within {:.1} s",
+                    budget.as_secs_f64()
+                )));
+            }
+            Err(_) => {}
         }
         // Too many positions: solve within a bound on the state values, the widest that fits.
         // Each doubling costs several times the last: stop when the next would not fit.
@@ -100,7 +108,7 @@ impl ExactTable {
         let mut bound = 4;
         while bound <= 64 {
             let t1 = Instant::now();
-            match Self::build_within(prog, root, Some(bound), max_positions, end, true) {
+            match Self::build_within(prog, root, Some(bound), max_positions, (end, end), true) {
                 Ok(t) => best = Some(t),
                 Err(_) => break,
             }
@@ -128,7 +136,7 @@ impl ExactTable {
         root: &State,
         bound: Option<i64>,
         max_positions: usize,
-        end: Instant,
+        (end, solve_end): (Instant, Instant),
         solve: bool,
     ) -> Result<Self, Stop> {
         let mut s = Searcher::new(prog, 0);
@@ -238,7 +246,7 @@ impl ExactTable {
         // Gauss–Seidel sweeps, deepest positions first (the breadth-first order reversed), so
         // values flow back from the ends in few sweeps.
         loop {
-            if Instant::now() >= end {
+            if Instant::now() >= solve_end {
                 return Err(Stop::Time);
             }
             table.sweeps += 1;
@@ -577,12 +585,20 @@ pub fn best_response(
     };
     // Every position when they are few (as `solve --value` does), else those within the bound.
     let small = Instant::now() + Duration::from_secs(1);
-    let t =
-        match ExactTable::build_within(prog, root, None, 20_000.min(max_positions), small, false) {
-            Ok(t) => t,
-            Err(_) => ExactTable::build_within(prog, root, Some(bound), max_positions, end, false)
-                .map_err(|_| too_big())?,
-        };
+    let t = match ExactTable::build_within(
+        prog,
+        root,
+        None,
+        20_000.min(max_positions),
+        (small, small),
+        false,
+    ) {
+        Ok(t) => t,
+        Err(_) => {
+            { ExactTable::build_within(prog, root, Some(bound), max_positions, (end, end), false) }
+                .map_err(|_| too_big())?
+        }
+    };
     let n = t.kids.len();
     // c's mix over its moves in every position where it chooses.
     let mix: Vec<Vec<f64>> = (0..n)
