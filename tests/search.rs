@@ -641,8 +641,9 @@ fn clamps_never_holding_sequences_used_up_conditions_and_long_ways() {
         .to_win,
         3
     );
-    // A clamp below the target never gets there.
+    // A clamp below the target never gets there, nor one that moves away from it.
     unreachable("!:[溜める]\n[溜める]:S.気=min(S.気+1,3)\nS.気>=5:S.勝利\n");
+    unreachable("!:[下げる],x=5\n[下げる]:S.x=max(S.x-1,0)\nS.x>=8:S.勝利\n");
     // A clamped `+=` stays a step of 1 (rules/README.md §11 says why): 9 from 0.
     assert_eq!(
         h_distance(

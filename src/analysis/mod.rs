@@ -1374,11 +1374,25 @@ fn clamp_turns(
     free_rate: f64,
 ) -> Option<u32> {
     let (mut v, mut frac, period) = (cur, 0.0f64, period.max(1));
+    let gap = |v: i64| match t {
+        Target::Range(lo, hi) => (lo as i128 - v as i128).max(v as i128 - hi as i128).max(0),
+        _ => 0,
+    };
     let mut since_move = 0;
     for n in 1..=CLAMP_TURNS {
         let before = v;
         if needs_command || n.is_multiple_of(period) {
             v = op.apply(v, c.at(v)?)?;
+            // Moving away (a clamp that falls where the target rises): with `=` or `+=` an
+            // operand increasing in x makes the values monotone, so it never gets there (other
+            // maps may come back, and are played out).
+            if c.a > 0
+                && matches!(op, UpdOp::Set | UpdOp::Add)
+                && free_rate <= 0.0
+                && gap(v) > gap(before)
+            {
+                return None;
+            }
         }
         if free_rate > 0.0 && !target_holds(t, v) {
             frac += free_rate;
