@@ -206,6 +206,7 @@ fn exact_parts_agree_with_solve_on_the_bundled_examples() {
     let s: Value = serde_json::from_str(&out).expect("solve json");
     let v = r["outcome"]["exact"]["value"].as_f64().expect("value");
     assert!(v.abs() < 1e-6 && s["value"].as_f64().expect("solve value").abs() < 1e-6);
+    assert_eq!(s["converged"], true, "CC Lemon settles in 57 iterations");
     // Every rule of the bundled CC Lemon can fire.
     for l in r["rules"].as_array().expect("rules") {
         assert_ne!(l["dead"], "cannot_fire", "{l}");

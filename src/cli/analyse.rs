@@ -248,10 +248,21 @@ pub fn solve(prog: &RuleProgram, first: usize, depth: u32, value: bool) -> serde
         out["value"] = serde_json::json!(gv.value);
         out["strategy"] = serde_json::json!({"h": strat(&gv.h), "c": strat(&gv.c)});
         out["exploitability"] = serde_json::json!(gv.exploitability);
+        out["converged"] = serde_json::json!(gv.residual < 1e-10);
         out["value_method"] = serde_json::json!(format!(
-            "value iteration with a linear program per position over {}, {} iterations",
+            "value iteration with a linear program per position over {}, {} iterations{}",
             gv.positions_text(),
-            gv.iterations
+            gv.iterations,
+            if gv.residual < 1e-10 {
+                String::new()
+            } else {
+                format!(
+                    "; NOT converged: the last iteration still changed a value by {:.1e}, so \
+                     the value and strategies are estimates and the exploitability is only \
+                     that of the start's strategies in the values reached",
+                    gv.residual
+                )
+            }
         ));
     } else if value {
         out["value"] = serde_json::Value::Null;

@@ -1169,8 +1169,12 @@ pub struct GameValue {
     pub states: usize,
     /// Positions cut off by the bound (valued by the derived evaluation, scaled into (−1, 1)).
     pub frontier: usize,
-    /// Iterations until the largest change fell below 1e-10.
+    /// Iterations until the largest change fell below 1e-10 (at most 5,000).
     pub iterations: u32,
+    /// The largest change of a value in the last iteration: below 1e-10 when it converged,
+    /// else the 5,000 iterations ran out first (the value and strategies are then estimates,
+    /// and the exploitability is that of the start's strategies in the values reached).
+    pub residual: f64,
     /// The bound on state values that was needed (None: every reachable position was solved).
     pub bound: Option<i64>,
 }

@@ -635,6 +635,7 @@ fn value_iteration_within(
     let n = states.len();
     let mut v: Vec<f64> = fixed.iter().map(|f| f.unwrap_or(0.0)).collect();
     let mut iterations = 0;
+    let mut residual = 0.0;
     let matrix_of = |v: &[f64], k: usize| -> Vec<Vec<f64>> {
         let (hm, cm, idx) = &kids[k];
         (0..hm.len())
@@ -662,6 +663,7 @@ fn value_iteration_within(
             delta = delta.max((nv - v[k]).abs());
             v[k] = nv;
         }
+        residual = delta;
         if delta < 1e-10 {
             break;
         }
@@ -687,6 +689,7 @@ fn value_iteration_within(
         states: n,
         frontier,
         iterations,
+        residual,
         bound,
     })
 }
