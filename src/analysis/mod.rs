@@ -129,10 +129,9 @@ pub enum Step {
     Set(i64),
     /// Multiplies or divides by a constant: iterated from the current value.
     Scale(UpdOp, i64),
-    /// Updates it (`op`) with an operand that is the target itself through `min`/`max`
-    /// (`S.気=min(S.気+2,5)`, `S.スタミナ+=max(0,min(2,12-S.スタミナ))`): iterated from the
-    /// current value (§10.5), so a clamp that stops short of the target is never met.
-    Clamp(UpdOp, Clamped),
+    /// Sets it to the target itself through `min`/`max` (`S.気=min(S.気+2,5)`): iterated from
+    /// the current value (§10.5), so a clamp that stops short of the target is never met.
+    Clamp(Clamped),
     /// Enables the command.
     Enable,
 }
@@ -152,6 +151,16 @@ pub struct Clamped {
 }
 
 impl Clamped {
+    /// The constant `v`.
+    const fn konst(v: i64) -> Clamped {
+        Clamped {
+            a: 0,
+            b: v,
+            lo: i64::MIN,
+            hi: i64::MAX,
+        }
+    }
+
     /// Its value at `x` (None on overflow).
     pub fn at(&self, x: i64) -> Option<i64> {
         let v = (self.a as i128)
@@ -184,6 +193,9 @@ impl Clamped {
             })
         };
         let scale = |c: Clamped, k: i64| -> Option<Clamped> {
+            if k == 0 {
+                return Some(Clamped::konst(0));
+            }
             let bound = |v: i64, open: bool| {
                 if open {
                     Some(if k >= 0 {
@@ -200,14 +212,6 @@ impl Clamped {
             let lo = bound(c.lo, c.lo == i64::MIN)?;
             let hi = bound(c.hi, c.hi == i64::MAX)?;
             let (lo, hi) = if k >= 0 { (lo, hi) } else { (hi, lo) };
-            if k == 0 {
-                return Some(Clamped {
-                    a: 0,
-                    b: 0,
-                    lo: i64::MIN,
-                    hi: i64::MAX,
-                });
-            }
             Some(Clamped {
                 a: c.a.checked_mul(k)?,
                 b: c.b.checked_mul(k)?,
@@ -217,29 +221,17 @@ impl Clamped {
         };
         for op in code {
             let c = match *op {
-                Op::Push(v) => Clamped {
-                    a: 0,
-                    b: v,
-                    lo: i64::MIN,
-                    hi: i64::MAX,
-                },
+                Op::Push(v) => Clamped::konst(v),
                 Op::Load(s, id) if (s, id) == x => Clamped {
                     a: 1,
-                    b: 0,
-                    lo: i64::MIN,
-                    hi: i64::MAX,
+                    ..Clamped::konst(0)
                 },
                 Op::Neg => scale(st.pop()?, -1)?,
                 Op::Bin(bin) => {
                     let r = st.pop()?;
                     let l = st.pop()?;
                     match (bin, konst(&l), konst(&r)) {
-                        (_, Some(p), Some(q)) => Clamped {
-                            a: 0,
-                            b: bin.apply(p, q)?,
-                            lo: i64::MIN,
-                            hi: i64::MAX,
-                        },
+                        (_, Some(p), Some(q)) => Clamped::konst(bin.apply(p, q)?),
                         (BinOp::Add, Some(k), None) => shift(r, k)?,
                         (BinOp::Add | BinOp::Sub, None, Some(k)) => shift(
                             l,
@@ -261,12 +253,7 @@ impl Clamped {
                     let (c, k) = match (konst(&l), konst(&r)) {
                         (Some(p), Some(q)) => {
                             let v = if *op == Op::Min { p.min(q) } else { p.max(q) };
-                            st.push(Clamped {
-                                a: 0,
-                                b: v,
-                                lo: i64::MIN,
-                                hi: i64::MAX,
-                            });
+                            st.push(Clamped::konst(v));
                             continue;
                         }
                         (Some(k), None) => (r, k),
@@ -627,7 +614,7 @@ fn step_of(p: &RuleProgram, e: &CEffect, k: &NodeKey) -> Result<Option<Step>, St
                 && op == UpdOp::Set
                 && let Some(c) = Clamped::of(code, (side, state))
             {
-                return Ok(Some(Step::Clamp(op, c)));
+                return Ok(Some(Step::Clamp(c)));
             }
             // An operand linear in the target itself (`S.x=S.x+3`, `S.x+=S.x`): the step it
             // makes, or a scaling iterated from the current value.
@@ -1350,8 +1337,8 @@ pub(crate) fn own_cost_of(
             None
         }
         (Step::Scale(..), _) => Some(1),
-        (Step::Clamp(op, c), Target::Range(..)) => {
-            clamp_turns(t, cur, op, c, needs_command, period, free_rate)
+        (Step::Clamp(c), Target::Range(..)) => {
+            clamp_turns(t, cur, c, needs_command, period, free_rate)
         }
         (Step::Clamp(..), _) => Some(1),
     }
@@ -1360,14 +1347,13 @@ pub(crate) fn own_cost_of(
 /// Turns at most [`clamp_turns`] plays out.
 const CLAMP_TURNS: u32 = 1000;
 
-/// Own turns until an achiever with a [`Step::Clamp`] brings `cur` into `t`, played out turn by
-/// turn: it fires every turn (needing a command) or every `period` turns (by itself), and the
+/// Own turns until an achiever `x = c(x)` ([`Step::Clamp`]) brings `cur` into `t`, played out
+/// turn by turn: it fires every turn (needing a command) or every `period` turns (by itself), and the
 /// command-free achievers move the value `free_rate` a turn toward the target besides. None
 /// when the value stops moving toward it (a clamp below the target) or past [`CLAMP_TURNS`].
 fn clamp_turns(
     t: Target,
     cur: i64,
-    op: UpdOp,
     c: Clamped,
     needs_command: bool,
     period: u32,
@@ -1382,15 +1368,11 @@ fn clamp_turns(
     for n in 1..=CLAMP_TURNS {
         let before = v;
         if needs_command || n.is_multiple_of(period) {
-            v = op.apply(v, c.at(v)?)?;
-            // Moving away (a clamp that falls where the target rises): with `=` or `+=` an
-            // operand increasing in x makes the values monotone, so it never gets there (other
-            // maps may come back, and are played out).
-            if c.a > 0
-                && matches!(op, UpdOp::Set | UpdOp::Add)
-                && free_rate <= 0.0
-                && gap(v) > gap(before)
-            {
+            v = c.at(v)?;
+            // Moving away (a clamp that falls where the target rises): an operand increasing in
+            // x makes the values monotone, so it never gets there (one that flips the sign may
+            // come back, and is played out).
+            if c.a > 0 && free_rate <= 0.0 && gap(v) > gap(before) {
                 return None;
             }
         }

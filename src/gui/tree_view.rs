@@ -157,7 +157,7 @@ fn step_text(lang: Lang, a: &crate::analysis::Achiever) -> String {
         Step::Add(x) => format!("{x:+}"),
         Step::Set(v) => format!("={v}"),
         Step::Scale(op, v) => format!("{op:?} {v}"),
-        Step::Clamp(op, _) => format!("{op:?} (clamped)"),
+        Step::Clamp(_) => "= min/max".to_string(),
         Step::Enable => tr(lang, T::Enables).to_string(),
     };
     let mut s = how;
