@@ -22,6 +22,9 @@ use std::time::{Duration, Instant};
 /// The value of a turn's delay: a win in n turns is worth `DISCOUNT^n`.
 pub const DISCOUNT: f64 = 0.999;
 
+/// Value iteration stops when no value changed by more than this in a sweep.
+const TOLERANCE: f64 = 1e-10;
+
 /// Tables of at most this many positions keep the positions themselves
 /// ([`ExactTable::all_positions`]).
 const KEEP_POSITIONS: usize = 200_000;
@@ -244,22 +247,46 @@ impl ExactTable {
             return Ok(table);
         }
         // Gauss–Seidel sweeps, deepest positions first (the breadth-first order reversed), so
-        // values flow back from the ends in few sweeps.
+        // values flow back from the ends in few sweeps. A position is solved again only when
+        // one of its successors changed since it was last solved (the same values, fewer
+        // matrix games: most of a large table settles in the first sweeps).
+        let mut changed = vec![0u32; n];
+        let mut solved = vec![0u32; n];
         loop {
             if Instant::now() >= solve_end {
                 return Err(Stop::Time);
             }
             table.sweeps += 1;
+            let sweep = table.sweeps;
             let mut delta: f64 = 0.0;
             for k in (0..n).rev() {
                 if fixed[k].is_some() {
                     continue;
                 }
-                let nv = DISCOUNT * table.solve_at(&value, k).0;
-                delta = delta.max((nv - value[k]).abs());
+                let since = solved[k];
+                if sweep > 1
+                    && !table.kids[k]
+                        .2
+                        .iter()
+                        .flatten()
+                        .any(|&(j, _)| changed[j as usize] >= since)
+                {
+                    continue;
+                }
+                if k % 256 == 0 && Instant::now() >= solve_end {
+                    return Err(Stop::Time);
+                }
+                solved[k] = sweep;
+                let nv = DISCOUNT * table.value_at(&value, k);
+                let d = (nv - value[k]).abs();
+                delta = delta.max(d);
                 value[k] = nv;
+                // A change far below the tolerance is not passed on.
+                if d > TOLERANCE * 1e-3 {
+                    changed[k] = sweep;
+                }
             }
-            if delta < 1e-12 || table.sweeps >= 100_000 {
+            if delta < TOLERANCE || table.sweeps >= 100_000 {
                 break;
             }
         }
@@ -267,16 +294,51 @@ impl ExactTable {
         Ok(table)
     }
 
+    /// The value for h of the matrix game at position `k` under values `v` (as
+    /// [`Self::solve_at`]), without solving it when it has a saddle point — a pure strategy
+    /// for each side, which most positions of a large table have.
+    fn value_at(&self, v: &[f64], k: usize) -> f64 {
+        let (hm, cm, _) = &self.kids[k];
+        let cell = |a: usize, b: usize| self.payoff(v, k, a, b);
+        // max over h's moves of the worst reply (the value itself when one side has one move),
+        // and min over c's moves of h's best reply.
+        let mut lower = f64::NEG_INFINITY;
+        for a in 0..hm.len() {
+            let worst = (0..cm.len())
+                .map(|b| cell(a, b))
+                .fold(f64::INFINITY, f64::min);
+            lower = lower.max(worst);
+        }
+        if hm.len() == 1 || cm.len() == 1 {
+            return lower;
+        }
+        let mut upper = f64::INFINITY;
+        for b in 0..cm.len() {
+            let best = (0..hm.len())
+                .map(|a| cell(a, b))
+                .fold(f64::NEG_INFINITY, f64::max);
+            upper = upper.min(best);
+        }
+        if lower == upper {
+            return lower;
+        }
+        self.solve_at(v, k).0
+    }
+
+    /// h's expected value under `v` of the joint move (h's `a`, c's `b`) at position `k`.
+    fn payoff(&self, v: &[f64], k: usize, a: usize, b: usize) -> f64 {
+        let (_, cm, idx) = &self.kids[k];
+        idx[a * cm.len() + b]
+            .iter()
+            .map(|&(j, p)| p * v[j as usize])
+            .sum()
+    }
+
     /// The matrix game at position `k` under values `v`: its value for h, and (for the
     /// simultaneous case) both sides' optimal mixes.
     fn solve_at(&self, v: &[f64], k: usize) -> (f64, Vec<f64>, Vec<f64>) {
-        let (hm, cm, idx) = &self.kids[k];
-        let payoff = |a: usize, b: usize| -> f64 {
-            idx[a * cm.len() + b]
-                .iter()
-                .map(|&(j, p)| p * v[j as usize])
-                .sum()
-        };
+        let (hm, cm, _) = &self.kids[k];
+        let payoff = |a: usize, b: usize| self.payoff(v, k, a, b);
         if hm.len() == 1 || cm.len() == 1 {
             // One side has a single move (alternate play, or a forced move): a plain max or min.
             let vals: Vec<f64> = if cm.len() == 1 {

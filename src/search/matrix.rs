@@ -31,8 +31,20 @@ pub fn solve_within(a: &[Vec<f64>], deadline: Option<Instant>) -> MatrixSolution
     let m = a.len();
     let n = a.first().map_or(0, Vec::len);
     // Identical rows (columns) are one strategy: solve the game between representatives.
-    let rows = representatives(m, |i| a[i].iter().map(|x| x.to_bits()).collect());
-    let cols = representatives(n, |j| a.iter().map(|r| r[j].to_bits()).collect());
+    let rows = representatives(
+        m,
+        |i| a[i].iter().map(|x| x.to_bits()).collect(),
+        |i, k| {
+            a[i].iter()
+                .zip(&a[k])
+                .all(|(x, y)| x.to_bits() == y.to_bits())
+        },
+    );
+    let cols = representatives(
+        n,
+        |j| a.iter().map(|r| r[j].to_bits()).collect(),
+        |j, k| a.iter().all(|r| r[j].to_bits() == r[k].to_bits()),
+    );
     let small: Vec<Vec<f64>> = rows
         .iter()
         .map(|&i| cols.iter().map(|&j| a[i][j]).collect())
@@ -55,8 +67,23 @@ pub fn solve_within(a: &[Vec<f64>], deadline: Option<Instant>) -> MatrixSolution
     }
 }
 
-/// The first index of each distinct key among `0..len`, in order.
-fn representatives(len: usize, key: impl Fn(usize) -> Vec<u64>) -> Vec<usize> {
+/// The first index of each distinct key among `0..len`, in order: by comparing pairs (`same`)
+/// for the small games of a search or a table (no allocation per key), by hashing the keys
+/// (`key`) for large ones.
+fn representatives(
+    len: usize,
+    key: impl Fn(usize) -> Vec<u64>,
+    same: impl Fn(usize, usize) -> bool,
+) -> Vec<usize> {
+    if len <= 24 {
+        let mut reps: Vec<usize> = Vec::with_capacity(len);
+        for i in 0..len {
+            if !reps.iter().any(|&r| same(r, i)) {
+                reps.push(i);
+            }
+        }
+        return reps;
+    }
     let mut seen: HashMap<Vec<u64>, ()> = HashMap::new();
     (0..len)
         .filter(|&i| seen.insert(key(i), ()).is_none())
