@@ -664,3 +664,55 @@ fn clamps_never_holding_sequences_used_up_conditions_and_long_ways() {
     let d = h_distance(long, &[]);
     assert_eq!((d.to_win, d.unreachable.is_none()), (1000, true));
 }
+
+#[test]
+fn an_achiever_that_uses_up_its_condition_pays_to_bring_it_back() {
+    // Distances for h with h's and c's starting values set (worked out by hand).
+    let at = |text: &str, h: &[(&str, i64)], c: &[(&str, i64)]| {
+        let mut p = compile(text).program.expect("compiles");
+        for (side, sets) in [(0, h), (1, c)] {
+            for (name, v) in sets {
+                let id = p.state_id(name).expect("state") as usize;
+                p.init_values[side][id] = *v;
+            }
+        }
+        let g = VictoryGraph::build(&p);
+        let e = Engine::new(&p, 0);
+        let st = e.initial(0).expect("start");
+        let d = distances(&g, &e, &st, 0);
+        // The search's evaluation agrees (it counts an unreachable win at the turn limit).
+        let fast = kumite::analysis::FastEval::new(&g, &e).to_win(&e, &st, 0);
+        let cap = p.settings.turn_limit;
+        assert_eq!(fast, d.to_win.min(cap), "{text} {h:?} {c:?}");
+        if d.unreachable.is_some() {
+            None
+        } else {
+            Some(d.to_win)
+        }
+    };
+    // A heavy blow needs 2 charge, which the rule of the command alone spends.
+    let strike = "!:体力=10,[打つ],[溜める]\nS.溜め>=2::[強打]\n[打つ]:O.体力-1\n\
+                  [溜める]:S.溜め+1\n[強打]:S.溜め-2\n[強打]:O.体力-4\nO.体力<=0:S.勝利\n";
+    // Three blows: charge to 2, blow, charge twice, blow, charge twice, blow.
+    assert_eq!(at(strike, &[], &[]), Some(9));
+    // Charged already: the first blow is paid for.
+    assert_eq!(at(strike, &[("溜め", 2)], &[]), Some(7));
+    // Enough in reserve for all three.
+    assert_eq!(at(strike, &[("溜め", 6)], &[]), Some(3));
+    // After a blow (6 left, nothing charged): two blows, two charges before each.
+    assert_eq!(at(strike, &[], &[("体力", 6)]), Some(6));
+    // The condition and its price in the achiever itself: three 2-energy shots.
+    let shots = "!:体力=6,[溜める],[撃つ]\n[溜める]:S.エネ+1\n\
+                 S.エネ>=2,[撃つ]:O.体力-2,S.エネ-2\nO.体力<=0:S.勝利\n";
+    assert_eq!(at(shots, &[], &[]), Some(9));
+    // Stamina that pays for every push costs nothing more (sumo: six pushes are six)…
+    let push = "!:余裕=6,スタミナ=9,[押す],[休む]\n[休む]:S.スタミナ+1\n\
+                S.スタミナ>=1,[押す]:O.余裕-1,S.スタミナ-1\nO.余裕<=0:S.勝利\n";
+    assert_eq!(at(push, &[], &[]), Some(6));
+    // …and with 3 it needs three rests for the last three pushes.
+    assert_eq!(at(push, &[("スタミナ", 3)], &[]), Some(9));
+    // Nothing brings it back: the achiever cannot fire often enough (the tree finds none).
+    let once = "!:体力=4,エネ=2,[撃つ]\nS.エネ>=2,[撃つ]:O.体力-2,S.エネ-2\nO.体力<=0:S.勝利\n";
+    assert_eq!(at(once, &[], &[]), None);
+    assert_eq!(at(once, &[("エネ", 4)], &[]), Some(2));
+}

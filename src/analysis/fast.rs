@@ -42,6 +42,8 @@ struct NodeTest {
     neg: bool,
     /// As [`FNode::reads_cur`].
     reads_cur: bool,
+    /// An achiever uses the node up ([`super::Spend`]): its value matters even when it holds.
+    reads_reserve: bool,
 }
 
 /// An achiever, flattened.
@@ -55,6 +57,8 @@ struct FAch {
     needs_command: bool,
     period: u32,
     conds: (u32, u32),
+    /// Its [`super::Achiever::spends`], addressed in `FastEval::spends`.
+    spends: (u32, u32),
 }
 
 /// A decisive rule, flattened.
@@ -146,6 +150,8 @@ pub struct FastEval {
     ach: Vec<FAch>,
     /// The achievers' condition nodes, addressed by `FAch::conds`.
     ach_conds: Vec<u32>,
+    /// The conditions the achievers use up, addressed by `FAch::spends`.
+    spends: Vec<super::Spend>,
     decisive: Vec<FDecisive>,
     /// Some decisive rule has excluded conditions (they read the position beyond the trees).
     any_excluded: bool,
@@ -246,9 +252,11 @@ impl FastEval {
                     hi,
                     neg,
                     reads_cur: n.reads_cur,
+                    reads_reserve: false,
                 }
             })
-            .collect();
+            .collect::<Vec<NodeTest>>();
+        let mut tests = tests;
         let n = g.nodes.len();
         let has_cmd = |c: &CondTest| matches!(c.cond(), CCond::Cmd { .. });
         let reads_history = adv.iter().any(|a: &FAdv| a.conds.iter().any(has_cmd))
@@ -258,12 +266,19 @@ impl FastEval {
         let mut ach = Vec::new();
         let mut ach_conds = Vec::new();
         let mut ach_of = Vec::new();
+        let mut spends = Vec::new();
         for node in &g.nodes {
             let start = ach.len() as u32;
             for a in &node.achievers {
                 let c0 = ach_conds.len() as u32;
                 ach_conds.extend(a.conds.iter().map(|&c| c as u32));
+                let s0 = spends.len() as u32;
+                for s in &a.spends {
+                    tests[s.node].reads_reserve = true;
+                    spends.push(s.clone());
+                }
                 ach.push(FAch {
+                    spends: (s0, spends.len() as u32),
                     rearm: a.rearm,
                     only: a.only,
                     step: a.step,
@@ -281,6 +296,7 @@ impl FastEval {
             ach_of,
             ach,
             ach_conds,
+            spends,
             reads_history,
             cache: RefCell::new(Cache {
                 slots: vec![
@@ -410,9 +426,13 @@ impl FastEval {
             ) else {
                 continue;
             };
+            let Some(spent) = self.spent(eng, st, x, a, own) else {
+                continue;
+            };
             let Some(own) = super::with_rearm(own, a.rearm) else {
                 continue;
             };
+            let own = own.saturating_add(spent);
             let mut set = bit;
             for &c in &self.ach_conds[a.conds.0 as usize..a.conds.1 as usize] {
                 match child(sc, c as usize) {
@@ -426,6 +446,24 @@ impl FastEval {
             }
         }
         best.map(|(_, set, own)| (set, own))
+    }
+
+    /// As `TreeWalk::spent`: the turns to bring back what `firings` firings of `a` use up.
+    #[inline]
+    fn spent(&self, eng: &Engine, st: &State, x: Side, a: &FAch, firings: u32) -> Option<u32> {
+        let mut total = 0u32;
+        for s in &self.spends[a.spends.0 as usize..a.spends.1 as usize] {
+            let c = &self.nodes[s.node];
+            let cur = eng.val(st, c.side.resolve(x), c.id);
+            let (b0, b1) = self.ach_of[s.node];
+            let regen = self.ach[b0 as usize..b1 as usize]
+                .iter()
+                .filter(|b| b.only.is_none_or(|o| o == x))
+                .map(|b| (b.step, b.needs_command, b.period));
+            let t = super::regain_turns(c.target, cur, s, firings, c.grid, regen)?;
+            total = total.saturating_add(t);
+        }
+        Some(total)
     }
 
     /// Stores node `i`'s result in the scratch tables.
@@ -543,7 +581,7 @@ impl FastEval {
                 };
                 let held = ((t.lo <= v) & (v <= t.hi)) != t.neg;
                 w |= u64::from(held) << j;
-                if !held && t.reads_cur {
+                if (!held && t.reads_cur) || t.reads_reserve {
                     v.hash(&mut h);
                 }
             }

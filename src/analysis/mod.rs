@@ -3,7 +3,7 @@
 //! in a position, and the evaluation the CPU searches with.
 
 use crate::engine::{Engine, Side, State};
-use crate::program::{CCond, CEffect, CRule, Op, RuleProgram, StateId};
+use crate::program::{CCond, CEffect, CRule, CmdId, Op, RuleProgram, StateId};
 use crate::syntax::ast::{CmpOp, SideRef, UpdOp};
 use rustc_hash::FxHashMap as HashMap;
 
@@ -72,6 +72,23 @@ pub struct Achiever {
     /// 体力 brought down from 10 again); 0 when it undoes none, [`NO_REARM`] when an undone
     /// condition cannot be brought back.
     pub rearm: u32,
+    /// The conditions it uses up: each firing moves them away from their targets (see
+    /// [`Spend`]); empty for an achiever that needs no command.
+    pub spends: Vec<Spend>,
+}
+
+/// A condition an achiever uses up (`S.溜め>=2::[必殺]` with `[必殺]:S.溜め-2,O.体力-2`): every
+/// firing moves the condition's state `per` away from its target, so firing it `n` times needs
+/// `(n − 1)·per` beyond what the current value holds in reserve, brought back by the node's own
+/// achievers (§10.5 refined; see rules/README.md §11 "Using up a condition").
+#[derive(Clone, Debug, PartialEq)]
+pub struct Spend {
+    /// The condition node (a range open on one side).
+    pub node: usize,
+    /// How far each firing moves it away from its target.
+    pub per: f64,
+    /// The node's rate from every command-free achiever (as for re-arming).
+    pub free: f64,
 }
 
 impl Achiever {
@@ -849,6 +866,7 @@ impl VictoryGraph {
                                 opponent,
                                 only,
                                 rearm: 0,
+                                spends: vec![],
                             });
                             break;
                         }
@@ -884,6 +902,7 @@ impl VictoryGraph {
                                 opponent,
                                 only,
                                 rearm: 0,
+                                spends: vec![],
                             });
                             break;
                         }
@@ -908,7 +927,111 @@ impl VictoryGraph {
             }
         }
         g.set_rearm(p);
+        g.set_spends(p);
         g
+    }
+
+    /// Fills in [`Achiever::spends`] for the achievers that need a command: the one-sided range
+    /// conditions they use (their own, and those of the rules that enable their commands) that
+    /// their rule, or a rule whose only condition is one of its commands (`[強打]:S.溜め-2`),
+    /// moves away from the target by a step.
+    fn set_spends(&mut self, p: &RuleProgram) {
+        // The rules that fire whenever a command is played, whatever else holds.
+        let mut with_cmd: HashMap<CmdId, Vec<usize>> = HashMap::default();
+        for (ri, r) in p.rules.iter().enumerate() {
+            if let [
+                CCond::Cmd {
+                    neg: false,
+                    opp: false,
+                    back: 0,
+                    cmd,
+                },
+            ] = p.rule_conds(r)
+                && r.period <= 1
+            {
+                with_cmd.entry(*cmd).or_default().push(ri);
+            }
+        }
+        let free_rates: Vec<f64> = self
+            .nodes
+            .iter()
+            .map(|n| free_rate(n, None, |_| true))
+            .collect();
+        let mut all: Vec<Vec<Vec<Spend>>> = Vec::with_capacity(self.nodes.len());
+        for n in &self.nodes {
+            let per_node = n
+                .achievers
+                .iter()
+                .map(|a| {
+                    if !a.needs_command || a.opponent {
+                        return vec![];
+                    }
+                    let mut conds: Vec<usize> = Vec::new();
+                    for &c in &a.conds {
+                        if self.nodes[c].key.target == Target::Enabled {
+                            for b in &self.nodes[c].achievers {
+                                if b.step == Step::Enable {
+                                    conds.extend(&b.conds);
+                                }
+                            }
+                        } else {
+                            conds.push(c);
+                        }
+                    }
+                    conds.sort_unstable();
+                    conds.dedup();
+                    let mut rules = vec![a.rule];
+                    for c in p.rule_conds(&p.rules[a.rule]) {
+                        if let CCond::Cmd {
+                            neg: false,
+                            opp: false,
+                            back: 0,
+                            cmd,
+                        } = c
+                        {
+                            for &r in with_cmd.get(cmd).into_iter().flatten() {
+                                if !rules.contains(&r) {
+                                    rules.push(r);
+                                }
+                            }
+                        }
+                    }
+                    conds
+                        .into_iter()
+                        .filter_map(|c| {
+                            let node = &self.nodes[c];
+                            let Target::Range(lo, hi) = node.key.target else {
+                                return None;
+                            };
+                            if (lo == i64::MIN) == (hi == i64::MAX) {
+                                return None; // bounded on both sides, or no bound
+                            }
+                            let mut per = 0.0;
+                            for &r in &rules {
+                                for e in p.rule_effects(&p.rules[r]) {
+                                    if let Ok(Some(Step::Add(d))) = step_of(p, e, &node.key)
+                                        && !moves_toward(Step::Add(d), node.key.target)
+                                    {
+                                        per += d.abs();
+                                    }
+                                }
+                            }
+                            (per > 0.0).then_some(Spend {
+                                node: c,
+                                per,
+                                free: free_rates[c],
+                            })
+                        })
+                        .collect()
+                })
+                .collect();
+            all.push(per_node);
+        }
+        for (n, per) in self.nodes.iter_mut().zip(all) {
+            for (a, s) in n.achievers.iter_mut().zip(per) {
+                a.spends = s;
+            }
+        }
     }
 
     /// Fills in [`Achiever::rearm`]: for each achiever, the effects of its rule that set one of
@@ -1199,6 +1322,24 @@ impl<'g, 'p> TreeWalk<'g, 'p> {
         }
     }
 
+    /// Turns to bring back what `firings` firings of `a` use up of its conditions
+    /// ([`regain_turns`] summed over [`Achiever::spends`]); None when one cannot be brought back.
+    fn spent(&self, a: &Achiever, firings: u32) -> Option<u32> {
+        let mut total = 0u32;
+        for s in &a.spends {
+            let c = &self.g.nodes[s.node];
+            let cur = self.eng.val(self.st, c.key.side.resolve(self.x), c.key.id);
+            let regen = c
+                .achievers
+                .iter()
+                .filter(|b| b.serves(self.x))
+                .map(|b| (b.step, b.needs_command, b.period));
+            let t = regain_turns(c.key.target, cur, s, firings, c.grid, regen)?;
+            total = total.saturating_add(t);
+        }
+        Some(total)
+    }
+
     /// The cheapest tree for node `i` as (node, own cost) pairs; None if unreachable.
     fn tree(&mut self, i: usize, stack: &mut Vec<usize>) -> Option<(u32, Vec<(usize, u32)>)> {
         if let Some(m) = self.memo.get(&i) {
@@ -1227,9 +1368,13 @@ impl<'g, 'p> TreeWalk<'g, 'p> {
             let Some(own) = own_cost(node.key.target, cur, a, free_rate, node.grid) else {
                 continue;
             };
+            let Some(spent) = self.spent(a, own) else {
+                continue;
+            };
             let Some(own) = with_rearm(own, a.rearm) else {
                 continue;
             };
+            let own = own.saturating_add(spent);
             let mut parts: Vec<(usize, u32)> = vec![(i, own)];
             let mut ok = true;
             for &c in &a.conds {
@@ -1342,6 +1487,49 @@ pub(crate) fn own_cost_of(
         }
         (Step::Clamp(..), _) => Some(1),
     }
+}
+
+/// Turns to bring back, by the achievers `regen` (step, needs a command, period) of a condition
+/// `t` whose value is `cur`, what `firings` firings of an achiever that uses it up ([`Spend`])
+/// need beyond the reserve above the target's bound: 0 while the reserve pays for them all,
+/// None when it cannot be brought back. The first firing needs only the condition to hold,
+/// which the achiever's tree pays for.
+#[inline]
+pub(crate) fn regain_turns(
+    t: Target,
+    cur: i64,
+    s: &Spend,
+    firings: u32,
+    grid: i64,
+    regen: impl Iterator<Item = (Step, bool, u32)>,
+) -> Option<u32> {
+    let Target::Range(lo, hi) = t else {
+        return Some(0);
+    };
+    if firings <= 1 {
+        return Some(0);
+    }
+    let lower = hi == i64::MAX; // `>= lo`: firings lower it
+    let reserve = if lower {
+        cur as f64 - lo as f64
+    } else {
+        hi as f64 - cur as f64
+    };
+    let units = (firings - 1) as f64 * s.per - reserve.max(0.0);
+    if units <= 1e-9 {
+        return Some(0);
+    }
+    let units = ceil_u32(units - 1e-9).min(1 << 30) as i64;
+    let from = if lower {
+        lo.saturating_sub(units)
+    } else {
+        hi.saturating_add(units)
+    };
+    regen
+        .filter_map(|(step, needs_command, period)| {
+            own_cost_of(t, from, step, needs_command, period, s.free, grid)
+        })
+        .min()
 }
 
 /// Turns at most [`clamp_turns`] plays out.
