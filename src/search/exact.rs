@@ -299,30 +299,8 @@ impl ExactTable {
     /// for each side, which most positions of a large table have.
     fn value_at(&self, v: &[f64], k: usize) -> f64 {
         let (hm, cm, _) = &self.kids[k];
-        let cell = |a: usize, b: usize| self.payoff(v, k, a, b);
-        // max over h's moves of the worst reply (the value itself when one side has one move),
-        // and min over c's moves of h's best reply.
-        let mut lower = f64::NEG_INFINITY;
-        for a in 0..hm.len() {
-            let worst = (0..cm.len())
-                .map(|b| cell(a, b))
-                .fold(f64::INFINITY, f64::min);
-            lower = lower.max(worst);
-        }
-        if hm.len() == 1 || cm.len() == 1 {
-            return lower;
-        }
-        let mut upper = f64::INFINITY;
-        for b in 0..cm.len() {
-            let best = (0..hm.len())
-                .map(|a| cell(a, b))
-                .fold(f64::NEG_INFINITY, f64::max);
-            upper = upper.min(best);
-        }
-        if lower == upper {
-            return lower;
-        }
-        self.solve_at(v, k).0
+        matrix::saddle_value(hm.len(), cm.len(), |a, b| self.payoff(v, k, a, b))
+            .unwrap_or_else(|| self.solve_at(v, k).0)
     }
 
     /// h's expected value under `v` of the joint move (h's `a`, c's `b`) at position `k`.

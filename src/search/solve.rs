@@ -636,6 +636,7 @@ fn value_iteration_within(
     let mut v: Vec<f64> = fixed.iter().map(|f| f.unwrap_or(0.0)).collect();
     let mut iterations = 0;
     let mut residual = 0.0;
+    let (mut changed, mut solved) = (vec![0u32; n], vec![0u32; n]);
     let matrix_of = |v: &[f64], k: usize| -> Vec<Vec<f64>> {
         let (hm, cm, idx) = &kids[k];
         (0..hm.len())
@@ -652,16 +653,38 @@ fn value_iteration_within(
         }
         iterations = it + 1;
         let mut delta: f64 = 0.0;
+        let sweep = it + 1;
         for k in 0..n {
             if fixed[k].is_some() {
+                continue;
+            }
+            // Solved again only when a successor changed since (the same values, fewer
+            // linear programs).
+            if sweep > 1
+                && !kids[k]
+                    .2
+                    .iter()
+                    .flatten()
+                    .any(|&(j, _)| changed[j] >= solved[k])
+            {
                 continue;
             }
             if k % 1024 == 1023 && cancelled(cancel) {
                 return Err(Stop::Cancelled);
             }
-            let nv = matrix::solve(&matrix_of(&v, k)).value;
-            delta = delta.max((nv - v[k]).abs());
+            solved[k] = sweep;
+            let (hm, cm, idx) = &kids[k];
+            let cell = |a: usize, b: usize| -> f64 {
+                idx[a * cm.len() + b].iter().map(|&(j, p)| p * v[j]).sum()
+            };
+            let nv = matrix::saddle_value(hm.len(), cm.len(), cell)
+                .unwrap_or_else(|| matrix::solve(&matrix_of(&v, k)).value);
+            let d = (nv - v[k]).abs();
+            delta = delta.max(d);
             v[k] = nv;
+            if d > 0.0 {
+                changed[k] = sweep;
+            }
         }
         residual = delta;
         if delta < 1e-10 {
