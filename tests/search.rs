@@ -716,3 +716,38 @@ fn an_achiever_that_uses_up_its_condition_pays_to_bring_it_back() {
     assert_eq!(at(once, &[], &[]), None);
     assert_eq!(at(once, &[("エネ", 4)], &[]), Some(2));
 }
+
+#[test]
+fn a_victory_rule_with_a_period_waits_for_its_turn() {
+    // `@5/`: checked at the end of h's 5th, 10th … own turn; two charges make it hold.
+    let p = compile("!:[溜める]\n[溜める]:S.点+1\n@5/S.点>=2:S.勝利\n")
+        .program
+        .expect("compiles");
+    let g = VictoryGraph::build(&p);
+    let e = Engine::new(&p, 0);
+    let fast = kumite::analysis::FastEval::new(&g, &e);
+    let charge = p.command_id("溜める");
+    let mut st = e.initial(0).expect("start");
+    // h charging every turn: 5, 4, 3 (点 2 already, waiting), 2, 1 — and h wins at the end of
+    // its 5th turn.
+    let mut seen = vec![];
+    for _ in 0..5 {
+        let d = distances(&g, &e, &st, 0).to_win;
+        assert_eq!(fast.to_win(&e, &st, 0), d);
+        seen.push(d);
+        e.play(&mut st, [charge, None], None).expect("h");
+        if st.outcome.is_some() {
+            break;
+        }
+        e.play(&mut st, [None, None], None).expect("c");
+    }
+    assert_eq!(seen, vec![5, 4, 3, 2, 1]);
+    assert_eq!(st.outcome, Some(kumite::engine::Outcome::H));
+    // c, idle for its first turn then charging: at its own turn 1 with 点 0 it needs 2 charges
+    // and its 5th turn, 4 away.
+    let mut st = e.initial(0).expect("start");
+    e.play(&mut st, [None, None], None).expect("h");
+    e.play(&mut st, [None, None], None).expect("c");
+    assert_eq!(distances(&g, &e, &st, 1).to_win, 4);
+    assert_eq!(fast.to_win(&e, &st, 1), 4);
+}

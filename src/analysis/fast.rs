@@ -74,6 +74,8 @@ struct FDecisive {
     only: Option<Side>,
     /// It can never fire (a condition never holds).
     never: bool,
+    /// As [`super::Decisive::period`].
+    period: u32,
 }
 
 /// An advantage line, flattened.
@@ -155,6 +157,9 @@ pub struct FastEval {
     decisive: Vec<FDecisive>,
     /// Some decisive rule has excluded conditions (they read the position beyond the trees).
     any_excluded: bool,
+    /// The least common multiple of the decisive rules' periods (capped), when one has a
+    /// period: the distances then read the turn counts, which the caches' keys must include.
+    turns: Option<u32>,
     adv: Vec<FAdv>,
     cap: u32,
     /// Too many nodes for the bit masks: the graph, for the general evaluation.
@@ -214,6 +219,7 @@ impl FastEval {
                 opponent: d.opponent,
                 only: d.only,
                 never: d.never,
+                period: d.period,
             })
             .collect();
         let adv: Vec<FAdv> = p
@@ -290,8 +296,15 @@ impl FastEval {
             ach_of.push((start, ach.len() as u32));
         }
         let order = topological(&ach_of, &ach, &ach_conds);
+        let turns = decisive
+            .iter()
+            .filter(|d| d.period > 0)
+            .map(|d| u64::from(d.period))
+            .reduce(|a, b| (a / gcd(a, b) * b).min(1 << 20))
+            .map(|l| l as u32);
         Self {
             any_excluded: decisive.iter().any(|d| !d.excluded.is_empty()),
+            turns,
             order,
             ach_of,
             ach,
@@ -529,7 +542,7 @@ impl FastEval {
         let slot = (key as usize ^ (key >> 29) as usize) & (memo.slots.len() - 1);
         let m = memo.slots[slot];
         let hit = m.key == key && m.holds == sc.holds;
-        if hit && !self.any_excluded {
+        if hit && !self.any_excluded && self.turns.is_none() {
             return m.result;
         }
         let bases = &mut memo.bases[slot * nd..(slot + 1) * nd];
@@ -553,7 +566,8 @@ impl FastEval {
                     .iter()
                     .filter(|c| !eng.test(c, st, acting, &mut sc.stack))
                     .count() as u32;
-                b.saturating_add(extra).min(self.cap)
+                let cost = b.saturating_add(extra).min(UNREACHABLE);
+                super::on_period(cost, st.own_turns[acting], d.period).min(self.cap)
             };
             best = best.min(cost);
             soft.add(cost, self.cap);
@@ -657,7 +671,13 @@ impl Evaluate for FastEval {
 impl FastEval {
     /// The evaluation for h of an undecided position through the cache, and its slot.
     fn cached(&self, eng: &Engine, st: &State) -> (usize, f64) {
-        let key = st.fingerprint(self.reads_history) | 1;
+        let mut key = st.fingerprint(self.reads_history);
+        if let Some(l) = self.turns {
+            let [a, b] = st.own_turns.map(|n| u64::from(n % l));
+            key ^= (a.wrapping_mul(0x9E37_79B9_7F4A_7C15) ^ b.wrapping_mul(0xC2B2_AE3D_27D4_EB4F))
+                .rotate_left(17);
+        }
+        let key = key | 1;
         let slot = (key as usize ^ (key >> 32) as usize) & (CACHE - 1);
         {
             let c = self.cache.borrow();
@@ -691,6 +711,10 @@ impl FastEval {
         }
         if x == 0 { q } else { -q }
     }
+}
+
+fn gcd(a: u64, b: u64) -> u64 {
+    if b == 0 { a } else { gcd(b, a % b) }
 }
 
 /// The nodes in an order where every node comes after the nodes its achievers need, or None

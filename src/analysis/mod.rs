@@ -344,6 +344,9 @@ pub struct Decisive {
     pub only: Option<Side>,
     /// One of its conditions never holds (`S.x*2==7`): it can never fire, so it is unreachable.
     pub never: bool,
+    /// Its period when written with one (`@5/S.点>=2:S.勝利`), else 0: it runs only on its
+    /// side's own turns that are multiples of it (see [`on_period`]).
+    pub period: u32,
 }
 
 impl Decisive {
@@ -743,6 +746,7 @@ impl VictoryGraph {
                     opponent,
                     only,
                     never,
+                    period: if r.periodic { r.period.max(1) } else { 0 },
                 });
             }
         }
@@ -1599,6 +1603,24 @@ fn ceil_u32(x: f64) -> u32 {
     }
 }
 
+/// Own turns until a decisive rule of period `period` (0: none) that could fire `cost` own
+/// turns from now runs, for a side that has taken `taken` turns: it runs on its own turns
+/// that are multiples of the period (§8; a victory rule is checked at the end of such a turn,
+/// and never before the side's first), so the cost rounds up to the next of them.
+#[inline]
+pub(crate) fn on_period(cost: u32, taken: u32, period: u32) -> u32 {
+    if period == 0 || cost >= UNREACHABLE {
+        return cost;
+    }
+    let at = u64::from(taken) + u64::from(cost);
+    let p = u64::from(period);
+    let mut t = u64::from(cost) + (p - at % p) % p;
+    if u64::from(taken) + t == 0 {
+        t = p;
+    }
+    t.min(u64::from(u32::MAX)) as u32
+}
+
 /// Both sides' distances to winning and the evaluation of a position.
 pub fn distances(g: &VictoryGraph, eng: &Engine, st: &State, x: Side) -> Distances {
     let cap = UNREACHABLE;
@@ -1642,9 +1664,11 @@ pub fn distances(g: &VictoryGraph, eng: &Engine, st: &State, x: Side) -> Distanc
                 })
                 .count() as u32;
             let fire: u32 = if d.victory { 0 } else { 1 };
-            fire.saturating_add(saturating_sum(&parts))
+            let cost = fire
+                .saturating_add(saturating_sum(&parts))
                 .saturating_add(extra)
-                .min(cap)
+                .min(cap);
+            on_period(cost, st.own_turns[acting], d.period).min(cap)
         })
         .collect();
     let to_win = decisive.iter().copied().min().unwrap_or(cap);
