@@ -257,9 +257,17 @@ pub fn solve(prog: &RuleProgram, first: usize, depth: u32, value: bool) -> serde
                 String::new()
             } else {
                 format!(
-                    "; NOT converged: the last iteration still changed a value by {:.1e}, so \
+                    "; NOT converged{}: the last iteration still changed a value by {:.1e}, so \
                      the value and strategies are estimates and the exploitability is only \
                      that of the start's strategies in the values reached",
+                    if gv.timed_out {
+                        format!(
+                            " (stopped after {} s)",
+                            crate::search::solve::VALUE_TIME.as_secs()
+                        )
+                    } else {
+                        String::new()
+                    },
                     gv.residual
                 )
             }

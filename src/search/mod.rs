@@ -1175,6 +1175,8 @@ pub struct GameValue {
     /// else the 5,000 iterations ran out first (the value and strategies are then estimates,
     /// and the exploitability is that of the start's strategies in the values reached).
     pub residual: f64,
+    /// The iterations stopped at [`solve::VALUE_TIME`] rather than by converging or at 5,000.
+    pub timed_out: bool,
     /// The bound on state values that was needed (None: every reachable position was solved).
     pub bound: Option<i64>,
 }

@@ -544,6 +544,11 @@ pub fn value_iteration_in(
 const UNBOUNDED_POSITIONS: usize = 20_000;
 const UNBOUNDED_TIME: Duration = Duration::from_secs(1);
 
+/// The time value iteration may take once the positions are listed: past it the values
+/// reached are reported as not converged (a game with a vast bounded state space would
+/// otherwise run its 5,000 iterations for hours).
+pub const VALUE_TIME: Duration = Duration::from_secs(60);
+
 /// Why [`value_iteration_within`] gave up.
 enum Stop {
     Cancelled,
@@ -647,9 +652,15 @@ fn value_iteration_within(
             })
             .collect()
     };
+    let deadline = Instant::now() + VALUE_TIME;
+    let mut timed_out = false;
     for it in 0..5000 {
         if cancelled(cancel) {
             return Err(Stop::Cancelled);
+        }
+        if it > 0 && Instant::now() >= deadline {
+            timed_out = true;
+            break;
         }
         iterations = it + 1;
         let mut delta: f64 = 0.0;
@@ -713,6 +724,7 @@ fn value_iteration_within(
         frontier,
         iterations,
         residual,
+        timed_out,
         bound,
     })
 }
