@@ -701,6 +701,15 @@ fn an_achiever_that_uses_up_its_condition_pays_to_bring_it_back() {
     assert_eq!(at(strike, &[("溜め", 6)], &[]), Some(3));
     // After a blow (6 left, nothing charged): two blows, two charges before each.
     assert_eq!(at(strike, &[], &[("体力", 6)]), Some(6));
+    // A firing that gives part back uses the rest (2 spent, 1 returned: 1 a firing).
+    let guarded = format!("{strike}[強打],O.[防御]:O.体力-1,S.溜め+1\n");
+    let g = VictoryGraph::build(&compile(&guarded).program.expect("compiles"));
+    let uses: Vec<(usize, f64)> = g.nodes[0]
+        .achievers
+        .iter()
+        .flat_map(|a| a.spends.iter().map(move |sp| (a.line, sp.per)))
+        .collect();
+    assert_eq!(uses, vec![(6, 2.0), (8, 1.0)], "{guarded}");
     // The condition and its price in the achiever itself: three 2-energy shots.
     let shots = "!:体力=6,[溜める],[撃つ]\n[溜める]:S.エネ+1\n\
                  S.エネ>=2,[撃つ]:O.体力-2,S.エネ-2\nO.体力<=0:S.勝利\n";

@@ -938,7 +938,7 @@ impl VictoryGraph {
     /// Fills in [`Achiever::spends`] for the achievers that need a command: the one-sided range
     /// conditions they use (their own, and those of the rules that enable their commands) that
     /// their rule, or a rule whose only condition is one of its commands (`[強打]:S.溜め-2`),
-    /// moves away from the target by a step.
+    /// moves away from the target by a step (net of what the same firing gives back).
     fn set_spends(&mut self, p: &RuleProgram) {
         // The rules that fire whenever a command is played, whatever else holds.
         let mut with_cmd: HashMap<CmdId, Vec<usize>> = HashMap::default();
@@ -1013,10 +1013,13 @@ impl VictoryGraph {
                             let mut per = 0.0;
                             for &r in &rules {
                                 for e in p.rule_effects(&p.rules[r]) {
-                                    if let Ok(Some(Step::Add(d))) = step_of(p, e, &node.key)
-                                        && !moves_toward(Step::Add(d), node.key.target)
-                                    {
-                                        per += d.abs();
+                                    // Net of what the same firing gives back.
+                                    if let Ok(Some(Step::Add(d))) = step_of(p, e, &node.key) {
+                                        if moves_toward(Step::Add(d), node.key.target) {
+                                            per -= d.abs();
+                                        } else {
+                                            per += d.abs();
+                                        }
                                     }
                                 }
                             }

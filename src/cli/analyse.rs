@@ -114,8 +114,13 @@ pub fn tree_text(g: &VictoryGraph, eng: &Engine, st: &State) -> String {
             ));
             for a in &n.achievers {
                 let conds: Vec<String> = a.conds.iter().map(|c| format!("#{c}")).collect();
+                let spends: String = a
+                    .spends
+                    .iter()
+                    .map(|sp| format!("   [uses {} of #{} each firing]", sp.per, sp.node))
+                    .collect();
                 s.push_str(&format!(
-                    "        ← line {:>3} {}{}{}{}\n",
+                    "        ← line {:>3} {}{}{}{}{spends}\n",
                     a.line,
                     a.text(eng.prog),
                     if a.opponent {

@@ -422,6 +422,10 @@ strings! {
     ),
     OpponentSOwnRule => ("  (opponent's own rule)", "(相手側のルール)"),
     ForOneSideOnly => (" ({} only)", "({}のみ)"),
+    SpendsACondition => (
+        " · each firing uses {1} of {0}",
+        " · 1回ごとに {0} を {1} 消費",
+    ),
     TheRulesHaveNot => (
         "The rules have not compiled yet.",
         "ルールはまだコンパイルされていません。",

@@ -2,7 +2,7 @@
 //! collapsible tree and as a drawn graph (zoom and pan), with each condition's state in a
 //! position — the match's current one during a match, else the initial one.
 
-use super::i18n::{Lang, T, tr, trf};
+use super::i18n::{Lang, T, tr, trf, trn};
 use crate::analysis::{Distances, Step, VictoryGraph, distances};
 use crate::engine::{Engine, State};
 use crate::program::RuleProgram;
@@ -152,7 +152,7 @@ fn dist_text(d: u32, cap: u32) -> String {
     }
 }
 
-fn step_text(lang: Lang, a: &crate::analysis::Achiever) -> String {
+fn step_text(lang: Lang, g: &VictoryGraph, a: &crate::analysis::Achiever) -> String {
     let how = match a.step {
         Step::Add(x) => format!("{x:+}"),
         Step::Set(v) => format!("={v}"),
@@ -171,6 +171,14 @@ fn step_text(lang: Lang, a: &crate::analysis::Achiever) -> String {
     }
     if let Some(x) = a.only {
         s.push_str(&trf(lang, T::ForOneSideOnly, crate::side::name(x)));
+    }
+    // What its firings use up (the distance pays for bringing it back beyond the reserve).
+    for sp in &a.spends {
+        s.push_str(&trn(
+            lang,
+            T::SpendsACondition,
+            &[&g.nodes[sp.node].text, &sp.per],
+        ));
     }
     s
 }
@@ -423,7 +431,7 @@ impl TreeView {
                         *action = Some(TreeAction::ShowLine(a.line));
                     }
                     ui.label(RichText::new(text).monospace().color(pal.rule));
-                    ui.weak(step_text(lang, a));
+                    ui.weak(step_text(lang, graph, a));
                 });
                 ui.indent(("ach", a.rule, node), |ui| {
                     for &c in &a.conds {
