@@ -48,6 +48,7 @@ pub fn tree_json(p: &RuleProgram, g: &VictoryGraph, eng: &Engine, st: &State) ->
                     "line": a.line, "rule": a.text(p), "origin": a.origin(p), "needs_command": a.needs_command,
                     "opponent": a.opponent, "only": a.only.map(crate::side::name),
                     "step": format!("{:?}", a.step), "conditions": a.conds,
+                    "uses": a.spends.iter().map(|sp| serde_json::json!({"node": sp.node, "per_firing": sp.per})).collect::<Vec<_>>(),
                 })).collect::<Vec<_>>(),
             })
         })
