@@ -644,13 +644,38 @@ fn clamps_never_holding_sequences_used_up_conditions_and_long_ways() {
     // A clamp below the target never gets there, nor one that moves away from it.
     unreachable("!:[溜める]\n[溜める]:S.気=min(S.気+1,3)\nS.気>=5:S.勝利\n");
     unreachable("!:[下げる],x=5\n[下げる]:S.x=max(S.x-1,0)\nS.x>=8:S.勝利\n");
-    // A clamped `+=` stays a step of 1 (rules/README.md §11 says why): 9 from 0.
+    // A clamped `+=`/`-=` is played out like a clamped `=`: 0, 3, 6, 9 is 3 (it was a step
+    // of 1, 9, until the karate file's advantage weights were fixed; rules/README.md §11).
     assert_eq!(
         h_distance(
             "!:[溜める]\n[溜める]:S.気+=min(3,10-S.気)\nS.気>=9:S.勝利\n",
             &[]
         )
         .to_win,
+        3
+    );
+    // Capped at 8: 0, 3, 6, 8 is 3 turns to 8, and 9 is never reached.
+    assert_eq!(
+        h_distance(
+            "!:[溜める]\n[溜める]:S.気+=max(0,min(3,8-S.気))\nS.気>=8:S.勝利\n",
+            &[]
+        )
+        .to_win,
+        3
+    );
+    unreachable("!:[溜める]\n[溜める]:S.気+=max(0,min(3,8-S.気))\nS.気>=9:S.勝利\n");
+    // `-=` what is left, at most 4: 10, 6, 2, 0.
+    assert_eq!(
+        h_distance(
+            "!:体力=10,[打つ]\n[打つ]:O.体力-=min(4,O.体力)\nO.体力<=0:S.勝利\n",
+            &[]
+        )
+        .to_win,
+        3
+    );
+    // A command-free one counts at its largest step: 2 every 3rd turn toward 6 is 9.
+    assert_eq!(
+        h_distance("!:気=0\n@3/:S.気+=min(2,12-S.気)\nS.気>=6:S.勝利\n", &[]).to_win,
         9
     );
     // A condition no whole number meets: the rule can never fire.

@@ -146,17 +146,21 @@ pub enum Step {
     Set(i64),
     /// Multiplies or divides by a constant: iterated from the current value.
     Scale(UpdOp, i64),
-    /// Sets it to the target itself through `min`/`max` (`S.気=min(S.気+2,5)`): iterated from
-    /// the current value (§10.5), so a clamp that stops short of the target is never met.
+    /// Sets it to, or changes it by, the target itself through `min`/`max`
+    /// (`S.気=min(S.気+2,5)`, `S.スタミナ+=min(3,10-S.スタミナ)`): iterated from the current value
+    /// (§10.5), so a clamp that stops short of the target is never met.
     Clamp(Clamped),
     /// Enables the command.
     Enable,
 }
 
 /// An operand `clamp(a·x + b, lo, hi)` of the one state `x` it reads: a linear expression
-/// under `min`/`max` with constants (`i64::MIN`/`MAX`: no bound on that side).
+/// under `min`/`max` with constants (`i64::MIN`/`MAX`: no bound on that side), and how the
+/// effect uses it: `x = clamp(…)` (`sign` 0), `x += clamp(…)` (1) or `x -= clamp(…)` (−1).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Clamped {
+    /// 0: the effect sets x to the operand; ±1: adds it to x or subtracts it from x.
+    pub sign: i8,
     /// Factor of x.
     pub a: i64,
     /// Constant term.
@@ -171,6 +175,7 @@ impl Clamped {
     /// The constant `v`.
     const fn konst(v: i64) -> Clamped {
         Clamped {
+            sign: 0,
             a: 0,
             b: v,
             lo: i64::MIN,
@@ -178,12 +183,38 @@ impl Clamped {
         }
     }
 
-    /// Its value at `x` (None on overflow).
+    /// The target's value after one firing from `x` (None on overflow).
     pub fn at(&self, x: i64) -> Option<i64> {
         let v = (self.a as i128)
             .checked_mul(x as i128)?
-            .checked_add(self.b as i128)?;
-        i64::try_from(v.clamp(self.lo as i128, self.hi as i128)).ok()
+            .checked_add(self.b as i128)?
+            .clamp(self.lo as i128, self.hi as i128);
+        let x = x as i128;
+        i64::try_from(match self.sign {
+            0 => v,
+            s if s > 0 => x + v,
+            _ => x - v,
+        })
+        .ok()
+    }
+
+    /// Whether a firing's result never falls as `x` rises (then a value that moved away from
+    /// the target keeps moving away).
+    fn nondecreasing(&self) -> bool {
+        match self.sign {
+            0 => self.a > 0,
+            s => 1 + (s as i128) * (self.a as i128) >= 0,
+        }
+    }
+
+    /// The largest change one firing of a `+=`/`-=` clamp makes (the operand's upper bound; 1
+    /// when it has none), for the rate of a command-free one.
+    fn max_step(&self) -> f64 {
+        if self.hi == i64::MAX {
+            1.0
+        } else {
+            (self.hi as f64).max(1.0)
+        }
     }
 
     /// Reads `code` as a clamped linear expression of `x`, when it is one and does clamp.
@@ -195,6 +226,7 @@ impl Clamped {
         // `c + k` and `k·c`, bounds moved along (saturating: an open side stays open).
         let shift = |c: Clamped, k: i64| -> Option<Clamped> {
             Some(Clamped {
+                sign: 0,
                 a: c.a,
                 b: c.b.checked_add(k)?,
                 lo: if c.lo == i64::MIN {
@@ -230,6 +262,7 @@ impl Clamped {
             let hi = bound(c.hi, c.hi == i64::MAX)?;
             let (lo, hi) = if k >= 0 { (lo, hi) } else { (hi, lo) };
             Some(Clamped {
+                sign: 0,
                 a: c.a.checked_mul(k)?,
                 b: c.b.checked_mul(k)?,
                 lo,
@@ -625,16 +658,19 @@ fn step_of(p: &RuleProgram, e: &CEffect, k: &NodeKey) -> Result<Option<Step>, St
                 [Op::Push(a), Op::Push(b), Op::Rand(_)] => Some((*a as f64 + *b as f64) / 2.0),
                 _ => None,
             };
-            // `=` an operand of the target itself under `min`/`max` (`S.気=min(S.気+2,5)`):
-            // iterated from the current value, as §10.5 says for `=`. (A clamped `+=`, e.g.
-            // `S.スタミナ+=min(3,10-S.スタミナ)`, stays a step of 1 below: priced exactly, it
-            // made karate's CPU at depth 3 lose to depth 1 — recovering stamina became cheap
-            // in the distance while its cost in warnings is in no distance at all.)
+            // An operand of the target itself under `min`/`max`, set (`S.気=min(S.気+2,5)`) or
+            // added (`S.スタミナ+=min(3,10-S.スタミナ)`): iterated from the current value, as
+            // §10.5 says for `=` and for an overshooting step.
             if mean.is_none()
-                && op == UpdOp::Set
+                && let Some(sign) = match op {
+                    UpdOp::Set => Some(0),
+                    UpdOp::Add => Some(1),
+                    UpdOp::Sub => Some(-1),
+                    _ => None,
+                }
                 && let Some(c) = Clamped::of(code, (side, state))
             {
-                return Ok(Some(Step::Clamp(c)));
+                return Ok(Some(Step::Clamp(Clamped { sign, ..c })));
             }
             // An operand linear in the target itself (`S.x=S.x+3`, `S.x+=S.x`): the step it
             // makes, or a scaling iterated from the current value.
@@ -660,8 +696,8 @@ fn step_of(p: &RuleProgram, e: &CEffect, k: &NodeKey) -> Result<Option<Step>, St
                 (UpdOp::Sub, Some(m)) => Some(Step::Add(-m)),
                 (UpdOp::Set, Some(m)) => Some(Step::Set(m as i64)),
                 (UpdOp::Mul | UpdOp::Div, Some(m)) => Some(Step::Scale(op, m as i64)),
-                // An operand we cannot size (it reads the target itself, e.g. S.x+=min(3,10-S.x)):
-                // count it as a step of 1 toward the target.
+                // An operand we cannot size (it reads the target itself other than as a clamp,
+                // e.g. S.x+=abs(S.x-5)): count it as a step of 1 toward the target.
                 (UpdOp::Add | UpdOp::Sub, None) => {
                     Some(Step::Add(if op == UpdOp::Add { 1.0 } else { -1.0 }))
                 }
@@ -878,7 +914,9 @@ impl VictoryGraph {
                             if !moves_toward(step, key.target) {
                                 continue;
                             }
-                            if let Step::Add(_) = step {
+                            if matches!(step, Step::Add(_))
+                                || matches!(step, Step::Clamp(c) if c.sign != 0)
+                            {
                                 let unit = match *e {
                                     CEffect::Update { expr, .. } => match p.code_of(expr) {
                                         [Op::Push(v)] => v.unsigned_abs().min(1 << 62) as i64,
@@ -1014,7 +1052,15 @@ impl VictoryGraph {
                             for &r in &rules {
                                 for e in p.rule_effects(&p.rules[r]) {
                                     // Net of what the same firing gives back.
-                                    if let Ok(Some(Step::Add(d))) = step_of(p, e, &node.key) {
+                                    let d = match step_of(p, e, &node.key) {
+                                        Ok(Some(Step::Add(d))) => Some(d),
+                                        // A clamped `+=`/`-=` nets as a step of 1.
+                                        Ok(Some(Step::Clamp(c))) if c.sign != 0 => {
+                                            Some(c.sign as f64)
+                                        }
+                                        _ => None,
+                                    };
+                                    if let Some(d) = d {
                                         if moves_toward(Step::Add(d), node.key.target) {
                                             per -= d.abs();
                                         } else {
@@ -1202,6 +1248,9 @@ pub(crate) fn free_rate(node: &Node, x: Option<Side>, holds: impl Fn(usize) -> b
 pub(crate) fn free_step(a: &Achiever) -> Option<f64> {
     match a.step {
         Step::Add(d) if !a.needs_command => Some(d.abs() / a.period.max(1) as f64),
+        Step::Clamp(c) if !a.needs_command && c.sign != 0 => {
+            Some(c.max_step() / a.period.max(1) as f64)
+        }
         _ => None,
     }
 }
@@ -1217,6 +1266,8 @@ fn moves_toward(step: Step, t: Target) -> bool {
                 || (lo != i64::MIN && hi != i64::MAX && d != 0.0)
         }
         (Step::Add(d), Target::NonZero) => d != 0.0,
+        // A clamped `+=`/`-=` moves the way its sign says, as a step of that sign would.
+        (Step::Clamp(c), _) if c.sign != 0 => moves_toward(Step::Add(c.sign as f64), t),
         (Step::Scale(..) | Step::Clamp(..), Target::Range(..) | Target::NonZero) => true,
         _ => false,
     }
@@ -1455,6 +1506,17 @@ pub(crate) fn own_cost_of(
     match (step, t) {
         (Step::Enable, _) => Some(if needs_command { 1 } else { 0 }),
         (Step::Set(_), _) => Some(if needs_command { 1 } else { period.max(1) }),
+        // A command-free clamped `+=`/`-=` is in `free_rate` at its largest step: priced as
+        // that step, like the other command-free steps it is summed with.
+        (Step::Clamp(c), _) if !needs_command && c.sign != 0 => own_cost_of(
+            t,
+            cur,
+            Step::Add(c.sign as f64 * c.max_step()),
+            needs_command,
+            period,
+            free_rate,
+            grid,
+        ),
         (Step::Add(_), Target::Range(lo, hi)) if !lands(grid, cur, lo, hi) => None,
         (Step::Add(d), Target::Range(lo, hi)) => {
             let gap = if cur < lo {
@@ -1542,8 +1604,8 @@ pub(crate) fn regain_turns(
 /// Turns at most [`clamp_turns`] plays out.
 const CLAMP_TURNS: u32 = 1000;
 
-/// Own turns until an achiever `x = c(x)` ([`Step::Clamp`]) brings `cur` into `t`, played out
-/// turn by turn: it fires every turn (needing a command) or every `period` turns (by itself), and the
+/// Own turns until an achiever `x = c(x)` or `x ±= c(x)` ([`Step::Clamp`]) brings `cur` into
+/// `t`, played out turn by turn: it fires every turn (needing a command) or every `period` turns (by itself), and the
 /// command-free achievers move the value `free_rate` a turn toward the target besides. None
 /// when the value stops moving toward it (a clamp below the target) or past [`CLAMP_TURNS`].
 fn clamp_turns(
@@ -1567,7 +1629,7 @@ fn clamp_turns(
             // Moving away (a clamp that falls where the target rises): an operand increasing in
             // x makes the values monotone, so it never gets there (one that flips the sign may
             // come back, and is played out).
-            if c.a > 0 && free_rate <= 0.0 && gap(v) > gap(before) {
+            if c.nondecreasing() && free_rate <= 0.0 && gap(v) > gap(before) {
                 return None;
             }
         }

@@ -157,7 +157,12 @@ fn step_text(lang: Lang, g: &VictoryGraph, a: &crate::analysis::Achiever) -> Str
         Step::Add(x) => format!("{x:+}"),
         Step::Set(v) => format!("={v}"),
         Step::Scale(op, v) => format!("{op:?} {v}"),
-        Step::Clamp(_) => "= min/max".to_string(),
+        Step::Clamp(c) => match c.sign {
+            0 => "= min/max",
+            1 => "+= min/max",
+            _ => "-= min/max",
+        }
+        .to_string(),
         Step::Enable => tr(lang, T::Enables).to_string(),
     };
     let mut s = how;
