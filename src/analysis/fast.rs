@@ -131,6 +131,25 @@ struct CacheSlot {
 /// CPU -5.7% instructions (fewer evaluations recomputed), 384 KiB per player.
 const CACHE: usize = 1 << 14;
 
+/// One slot of the memo of [`super::regain_turns`] (see [`FastEval::spent`]): the spend's
+/// id, the side, the firings and the condition's value it was asked for, and the answer.
+#[derive(Clone, Copy)]
+struct RegainSlot {
+    spend: u32,
+    firings: u32,
+    cur: i64,
+    x: u8,
+    /// The answer; `empty` until the slot is first written.
+    turns: Option<u32>,
+    empty: bool,
+}
+
+/// Slots in the memo of [`super::regain_turns`] (a power of two; 40 bytes each). Its answer
+/// depends only on the spend, the side, the firings and the condition's value — a few hundred
+/// combinations in a fight — while the evaluation asks for it on every achiever that uses a
+/// condition up: karate spent a third of its search there, playing clamped recoveries out.
+const REGAIN: usize = 1 << 12;
+
 #[derive(Default)]
 struct Scratch {
     /// Bit i: node i holds in the position being evaluated.
@@ -154,6 +173,8 @@ pub struct FastEval {
     ach_conds: Vec<u32>,
     /// The conditions the achievers use up, addressed by `FAch::spends`.
     spends: Vec<super::Spend>,
+    /// Per spend: the first spend with the same condition and rates (the memo's key).
+    spend_ids: Vec<u32>,
     decisive: Vec<FDecisive>,
     /// Some decisive rule has excluded conditions (they read the position beyond the trees).
     any_excluded: bool,
@@ -172,6 +193,7 @@ pub struct FastEval {
     /// A direct-mapped cache of evaluations for h (key 0 = empty).
     cache: RefCell<Cache>,
     memo: RefCell<Memo>,
+    regain: RefCell<Vec<RegainSlot>>,
     scratch: RefCell<Scratch>,
 }
 
@@ -273,6 +295,7 @@ impl FastEval {
         let mut ach_conds = Vec::new();
         let mut ach_of = Vec::new();
         let mut spends = Vec::new();
+        let mut spend_ids: Vec<u32> = Vec::new();
         for node in &g.nodes {
             let start = ach.len() as u32;
             for a in &node.achievers {
@@ -282,6 +305,14 @@ impl FastEval {
                 for s in &a.spends {
                     tests[s.node].reads_reserve = true;
                     spends.push(s.clone());
+                    // Achievers that use the same condition up at the same rate share answers.
+                    let same = spends[..spends.len() - 1]
+                        .iter()
+                        .position(|o: &super::Spend| {
+                            (o.node, o.per.to_bits(), o.free.to_bits())
+                                == (s.node, s.per.to_bits(), s.free.to_bits())
+                        });
+                    spend_ids.push(same.map_or(spend_ids.len() as u32, |j| spend_ids[j]));
                 }
                 ach.push(FAch {
                     spends: (s0, spends.len() as u32),
@@ -310,6 +341,7 @@ impl FastEval {
             ach,
             ach_conds,
             spends,
+            spend_ids,
             reads_history,
             cache: RefCell::new(Cache {
                 slots: vec![
@@ -322,6 +354,17 @@ impl FastEval {
                 ],
                 scale: f64::NAN,
             }),
+            regain: RefCell::new(vec![
+                RegainSlot {
+                    spend: 0,
+                    firings: 0,
+                    cur: 0,
+                    x: 0,
+                    turns: None,
+                    empty: true,
+                };
+                REGAIN
+            ]),
             memo: RefCell::new({
                 // 4 Ki slots of up to 64 decisive rules (1 MiB); beyond, one slot.
                 let slots = if g.decisive.len() <= 64 { MEMO } else { 1 };
@@ -465,16 +508,42 @@ impl FastEval {
     #[inline]
     fn spent(&self, eng: &Engine, st: &State, x: Side, a: &FAch, firings: u32) -> Option<u32> {
         let mut total = 0u32;
-        for s in &self.spends[a.spends.0 as usize..a.spends.1 as usize] {
+        for k in a.spends.0..a.spends.1 {
+            let s = &self.spends[k as usize];
             let c = &self.nodes[s.node];
             let cur = eng.val(st, c.side.resolve(x), c.id);
-            let (b0, b1) = self.ach_of[s.node];
-            let regen = self.ach[b0 as usize..b1 as usize]
-                .iter()
-                .filter(|b| b.only.is_none_or(|o| o == x))
-                .map(|b| (b.step, b.needs_command, b.period));
-            let t = super::regain_turns(c.target, cur, s, firings, c.grid, regen)?;
-            total = total.saturating_add(t);
+            let k = self.spend_ids[k as usize];
+            let h = (u64::from(k) << 40 ^ u64::from(firings) << 8 ^ x as u64)
+                .wrapping_add(cur as u64)
+                .wrapping_mul(0x9E37_79B9_7F4A_7C15);
+            let slot = (h >> 40) as usize & (REGAIN - 1);
+            let hit = {
+                let memo = self.regain.borrow();
+                let m = memo[slot];
+                (!m.empty && (m.spend, m.firings, m.cur, m.x) == (k, firings, cur, x as u8))
+                    .then_some(m.turns)
+            };
+            let t = match hit {
+                Some(t) => t,
+                None => {
+                    let (b0, b1) = self.ach_of[s.node];
+                    let regen = self.ach[b0 as usize..b1 as usize]
+                        .iter()
+                        .filter(|b| b.only.is_none_or(|o| o == x))
+                        .map(|b| (b.step, b.needs_command, b.period));
+                    let t = super::regain_turns(c.target, cur, s, firings, c.grid, regen);
+                    self.regain.borrow_mut()[slot] = RegainSlot {
+                        spend: k,
+                        firings,
+                        cur,
+                        x: x as u8,
+                        turns: t,
+                        empty: false,
+                    };
+                    t
+                }
+            };
+            total = total.saturating_add(t?);
         }
         Some(total)
     }

@@ -1635,10 +1635,11 @@ fn clamp_turns(
         }
         if free_rate > 0.0 && !target_holds(t, v) {
             frac += free_rate;
-            let whole = frac.floor();
-            frac -= whole;
+            // `frac` is never negative: truncating is its floor, without a call into libm
+            // (this loop runs for every clamped recovery the evaluation prices).
+            let w = frac as i64;
+            frac -= w as f64;
             let up = matches!(t, Target::Range(lo, _) if v < lo);
-            let w = whole as i64;
             v = if up {
                 v.checked_add(w)?
             } else {
