@@ -89,7 +89,7 @@ struct FAdv {
 
 /// Most slots in the memo of trees by signature (a power of two): 32 Ki, as many as fit in
 /// [`MEMO_BYTES`]. Karate's signatures (health, stamina and flags of both sides) fill 4 Ki
-/// slots many times over: 32 Ki halved the trees rebuilt and took 8 % of the CPU's
+/// slots many times over: 32 Ki halved the trees rebuilt and saved 8 % of the CPU's
 /// instructions.
 const MEMO: usize = 1 << 15;
 
