@@ -314,6 +314,15 @@ fn fast_paths_play_exactly_like_the_reference_engine() {
             "direct simultaneous",
             format!("~同時\n{direct_alt}").replace(",O.y+2", ""),
         ),
+        (
+            // A later rule reads what an earlier one wrote, operands are expressions, a
+            // condition draws, and both kinds of runtime error: the two-phase direct path.
+            "direct two-phase",
+            "!:x=1,w=0,[a],[b],[c]\n[a]:S.x+1,S.y=S.x*3\n[a],S.x>=2:S.z+1\n\
+             [a],rand(1,6)<=3:S.y-1\n[b]:S.x+9223372036854775800\n[b]:S.v=S.x/S.w\n\
+             [c]:S.x=S.x*S.x+O.y\nS.z>=5:S.勝利\n"
+                .to_string(),
+        ),
     ] {
         programs.push((name.into(), prog(&text)));
     }

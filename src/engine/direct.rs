@@ -1,18 +1,28 @@
-//! Resolution, the direct path: effects applied as each rule is evaluated, when
-//! [`super::tables`] proved that gives the reference path's result (see `direct_resolution`).
+//! Resolution, the direct path: no writes collected. A rule list where [`super::tables`] proved
+//! it exact applies each rule's effects as the rule is evaluated; any other list (alternate
+//! mode) evaluates every rule first and then applies, in file order ([`Engine::resolve_two_phase`]).
+//! Either gives the reference path's result, errors included.
 
 use super::*;
 
+/// The expression operands the two-phase direct path holds for one list (more: the reference
+/// way).
+const TWO_PHASE_VALUES: usize = 16;
+
 impl<'p> Engine<'p> {
-    /// `side`'s resolution when [`direct_resolution`] holds: each rule's effects are applied as
-    /// soon as it is evaluated — no rule reads what any rule writes, operands are constants and
-    /// conditions cannot fail, so this is the snapshot semantics of §8 with the same order of
-    /// application (and of overflow errors).
+    /// `side`'s resolution when the engine takes the direct path. In a list marked two-phase,
+    /// see [`Engine::resolve_two_phase`]; in any other each rule's effects are applied as
+    /// soon as it is evaluated — no rule of the list reads what an earlier one writes, operands
+    /// are constants and conditions cannot fail, so this is the snapshot semantics of §8 with
+    /// the same order of application (and of overflow errors).
     #[inline(always)]
     pub(super) fn resolve_direct(&self, st: &mut State, side: Side) -> Res<()> {
         let n = st.own_turns[side];
         let now = st.hist[side * self.hl];
-        let (a, b) = self.direct_lists[if now == NONE { self.nc } else { now as usize }];
+        let (a, b, two_phase) = self.direct_lists[if now == NONE { self.nc } else { now as usize }];
+        if two_phase {
+            return self.resolve_two_phase(st, side, (a, b));
+        }
         for r in &self.direct_rules[a as usize..b as usize] {
             if r.period > 1 && !n.is_multiple_of(r.period) {
                 continue;
@@ -21,56 +31,153 @@ impl<'p> Engine<'p> {
             if !held && !r.iff {
                 continue;
             }
-            for fx in &self.direct_fx[r.fx.0 as usize..r.fx.1 as usize] {
-                match *fx {
-                    DirectFx::Bool { off, value } => {
-                        st.vals[off[side] as usize] = (held == value) as i64
+            for &fx in &self.direct_fx[r.fx.0 as usize..r.fx.1 as usize] {
+                self.apply_fx(st, side, fx, held, r.rule, || {
+                    unreachable!("an expression operand is two-phase")
+                })?;
+            }
+        }
+        Ok(())
+    }
+
+    /// One effect of `side`'s rule `rule` on the direct path (`held`: its conditions held; an
+    /// update applies only then, a flag or truth value also when they failed in a `::` rule,
+    /// whose caller passes it on). `value` gives an expression operand's value.
+    #[inline(always)]
+    fn apply_fx(
+        &self,
+        st: &mut State,
+        side: Side,
+        fx: DirectFx,
+        held: bool,
+        rule: u32,
+        value: impl FnOnce() -> i64,
+    ) -> Res<()> {
+        match fx {
+            DirectFx::Bool { off, value } => st.vals[off[side] as usize] = (held == value) as i64,
+            DirectFx::Flag { off, on } => st.enabled[off[side] as usize] = held == on,
+            DirectFx::Add { off, v, sub } if held => {
+                let i = off[side] as usize;
+                match st.vals[i].checked_add(v) {
+                    Some(x) => st.vals[i] = x,
+                    None => {
+                        // Overflow, worded as written (`- k` was stored as `+ -k`).
+                        let (op, value) = if sub {
+                            (UpdOp::Sub, -v)
+                        } else {
+                            (UpdOp::Add, v)
+                        };
+                        return self.apply(st, &self.direct_write(i, side, op, value, rule), None);
                     }
-                    DirectFx::Flag { off, on } => st.enabled[off[side] as usize] = held == on,
-                    DirectFx::Add { off, v, sub } => {
-                        if !held {
-                            continue;
+                }
+            }
+            DirectFx::Update { off, op, v } if held => {
+                self.update(st, off[side] as usize, side, op, v, rule)?;
+            }
+            DirectFx::Expr { off, op, .. } if held => {
+                self.update(st, off[side] as usize, side, op, value(), rule)?;
+            }
+            _ => {}
+        }
+        Ok(())
+    }
+
+    /// `vals[i] op= v` for `side`'s rule `rule`; an overflow or a division by zero is worded
+    /// the general way.
+    #[inline(always)]
+    fn update(
+        &self,
+        st: &mut State,
+        i: usize,
+        side: Side,
+        op: UpdOp,
+        v: i64,
+        rule: u32,
+    ) -> Res<()> {
+        match op.apply(st.vals[i], v) {
+            Some(x) => {
+                st.vals[i] = x;
+                Ok(())
+            }
+            None => self.apply(st, &self.direct_write(i, side, op, v, rule), None),
+        }
+    }
+
+    /// A list the direct path cannot apply rule by rule (a rule reads what an earlier one
+    /// writes, or a condition or operand is an expression that may fail or draw): first every
+    /// rule's conditions and every operand of a rule that holds are evaluated on the untouched
+    /// position, in file order (so draws and errors come in the reference path's order and an
+    /// error leaves the values untouched, as there); then the effects are applied in file order.
+    /// The reference path's result without collecting writes. A list of more than 64 rules or
+    /// [`TWO_PHASE_VALUES`] expression operands is resolved the reference way.
+    #[inline(never)]
+    fn resolve_two_phase(&self, st: &mut State, side: Side, (a, b): (u32, u32)) -> Res<()> {
+        let rules = &self.direct_rules[a as usize..b as usize];
+        if rules.len() > 64 {
+            return self.resolve_collected(st, side);
+        }
+        let n = st.own_turns[side];
+        let now = st.hist[side * self.hl];
+        let turn = st.turn;
+        let runs = |r: &DirectRule| r.period <= 1 || n.is_multiple_of(r.period);
+        let mut held = 0u64;
+        let mut values = [0i64; TWO_PHASE_VALUES];
+        let mut nv = 0;
+        {
+            let mut guard = self.scratch.borrow_mut();
+            let stack = &mut guard.stack;
+            for (k, r) in rules.iter().enumerate() {
+                let h = runs(r)
+                    && if r.general {
+                        let rule = &self.prog.rules[r.rule as usize];
+                        self.holds(r.rule, rule, st, side, turn, stack)?
+                    } else {
+                        (r.need == NONE || r.need == now) && self.fast_conds(r.conds, st, side)
+                    };
+                if !h {
+                    continue;
+                }
+                held |= 1 << k;
+                for fx in &self.direct_fx[r.fx.0 as usize..r.fx.1 as usize] {
+                    if let DirectFx::Expr { expr, .. } = *fx {
+                        if nv == TWO_PHASE_VALUES {
+                            drop(guard);
+                            return self.resolve_collected(st, side);
                         }
-                        let i = off[side] as usize;
-                        match st.vals[i].checked_add(v) {
-                            Some(x) => st.vals[i] = x,
-                            None => {
-                                // Overflow, worded as written (`- k` was stored as `+ -k`).
-                                let (op, value) = if sub {
-                                    (UpdOp::Sub, -v)
-                                } else {
-                                    (UpdOp::Add, v)
-                                };
-                                return self.apply(
-                                    st,
-                                    &self.direct_write(i, side, op, value, r.rule),
-                                    None,
-                                );
-                            }
-                        }
-                    }
-                    DirectFx::Update { off, op, v } => {
-                        if !held {
-                            continue;
-                        }
-                        let i = off[side] as usize;
-                        let cur = st.vals[i];
-                        match op.apply(cur, v) {
-                            Some(x) => st.vals[i] = x,
-                            None => {
-                                // Overflow or division by zero: the general path words the error.
-                                return self.apply(
-                                    st,
-                                    &self.direct_write(i, side, op, v, r.rule),
-                                    None,
-                                );
-                            }
-                        }
+                        let code = self.prog.code_of(expr);
+                        values[nv] = self.eval(code, &st.vals, side, turn, r.rule, stack)?;
+                        nv += 1;
                     }
                 }
             }
         }
+        let mut next = values.iter();
+        for (k, r) in rules.iter().enumerate() {
+            let held = held >> k & 1 == 1;
+            if !(held || (r.iff && runs(r))) {
+                continue;
+            }
+            for &fx in &self.direct_fx[r.fx.0 as usize..r.fx.1 as usize] {
+                self.apply_fx(st, side, fx, held, r.rule, || {
+                    *next.next().expect("a value per expression operand")
+                })?;
+            }
+        }
         Ok(())
+    }
+
+    /// `side`'s resolution the reference way (writes collected on the snapshot, then applied).
+    #[cold]
+    fn resolve_collected(&self, st: &mut State, side: Side) -> Res<()> {
+        let mut guard = self.scratch.borrow_mut();
+        let sc = &mut *guard;
+        sc.writes.clear();
+        self.resolve(st, side, sc, None)?;
+        let writes = std::mem::take(&mut sc.writes);
+        drop(guard);
+        let result = self.apply_merged(st, &writes, None);
+        self.scratch.borrow_mut().writes = writes;
+        result
     }
 
     /// The write an update on the direct path stands for, to word its error the general way.

@@ -112,29 +112,55 @@ impl<'p> Engine<'p> {
         for (k, f) in self.fast[base..r.conds.1 as usize].iter().enumerate() {
             let ok = match self.fast_one(f, st, side) {
                 Some(ok) => ok,
-                None => match self.prog.conds[base + k] {
-                    CCond::Cmp { op, lhs, rhs } => {
-                        let (lhs, rhs) = (self.prog.code_of(lhs), self.prog.code_of(rhs));
-                        match (
-                            self.operand(lhs, &st.vals, side),
-                            self.operand(rhs, &st.vals, side),
-                        ) {
-                            (Some(a), Some(b)) => op.holds(a, b),
-                            _ => {
-                                let a = self.eval(lhs, &st.vals, side, turn, ri, stack)?;
-                                let b = self.eval(rhs, &st.vals, side, turn, ri, stack)?;
-                                op.holds(a, b)
-                            }
-                        }
-                    }
-                    _ => false,
-                },
+                None => self.evaluated_cond(ri, f, base + k, st, side, turn, stack)?,
             };
             if !ok {
                 return Ok(false);
             }
         }
         Ok(true)
+    }
+
+    /// Condition `ci` of rule `ri` that has no fast form (`f`): a constant-range draw compared
+    /// with a constant, or any comparison evaluated the general way.
+    #[allow(clippy::too_many_arguments)]
+    fn evaluated_cond(
+        &self,
+        ri: u32,
+        f: &Fast,
+        ci: usize,
+        st: &State,
+        side: Side,
+        turn: u32,
+        stack: &mut Vec<i64>,
+    ) -> Res<bool> {
+        if let Fast::Draw {
+            lo,
+            hi,
+            slot,
+            op,
+            k,
+        } = *f
+        {
+            return Ok(op.holds(self.draw(turn, side, ri, slot, lo, hi), k));
+        }
+        Ok(match self.prog.conds[ci] {
+            CCond::Cmp { op, lhs, rhs } => {
+                let (lhs, rhs) = (self.prog.code_of(lhs), self.prog.code_of(rhs));
+                match (
+                    self.operand(lhs, &st.vals, side),
+                    self.operand(rhs, &st.vals, side),
+                ) {
+                    (Some(a), Some(b)) => op.holds(a, b),
+                    _ => {
+                        let a = self.eval(lhs, &st.vals, side, turn, ri, stack)?;
+                        let b = self.eval(rhs, &st.vals, side, turn, ri, stack)?;
+                        op.holds(a, b)
+                    }
+                }
+            }
+            _ => false,
+        })
     }
 
     /// One condition in fast form for `side` on `st`; None when it needs the general evaluator.
@@ -154,7 +180,7 @@ impl<'p> Engine<'p> {
                 };
                 Some((c == cmd) != neg)
             }
-            Fast::General => None,
+            Fast::Draw { .. } | Fast::General => None,
         }
     }
 

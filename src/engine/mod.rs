@@ -296,14 +296,15 @@ pub struct Engine<'p> {
     by_cmd: Vec<Vec<u32>>,
     /// Per condition: a pre-decoded fast form.
     fast: Vec<Fast>,
-    /// Resolution may apply each effect as its rule is evaluated (see `direct_resolution`).
+    /// Resolution takes the direct path (no writes collected; see [`direct`]).
     direct: bool,
     /// The availability rules in a compact form, when none has a condition that needs an
     /// expression evaluated (so none can fail): used when no trace is recorded.
     avail_fast: Option<Vec<Avail>>,
     /// The direct path's rules per command (and one more list for a pass, last): ranges into
-    /// `direct_rules`, whose effects are ranges into `direct_fx`.
-    direct_lists: Vec<(u32, u32)>,
+    /// `direct_rules`, whose effects are ranges into `direct_fx`, and whether the list is
+    /// resolved in two phases.
+    direct_lists: Vec<(u32, u32, bool)>,
     direct_rules: Vec<DirectRule>,
     direct_fx: Vec<DirectFx>,
     /// Per effect: its operand when that is a constant.

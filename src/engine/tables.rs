@@ -19,7 +19,21 @@ impl<'p> Engine<'p> {
         let mut fast = fast_conditions(prog, hl);
         let binary_draws = binary_draws(prog);
         let by_cmd = rules_by_command(prog, &need_cmd);
-        let direct = direct_resolution(prog, &by_cmd, &fast);
+        let value_draws = prog.effects.iter().any(|e| match *e {
+            CEffect::Update { expr, .. } => prog
+                .code_of(expr)
+                .iter()
+                .any(|op| matches!(op, Op::Rand(_))),
+            _ => false,
+        });
+        // Alternate mode: one side resolves, so the direct path is exact whatever the rules
+        // read and write (a list that needs it evaluates everything before applying anything,
+        // see `direct_path`), except where a scripted turn keeps its writes for replay.
+        let direct = if prog.settings.simultaneous {
+            direct_resolution(prog, &by_cmd, &fast)
+        } else {
+            !value_draws
+        };
         let (avail_fast, avail_en) = compact_availability(prog, &avail_rules, &fast);
         let effect_const = prog
             .effects
@@ -32,13 +46,6 @@ impl<'p> Engine<'p> {
                 _ => None,
             })
             .collect();
-        let value_draws = prog.effects.iter().any(|e| match *e {
-            CEffect::Update { expr, .. } => prog
-                .code_of(expr)
-                .iter()
-                .any(|op| matches!(op, Op::Rand(_))),
-            _ => false,
-        });
         let (direct_lists, direct_rules, direct_fx) = if direct {
             direct_path(prog, &by_cmd, &need_cmd, &mut fast, hl)
         } else {
@@ -134,7 +141,7 @@ fn flat_victory(
             let r = &prog.rules[ri as usize];
             let conds_fast = fast[r.conds.0 as usize..r.conds.1 as usize]
                 .iter()
-                .all(|f| !matches!(f, Fast::General));
+                .all(|f| !f.needs_eval());
             if r.iff || !conds_fast {
                 return None;
             }
@@ -198,6 +205,24 @@ pub(super) fn fast_of(prog: &RuleProgram, hl: usize, c: &CCond) -> Fast {
             ([Op::Load(who, id)], [Op::Push(k)]) => range_of(val_off(*who, *id, ns), op, *k),
             ([Op::Push(k)], [Op::Load(who, id)]) => {
                 range_of(val_off(*who, *id, ns), op.mirrored(), *k)
+            }
+            ([Op::Push(lo), Op::Push(hi), Op::Rand(slot)], [Op::Push(k)]) if lo <= hi => {
+                Fast::Draw {
+                    lo: *lo,
+                    hi: *hi,
+                    slot: *slot,
+                    op,
+                    k: *k,
+                }
+            }
+            ([Op::Push(k)], [Op::Push(lo), Op::Push(hi), Op::Rand(slot)]) if lo <= hi => {
+                Fast::Draw {
+                    lo: *lo,
+                    hi: *hi,
+                    slot: *slot,
+                    op: op.mirrored(),
+                    k: *k,
+                }
             }
             _ => Fast::General,
         },
@@ -307,7 +332,7 @@ fn compact_availability(
         .map(|&ri: &u32| {
             let r = &prog.rules[ri as usize];
             let conds = &fast[r.conds.0 as usize..r.conds.1 as usize];
-            if conds.iter().any(|f| matches!(f, Fast::General)) {
+            if conds.iter().any(Fast::needs_eval) {
                 return None;
             }
             let e0 = avail_en.len() as u32;
@@ -341,19 +366,58 @@ fn direct_path(
     need_cmd: &[u32],
     fast: &mut Vec<Fast>,
     hl: usize,
-) -> (Vec<(u32, u32)>, Vec<DirectRule>, Vec<DirectFx>) {
+) -> (Vec<(u32, u32, bool)>, Vec<DirectRule>, Vec<DirectFx>) {
     let nc = prog.commands.len();
     let (mut direct_lists, mut direct_rules, mut direct_fx) = (vec![], vec![], vec![]);
     let ns = prog.states.len();
     for (c, list) in by_cmd.iter().enumerate() {
         let l0 = direct_rules.len() as u32;
+        // A state a rule of this list reads after an earlier one (or an earlier effect of
+        // the same rule) wrote it, or an evaluation that can fail: the list is resolved in
+        // two phases (see `Engine::resolve_two_phase`).
+        let mut two_phase = false;
+        let mut written = std::collections::HashSet::new();
         for &ri in list {
             let r = &prog.rules[ri as usize];
+            let read = |code: &[Op], written: &std::collections::HashSet<u32>| {
+                code.iter()
+                    .any(|op| matches!(op, Op::Load(_, id) if written.contains(id)))
+            };
+            for (k, cond) in prog.rule_conds(r).iter().enumerate() {
+                two_phase |= fast[r.conds.0 as usize + k].needs_eval();
+                two_phase |= match *cond {
+                    CCond::Truth { state, .. } => written.contains(&state),
+                    CCond::Cmp { lhs, rhs, .. } => {
+                        read(prog.code_of(lhs), &written) || read(prog.code_of(rhs), &written)
+                    }
+                    CCond::Cmd { .. } => false,
+                };
+            }
+            for e in prog.rule_effects(r) {
+                match *e {
+                    CEffect::Bool { state, .. } => {
+                        written.insert(state);
+                    }
+                    CEffect::Update { state, expr, .. } => {
+                        let code = prog.code_of(expr);
+                        two_phase |= !matches!(code, [Op::Push(_)]) || read(code, &written);
+                        written.insert(state);
+                    }
+                    CEffect::Enable { .. } => {}
+                }
+            }
+        }
+        for &ri in list {
+            let r = &prog.rules[ri as usize];
+            let general = fast[r.conds.0 as usize..r.conds.1 as usize]
+                .iter()
+                .any(Fast::needs_eval);
             // In the list of the command a rule needs, that need is already met: its
             // condition is dropped (a copy of the other conditions goes at the end of
-            // `fast`), so the turn tests only what can still fail.
+            // `fast`), so the turn tests only what can still fail. (A rule with a condition
+            // to evaluate keeps its own, which the general test reads.)
             let (mut need, mut conds) = (need_cmd[ri as usize], r.conds);
-            if need != NONE && need as usize == c {
+            if need != NONE && need as usize == c && !general {
                 let at = |f: &Fast| {
                     matches!(*f, Fast::Cmd { off, cmd, neg: false }
                             if cmd == need && off == [0, hl as u32])
@@ -381,7 +445,10 @@ fn direct_path(
                         let off = val_off(side, state, ns);
                         let v = match prog.code_of(expr) {
                             [Op::Push(v)] => *v,
-                            _ => unreachable!("direct resolution needs constant operands"),
+                            _ => {
+                                direct_fx.push(DirectFx::Expr { off, op, expr });
+                                continue;
+                            }
                         };
                         match (op, v.checked_neg()) {
                             (UpdOp::Add, _) => DirectFx::Add { off, v, sub: false },
@@ -414,15 +481,18 @@ fn direct_path(
                 need,
                 conds,
                 iff: r.iff,
+                general,
                 fx: (f0, direct_fx.len() as u32),
             });
         }
-        direct_lists.push((l0, direct_rules.len() as u32));
+        direct_lists.push((l0, direct_rules.len() as u32, two_phase));
     }
     (direct_lists, direct_rules, direct_fx)
 }
 
-/// Whether resolution can apply effects at once instead of collecting writes: every condition
+/// Whether simultaneous resolution can apply effects at once instead of collecting writes (in
+/// alternate mode one side resolves and the direct path is always exact, see `Engine::new`):
+/// every condition
 /// of the rules that take part in resolution has a fast form (no expression to evaluate, so no
 /// runtime error), every numeric operand is a constant, no such rule reads a state that one of
 /// them writes (so the live state equals the snapshot for everything read), and — in
@@ -438,7 +508,7 @@ pub(super) fn direct_resolution(prog: &RuleProgram, by_cmd: &[Vec<u32>], fast: &
         let r = &prog.rules[ri as usize];
         for (k, c) in prog.rule_conds(r).iter().enumerate() {
             match (fast[r.conds.0 as usize + k], c) {
-                (Fast::General, _) => return false,
+                (f, _) if f.needs_eval() => return false,
                 (_, CCond::Truth { state, .. }) => {
                     read.insert(*state);
                 }
@@ -501,6 +571,9 @@ pub(super) struct DirectRule {
     pub(super) need: u32,
     pub(super) conds: (u32, u32),
     pub(super) iff: bool,
+    /// Some condition needs evaluating (an expression or a draw): tested the general way,
+    /// with the rule's own conditions.
+    pub(super) general: bool,
     pub(super) fx: (u32, u32),
 }
 
@@ -526,6 +599,12 @@ pub(super) enum DirectFx {
     Flag {
         off: [u32; 2],
         on: bool,
+    },
+    /// An update whose operand is an expression (its list resolves in two phases).
+    Expr {
+        off: [u32; 2],
+        op: UpdOp,
+        expr: (u32, u32),
     },
 }
 
@@ -553,8 +632,25 @@ pub(super) enum Fast {
     /// A command `back` turns ago of self or the opponent: `off[s]` is its index in
     /// `State::hist` when side `s` acts ([`NONE_AT`]: before the kept history).
     Cmd { off: [u32; 2], cmd: u32, neg: bool },
+    /// `rand(lo,hi) OP k` with constant bounds (`rand(1,100)<=30`, or `k OP rand(..)` stored
+    /// mirrored): one draw and one comparison, without the stack machine. Needs the turn and
+    /// the rule (the draw's key), so [`Engine::fast_one`] leaves it to `holds`.
+    Draw {
+        lo: i64,
+        hi: i64,
+        slot: u16,
+        op: CmpOp,
+        k: i64,
+    },
     /// Anything else: evaluate the general way.
     General,
+}
+
+impl Fast {
+    /// Whether testing it needs more than the position (an expression, or a draw).
+    pub(super) fn needs_eval(&self) -> bool {
+        matches!(self, Fast::General | Fast::Draw { .. })
+    }
 }
 
 /// A history index that means "no command".
