@@ -8,10 +8,10 @@
 //! One turn, by concern: [`tables`] (what `Engine::new` builds once per program) · [`avail`]
 //! (step 1, which commands are enabled) · [`resolve`] (step 2, the reference path: writes
 //! collected on the snapshot, then merged) and [`direct`] (the fast path: every alternate-mode
-//! program without drawn values, and simultaneous ones where the tables prove it equal) · [`end`] (step 4, victory rules and who won; checked flat when they are range
-//! tests that set 勝利/敗北) · [`eval`] (conditions and expressions) · [`chance`] (`rand`
-//! draws, scripted or sampled). [`Engine::play`] below runs
-//! them in order; [`plain`] is the same turn written flat for programs whose tables allow it
+//! program without drawn values, and simultaneous ones where the tables prove it equal) ·
+//! [`end`] (step 4, victory rules and who won; checked flat when they are range tests that
+//! set 勝利/敗北) · [`eval`] (conditions and expressions) · [`chance`] (`rand` draws, scripted
+//! or sampled). [`Engine::play`] below runs them in order; [`plain`] is the same turn written flat for programs whose tables allow it
 //! (direct resolution, availability made only of range tests), taken when no trace is kept.
 
 mod avail;
