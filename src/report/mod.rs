@@ -700,7 +700,7 @@ fn exact_verdict(
     if let Some(t) = built.filter(|t| t.is_exact())
         && let Some(v) = t.value(&root)
     {
-        let how = format!("exact table: {}", t.describe());
+        let how = format!("exact table: {}", t.describe_untimed());
         *keep = Some(t);
         if !has_rand && !prog.settings.simultaneous && v.abs() > 1e-9 {
             let winner = if v > 0.0 { "h" } else { "c" };

@@ -498,12 +498,29 @@ impl ExactTable {
 
     /// A one-line description, e.g. for the CLI and the studio.
     pub fn describe(&self) -> String {
-        let mut s = format!(
-            "{} positions solved in {:.2} s ({} sweeps)",
-            self.positions,
-            self.elapsed.as_secs_f64(),
-            self.sweeps
-        );
+        self.describe_timed(true)
+    }
+
+    /// [`describe`](Self::describe) without the time the build took, for output that must
+    /// depend on the seed only (the balance report).
+    pub fn describe_untimed(&self) -> String {
+        self.describe_timed(false)
+    }
+
+    fn describe_timed(&self, timed: bool) -> String {
+        let mut s = if timed {
+            format!(
+                "{} positions solved in {:.2} s ({} sweeps)",
+                self.positions,
+                self.elapsed.as_secs_f64(),
+                self.sweeps
+            )
+        } else {
+            format!(
+                "{} positions solved ({} sweeps)",
+                self.positions, self.sweeps
+            )
+        };
         if let Some(b) = self.bound {
             s.push_str(&format!(
                 "; exact within ±{b} of the starting values, {} positions beyond valued by the derived evaluation",
