@@ -413,10 +413,12 @@ fn pick_lists(draws: &[kumite::engine::Draw]) -> Vec<Vec<u64>> {
 /// Plays random games of `p` and, in every position, every move whose resolution draws: each
 /// other outcome replayed from the first outcome's resolution (`replay_scripted`, what the CPU
 /// uses) must give what playing the turn from the start gives — the position, the error, the
-/// draws recorded. Returns how many outcomes were replayed.
+/// draws recorded — and playing it from the start must give what the reference engine (writes
+/// collected, no direct path) gives. Returns how many outcomes were replayed.
 fn replays_match_full_turns(p: &RuleProgram, games: u64) -> usize {
     use kumite::engine::ChanceScript;
     let e = Engine::new(p, 7);
+    let reference = Engine::new(p, 7).reference();
     let mut replayed = 0;
     for g in 0..games {
         let mut rng = g.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1;
@@ -456,6 +458,15 @@ fn replays_match_full_turns(p: &RuleProgram, games: u64) -> usize {
                         };
                         let mut full = st.clone();
                         let r_full = e.play_scripted(&mut full, cmds, &mut full_script);
+                        let mut ref_script = ChanceScript {
+                            picks: picks.clone(),
+                            ..Default::default()
+                        };
+                        let mut by_ref = st.clone();
+                        let r_ref = reference.play_scripted(&mut by_ref, cmds, &mut ref_script);
+                        assert_eq!(r_full, r_ref, "{cmds:?} in {st:?}");
+                        assert_eq!(full, by_ref, "{cmds:?} from {st:?}");
+                        assert_eq!(full_script.draws, ref_script.draws);
                         // The first outcome again, then this one from its resolution.
                         let mut again = ChanceScript::default();
                         e.play_scripted(&mut st.clone(), cmds, &mut again)
@@ -500,6 +511,19 @@ fn chance_outcomes_replayed_from_the_resolution_equal_full_turns() {
          [溜める]:S.大*=rand(1,12)\n\
          [賭ける]:S.大+=rand(0,9)*S.大\n\
          [守る],rand(1,4)<=1:S.気+1\n\
+         O.体力<=0:S.勝利\n",
+    );
+    assert!(replays_match_full_turns(&p, 30) > 100);
+    // Alternate (the two-phase direct path keeps its first phase): a later rule reads what an
+    // earlier one writes, values draw, a condition draws in one command's list.
+    let p = prog(
+        "!:体力=10,大=1000000000000000000,[打つ],[守る],[溜める],[賭ける]\n\
+         [打つ],!O.[守る]:O.体力-=rand(1,3),S.気+=rand(0,2)\n\
+         [打つ]:S.回=O.体力+S.気\n\
+         [溜める]:S.大*=rand(1,12)\n\
+         [賭ける]:S.大+=rand(0,9)*S.大\n\
+         [守る],rand(1,4)<=1:S.気+1\n\
+         [守る]:S.体力+=rand(0,1)\n\
          O.体力<=0:S.勝利\n",
     );
     assert!(replays_match_full_turns(&p, 30) > 100);

@@ -190,6 +190,7 @@ impl<'p> Engine<'p> {
         r.snapshot.clone_from(st);
         r.writes.clone_from(&sc.writes);
         r.drawn.clone_from(&sc.drawn);
+        r.direct = None;
     }
 
     /// The same turn as the last [`Engine::play_scripted`] (from the same position with the
@@ -211,6 +212,30 @@ impl<'p> Engine<'p> {
         std::mem::swap(&mut *self.script.borrow_mut(), script);
         self.scripted.set(true);
         st.clone_from(&r.snapshot);
+        if let Some(mut ph) = r.direct {
+            // Kept by the two-phase direct path: the drawn values again, then its second phase.
+            let mut result = Ok(());
+            {
+                let stack = &mut self.scratch.borrow_mut().stack;
+                for d in &r.drawn {
+                    let code = self.prog.code_of(d.expr);
+                    match self.eval(code, &st.vals, d.side, st.turn, d.rule, stack) {
+                        Ok(v) => ph.values[d.at as usize] = v,
+                        Err(e) => {
+                            result = Err(e);
+                            break;
+                        }
+                    }
+                }
+            }
+            drop(r);
+            let result = result
+                .and_then(|()| self.apply_two_phase(st, &ph))
+                .and_then(|()| self.finish_turn(st, None));
+            self.scripted.set(false);
+            std::mem::swap(&mut *self.script.borrow_mut(), script);
+            return Some(result.map_err(|e| *e));
+        }
         let mut guard = self.scratch.borrow_mut();
         let sc = &mut *guard;
         sc.writes.clone_from(&r.writes);

@@ -1,13 +1,14 @@
 //! Resolution, the direct path: no writes collected. A rule list where [`super::tables`] proved
 //! it exact applies each rule's effects as the rule is evaluated; any other list (alternate
-//! mode) evaluates every rule first and then applies, in file order ([`Engine::resolve_two_phase`]).
+//! mode, drawn values included) evaluates every rule first and then applies, in file order
+//! ([`Engine::resolve_two_phase`]).
 //! Either gives the reference path's result, errors included.
 
 use super::*;
 
 /// The expression operands the two-phase direct path holds for one list (more: the reference
 /// way).
-const TWO_PHASE_VALUES: usize = 16;
+pub(super) const TWO_PHASE_VALUES: usize = 16;
 
 impl<'p> Engine<'p> {
     /// `side`'s resolution when the engine takes the direct path. In a list marked two-phase,
@@ -108,26 +109,37 @@ impl<'p> Engine<'p> {
     /// rule's conditions and every operand of a rule that holds are evaluated on the untouched
     /// position, in file order (so draws and errors come in the reference path's order and an
     /// error leaves the values untouched, as there); then the effects are applied in file order.
-    /// The reference path's result without collecting writes. A list of more than 64 rules or
+    /// The reference path's result without collecting writes. A scripted turn whose draws were
+    /// all in operand values keeps its first phase, so that its other chance outcomes are
+    /// replayed from it (`Engine::replay_scripted`). A list of more than 64 rules or
     /// [`TWO_PHASE_VALUES`] expression operands is resolved the reference way.
     #[inline(never)]
-    fn resolve_two_phase(&self, st: &mut State, side: Side, (a, b): (u32, u32)) -> Res<()> {
-        let rules = &self.direct_rules[a as usize..b as usize];
+    fn resolve_two_phase(&self, st: &mut State, side: Side, list: (u32, u32)) -> Res<()> {
+        let rules = &self.direct_rules[list.0 as usize..list.1 as usize];
         if rules.len() > 64 {
             return self.resolve_collected(st, side);
         }
         let n = st.own_turns[side];
         let now = st.hist[side * self.hl];
         let turn = st.turn;
-        let runs = |r: &DirectRule| r.period <= 1 || n.is_multiple_of(r.period);
-        let mut held = 0u64;
-        let mut values = [0i64; TWO_PHASE_VALUES];
-        let mut nv = 0;
+        // A scripted turn whose values draw keeps its first phase for the other outcomes.
+        let keep = self.value_draws && self.scripted.get();
+        let mut replay = keep.then(|| self.replay.borrow_mut());
+        if let Some(r) = replay.as_deref_mut() {
+            r.drawn.clear();
+        }
+        let mut ph = TwoPhase {
+            side,
+            list,
+            held: 0,
+            values: [0; TWO_PHASE_VALUES],
+            nv: 0,
+        };
         {
             let mut guard = self.scratch.borrow_mut();
             let stack = &mut guard.stack;
             for (k, r) in rules.iter().enumerate() {
-                let h = runs(r)
+                let h = (r.period <= 1 || n.is_multiple_of(r.period))
                     && if r.general {
                         let rule = &self.prog.rules[r.rule as usize];
                         self.holds(r.rule, rule, st, side, turn, stack)?
@@ -137,24 +149,58 @@ impl<'p> Engine<'p> {
                 if !h {
                     continue;
                 }
-                held |= 1 << k;
+                ph.held |= 1 << k;
                 for fx in &self.direct_fx[r.fx.0 as usize..r.fx.1 as usize] {
                     if let DirectFx::Expr { expr, .. } = *fx {
-                        if nv == TWO_PHASE_VALUES {
-                            drop(guard);
+                        if ph.nv == TWO_PHASE_VALUES {
+                            drop((guard, replay));
                             return self.resolve_collected(st, side);
                         }
                         let code = self.prog.code_of(expr);
-                        values[nv] = self.eval(code, &st.vals, side, turn, r.rule, stack)?;
-                        nv += 1;
+                        let d0 = self.draws_made.get();
+                        ph.values[ph.nv] = self.eval(code, &st.vals, side, turn, r.rule, stack)?;
+                        let draws = self.draws_made.get().wrapping_sub(d0);
+                        if let Some(rp) = replay.as_deref_mut()
+                            && draws > 0
+                        {
+                            rp.drawn.push(Drawn {
+                                at: ph.nv as u32,
+                                expr,
+                                rule: r.rule,
+                                side,
+                                draws,
+                            });
+                        }
+                        ph.nv += 1;
                     }
                 }
             }
         }
-        let mut next = values.iter();
-        for (k, r) in rules.iter().enumerate() {
-            let held = held >> k & 1 == 1;
-            if !(held || (r.iff && runs(r))) {
+        if let Some(r) = replay.as_deref_mut() {
+            // Kept only when every draw was in a value (a condition that drew decides which
+            // rules fire).
+            let made = self.script.borrow().draws.len();
+            let in_values: usize = r.drawn.iter().map(|d| d.draws as usize).sum();
+            if in_values > 0 && made == in_values {
+                r.valid = true;
+                r.snapshot.clone_from(st);
+                r.direct = Some(ph);
+            }
+        }
+        drop(replay);
+        self.apply_two_phase(st, &ph)
+    }
+
+    /// The second phase of [`Engine::resolve_two_phase`]: the effects of the rules that held
+    /// (and of the `::` rules that ran and failed) applied in file order.
+    pub(super) fn apply_two_phase(&self, st: &mut State, ph: &TwoPhase) -> Res<()> {
+        let (a, b) = ph.list;
+        let side = ph.side;
+        let n = st.own_turns[side];
+        let mut next = ph.values[..ph.nv].iter();
+        for (k, r) in self.direct_rules[a as usize..b as usize].iter().enumerate() {
+            let held = ph.held >> k & 1 == 1;
+            if !(held || (r.iff && (r.period <= 1 || n.is_multiple_of(r.period)))) {
                 continue;
             }
             for &fx in &self.direct_fx[r.fx.0 as usize..r.fx.1 as usize] {

@@ -8,7 +8,7 @@
 //! One turn, by concern: [`tables`] (what `Engine::new` builds once per program) · [`avail`]
 //! (step 1, which commands are enabled) · [`resolve`] (step 2, the reference path: writes
 //! collected on the snapshot, then merged) and [`direct`] (the fast path: every alternate-mode
-//! program without drawn values, and simultaneous ones where the tables prove it equal) ·
+//! program, and simultaneous ones where the tables prove it equal) ·
 //! [`end`] (step 4, victory rules and who won; checked flat when they are range tests that
 //! set 勝利/敗北) · [`eval`] (conditions and expressions) · [`chance`] (`rand` draws, scripted
 //! or sampled). [`Engine::play`] below runs them in order; [`plain`] is the same turn written flat for programs whose tables allow it
@@ -230,7 +230,7 @@ struct Scratch {
 /// A write of a scripted turn whose value came from an expression that drew `rand`.
 #[derive(Clone, Copy, Debug)]
 struct Drawn {
-    /// Index in the turn's writes.
+    /// Index in the turn's writes (on the two-phase direct path: in its operand values).
     at: u32,
     /// The expression's code.
     expr: (u32, u32),
@@ -251,6 +251,19 @@ struct Replay {
     snapshot: State,
     writes: Vec<Write>,
     drawn: Vec<Drawn>,
+    /// Kept by the two-phase direct path instead of `writes`: its first phase's result.
+    direct: Option<TwoPhase>,
+}
+
+/// The first phase of a two-phase direct resolution (see `Engine::resolve_two_phase`): the
+/// acting side, its rule list, which rules held, and the operand values in order.
+#[derive(Clone, Copy, Debug)]
+struct TwoPhase {
+    side: Side,
+    list: (u32, u32),
+    held: u64,
+    values: [i64; direct::TWO_PHASE_VALUES],
+    nv: usize,
 }
 
 /// A condition pre-decoded by [`Engine::cond_test`]: a range test of one state or a command

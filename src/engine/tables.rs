@@ -28,12 +28,8 @@ impl<'p> Engine<'p> {
         });
         // Alternate mode: one side resolves, so the direct path is exact whatever the rules
         // read and write (a list that needs it evaluates everything before applying anything,
-        // see `direct_path`), except where a scripted turn keeps its writes for replay.
-        let direct = if prog.settings.simultaneous {
-            direct_resolution(prog, &by_cmd, &fast)
-        } else {
-            !value_draws
-        };
+        // see `direct_path`).
+        let direct = !prog.settings.simultaneous || direct_resolution(prog, &by_cmd, &fast);
         let (avail_fast, avail_en) = compact_availability(prog, &avail_rules, &fast);
         let effect_const = prog
             .effects
