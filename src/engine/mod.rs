@@ -11,8 +11,9 @@
 //! program, and simultaneous ones where the tables prove it equal) ·
 //! [`end`] (step 4, victory rules and who won; checked flat when they are range tests that
 //! set 勝利/敗北) · [`eval`] (conditions and expressions) · [`chance`] (`rand` draws, scripted
-//! or sampled). [`Engine::play`] below runs them in order; [`plain`] is the same turn written flat for programs whose tables allow it
-//! (direct resolution, availability made only of range tests), taken when no trace is kept.
+//! or sampled). [`Engine::play`] below runs them in order; [`plain`] is the same turn written
+//! flat for programs whose tables allow it (direct resolution, availability made only of range
+//! tests), taken when no trace is kept.
 
 mod avail;
 mod chance;

@@ -19,13 +19,6 @@ impl<'p> Engine<'p> {
         let mut fast = fast_conditions(prog, hl);
         let binary_draws = binary_draws(prog);
         let by_cmd = rules_by_command(prog, &need_cmd);
-        let value_draws = prog.effects.iter().any(|e| match *e {
-            CEffect::Update { expr, .. } => prog
-                .code_of(expr)
-                .iter()
-                .any(|op| matches!(op, Op::Rand(_))),
-            _ => false,
-        });
         // Alternate mode: one side resolves, so the direct path is exact whatever the rules
         // read and write (a list that needs it evaluates everything before applying anything,
         // see `direct_path`).
@@ -42,6 +35,13 @@ impl<'p> Engine<'p> {
                 _ => None,
             })
             .collect();
+        let value_draws = prog.effects.iter().any(|e| match *e {
+            CEffect::Update { expr, .. } => prog
+                .code_of(expr)
+                .iter()
+                .any(|op| matches!(op, Op::Rand(_))),
+            _ => false,
+        });
         let (direct_lists, direct_rules, direct_fx) = if direct {
             direct_path(prog, &by_cmd, &need_cmd, &mut fast, hl)
         } else {
