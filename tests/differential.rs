@@ -236,7 +236,7 @@ impl Gen<'_> {
     /// A condition on states (no command atoms).
     fn state_cond(&mut self) -> String {
         let op = *self.rng.pick(&CMP_OPS);
-        let n = if self.simple.is_some() { 15 } else { 20 };
+        let n = if self.simple.is_some() { 17 } else { 22 };
         match self.rng.below(n) {
             0..=4 => format!(
                 "{}{}",
@@ -254,6 +254,8 @@ impl Gen<'_> {
                 }
             }
             5..=14 => format!("{}{op}{}", self.read_ref(), self.rng.int(-1, 6)),
+            // Two states compared (`S.体力>O.体力`).
+            15..=16 => format!("{}{op}{}", self.read_ref(), self.read_ref()),
             _ => format!("{}{op}{}", self.expr(2), self.expr(2)),
         }
     }

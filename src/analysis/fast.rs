@@ -31,11 +31,31 @@ struct FNode {
     grid: i64,
 }
 
-/// Whether a node holds, flattened: the value at `off[x]` (in `State::enabled` when
-/// `enabled`, else in `State::vals`) lies in [lo, hi] (`neg`: does not) when `x` is evaluated.
+/// Whether a node holds, flattened: the value at `off[x]` in `State::vals` lies in
+/// [lo, lo + span] (compared as unsigned offsets from `lo`, one comparison; `neg`: does not)
+/// when `x` is evaluated. Its node's bit in the signature's mask is `mask` (the mask's two
+/// words, one of them 0).
+#[derive(Clone, Copy)]
+struct ValTest {
+    off: [u32; 2],
+    lo: i64,
+    span: u64,
+    neg: bool,
+    mask: [u64; 2],
+}
+
+impl ValTest {
+    #[inline(always)]
+    fn held(&self, v: i64) -> bool {
+        (v.wrapping_sub(self.lo) as u64 <= self.span) != self.neg
+    }
+}
+
+/// A node's test, before it is sorted into the signature's lists.
 #[derive(Clone, Copy)]
 struct NodeTest {
     off: [u32; 2],
+    /// In `State::enabled` (a command's flag) instead of `State::vals`.
     enabled: bool,
     lo: i64,
     hi: i64,
@@ -44,6 +64,56 @@ struct NodeTest {
     reads_cur: bool,
     /// An achiever uses the node up ([`super::Spend`]): its value matters even when it holds.
     reads_reserve: bool,
+}
+
+/// The signature's tests (see [`FastEval::signature`]), by what they read: value tests whose
+/// value the trees never read, value tests whose value they read when the node does not hold
+/// (`cur`) or always (`reserve`), and enabled flags (`off[x]` in `State::enabled`, mask).
+#[derive(Default)]
+struct Tests {
+    plain: Vec<ValTest>,
+    cur: Vec<ValTest>,
+    reserve: Vec<ValTest>,
+    flags: Vec<([u32; 2], [u64; 2])>,
+}
+
+impl Tests {
+    /// The lists (empty beyond 128 nodes, where the general evaluation serves).
+    fn sort(tests: &[NodeTest]) -> Self {
+        let mut t = Tests::default();
+        if tests.len() > 128 {
+            return t;
+        }
+        for (i, n) in tests.iter().enumerate() {
+            let b = 1u128 << i;
+            let mask = [b as u64, (b >> 64) as u64];
+            if n.enabled {
+                t.flags.push((n.off, mask));
+                continue;
+            }
+            // An empty range never holds: "not always".
+            let (lo, span, neg) = if n.lo <= n.hi {
+                (n.lo, n.hi.wrapping_sub(n.lo) as u64, n.neg)
+            } else {
+                (i64::MIN, u64::MAX, !n.neg)
+            };
+            let v = ValTest {
+                off: n.off,
+                lo,
+                span,
+                neg,
+                mask,
+            };
+            if n.reads_reserve {
+                t.reserve.push(v);
+            } else if n.reads_cur {
+                t.cur.push(v);
+            } else {
+                t.plain.push(v);
+            }
+        }
+        t
+    }
 }
 
 /// An achiever, flattened.
@@ -170,8 +240,8 @@ struct Scratch {
 /// The evaluation compiled for one program and graph.
 pub struct FastEval {
     nodes: Vec<FNode>,
-    /// Per node: its test (the signature's loop).
-    tests: Vec<NodeTest>,
+    /// The nodes' tests (the signature's loops).
+    tests: Tests,
     /// Per node: the range of its achievers in `ach`.
     ach_of: Vec<(u32, u32)>,
     ach: Vec<FAch>,
@@ -393,7 +463,7 @@ impl FastEval {
                 }
             }),
             nodes,
-            tests,
+            tests: Tests::sort(&tests),
             decisive,
             adv,
             cap: p.settings.turn_limit.min(UNREACHABLE),
@@ -661,31 +731,41 @@ impl FastEval {
     /// Sets `sc.holds` to the nodes that hold for `x` in `st` and returns a key of them and of
     /// the current values the trees read (never 0).
     fn signature(&self, st: &State, x: Side, sc: &mut Scratch) -> u64 {
-        use std::hash::{Hash, Hasher};
+        const K: u64 = 0x9E37_79B9_7F4A_7C15;
         // The mask in two words (a shift of a u128 by a variable amount costs branches).
         let mut bits = [0u64; 2];
-        let mut h = rustc_hash::FxHasher::default();
-        for (word, tests) in bits.iter_mut().zip(self.tests.chunks(64)) {
-            let mut w = 0u64;
-            for (j, t) in tests.iter().enumerate() {
-                let at = t.off[x] as usize;
-                let v = if t.enabled {
-                    i64::from(st.enabled[at])
-                } else {
-                    st.vals[at]
-                };
-                let held = ((t.lo <= v) & (v <= t.hi)) != t.neg;
-                w |= u64::from(held) << j;
-                if (!held && t.reads_cur) || t.reads_reserve {
-                    v.hash(&mut h);
-                }
-            }
-            *word = w;
+        let mut set = |mask: [u64; 2], held: bool| {
+            let all = u64::from(held).wrapping_neg();
+            bits[0] |= mask[0] & all;
+            bits[1] |= mask[1] & all;
+        };
+        let t = &self.tests;
+        for v in &t.plain {
+            set(v.mask, v.held(st.vals[v.off[x] as usize]));
+        }
+        for &(off, mask) in &t.flags {
+            set(mask, st.enabled[off[x] as usize]);
+        }
+        // The values the trees read: mixed in (0 in place of a value not read, which the mask
+        // then tells apart).
+        let mut h = 0x243F_6A88_85A3_08D3u64;
+        for v in &t.cur {
+            let val = st.vals[v.off[x] as usize];
+            let held = v.held(val);
+            set(v.mask, held);
+            h = (h ^ (val as u64 & u64::from(!held).wrapping_neg()))
+                .wrapping_mul(K)
+                .rotate_left(26);
+        }
+        for v in &t.reserve {
+            let val = st.vals[v.off[x] as usize];
+            set(v.mask, v.held(val));
+            h = (h ^ val as u64).wrapping_mul(K).rotate_left(26);
         }
         let holds = u128::from(bits[0]) | u128::from(bits[1]) << 64;
         sc.holds = holds;
-        (holds as u64 ^ (holds >> 64) as u64 ^ x as u64).hash(&mut h);
-        h.finish() | 1
+        // The side last, after a multiply: mixed in earlier it could cancel a value's low bit.
+        ((h ^ holds as u64 ^ (holds >> 64) as u64).wrapping_mul(K) ^ (x as u64) << 1) | 1
     }
 
     /// Every node's cheapest tree for `x` (`sc.holds` set by [`Self::signature`]).

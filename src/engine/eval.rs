@@ -180,6 +180,9 @@ impl<'p> Engine<'p> {
                 };
                 Some((c == cmd) != neg)
             }
+            Fast::Pair { lhs, rhs, op } => {
+                Some(op.holds(st.vals[lhs[side] as usize], st.vals[rhs[side] as usize]))
+            }
             Fast::Draw { .. } | Fast::General => None,
         }
     }

@@ -5,13 +5,13 @@
 
 use super::*;
 
-/// A range test of one state: `vals[val[s]]` in `[lo, hi]` (`neg`: not in it) when side `s`
-/// acts.
+/// A range test of one state: `vals[val[s]]` in `[lo, lo + span]` (`neg`: not in it) when
+/// side `s` acts, compared as an unsigned offset from `lo` (one comparison).
 #[derive(Clone, Copy, Debug)]
 struct Range {
     val: [u32; 2],
     lo: i64,
-    hi: i64,
+    span: u64,
     neg: bool,
 }
 
@@ -20,19 +20,41 @@ impl Range {
     const ALWAYS: Range = Range {
         val: [0, 0],
         lo: i64::MIN,
-        hi: i64::MAX,
+        span: u64::MAX,
         neg: false,
     };
+
+    /// `vals[off[s]]` in `[lo, hi]` (`neg`: not in it); an empty range never holds.
+    fn new(off: [u32; 2], lo: i64, hi: i64, neg: bool) -> Self {
+        if lo <= hi {
+            Range {
+                val: off,
+                lo,
+                span: hi.wrapping_sub(lo) as u64,
+                neg,
+            }
+        } else {
+            Range {
+                val: off,
+                neg: !neg,
+                ..Range::ALWAYS
+            }
+        }
+    }
+
+    fn is_always(&self) -> bool {
+        (self.lo, self.span, self.neg) == (i64::MIN, u64::MAX, false)
+    }
 
     #[inline(always)]
     fn holds(&self, vals: &[i64], side: Side) -> bool {
         let v = vals[self.val[side] as usize];
-        ((self.lo <= v) & (v <= self.hi)) != self.neg
+        (v.wrapping_sub(self.lo) as u64 <= self.span) != self.neg
     }
 }
 
-/// One availability effect with its rule's conditions: the first inline, any others in
-/// [`FlatAvailability::more`]; then `enabled[flag[s]] = held == on` (an `iff` rule also
+/// One availability effect with its rule's conditions: the first two inline (`ALWAYS` for
+/// a missing one), any others in [`FlatAvailability::more`]; then `enabled[flag[s]] = held == on` (an `iff` rule also
 /// writes when it fails).
 #[derive(Clone, Copy, Debug)]
 struct FlatAvail {
@@ -41,6 +63,7 @@ struct FlatAvail {
     on: bool,
     flag: [u32; 2],
     first: Range,
+    second: Range,
     more: (u32, u32),
 }
 
@@ -71,15 +94,11 @@ pub(super) fn flat_availability(
         let mut ranges = fast[a.conds.0 as usize..a.conds.1 as usize]
             .iter()
             .map(|f| match *f {
-                Fast::Range { off, lo, hi, neg } => Some(Range {
-                    val: off,
-                    lo,
-                    hi,
-                    neg,
-                }),
+                Fast::Range { off, lo, hi, neg } => Some(Range::new(off, lo, hi, neg)),
                 _ => None,
             });
         let first = ranges.next().unwrap_or(Some(Range::ALWAYS))?;
+        let second = ranges.next().unwrap_or(Some(Range::ALWAYS))?;
         let m0 = out.more.len() as u32;
         for r in ranges {
             out.more.push(r?);
@@ -95,6 +114,7 @@ pub(super) fn flat_availability(
                 on,
                 flag,
                 first,
+                second,
                 more,
             });
         }
@@ -102,7 +122,7 @@ pub(super) fn flat_availability(
     out.simple = out
         .entries
         .iter()
-        .all(|a| a.period <= 1 && a.iff && a.more.0 == a.more.1);
+        .all(|a| a.period <= 1 && a.iff && a.more.0 == a.more.1 && a.second.is_always());
     Some(out)
 }
 
@@ -176,7 +196,7 @@ impl Engine<'_> {
             if a.period > 1 && !n.is_multiple_of(a.period) {
                 continue;
             }
-            let mut held = a.first.holds(&st.vals, side);
+            let mut held = a.first.holds(&st.vals, side) & a.second.holds(&st.vals, side);
             if a.more.0 < a.more.1 {
                 held &= avail.more[a.more.0 as usize..a.more.1 as usize]
                     .iter()

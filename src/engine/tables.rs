@@ -202,6 +202,11 @@ pub(super) fn fast_of(prog: &RuleProgram, hl: usize, c: &CCond) -> Fast {
             ([Op::Push(k)], [Op::Load(who, id)]) => {
                 range_of(val_off(*who, *id, ns), op.mirrored(), *k)
             }
+            ([Op::Load(a, i)], [Op::Load(b, j)]) => Fast::Pair {
+                lhs: val_off(*a, *i, ns),
+                rhs: val_off(*b, *j, ns),
+                op,
+            },
             ([Op::Push(lo), Op::Push(hi), Op::Rand(slot)], [Op::Push(k)]) if lo <= hi => {
                 Fast::Draw {
                     lo: *lo,
@@ -628,6 +633,13 @@ pub(super) enum Fast {
     /// A command `back` turns ago of self or the opponent: `off[s]` is its index in
     /// `State::hist` when side `s` acts ([`NONE_AT`]: before the kept history).
     Cmd { off: [u32; 2], cmd: u32, neg: bool },
+    /// `X.a OP Y.b`, two states compared (`S.体力>O.体力`): `lhs[s]`, `rhs[s]` their indices
+    /// in `State::vals` when side `s` acts.
+    Pair {
+        lhs: [u32; 2],
+        rhs: [u32; 2],
+        op: CmpOp,
+    },
     /// `rand(lo,hi) OP k` with constant bounds (`rand(1,100)<=30`, or `k OP rand(..)` stored
     /// mirrored): one draw and one comparison, without the stack machine. Needs the turn and
     /// the rule (the draw's key), so [`Engine::fast_one`] leaves it to `holds`.
