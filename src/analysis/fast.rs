@@ -226,6 +226,22 @@ struct RegainSlot {
 /// condition up: karate spent a third of its search there, playing clamped recoveries out.
 const REGAIN: usize = 1 << 12;
 
+/// One slot of the memo of [`own_cost_of`] for the achievers whose price is played out turn
+/// by turn (a clamped step with a command, a scaling step): the achiever, the node's value and
+/// the command-free rate it was asked for, and the answer (`ach` u32::MAX: empty).
+#[derive(Clone, Copy)]
+struct CostSlot {
+    ach: u32,
+    cur: i64,
+    rate: u64,
+    own: Option<u32>,
+}
+
+/// Slots in the memo of played-out own costs (a power of two; 32 bytes each). Karate's
+/// stamina recovery (`+=max(0,min(1,…))` with a command) asks a few dozen distinct questions
+/// thousands of times.
+const COSTS: usize = 1 << 11;
+
 #[derive(Default)]
 struct Scratch {
     /// Bit i: node i holds in the position being evaluated.
@@ -270,6 +286,7 @@ pub struct FastEval {
     cache: RefCell<Cache>,
     memo: RefCell<Memo>,
     regain: RefCell<Vec<RegainSlot>>,
+    costs: RefCell<Vec<CostSlot>>,
     scratch: RefCell<Scratch>,
 }
 
@@ -441,6 +458,15 @@ impl FastEval {
                 };
                 REGAIN
             ]),
+            costs: RefCell::new(vec![
+                CostSlot {
+                    ach: u32::MAX,
+                    cur: 0,
+                    rate: 0,
+                    own: None,
+                };
+                COSTS
+            ]),
             memo: RefCell::new({
                 // Up to 2 MiB (4 Ki slots of 64 decisive rules); beyond 64, one slot.
                 let per = std::mem::size_of::<MemoSlot>() + 4 * g.decisive.len();
@@ -549,19 +575,11 @@ impl FastEval {
             .sum();
         let mut best: Option<(u32, u128, u32)> = None;
         let (a0, a1) = self.ach_of[i];
-        'ach: for a in &self.ach[a0 as usize..a1 as usize] {
+        'ach: for (ai, a) in (a0..).zip(&self.ach[a0 as usize..a1 as usize]) {
             if a.only.is_some_and(|s| s != x) {
                 continue;
             }
-            let Some(own) = own_cost_of(
-                n.target,
-                cur,
-                a.step,
-                a.needs_command,
-                a.period,
-                free_rate,
-                n.grid,
-            ) else {
+            let Some(own) = self.own_cost(ai, a, n, cur, free_rate) else {
                 continue;
             };
             let Some(spent) = self.spent(eng, st, x, a, own) else {
@@ -584,6 +602,48 @@ impl FastEval {
             }
         }
         best.map(|(_, set, own)| (set, own))
+    }
+
+    /// [`own_cost_of`] for achiever `ai` (`a`) of node `n` at value `cur`; through a memo when
+    /// the price is played out turn by turn.
+    #[inline]
+    fn own_cost(&self, ai: u32, a: &FAch, n: &FNode, cur: i64, free_rate: f64) -> Option<u32> {
+        let price = || {
+            own_cost_of(
+                n.target,
+                cur,
+                a.step,
+                a.needs_command,
+                a.period,
+                free_rate,
+                n.grid,
+            )
+        };
+        let played_out = match a.step {
+            Step::Clamp(c) => a.needs_command || c.sign == 0,
+            Step::Scale(..) => true,
+            _ => false,
+        };
+        if !played_out || !matches!(n.target, Target::Range(..)) {
+            return price();
+        }
+        let rate = free_rate.to_bits();
+        let h = (u64::from(ai) << 32 ^ rate.rotate_left(17))
+            .wrapping_add(cur as u64)
+            .wrapping_mul(0x9E37_79B9_7F4A_7C15);
+        let slot = (h >> 40) as usize & (COSTS - 1);
+        let m = self.costs.borrow()[slot];
+        if (m.ach, m.cur, m.rate) == (ai, cur, rate) {
+            return m.own;
+        }
+        let own = price();
+        self.costs.borrow_mut()[slot] = CostSlot {
+            ach: ai,
+            cur,
+            rate,
+            own,
+        };
+        own
     }
 
     /// As `TreeWalk::spent`: the turns to bring back what `firings` firings of `a` use up.
@@ -609,11 +669,14 @@ impl FastEval {
                 Some(t) => t,
                 None => {
                     let (b0, b1) = self.ach_of[s.node];
-                    let regen = self.ach[b0 as usize..b1 as usize]
-                        .iter()
-                        .filter(|b| b.only.is_none_or(|o| o == x))
-                        .map(|b| (b.step, b.needs_command, b.period));
-                    let t = super::regain_turns(c.target, cur, s, firings, c.grid, regen);
+                    // The condition's achievers priced through the memo of played-out costs.
+                    let t = super::regain_turns(c.target, cur, s, firings, |from| {
+                        (b0..)
+                            .zip(&self.ach[b0 as usize..b1 as usize])
+                            .filter(|(_, b)| b.only.is_none_or(|o| o == x))
+                            .filter_map(|(bi, b)| self.own_cost(bi, b, c, from, s.free))
+                            .min()
+                    });
                     self.regain.borrow_mut()[slot] = RegainSlot {
                         spend: k,
                         firings,
@@ -804,18 +867,15 @@ impl Evaluate for FastEval {
     }
 
     fn advantage(&self, eng: &Engine, st: &State, x: Side) -> f64 {
-        let mut sc = self.scratch.borrow_mut();
-        let mut sum = 0.0;
-        for a in &self.adv {
-            if a.conds.iter().all(|c| eng.test(c, st, x, &mut sc.stack)) {
-                let v = match a.constant {
-                    Some(v) => v,
-                    None => eng.eval_code_with(a.value, st, x, &mut sc.stack),
-                };
-                sum += a.weight * v as f64;
-            }
-        }
-        sum
+        self.advantages(eng, st, [x])[0]
+    }
+
+    /// As [`Evaluate::score`], with both sides' advantage sums in one pass over the lines.
+    fn score(&self, eng: &Engine, st: &State, x: Side) -> f64 {
+        let dx = self.distance(eng, st, x).1;
+        let dy = self.distance(eng, st, 1 - x).1;
+        let [ax, ay] = self.advantages(eng, st, [x, 1 - x]);
+        (dy - dx) + ax - ay
     }
 
     /// [`Evaluate::evaluate`] through a direct-mapped cache: the evaluation is antisymmetric,
@@ -830,6 +890,24 @@ impl Evaluate for FastEval {
 }
 
 impl FastEval {
+    /// The advantage-block sums for the sides `xs` (each line that holds adds weight × value).
+    fn advantages<const N: usize>(&self, eng: &Engine, st: &State, xs: [Side; N]) -> [f64; N] {
+        let mut sc = self.scratch.borrow_mut();
+        let mut sum = [0.0; N];
+        for a in &self.adv {
+            for (s, &x) in sum.iter_mut().zip(&xs) {
+                if a.conds.iter().all(|c| eng.test(c, st, x, &mut sc.stack)) {
+                    let v = match a.constant {
+                        Some(v) => v,
+                        None => eng.eval_code_with(a.value, st, x, &mut sc.stack),
+                    };
+                    *s += a.weight * v as f64;
+                }
+            }
+        }
+        sum
+    }
+
     /// The evaluation for h of an undecided position through the cache, and its slot.
     fn cached(&self, eng: &Engine, st: &State) -> (usize, f64) {
         let mut key = st.fingerprint(self.reads_history);

@@ -1392,7 +1392,9 @@ impl<'g, 'p> TreeWalk<'g, 'p> {
                 .iter()
                 .filter(|b| b.serves(self.x))
                 .map(|b| (b.step, b.needs_command, b.period));
-            let t = regain_turns(c.key.target, cur, s, firings, c.grid, regen)?;
+            let t = regain_turns(c.key.target, cur, s, firings, |from| {
+                regen_cost(c.key.target, from, s.free, c.grid, regen)
+            })?;
             total = total.saturating_add(t);
         }
         Some(total)
@@ -1558,19 +1560,19 @@ pub(crate) fn own_cost_of(
     }
 }
 
-/// Turns to bring back, by the achievers `regen` (step, needs a command, period) of a condition
-/// `t` whose value is `cur`, what `firings` firings of an achiever that uses it up ([`Spend`])
-/// need beyond the reserve above the target's bound: 0 while the reserve pays for them all,
-/// None when it cannot be brought back. The first firing needs only the condition to hold,
-/// which the achiever's tree pays for.
+/// Turns to bring back, by the achievers of a condition `t` whose value is `cur`, what
+/// `firings` firings of an achiever that uses it up ([`Spend`]) need beyond the reserve above
+/// the target's bound: 0 while the reserve pays for them all, None when it cannot be brought
+/// back. The first firing needs only the condition to hold, which the achiever's tree pays
+/// for. `regen(from)` is the cheapest own cost of the condition's achievers from the value
+/// `from` (at the spend's command-free rate, see [`regen_cost`]).
 #[inline]
 pub(crate) fn regain_turns(
     t: Target,
     cur: i64,
     s: &Spend,
     firings: u32,
-    grid: i64,
-    regen: impl Iterator<Item = (Step, bool, u32)>,
+    regen: impl FnOnce(i64) -> Option<u32>,
 ) -> Option<u32> {
     let Target::Range(lo, hi) = t else {
         return Some(0);
@@ -1594,9 +1596,22 @@ pub(crate) fn regain_turns(
     } else {
         hi.saturating_add(units)
     };
+    regen(from)
+}
+
+/// The cheapest own cost from the value `from` of a condition `t`'s achievers `regen` (step,
+/// needs a command, period), at a spend's command-free rate `free`: the `regen` of
+/// [`regain_turns`].
+pub(crate) fn regen_cost(
+    t: Target,
+    from: i64,
+    free: f64,
+    grid: i64,
+    regen: impl Iterator<Item = (Step, bool, u32)>,
+) -> Option<u32> {
     regen
         .filter_map(|(step, needs_command, period)| {
-            own_cost_of(t, from, step, needs_command, period, s.free, grid)
+            own_cost_of(t, from, step, needs_command, period, free, grid)
         })
         .min()
 }

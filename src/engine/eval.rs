@@ -27,6 +27,13 @@ impl<'p> Engine<'p> {
         rule: u32,
         stack: &mut Vec<i64>,
     ) -> Res<i64> {
+        // `rand(lo,hi)` with constant bounds (most drawn operands: `O.体力-=rand(1,3)`): the
+        // draw without the stack.
+        if let [Op::Push(lo), Op::Push(hi), Op::Rand(slot)] = *code
+            && lo <= hi
+        {
+            return Ok(self.draw(turn, side, rule, slot, lo, hi));
+        }
         stack.clear();
         for op in code {
             match *op {

@@ -42,10 +42,6 @@ impl Range {
         }
     }
 
-    fn is_always(&self) -> bool {
-        (self.lo, self.span, self.neg) == (i64::MIN, u64::MAX, false)
-    }
-
     #[inline(always)]
     fn holds(&self, vals: &[i64], side: Side) -> bool {
         let v = vals[self.val[side] as usize];
@@ -64,6 +60,8 @@ struct FlatAvail {
     flag: [u32; 2],
     first: Range,
     second: Range,
+    /// The rule has a second condition (and maybe more).
+    two: bool,
     more: (u32, u32),
 }
 
@@ -98,7 +96,9 @@ pub(super) fn flat_availability(
                 _ => None,
             });
         let first = ranges.next().unwrap_or(Some(Range::ALWAYS))?;
-        let second = ranges.next().unwrap_or(Some(Range::ALWAYS))?;
+        let second = ranges.next();
+        let two = second.is_some();
+        let second = second.unwrap_or(Some(Range::ALWAYS))?;
         let m0 = out.more.len() as u32;
         for r in ranges {
             out.more.push(r?);
@@ -115,14 +115,12 @@ pub(super) fn flat_availability(
                 flag,
                 first,
                 second,
+                two,
                 more,
             });
         }
     }
-    out.simple = out
-        .entries
-        .iter()
-        .all(|a| a.period <= 1 && a.iff && a.more.0 == a.more.1 && a.second.is_always());
+    out.simple = out.entries.iter().all(|a| a.period <= 1 && a.iff && !a.two);
     Some(out)
 }
 
@@ -196,11 +194,14 @@ impl Engine<'_> {
             if a.period > 1 && !n.is_multiple_of(a.period) {
                 continue;
             }
-            let mut held = a.first.holds(&st.vals, side) & a.second.holds(&st.vals, side);
-            if a.more.0 < a.more.1 {
-                held &= avail.more[a.more.0 as usize..a.more.1 as usize]
-                    .iter()
-                    .all(|r| r.holds(&st.vals, side));
+            let mut held = a.first.holds(&st.vals, side);
+            if a.two {
+                held &= a.second.holds(&st.vals, side);
+                if a.more.0 < a.more.1 {
+                    held &= avail.more[a.more.0 as usize..a.more.1 as usize]
+                        .iter()
+                        .all(|r| r.holds(&st.vals, side));
+                }
             }
             // Written when the rule holds or is an `iff` rule; kept otherwise (no branch on
             // `held`, which is as unpredictable as the game).
