@@ -107,16 +107,22 @@ impl<'p> Engine<'p> {
         rng::draw(self.seed, turn, side, rule, slot, lo, hi)
     }
 
-    #[cold]
     pub(super) fn scripted_draw(&self, rule: u32, slot: u16, lo: i64, hi: i64) -> i64 {
-        self.draws_made.set(self.draws_made.get().wrapping_add(1));
-        let mut sc = self.script.borrow_mut();
-        let size = ((hi as i128 - lo as i128 + 1) as u128).min(u64::MAX as u128) as u64;
         let binary = self
             .binary_draws
             .iter()
             .find(|b| b.rule == rule && b.slot == slot)
             .map(|b| split_range(b.op, b.k, lo, hi));
+        self.scripted_pick(lo, hi, binary)
+    }
+
+    /// The scripted draw of `rand(lo,hi)`, `binary` its split when it only decides a comparison
+    /// with a constant (see [`split_range`]; `rand(lo,hi) OP k` conditions pass it directly,
+    /// without looking the draw up).
+    pub(super) fn scripted_pick(&self, lo: i64, hi: i64, binary: Option<(u64, i64, i64)>) -> i64 {
+        self.draws_made.set(self.draws_made.get().wrapping_add(1));
+        let mut sc = self.script.borrow_mut();
+        let size = ((hi as i128 - lo as i128 + 1) as u128).min(u64::MAX as u128) as u64;
         let outcomes = match binary {
             Some((n, _, _)) if n == 0 || n == size => 1,
             Some(_) => 2,

@@ -144,7 +144,8 @@ impl<'p> Engine<'p> {
                         let rule = &self.prog.rules[r.rule as usize];
                         self.holds(r.rule, rule, st, side, turn, stack)?
                     } else {
-                        (r.need == NONE || r.need == now) && self.fast_conds(r.conds, st, side)
+                        (r.need == NONE || r.need == now)
+                            && self.fast_conds_drawing(r.conds, st, side, turn, r.rule)
                     };
                 if !h {
                     continue;

@@ -141,15 +141,8 @@ impl<'p> Engine<'p> {
         turn: u32,
         stack: &mut Vec<i64>,
     ) -> Res<bool> {
-        if let Fast::Draw {
-            lo,
-            hi,
-            slot,
-            op,
-            k,
-        } = *f
-        {
-            return Ok(op.holds(self.draw(turn, side, ri, slot, lo, hi), k));
+        if let Some(held) = self.drawn_cond(f, ri, turn, side) {
+            return Ok(held);
         }
         Ok(match self.prog.conds[ci] {
             CCond::Cmp { op, lhs, rhs } => {
@@ -168,6 +161,53 @@ impl<'p> Engine<'p> {
             }
             _ => false,
         })
+    }
+
+    /// A `rand(lo,hi) OP k` condition ([`Fast::Draw`]) of rule `ri`: drawn and compared; None
+    /// for any other.
+    #[inline]
+    fn drawn_cond(&self, f: &Fast, ri: u32, turn: u32, side: Side) -> Option<bool> {
+        let Fast::Draw {
+            lo,
+            hi,
+            slot,
+            op,
+            k,
+        } = *f
+        else {
+            return None;
+        };
+        // Scripted (the search's chance enumeration): two outcomes, split here.
+        let v = if self.scripted.get() {
+            self.scripted_pick(lo, hi, Some(super::chance::split_range(op, k, lo, hi)))
+        } else {
+            self.draw(turn, side, ri, slot, lo, hi)
+        };
+        Some(op.holds(v, k))
+    }
+
+    /// Conditions with fast forms or drawn ([`Engine::drawn_cond`]) of rule `ri`, in order
+    /// until one fails (so a draw is made only when the conditions before it hold, as in
+    /// [`Engine::holds`]).
+    #[inline(always)]
+    pub(super) fn fast_conds_drawing(
+        &self,
+        range: (u32, u32),
+        st: &State,
+        side: Side,
+        turn: u32,
+        ri: u32,
+    ) -> bool {
+        for f in &self.fast[range.0 as usize..range.1 as usize] {
+            let ok = match self.fast_one(f, st, side) {
+                Some(ok) => ok,
+                None => self.drawn_cond(f, ri, turn, side) == Some(true),
+            };
+            if !ok {
+                return false;
+            }
+        }
+        true
     }
 
     /// One condition in fast form for `side` on `st`; None when it needs the general evaluator.

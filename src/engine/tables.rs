@@ -410,9 +410,11 @@ fn direct_path(
         }
         for &ri in list {
             let r = &prog.rules[ri as usize];
+            // (A drawn condition, `rand(1,100)<=30`, is tested in place, see
+            // `Engine::fast_conds_drawing`.)
             let general = fast[r.conds.0 as usize..r.conds.1 as usize]
                 .iter()
-                .any(Fast::needs_eval);
+                .any(|f| matches!(f, Fast::General));
             // In the list of the command a rule needs, that need is already met: its
             // condition is dropped (a copy of the other conditions goes at the end of
             // `fast`), so the turn tests only what can still fail. (A rule with a condition
@@ -572,8 +574,8 @@ pub(super) struct DirectRule {
     pub(super) need: u32,
     pub(super) conds: (u32, u32),
     pub(super) iff: bool,
-    /// Some condition needs evaluating (an expression or a draw): tested the general way,
-    /// with the rule's own conditions.
+    /// Some condition is an expression to evaluate: tested the general way, with the rule's
+    /// own conditions.
     pub(super) general: bool,
     pub(super) fx: (u32, u32),
 }
