@@ -498,7 +498,7 @@ fn replays_match_full_turns(p: &RuleProgram, games: u64) -> usize {
 
 #[test]
 fn chance_outcomes_replayed_from_the_resolution_equal_full_turns() {
-    for name in ["karate.kmt", "moge_battle.kmt"] {
+    for name in ["karate.kmt", "moge_battle.kmt", "sumo.kmt"] {
         let n = replays_match_full_turns(&file(name), 6);
         assert!(n > 100, "{name}: only {n} outcomes replayed");
     }
@@ -524,6 +524,22 @@ fn chance_outcomes_replayed_from_the_resolution_equal_full_turns() {
          [賭ける]:S.大+=rand(0,9)*S.大\n\
          [守る],rand(1,4)<=1:S.気+1\n\
          [守る]:S.体力+=rand(0,1)\n\
+         O.体力<=0:S.勝利\n",
+    );
+    assert!(replays_match_full_turns(&p, 30) > 100);
+    // Alternate, draws in `rand(lo,hi) OP k` conditions (replayed by redoing those draws):
+    // two drawing rules in one list, conditions after a draw, a drawing rule that writes an
+    // expression and one with two draws (not replayed), a list mixing a drawn condition with
+    // drawn values (not replayed).
+    let p = prog(
+        "!:体力=10,気=0,[攻める],[構える],[賭ける]\n\
+         [攻める],rand(1,100)<=30,O.体力>=5:O.体力-3\n\
+         [攻める],rand(1,4)<=2:S.気+1\n\
+         [攻める]:O.体力-1\n\
+         [構える],S.気>=1,rand(1,3)>=2,S.体力<=9:S.体力+=min(2,10-S.体力)\n\
+         [構える],rand(1,2)==1:S.気+1\n\
+         [賭ける],rand(1,6)<=2,rand(1,6)>=5:O.体力-5\n\
+         [賭ける],3>=rand(1,6):S.気+=rand(0,2)\n\
          O.体力<=0:S.勝利\n",
     );
     assert!(replays_match_full_turns(&p, 30) > 100);

@@ -172,7 +172,7 @@ impl<'p> Engine<'p> {
         script: &mut ChanceScript,
     ) -> Result<(), RuntimeError> {
         script.draws.clear();
-        if self.value_draws {
+        if self.value_draws || self.cond_draws {
             self.replay.borrow_mut().valid = false;
         }
         std::mem::swap(&mut *self.script.borrow_mut(), script);
@@ -219,7 +219,17 @@ impl<'p> Engine<'p> {
         self.scripted.set(true);
         st.clone_from(&r.snapshot);
         if let Some(mut ph) = r.direct {
-            // Kept by the two-phase direct path: the drawn values again, then its second phase.
+            // Kept by the two-phase direct path: the drawn conditions or values again, then its
+            // second phase.
+            for c in &r.cond {
+                let v = self.scripted_pick(c.lo, c.hi, Some(split_range(c.op, c.k, c.lo, c.hi)));
+                let bit = 1u64 << c.at;
+                ph.held = if c.op.holds(v, c.k) && c.after {
+                    ph.held | bit
+                } else {
+                    ph.held & !bit
+                };
+            }
             let mut result = Ok(());
             {
                 let stack = &mut self.scratch.borrow_mut().stack;

@@ -20,9 +20,10 @@ impl<'p> Engine<'p> {
     pub(super) fn resolve_direct(&self, st: &mut State, side: Side) -> Res<()> {
         let n = st.own_turns[side];
         let now = st.hist[side * self.hl];
-        let (a, b, two_phase) = self.direct_lists[if now == NONE { self.nc } else { now as usize }];
+        let (a, b, two_phase, draws) =
+            self.direct_lists[if now == NONE { self.nc } else { now as usize }];
         if two_phase {
-            return self.resolve_two_phase(st, side, (a, b));
+            return self.resolve_two_phase(st, side, (a, b), draws);
         }
         for r in &self.direct_rules[a as usize..b as usize] {
             if r.period > 1 && !n.is_multiple_of(r.period) {
@@ -111,10 +112,18 @@ impl<'p> Engine<'p> {
     /// error leaves the values untouched, as there); then the effects are applied in file order.
     /// The reference path's result without collecting writes. A scripted turn whose draws were
     /// all in operand values keeps its first phase, so that its other chance outcomes are
-    /// replayed from it (`Engine::replay_scripted`). A list of more than 64 rules or
+    /// replayed from it (`Engine::replay_scripted`), and so does one whose draws were all in
+    /// `rand(lo,hi) OP k` conditions (`draws`: the list has such a rule), each redone alone.
+    /// A list of more than 64 rules or
     /// [`TWO_PHASE_VALUES`] expression operands is resolved the reference way.
     #[inline(never)]
-    fn resolve_two_phase(&self, st: &mut State, side: Side, list: (u32, u32)) -> Res<()> {
+    fn resolve_two_phase(
+        &self,
+        st: &mut State,
+        side: Side,
+        list: (u32, u32),
+        draws: bool,
+    ) -> Res<()> {
         let rules = &self.direct_rules[list.0 as usize..list.1 as usize];
         if rules.len() > 64 {
             return self.resolve_collected(st, side);
@@ -122,11 +131,15 @@ impl<'p> Engine<'p> {
         let n = st.own_turns[side];
         let now = st.hist[side * self.hl];
         let turn = st.turn;
-        // A scripted turn whose values draw keeps its first phase for the other outcomes.
-        let keep = self.value_draws && self.scripted.get();
+        // A scripted turn whose values or `rand(lo,hi) OP k` conditions draw keeps its first
+        // phase for the other outcomes (conditions: one side resolving, alternate mode).
+        let scripted = self.scripted.get();
+        let keep_conds = draws && scripted && !self.simultaneous;
+        let keep = (self.value_draws && scripted) || keep_conds;
         let mut replay = keep.then(|| self.replay.borrow_mut());
         if let Some(r) = replay.as_deref_mut() {
             r.drawn.clear();
+            r.cond.clear();
         }
         let mut ph = TwoPhase {
             side,
@@ -138,7 +151,8 @@ impl<'p> Engine<'p> {
         {
             let mut guard = self.scratch.borrow_mut();
             let stack = &mut guard.stack;
-            for (k, r) in rules.iter().enumerate() {
+            for (at, r) in rules.iter().enumerate() {
+                let d0 = self.draws_made.get();
                 let h = (r.period <= 1 || n.is_multiple_of(r.period))
                     && if r.general {
                         let rule = &self.prog.rules[r.rule as usize];
@@ -147,10 +161,32 @@ impl<'p> Engine<'p> {
                         (r.need == NONE || r.need == now)
                             && self.fast_conds_drawing(r.conds, st, side, turn, r.rule)
                     };
+                if keep_conds && self.draws_made.get() != d0 {
+                    // It drew in a condition: the same draw comes in every outcome (the
+                    // conditions before it read the position) and decides the rule with those
+                    // after it. Not noted (so the turn is not kept, its draws not all noted)
+                    // when the rule has two, or writes an expression, or is tested the general
+                    // way.
+                    let fx = &self.direct_fx[r.fx.0 as usize..r.fx.1 as usize];
+                    if let (Some((lo, hi, op, k, after)), Some(rp)) =
+                        (self.single_draw(r.conds, st, side), replay.as_deref_mut())
+                        && !r.general
+                        && !fx.iter().any(|f| matches!(f, DirectFx::Expr { .. }))
+                    {
+                        rp.cond.push(CondDraw {
+                            at: at as u32,
+                            lo,
+                            hi,
+                            op,
+                            k,
+                            after,
+                        });
+                    }
+                }
                 if !h {
                     continue;
                 }
-                ph.held |= 1 << k;
+                ph.held |= 1 << at;
                 for fx in &self.direct_fx[r.fx.0 as usize..r.fx.1 as usize] {
                     if let DirectFx::Expr { expr, .. } = *fx {
                         if ph.nv == TWO_PHASE_VALUES {
@@ -178,11 +214,12 @@ impl<'p> Engine<'p> {
             }
         }
         if let Some(r) = replay.as_deref_mut() {
-            // Kept only when every draw was in a value (a condition that drew decides which
-            // rules fire).
+            // Kept only when every draw was in a value, or every draw in a condition this
+            // list's replay redoes (not both: their order would have to be kept too).
             let made = self.script.borrow().draws.len();
             let in_values: usize = r.drawn.iter().map(|d| d.draws as usize).sum();
-            if in_values > 0 && made == in_values {
+            let in_conds = r.cond.len();
+            if (in_values == 0) != (in_conds == 0) && made == in_values + in_conds {
                 r.valid = true;
                 r.snapshot.clone_from(st);
                 r.direct = Some(ph);

@@ -210,6 +210,32 @@ impl<'p> Engine<'p> {
         true
     }
 
+    /// The one `rand(lo,hi) OP k` condition among `range` (its bounds, operator and constant),
+    /// and whether the conditions after it hold for `side` on `st`; None unless there is
+    /// exactly one.
+    pub(super) fn single_draw(
+        &self,
+        range: (u32, u32),
+        st: &State,
+        side: Side,
+    ) -> Option<(i64, i64, CmpOp, i64, bool)> {
+        let conds = &self.fast[range.0 as usize..range.1 as usize];
+        let mut draws = conds
+            .iter()
+            .enumerate()
+            .filter(|(_, f)| matches!(f, Fast::Draw { .. }));
+        let (at, &Fast::Draw { lo, hi, op, k, .. }) = draws.next()? else {
+            return None;
+        };
+        if draws.next().is_some() {
+            return None;
+        }
+        let after = conds[at + 1..]
+            .iter()
+            .all(|f| self.fast_one(f, st, side) == Some(true));
+        Some((lo, hi, op, k, after))
+    }
+
     /// One condition in fast form for `side` on `st`; None when it needs the general evaluator.
     #[inline(always)]
     pub(super) fn fast_one(&self, f: &Fast, st: &State, side: Side) -> Option<bool> {

@@ -254,6 +254,23 @@ struct Replay {
     drawn: Vec<Drawn>,
     /// Kept by the two-phase direct path instead of `writes`: its first phase's result.
     direct: Option<TwoPhase>,
+    /// On the two-phase direct path, when every draw was a `rand(lo,hi) OP k` condition: the
+    /// rules that drew one, in order (the other rules' results do not depend on the draws).
+    cond: Vec<CondDraw>,
+}
+
+/// A rule of a two-phase list that drew its one `rand(lo,hi) OP k` condition (see
+/// [`Replay::cond`]): it holds when the draw does and its conditions after the draw hold.
+#[derive(Clone, Copy, Debug)]
+struct CondDraw {
+    /// The rule's index in its list (its bit in `TwoPhase::held`).
+    at: u32,
+    lo: i64,
+    hi: i64,
+    op: CmpOp,
+    k: i64,
+    /// The conditions after the draw hold (they read the position only).
+    after: bool,
 }
 
 /// The first phase of a two-phase direct resolution (see `Engine::resolve_two_phase`): the
@@ -318,7 +335,7 @@ pub struct Engine<'p> {
     /// The direct path's rules per command (and one more list for a pass, last): ranges into
     /// `direct_rules`, whose effects are ranges into `direct_fx`, and whether the list is
     /// resolved in two phases.
-    direct_lists: Vec<(u32, u32, bool)>,
+    direct_lists: Vec<(u32, u32, bool, bool)>,
     direct_rules: Vec<DirectRule>,
     direct_fx: Vec<DirectFx>,
     /// Per effect: its operand when that is a constant.
@@ -340,6 +357,9 @@ pub struct Engine<'p> {
     script: RefCell<ChanceScript>,
     /// Some effect's value draws `rand` (a scripted turn then notes which values drew).
     value_draws: bool,
+    /// Some rule of the direct path has a `rand(lo,hi) OP k` condition (a scripted turn then
+    /// notes which rules drew, see [`Replay::cond`]).
+    cond_draws: bool,
     /// Draws made by scripted turns so far (a counter: differences tell which values drew).
     draws_made: Cell<u32>,
     /// The last scripted turn's resolution, when its other outcomes can be replayed from it.

@@ -47,6 +47,7 @@ impl<'p> Engine<'p> {
         } else {
             Default::default()
         };
+        let cond_draws = direct_lists.iter().any(|l| l.3);
         let flat_avail = avail_fast.as_deref().and_then(|a| {
             plain::flat_availability(a, &avail_en, &fast, prog.settings.simultaneous)
         });
@@ -79,6 +80,7 @@ impl<'p> Engine<'p> {
             script: RefCell::new(ChanceScript::default()),
             draws_made: Cell::new(0),
             value_draws,
+            cond_draws,
             replay: RefCell::new(Replay::default()),
             fires: None,
             chance: None,
@@ -367,7 +369,7 @@ fn direct_path(
     need_cmd: &[u32],
     fast: &mut Vec<Fast>,
     hl: usize,
-) -> (Vec<(u32, u32, bool)>, Vec<DirectRule>, Vec<DirectFx>) {
+) -> (Vec<(u32, u32, bool, bool)>, Vec<DirectRule>, Vec<DirectFx>) {
     let nc = prog.commands.len();
     let (mut direct_lists, mut direct_rules, mut direct_fx) = (vec![], vec![], vec![]);
     let ns = prog.states.len();
@@ -488,7 +490,13 @@ fn direct_path(
                 fx: (f0, direct_fx.len() as u32),
             });
         }
-        direct_lists.push((l0, direct_rules.len() as u32, two_phase));
+        // A rule of the list (kept on the direct path) draws in a condition.
+        let draws = direct_rules[l0 as usize..].iter().any(|r| {
+            fast[r.conds.0 as usize..r.conds.1 as usize]
+                .iter()
+                .any(|f| matches!(f, Fast::Draw { .. }))
+        });
+        direct_lists.push((l0, direct_rules.len() as u32, two_phase, draws));
     }
     (direct_lists, direct_rules, direct_fx)
 }
