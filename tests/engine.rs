@@ -528,13 +528,14 @@ fn chance_outcomes_replayed_from_the_resolution_equal_full_turns() {
     );
     assert!(replays_match_full_turns(&p, 30) > 100);
     // Alternate, draws in `rand(lo,hi) OP k` conditions (replayed by redoing those draws):
-    // two drawing rules in one list, conditions after a draw, a drawing rule that writes an
+    // drawing rules in one list, conditions before and after a draw, a drawing rule that writes an
     // expression and one with two draws (not replayed), a list mixing a drawn condition with
     // drawn values (not replayed).
     let p = prog(
         "!:体力=10,気=0,[攻める],[構える],[賭ける]\n\
          [攻める],rand(1,100)<=30,O.体力>=5:O.体力-3\n\
          [攻める],rand(1,4)<=2:S.気+1\n\
+         [攻める],S.気>=2,rand(1,3)<=1:S.気-2,O.体力-2\n\
          [攻める]:O.体力-1\n\
          [構える],S.気>=1,rand(1,3)>=2,S.体力<=9:S.体力+=min(2,10-S.体力)\n\
          [構える],rand(1,2)==1:S.気+1\n\
