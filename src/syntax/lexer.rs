@@ -392,6 +392,8 @@ pub fn lex_line_with(
     chars: &mut Vec<(usize, char, usize)>,
 ) {
     let line = &text[start..end];
+    // `out` may already hold earlier lines' tokens: only this line's count as neighbours.
+    let first = out.len();
     let mut pieces = Vec::new();
     scan_line(line, chars, &mut pieces);
     let mut buf = String::new();
@@ -432,10 +434,11 @@ pub fn lex_line_with(
             Piece::Int => {
                 folded(&mut buf);
                 // `-9223372036854775808` after a unary minus is i64::MIN: fold the sign into it.
+                let mine = &out[first..];
                 let unary_min = buf.trim_start_matches('0') == "9223372036854775808"
-                    && matches!(out.last(), Some((Tok::Sym(Sym::Minus), _)))
+                    && matches!(mine.last(), Some((Tok::Sym(Sym::Minus), _)))
                     && !matches!(
-                        out.len().checked_sub(2).map(|k| &out[k].0),
+                        mine.len().checked_sub(2).map(|k| &mine[k].0),
                         Some(
                             Tok::Int(_)
                                 | Tok::Dec(_)
