@@ -23,7 +23,11 @@ impl<'p> Engine<'p> {
         let (a, b, two_phase, draws) =
             self.direct_lists[if now == NONE { self.nc } else { now as usize }];
         if two_phase {
-            return self.resolve_two_phase(st, side, (a, b), draws);
+            return if draws {
+                self.resolve_two_phase::<true>(st, side, (a, b))
+            } else {
+                self.resolve_two_phase::<false>(st, side, (a, b))
+            };
         }
         for r in &self.direct_rules[a as usize..b as usize] {
             if r.period > 1 && !n.is_multiple_of(r.period) {
@@ -113,16 +117,15 @@ impl<'p> Engine<'p> {
     /// The reference path's result without collecting writes. A scripted turn whose draws were
     /// all in operand values keeps its first phase, so that its other chance outcomes are
     /// replayed from it (`Engine::replay_scripted`), and so does one whose draws were all in
-    /// `rand(lo,hi) OP k` conditions (`draws`: the list has such a rule), each redone alone.
+    /// `rand(lo,hi) OP k` conditions (`DRAWS`: the list has such a rule), each redone alone.
     /// A list of more than 64 rules or
     /// [`TWO_PHASE_VALUES`] expression operands is resolved the reference way.
     #[inline(never)]
-    fn resolve_two_phase(
+    fn resolve_two_phase<const DRAWS: bool>(
         &self,
         st: &mut State,
         side: Side,
         list: (u32, u32),
-        draws: bool,
     ) -> Res<()> {
         let rules = &self.direct_rules[list.0 as usize..list.1 as usize];
         if rules.len() > 64 {
@@ -134,7 +137,7 @@ impl<'p> Engine<'p> {
         // A scripted turn whose values or `rand(lo,hi) OP k` conditions draw keeps its first
         // phase for the other outcomes (conditions: one side resolving, alternate mode).
         let scripted = self.scripted.get();
-        let keep_conds = draws && scripted && !self.simultaneous;
+        let keep_conds = DRAWS && scripted && !self.simultaneous;
         let keep = (self.value_draws && scripted) || keep_conds;
         let mut replay = keep.then(|| self.replay.borrow_mut());
         if let Some(r) = replay.as_deref_mut() {
@@ -145,6 +148,7 @@ impl<'p> Engine<'p> {
             side,
             list,
             held: 0,
+            iff: 0,
             values: [0; TWO_PHASE_VALUES],
             nv: 0,
         };
@@ -152,14 +156,20 @@ impl<'p> Engine<'p> {
             let mut guard = self.scratch.borrow_mut();
             let stack = &mut guard.stack;
             for (at, r) in rules.iter().enumerate() {
-                let d0 = self.draws_made.get();
-                let h = (r.period <= 1 || n.is_multiple_of(r.period))
+                let d0 = if DRAWS { self.draws_made.get() } else { 0 };
+                let due = r.period <= 1 || n.is_multiple_of(r.period);
+                ph.iff |= u64::from(r.iff && due) << at;
+                let h = due
                     && if r.general {
                         let rule = &self.prog.rules[r.rule as usize];
                         self.holds(r.rule, rule, st, side, turn, stack)?
                     } else {
                         (r.need == NONE || r.need == now)
-                            && self.fast_conds_drawing(r.conds, st, side, turn, r.rule)
+                            && if DRAWS {
+                                self.fast_conds_drawing(r.conds, st, side, turn, r.rule)
+                            } else {
+                                self.fast_conds(r.conds, st, side)
+                            }
                     };
                 if keep_conds && self.draws_made.get() != d0 {
                     // It drew in a condition: the same draw comes in every outcome (the
@@ -232,15 +242,16 @@ impl<'p> Engine<'p> {
     /// The second phase of [`Engine::resolve_two_phase`]: the effects of the rules that held
     /// (and of the `::` rules that ran and failed) applied in file order.
     pub(super) fn apply_two_phase(&self, st: &mut State, ph: &TwoPhase) -> Res<()> {
-        let (a, b) = ph.list;
+        let rules = &self.direct_rules[ph.list.0 as usize..ph.list.1 as usize];
         let side = ph.side;
-        let n = st.own_turns[side];
         let mut next = ph.values[..ph.nv].iter();
-        for (k, r) in self.direct_rules[a as usize..b as usize].iter().enumerate() {
+        // Only the rules that held or ran, lowest bit (first in the file) first.
+        let mut run = ph.held | ph.iff;
+        while run != 0 {
+            let k = run.trailing_zeros() as usize;
+            run &= run - 1;
+            let r = &rules[k];
             let held = ph.held >> k & 1 == 1;
-            if !(held || (r.iff && (r.period <= 1 || n.is_multiple_of(r.period)))) {
-                continue;
-            }
             for &fx in &self.direct_fx[r.fx.0 as usize..r.fx.1 as usize] {
                 self.apply_fx(st, side, fx, held, r.rule, || {
                     *next.next().expect("a value per expression operand")

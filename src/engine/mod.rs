@@ -274,12 +274,16 @@ struct CondDraw {
 }
 
 /// The first phase of a two-phase direct resolution (see `Engine::resolve_two_phase`): the
-/// acting side, its rule list, which rules held, and the operand values in order.
+/// acting side, its rule list, which rules held (and which `::` rules ran), and the operand
+/// values in order.
 #[derive(Clone, Copy, Debug)]
 struct TwoPhase {
     side: Side,
     list: (u32, u32),
     held: u64,
+    /// The `::` rules of the list that ran this turn (their period came): their flags and
+    /// truth values are written whether they held or not.
+    iff: u64,
     values: [i64; direct::TWO_PHASE_VALUES],
     nv: usize,
 }
