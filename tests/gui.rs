@@ -243,15 +243,15 @@ fn dialogs_stack_and_an_error_is_answered_before_the_dialog_under_it() {
     let ctx = h.ctx.clone();
     h.state_mut()
         .open_file_at_start(&ctx, &dir.join("missing.kmt"));
-    h.run();
+    settle(&mut h);
     h.get_by_label_contains("Could not open");
     assert!(h.query_by_label("Recover unsaved work?").is_none());
     h.get_by_label("OK").click();
-    h.run();
+    settle(&mut h);
     assert!(h.query_by_label_contains("Could not open").is_none());
     h.get_by_label("Recover unsaved work?");
     h.get_by_label("Discard it").click();
-    h.run();
+    settle(&mut h);
     assert!(h.query_by_label("Recover unsaved work?").is_none());
     assert_eq!(h.state().text(), GOOD);
     let _ = std::fs::remove_dir_all(&dir);
