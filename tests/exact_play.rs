@@ -269,3 +269,35 @@ fn solve_value_solves_small_games_whole() {
     );
     assert!(a["exploitability"].as_f64().unwrap() < 1e-6, "{a}");
 }
+
+/// A simultaneous fight where attack against guard changes nothing: the side ahead (h, 3 HP
+/// against 2) must charge its guard-piercing special to win, and the search's matrix game once
+/// valued attack-against-guard as its own searched value, so two CPUs attacked and guarded
+/// until the turn limit, every game a draw. Now a stall is worth a draw and h makes progress.
+const STALL_FIGHT: &str = "~同時,T200
+!:h.体力=3,c.体力=2
+!:[攻撃],[防御],[溜める]
+S.溜め>=3::[必殺]
+[溜める]:S.溜め+1
+[攻撃],!O.[防御]:O.体力-1
+[必殺]:S.溜め-3,O.体力-2
+[必殺],O.[防御]:O.体力-1
+O.体力<=0:S.勝利
+";
+
+#[test]
+fn the_cpu_breaks_a_stall_when_it_is_ahead() {
+    let f = temp_file("stall.kmt", STALL_FIGHT);
+    let r = arena(
+        &f,
+        &["--h", "cpu", "--c", "cpu", "--games", "40", "--seed", "3"],
+    );
+    let h = r["h_wins"].as_u64().expect("h_wins");
+    let turns = r["turns_total"].as_u64().expect("turns_total");
+    assert!(h >= 12, "h won only {h} of 40: {r}");
+    assert!(
+        turns < 40 * 100,
+        "the games stall: {turns} turns in 40 games: {r}"
+    );
+    assert_eq!(r["c_wins"], 0, "{r}");
+}

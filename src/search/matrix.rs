@@ -35,6 +35,67 @@ pub fn saddle_value(m: usize, n: usize, cell: impl Fn(usize, usize) -> f64) -> O
     (lower == upper).then_some(lower)
 }
 
+/// Solves a game some of whose cells come back to the position itself: with probability
+/// `loops[i][j]` cell (i, j) leads to the same game again (those outcomes are left out of
+/// `a`), worth `discount` × its value V. V is the fixed point V = val(a + discount·V·loops):
+/// val moves by at most discount·V's step, so there is exactly one when `discount` < 1, and it
+/// lies in [−1, 1] when the values do. Found by regula falsi (the Illinois variant) on that
+/// interval; the strategies are those of the game at V. Without the loops a cell that only
+/// stalls (attack against guard, forever) would be worth the position's searched value, and
+/// a side that is ahead could stall as well as make progress.
+pub fn solve_looping(
+    a: &[Vec<f64>],
+    loops: &[Vec<f64>],
+    discount: f64,
+    deadline: Option<Instant>,
+) -> MatrixSolution {
+    let at = |v: f64| {
+        let m: Vec<Vec<f64>> = a
+            .iter()
+            .zip(loops)
+            .map(|(r, l)| r.iter().zip(l).map(|(x, p)| x + discount * v * p).collect())
+            .collect();
+        let s = solve_within(&m, deadline);
+        let f = s.value - v;
+        (s, f)
+    };
+    let (mut lo, mut hi) = (-1.0f64, 1.0f64);
+    let (s_lo, mut f_lo) = at(lo);
+    if f_lo <= 0.0 {
+        return s_lo;
+    }
+    let (s_hi, mut f_hi) = at(hi);
+    if f_hi >= 0.0 {
+        return s_hi;
+    }
+    let mut last = 0i8;
+    let mut best = s_hi;
+    for _ in 0..60 {
+        let v = ((lo * f_hi - hi * f_lo) / (f_hi - f_lo)).clamp(lo, hi);
+        let (s, f) = at(v);
+        best = s;
+        if f.abs() < 1e-12 || hi - lo < 1e-10 {
+            break;
+        }
+        if f > 0.0 {
+            lo = v;
+            f_lo = f;
+            if last == 1 {
+                f_hi /= 2.0;
+            }
+            last = 1;
+        } else {
+            hi = v;
+            f_hi = f;
+            if last == -1 {
+                f_lo /= 2.0;
+            }
+            last = -1;
+        }
+    }
+    best
+}
+
 /// Solves the game with payoff `a[i][j]` to the row player exactly.
 pub fn solve(a: &[Vec<f64>]) -> MatrixSolution {
     solve_within(a, None)
@@ -268,6 +329,63 @@ pub fn exploitability(a: &[Vec<f64>], s: &MatrixSolution) -> f64 {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_looping_game_is_worth_its_fixed_point() {
+        // Worked by hand: A against X stalls (comes back), A against Y wins, B is worth 0.5
+        // whatever the column does. Stalling is worth 0.999·V, so the row takes B and V = 0.5.
+        let a = vec![vec![0.0, 1.0], vec![0.5, 0.5]];
+        let l = vec![vec![1.0, 0.0], vec![0.0, 0.0]];
+        let s = solve_looping(&a, &l, 0.999, None);
+        assert!((s.value - 0.5).abs() < 1e-9, "{s:?}");
+        assert!(s.rows[1] > 1.0 - 1e-9, "{s:?}");
+        // A game that only stalls is worth nothing.
+        let s = solve_looping(&[vec![0.0]], &[vec![1.0]], 0.999, None);
+        assert!(s.value.abs() < 1e-9, "{s:?}");
+        // Generated games: the value found is a fixed point of val(a + d·V·loops), checked by
+        // solving that game again; without loops it is the plain game's value.
+        let mut x = 0x9E37_79B9_7F4A_7C15u64;
+        let mut next = || {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            x
+        };
+        for case in 0..300 {
+            let (m, n) = (1 + next() as usize % 4, 1 + next() as usize % 4);
+            let mut a = vec![vec![0.0; n]; m];
+            let mut l = vec![vec![0.0; n]; m];
+            for i in 0..m {
+                for j in 0..n {
+                    let back = if case % 3 == 0 || next() % 2 == 0 {
+                        0.0
+                    } else {
+                        (next() % 5) as f64 / 4.0
+                    };
+                    l[i][j] = back;
+                    a[i][j] = (1.0 - back) * ((next() % 9) as f64 / 4.0 - 1.0);
+                }
+            }
+            let s = solve_looping(&a, &l, 0.999, None);
+            let at: Vec<Vec<f64>> = (0..m)
+                .map(|i| {
+                    (0..n)
+                        .map(|j| a[i][j] + 0.999 * s.value * l[i][j])
+                        .collect()
+                })
+                .collect();
+            let again = solve(&at).value;
+            assert!(
+                (again - s.value).abs() < 1e-7,
+                "case {case}: V {} but val {again}: {a:?} {l:?}",
+                s.value
+            );
+            assert!((-1.0..=1.0).contains(&s.value), "case {case}: {}", s.value);
+            if l.iter().flatten().all(|&p| p == 0.0) {
+                assert!((solve(&a).value - s.value).abs() < 1e-9, "case {case}");
+            }
+        }
+    }
 
     #[test]
     fn a_saddle_value_is_the_linear_programs_value() {

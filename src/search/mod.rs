@@ -55,11 +55,17 @@ pub fn position_key(st: &State, lcm: u32) -> u64 {
 /// tables keep `position_key`, so what is played does not depend on it.
 #[inline]
 fn node_key(st: &State, lcm: u32) -> u64 {
+    key_of(st, lcm, true)
+}
+
+/// [`node_key`], with or without the commands of the history.
+#[inline]
+fn key_of(st: &State, lcm: u32, with_hist: bool) -> u64 {
     let counters = u64::from(st.own_turns[0] % lcm)
         | u64::from(st.own_turns[1] % lcm) << 21
         | (st.to_move as u64) << 42
         | (st.outcome.map_or(0, |o| o as u64 + 1)) << 44;
-    st.fingerprint(true) ^ crate::engine::rng::mix(counters ^ 0x006B_6579)
+    st.fingerprint(with_hist) ^ crate::engine::rng::mix(counters ^ 0x006B_6579)
 }
 
 fn lcm_of(periods: &[u32]) -> u32 {
@@ -161,6 +167,10 @@ const VALUE_LIMIT: f64 = 1e9;
 
 /// A decided value at or above this (for the side) is a certain win.
 const SURE_WIN: f64 = 0.999e9;
+
+/// What a turn that comes back to the same position is worth, as a share of that position's
+/// value (see [`matrix::solve_looping`]).
+const LOOP_DISCOUNT: f64 = exact::DISCOUNT;
 
 impl<'p> Searcher<'p> {
     /// A searcher for a program.
@@ -695,20 +705,47 @@ impl<'p> Searcher<'p> {
     ) {
         let hm = moves(&self.eng, st, 0);
         let cm = moves(&self.eng, st, 1);
-        let mut a = vec![vec![0.0; cm.len()]; hm.len()];
+        let me = self.loop_key(st);
+        let mut full = vec![vec![0.0; cm.len()]; hm.len()];
+        let mut rest = full.clone();
+        let mut loops: Option<Vec<Vec<f64>>> = None;
         for (i, &x) in hm.iter().enumerate() {
             for (j, &y) in cm.iter().enumerate() {
-                let kids = self.outcomes(st, [x, y], self.chance_exact);
-                let mut sum = 0.0;
-                for (c, p) in &kids {
-                    sum += p * self.sim_value(c, depth.saturating_sub(1));
+                let c = self.cell_value(st, me, [x, y], depth.saturating_sub(1));
+                (full[i][j], rest[i][j]) = (c.full, c.rest);
+                if c.back > 0.0 {
+                    loops.get_or_insert_with(|| vec![vec![0.0; cm.len()]; hm.len()])[i][j] = c.back;
                 }
-                self.recycle(kids);
-                a[i][j] = sum;
             }
         }
-        let s = matrix::solve_within(&a, self.deadline);
+        let s = solve_cells(&full, &rest, loops.as_deref(), self.deadline);
         (s.value, hm, cm, s)
+    }
+
+    /// The key under which a position is the same one again for [`matrix::solve_looping`]:
+    /// [`node_key`], without the last commands when no rule reads a command of an earlier turn
+    /// (the next turn's overwrite them before anything reads them).
+    fn loop_key(&self, st: &State) -> u64 {
+        key_of(st, self.lcm, self.eng.hl > 1)
+    }
+
+    /// h's value of the joint move `cmds` from `st` (whose [`Self::loop_key`] is `me`), its
+    /// outcomes searched to `depth`; also without the outcomes that come back to `st` itself,
+    /// and their probability (see [`solve_cells`]).
+    fn cell_value(&mut self, st: &State, me: u64, cmds: [Option<CmdId>; 2], depth: u32) -> Cell {
+        let kids = self.outcomes(st, cmds, self.chance_exact);
+        let mut cell = Cell::default();
+        for (c, p) in &kids {
+            let v = p * self.sim_value(c, depth);
+            cell.full += v;
+            if c.outcome.is_none() && self.loop_key(c) == me {
+                cell.back += p;
+            } else {
+                cell.rest += v;
+            }
+        }
+        self.recycle(kids);
+        cell
     }
 
     fn sim_value(&mut self, st: &State, depth: u32) -> f64 {
@@ -734,6 +771,47 @@ impl<'p> Searcher<'p> {
         }
         v
     }
+}
+
+/// One cell of a simultaneous position's matrix game (see [`Searcher::cell_value`]).
+#[derive(Clone, Copy, Debug, Default)]
+struct Cell {
+    /// The value over every outcome.
+    full: f64,
+    /// The value over the outcomes that do not come back to the position.
+    rest: f64,
+    /// The probability of coming back to it.
+    back: f64,
+}
+
+/// Solves a simultaneous position's matrix game: `full` values every cell over all its
+/// outcomes; `rest` leaves out the outcomes that come back to the position itself, which
+/// happen with probability `loops` (None when none do). When the solution of `full` would stay
+/// in the position for ever (every cell it plays comes back with certainty: attack against
+/// guard, and neither side's choice changes anything), that play is worth a draw, not the
+/// position's searched value, and the side ahead would stall: the game is solved again with
+/// the outcomes that come back worth the position's own discounted value
+/// ([`matrix::solve_looping`]), so the side ahead makes progress.
+fn solve_cells(
+    full: &[Vec<f64>],
+    rest: &[Vec<f64>],
+    loops: Option<&[Vec<f64>]>,
+    deadline: Option<Instant>,
+) -> matrix::MatrixSolution {
+    let s = matrix::solve_within(full, deadline);
+    let Some(l) = loops else {
+        return s;
+    };
+    let stay: f64 = s
+        .rows
+        .iter()
+        .zip(l)
+        .map(|(x, lr)| x * s.cols.iter().zip(lr).map(|(y, p)| y * p).sum::<f64>())
+        .sum();
+    if stay < 1.0 - 1e-9 {
+        return s;
+    }
+    matrix::solve_looping(rest, l, LOOP_DISCOUNT, deadline)
 }
 
 /// The key of a position searched to `depth` in the transposition table.
@@ -1025,6 +1103,7 @@ impl CpuPlayer<'_> {
         max_depth: u32,
     ) -> Vec<f64> {
         let theirs = moves(&s.eng, st, 1 - side);
+        let me = s.loop_key(st);
         let mut strategy: Option<Vec<f64>> = None;
         for depth in 1..=max_depth.max(1) {
             s.stopped = false;
@@ -1032,27 +1111,32 @@ impl CpuPlayer<'_> {
                 break;
             }
             let mut a: Vec<Vec<f64>> = Vec::with_capacity(mine.len());
+            let mut rest: Vec<Vec<f64>> = Vec::with_capacity(mine.len());
+            let mut loops: Vec<Vec<f64>> = Vec::with_capacity(mine.len());
+            // sim_value is h's value: the CPU's own, as the row player, when it plays c.
+            let sign = if side == 0 { 1.0 } else { -1.0 };
             for &x in mine {
                 if s.stop_now() {
                     break;
                 }
                 let mut row = Vec::with_capacity(theirs.len());
+                let mut rest_row = Vec::with_capacity(theirs.len());
+                let mut back_row = Vec::with_capacity(theirs.len());
                 for &y in &theirs {
                     let cmds = if side == 0 { [x, y] } else { [y, x] };
-                    let kids = s.outcomes(st, cmds, s.chance_exact);
-                    let mut sum = 0.0;
-                    for (c, p) in &kids {
-                        sum += p * s.sim_value(c, depth - 1);
-                    }
-                    s.recycle(kids);
-                    // sim_value is h's value.
-                    row.push(if side == 0 { sum } else { -sum });
+                    let c = s.cell_value(st, me, cmds, depth - 1);
+                    row.push(sign * c.full);
+                    rest_row.push(sign * c.rest);
+                    back_row.push(c.back);
                 }
                 a.push(row);
+                rest.push(rest_row);
+                loops.push(back_row);
             }
             let complete = a.len() == mine.len() && !s.stopped;
             if complete || (strategy.is_none() && !a.is_empty()) {
-                let sol = matrix::solve_within(&a, s.deadline);
+                let any_loop = loops.iter().flatten().any(|&p| p > 0.0);
+                let sol = solve_cells(&a, &rest, any_loop.then_some(&loops[..]), s.deadline);
                 let mut p = sol.rows;
                 p.resize(mine.len(), 0.0);
                 strategy = Some(p);
