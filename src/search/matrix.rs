@@ -40,9 +40,9 @@ pub fn saddle_value(m: usize, n: usize, cell: impl Fn(usize, usize) -> f64) -> O
 /// `a`), worth `discount` × its value V. V is the fixed point V = val(a + discount·V·loops):
 /// val moves by at most discount·V's step, so there is exactly one when `discount` < 1, and it
 /// lies in [−1, 1] when the values do. Found by regula falsi (the Illinois variant) on that
-/// interval; the strategies are those of the game at V. Without the loops a cell that only
-/// stalls (attack against guard, forever) would be worth the position's searched value, and
-/// a side that is ahead could stall as well as make progress.
+/// interval (until `deadline`, if given); the strategies are those of the game at V. Without
+/// the loops a cell that only stalls (attack against guard, forever) would be worth the
+/// position's searched value, and a side that is ahead could stall as well as make progress.
 pub fn solve_looping(
     a: &[Vec<f64>],
     loops: &[Vec<f64>],
@@ -74,7 +74,8 @@ pub fn solve_looping(
         let v = ((lo * f_hi - hi * f_lo) / (f_hi - f_lo)).clamp(lo, hi);
         let (s, f) = at(v);
         best = s;
-        if f.abs() < 1e-12 || hi - lo < 1e-10 {
+        // Out of time: the closest estimate so far (the CPU must answer within its period).
+        if f.abs() < 1e-12 || hi - lo < 1e-10 || deadline.is_some_and(|d| Instant::now() >= d) {
             break;
         }
         if f > 0.0 {
