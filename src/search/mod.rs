@@ -706,19 +706,11 @@ impl<'p> Searcher<'p> {
         let hm = moves(&self.eng, st, 0);
         let cm = moves(&self.eng, st, 1);
         let me = self.loop_key(st);
-        let mut full = vec![vec![0.0; cm.len()]; hm.len()];
-        let mut rest = full.clone();
-        let mut loops: Option<Vec<Vec<f64>>> = None;
-        for (i, &x) in hm.iter().enumerate() {
-            for (j, &y) in cm.iter().enumerate() {
-                let c = self.cell_value(st, me, [x, y], depth.saturating_sub(1));
-                (full[i][j], rest[i][j]) = (c.full, c.rest);
-                if c.back > 0.0 {
-                    loops.get_or_insert_with(|| vec![vec![0.0; cm.len()]; hm.len()])[i][j] = c.back;
-                }
-            }
+        let mut cells = Cells::default();
+        for &x in &hm {
+            self.push_row(&mut cells, st, me, 0, x, &cm, depth.saturating_sub(1));
         }
-        let s = solve_cells(&full, &rest, loops.as_deref(), self.deadline);
+        let s = cells.solve(self.deadline);
         (s.value, hm, cm, s)
     }
 
@@ -729,23 +721,42 @@ impl<'p> Searcher<'p> {
         key_of(st, self.lcm, self.eng.hl > 1)
     }
 
-    /// h's value of the joint move `cmds` from `st` (whose [`Self::loop_key`] is `me`), its
-    /// outcomes searched to `depth`; also without the outcomes that come back to `st` itself,
-    /// and their probability (see [`solve_cells`]).
-    fn cell_value(&mut self, st: &State, me: u64, cmds: [Option<CmdId>; 2], depth: u32) -> Cell {
-        let kids = self.outcomes(st, cmds, self.chance_exact);
-        let mut cell = Cell::default();
-        for (c, p) in &kids {
-            let v = p * self.sim_value(c, depth);
-            cell.full += v;
-            if c.outcome.is_none() && self.loop_key(c) == me {
-                cell.back += p;
-            } else {
-                cell.rest += v;
+    /// Adds to `cells` the row of `side`'s move `x` against each of `theirs` from `st` (whose
+    /// [`Self::loop_key`] is `me`), in `side`'s values, each cell's outcomes searched to
+    /// `depth`: over all of them, and without those that come back to `st` itself, with their
+    /// probability (see [`Cells::solve`]).
+    #[allow(clippy::too_many_arguments)]
+    fn push_row(
+        &mut self,
+        cells: &mut Cells,
+        st: &State,
+        me: u64,
+        side: Side,
+        x: Option<CmdId>,
+        theirs: &[Option<CmdId>],
+        depth: u32,
+    ) {
+        // sim_value is h's value.
+        let sign = if side == 0 { 1.0 } else { -1.0 };
+        let n = theirs.len();
+        let (mut full, mut rest, mut back) = (vec![0.0; n], vec![0.0; n], vec![0.0; n]);
+        for (j, &y) in theirs.iter().enumerate() {
+            let cmds = if side == 0 { [x, y] } else { [y, x] };
+            let kids = self.outcomes(st, cmds, self.chance_exact);
+            for (c, p) in &kids {
+                let v = sign * p * self.sim_value(c, depth);
+                full[j] += v;
+                if c.outcome.is_none() && self.loop_key(c) == me {
+                    back[j] += p;
+                } else {
+                    rest[j] += v;
+                }
             }
+            self.recycle(kids);
         }
-        self.recycle(kids);
-        cell
+        cells.full.push(full);
+        cells.rest.push(rest);
+        cells.back.push(back);
     }
 
     fn sim_value(&mut self, st: &State, depth: u32) -> f64 {
@@ -773,45 +784,39 @@ impl<'p> Searcher<'p> {
     }
 }
 
-/// One cell of a simultaneous position's matrix game (see [`Searcher::cell_value`]).
-#[derive(Clone, Copy, Debug, Default)]
-struct Cell {
-    /// The value over every outcome.
-    full: f64,
-    /// The value over the outcomes that do not come back to the position.
-    rest: f64,
-    /// The probability of coming back to it.
-    back: f64,
+/// A simultaneous position's matrix game, row by row (see [`Searcher::push_row`]): each cell
+/// valued over all its outcomes (`full`), and without the outcomes that come back to the
+/// position itself (`rest`), which happen with probability `back`.
+#[derive(Default)]
+struct Cells {
+    full: Vec<Vec<f64>>,
+    rest: Vec<Vec<f64>>,
+    back: Vec<Vec<f64>>,
 }
 
-/// Solves a simultaneous position's matrix game: `full` values every cell over all its
-/// outcomes; `rest` leaves out the outcomes that come back to the position itself, which
-/// happen with probability `loops` (None when none do). When the solution of `full` would stay
-/// in the position for ever (every cell it plays comes back with certainty: attack against
-/// guard, and neither side's choice changes anything), that play is worth a draw, not the
-/// position's searched value, and the side ahead would stall: the game is solved again with
-/// the outcomes that come back worth the position's own discounted value
-/// ([`matrix::solve_looping`]), so the side ahead makes progress.
-fn solve_cells(
-    full: &[Vec<f64>],
-    rest: &[Vec<f64>],
-    loops: Option<&[Vec<f64>]>,
-    deadline: Option<Instant>,
-) -> matrix::MatrixSolution {
-    let s = matrix::solve_within(full, deadline);
-    let Some(l) = loops else {
-        return s;
-    };
-    let stay: f64 = s
-        .rows
-        .iter()
-        .zip(l)
-        .map(|(x, lr)| x * s.cols.iter().zip(lr).map(|(y, p)| y * p).sum::<f64>())
-        .sum();
-    if stay < 1.0 - 1e-9 {
-        return s;
+impl Cells {
+    /// Solves the game of `full`. When that solution would stay in the position for ever
+    /// (every cell it plays comes back with certainty: attack against guard, and neither
+    /// side's choice changes anything), that play is worth a draw, not the position's searched
+    /// value, and the side ahead would stall: the game is solved again with the outcomes that
+    /// come back worth the position's own discounted value ([`matrix::solve_looping`]), so the
+    /// side ahead makes progress.
+    fn solve(&self, deadline: Option<Instant>) -> matrix::MatrixSolution {
+        let s = matrix::solve_within(&self.full, deadline);
+        if self.back.iter().flatten().all(|&p| p == 0.0) {
+            return s;
+        }
+        let stay: f64 = s
+            .rows
+            .iter()
+            .zip(&self.back)
+            .map(|(x, b)| x * s.cols.iter().zip(b).map(|(y, p)| y * p).sum::<f64>())
+            .sum();
+        if stay < 1.0 - 1e-9 {
+            return s;
+        }
+        matrix::solve_looping(&self.rest, &self.back, LOOP_DISCOUNT, deadline)
     }
-    matrix::solve_looping(rest, l, LOOP_DISCOUNT, deadline)
 }
 
 /// The key of a position searched to `depth` in the transposition table.
@@ -1110,33 +1115,16 @@ impl CpuPlayer<'_> {
             if depth > 1 && s.stop_now() {
                 break;
             }
-            let mut a: Vec<Vec<f64>> = Vec::with_capacity(mine.len());
-            let mut rest: Vec<Vec<f64>> = Vec::with_capacity(mine.len());
-            let mut loops: Vec<Vec<f64>> = Vec::with_capacity(mine.len());
-            // sim_value is h's value: the CPU's own, as the row player, when it plays c.
-            let sign = if side == 0 { 1.0 } else { -1.0 };
+            let mut cells = Cells::default();
             for &x in mine {
                 if s.stop_now() {
                     break;
                 }
-                let mut row = Vec::with_capacity(theirs.len());
-                let mut rest_row = Vec::with_capacity(theirs.len());
-                let mut back_row = Vec::with_capacity(theirs.len());
-                for &y in &theirs {
-                    let cmds = if side == 0 { [x, y] } else { [y, x] };
-                    let c = s.cell_value(st, me, cmds, depth - 1);
-                    row.push(sign * c.full);
-                    rest_row.push(sign * c.rest);
-                    back_row.push(c.back);
-                }
-                a.push(row);
-                rest.push(rest_row);
-                loops.push(back_row);
+                s.push_row(&mut cells, st, me, side, x, &theirs, depth - 1);
             }
-            let complete = a.len() == mine.len() && !s.stopped;
-            if complete || (strategy.is_none() && !a.is_empty()) {
-                let any_loop = loops.iter().flatten().any(|&p| p > 0.0);
-                let sol = solve_cells(&a, &rest, any_loop.then_some(&loops[..]), s.deadline);
+            let complete = cells.full.len() == mine.len() && !s.stopped;
+            if complete || (strategy.is_none() && !cells.full.is_empty()) {
+                let sol = cells.solve(s.deadline);
                 let mut p = sol.rows;
                 p.resize(mine.len(), 0.0);
                 strategy = Some(p);
