@@ -73,6 +73,16 @@ fn example3_shortest_win_is_5_plies() {
     assert_eq!(path[4].command.as_deref(), Some("投げる"));
 }
 
+/// Plays a move of the side to move chosen by the generator `x` (alternate mode).
+fn random_move(e: &kumite::engine::Engine, st: &mut kumite::engine::State, x: &mut u64) {
+    let side = e.movers(st)[0];
+    let ms = moves(e, st, side);
+    *x = kumite::engine::rng::mix(*x);
+    let mut cmds = [None, None];
+    cmds[side] = ms[(*x % ms.len() as u64) as usize];
+    e.play(st, cmds, None).expect("ok");
+}
+
 #[test]
 fn alpha_beta_with_the_table_equals_plain_minimax_on_random_positions() {
     for f in [
@@ -124,13 +134,40 @@ fn alpha_beta_with_the_table_equals_plain_minimax_on_random_positions() {
                     );
                 }
             }
-            let side = e.movers(&st)[0];
-            let ms = moves(&e, &st, side);
-            x = kumite::engine::rng::mix(x);
-            let mut cmds = [None, None];
-            cmds[side] = ms[(x % ms.len() as u64) as usize];
-            e.play(&mut st, cmds, None).expect("ok");
+            random_move(&e, &mut st, &mut x);
         }
+    }
+}
+
+#[test]
+fn deepening_that_reuses_played_moves_searches_the_same_tree() {
+    // The CPU's deepening keeps each iteration's moves with their chance outcomes and takes them
+    // back in the next: the values and the nodes counted must be those of a search that plays
+    // every move again.
+    for f in ["sumo.kmt", "karate.kmt", "moge_battle.kmt", "ex1_push.kmt"] {
+        let p = file(f);
+        let e = search_engine(&p);
+        let mut st = e.initial(0).expect("start");
+        let mut x = 7u64;
+        let mut reused = 0;
+        for step in 0..8 {
+            if st.outcome.is_some() {
+                break;
+            }
+            let mut a = Searcher::new(&p, 1);
+            let mut b = Searcher::new(&p, 1);
+            for depth in 1..=4 {
+                a.keep_outcomes = depth < 4;
+                let v1 = a.negamax(&st, depth, f64::NEG_INFINITY, f64::INFINITY, true);
+                let v2 = b.negamax(&st, depth, f64::NEG_INFINITY, f64::INFINITY, true);
+                assert_eq!(v1, v2, "{f} step {step} depth {depth}");
+                assert_eq!(a.nodes, b.nodes, "{f} step {step} depth {depth}");
+            }
+            assert_eq!(b.reused, 0);
+            reused += a.reused;
+            random_move(&e, &mut st, &mut x);
+        }
+        assert!(reused > 0, "{f}: nothing was reused");
     }
 }
 

@@ -130,6 +130,14 @@ pub struct Searcher<'p> {
     /// The best move found for a position (by its key, any depth), tried first when the
     /// position is searched again: the next iteration of the deepening and transpositions.
     best_move: FxHashMap<u64, Option<CmdId>>,
+    /// The chance outcomes of the moves played in this search, by position and move (see
+    /// [`Self::move_outcomes`]), while [`Self::keep_outcomes`] is set.
+    played: FxHashMap<u64, Played>,
+    /// Whether [`Self::move_outcomes`] keeps what it plays: in every iteration of the deepening
+    /// but the last, as the next one plays the same moves again.
+    pub keep_outcomes: bool,
+    /// Moves whose outcomes [`Self::move_outcomes`] took from [`Self::played`].
+    pub reused: u64,
     /// Per remaining depth, the move that last caused a cut-off there (the killer heuristic).
     killers: [Option<Option<CmdId>>; 16],
     /// Nodes visited so far.
@@ -155,6 +163,25 @@ pub struct Searcher<'p> {
     bound_pool: Vec<Vec<(f64, bool, f64)>>,
     /// Evaluation units that make a position about three-quarters of a win (see `eval`).
     scale: f64,
+}
+
+/// A move's chance outcomes as [`Searcher::outcomes`] gave them, with the nodes it counted and
+/// whether it sampled.
+struct Played {
+    kids: Vec<(State, f64)>,
+    nodes: u64,
+    sampled: bool,
+}
+
+/// The key of playing `cmds` from `st` in [`Searcher::played`]: the whole position, its turn
+/// counters included (the turn limit and the periods read them), and the move.
+fn played_key(st: &State, cmds: [Option<CmdId>; 2]) -> u64 {
+    let counters = u64::from(st.turn) | u64::from(st.own_turns[0]) << 32;
+    let moves = u64::from(cmds[0].map_or(u32::MAX, |c| c)) << 32
+        | u64::from(cmds[1].map_or(u32::MAX, |c| c));
+    key_of(st, u32::MAX, true)
+        ^ crate::engine::rng::mix(counters ^ crate::engine::rng::mix(moves))
+            .wrapping_add(u64::from(st.own_turns[1]))
 }
 
 const EXACT: u8 = 0;
@@ -186,6 +213,9 @@ impl<'p> Searcher<'p> {
             tt: FxHashMap::default(),
             probed: FxHashMap::default(),
             best_move: FxHashMap::default(),
+            played: FxHashMap::default(),
+            keep_outcomes: false,
+            reused: 0,
             killers: [None; 16],
             nodes: 0,
             cancel: Arc::new(AtomicBool::new(false)),
@@ -395,6 +425,66 @@ impl<'p> Searcher<'p> {
         out
     }
 
+    /// [`Self::outcomes`] of a move of the search (enumerated up to [`Self::chance_exact`]),
+    /// taken from [`Self::played`] when this search played it before: the deepening's next
+    /// iteration plays the moves of the one before again, and a turn with its chance outcomes
+    /// costs several times the copies. The nodes and the sampling are counted as if played, so
+    /// the search and its node budget are the same either way. `depth` counts this move: a move
+    /// at depth 1 (its outcomes are leaves) was not played by the iteration before, one
+    /// shallower, so it is not looked for.
+    fn move_outcomes(
+        &mut self,
+        st: &State,
+        cmds: [Option<CmdId>; 2],
+        depth: u32,
+    ) -> Vec<(State, f64)> {
+        if depth < 2 && !self.keep_outcomes {
+            return self.outcomes(st, cmds, self.chance_exact);
+        }
+        let key = played_key(st, cmds);
+        if let Some(p) = self.played.get(&key) {
+            self.reused += 1;
+            self.nodes = self.nodes.saturating_add(p.nodes);
+            self.sampled |= p.sampled;
+            let mut out = self.kid_pool.pop().unwrap_or_default();
+            for (k, w) in &p.kids {
+                let c = match self.pool.pop() {
+                    Some(mut c) => {
+                        c.clone_from(k);
+                        c
+                    }
+                    None => k.clone(),
+                };
+                out.push((c, *w));
+            }
+            return out;
+        }
+        if !self.keep_outcomes {
+            return self.outcomes(st, cmds, self.chance_exact);
+        }
+        let (nodes, sampled) = (self.nodes, self.sampled);
+        self.sampled = false;
+        let out = self.outcomes(st, cmds, self.chance_exact);
+        let kids = out.iter().map(|(c, w)| (self.copy_of(c), *w)).collect();
+        let p = Played {
+            kids,
+            nodes: self.nodes - nodes,
+            sampled: self.sampled,
+        };
+        self.sampled |= sampled;
+        self.played.insert(key, p);
+        out
+    }
+
+    /// Forgets [`Self::played`] (a new search), its positions back to the pool.
+    fn forget_played(&mut self) {
+        for (_, p) in self.played.drain() {
+            if self.pool.len() < 4096 {
+                self.pool.extend(p.kids.into_iter().map(|k| k.0));
+            }
+        }
+    }
+
     /// Merges outcomes that reach the same position (summing their probabilities).
     fn merge_same(&mut self, out: &mut Vec<(State, f64)>) {
         if out.len() < 2 {
@@ -485,7 +575,7 @@ impl<'p> Searcher<'p> {
         depth: u32,
         window: Option<(f64, f64)>,
     ) -> f64 {
-        let kids = self.outcomes(st, cmds, self.chance_exact);
+        let kids = self.move_outcomes(st, cmds, depth);
         let v = if kids.len() == 1 {
             self.after(&kids[0].0, side, depth, window)
         } else if let Some((alpha, beta)) = window {
@@ -742,7 +832,7 @@ impl<'p> Searcher<'p> {
         let (mut full, mut rest, mut back) = (vec![0.0; n], vec![0.0; n], vec![0.0; n]);
         for (j, &y) in theirs.iter().enumerate() {
             let cmds = if side == 0 { [x, y] } else { [y, x] };
-            let kids = self.outcomes(st, cmds, self.chance_exact);
+            let kids = self.move_outcomes(st, cmds, depth + 1);
             for (c, p) in &kids {
                 let v = sign * p * self.sim_value(c, depth);
                 full[j] += v;
@@ -997,6 +1087,7 @@ impl<'p> CpuPlayer<'p> {
         s.nodes = 0;
         s.stopped = false;
         s.tt.clear();
+        s.forget_played();
         s.probed.clear();
         s.best_move.clear();
         s.killers = [None; 16];
@@ -1025,6 +1116,7 @@ impl<'p> CpuPlayer<'p> {
             let mut order: Vec<usize> = (0..all.len()).collect();
             let mut values = vec![f64::NEG_INFINITY; all.len()];
             for depth in 1..=self.settings.depth {
+                s.keep_outcomes = depth < self.settings.depth;
                 s.stopped = false;
                 if depth > 1 && s.stop_now() {
                     break;
@@ -1081,6 +1173,7 @@ impl<'p> CpuPlayer<'p> {
             }
             choice = best;
         }
+        s.keep_outcomes = false;
         self.last_nodes = s.nodes;
         // Reading mistakes: in E of every 10 moves play another enabled command.
         if self.settings.mistakes > 0
@@ -1111,6 +1204,7 @@ impl CpuPlayer<'_> {
         let me = s.loop_key(st);
         let mut strategy: Option<Vec<f64>> = None;
         for depth in 1..=max_depth.max(1) {
+            s.keep_outcomes = depth < max_depth;
             s.stopped = false;
             if depth > 1 && s.stop_now() {
                 break;
