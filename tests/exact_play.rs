@@ -285,19 +285,99 @@ S.溜め>=3::[必殺]
 O.体力<=0:S.勝利
 ";
 
-#[test]
-fn the_cpu_breaks_a_stall_when_it_is_ahead() {
-    let f = temp_file("stall.kmt", STALL_FIGHT);
+/// Plays `games` games of the default CPU against itself (seed 3) on the rules `text` and checks
+/// that h wins at least `at_least` and that the games do not stall (under 100 turns on average).
+fn cpu_against_cpu_wins(name: &str, text: &str, games: u64, at_least: u64) -> serde_json::Value {
+    let f = temp_file(name, text);
+    let n = games.to_string();
     let r = arena(
         &f,
-        &["--h", "cpu", "--c", "cpu", "--games", "40", "--seed", "3"],
+        &["--h", "cpu", "--c", "cpu", "--games", &n, "--seed", "3"],
     );
     let h = r["h_wins"].as_u64().expect("h_wins");
     let turns = r["turns_total"].as_u64().expect("turns_total");
-    assert!(h >= 12, "h won only {h} of 40: {r}");
+    assert!(h >= at_least, "{name}: h won only {h} of {games}: {r}");
     assert!(
-        turns < 40 * 100,
-        "the games stall: {turns} turns in 40 games: {r}"
+        turns < games * 100,
+        "{name}: the games stall: {turns} turns in {games} games: {r}"
     );
+    r
+}
+
+#[test]
+fn the_cpu_breaks_a_stall_when_it_is_ahead() {
+    let r = cpu_against_cpu_wins("stall.kmt", STALL_FIGHT, 40, 12);
     assert_eq!(r["c_wins"], 0, "{r}");
+}
+
+/// An alternate fight where h (12 HP against 8) is ahead. Both sides charge their unblockable
+/// special and then guard: at depth 3 "guard now, strike at ply 3" (a strike nobody answers
+/// within the horizon) beat "strike now", so two CPUs guarded until the turn limit, every game
+/// a draw. Guard against guard comes back to the same position: a draw on the search's own
+/// line, so the side ahead strikes.
+const GUARD_FIGHT: &str = "~T200
+!:h.体力=12,c.体力=8,スタミナ=3
+!:[防御],[溜める],[休む]
+S.スタミナ>=1::[打つ]
+S.溜め>=2::[必殺]
+[打つ]:S.スタミナ-1
+[打つ],!O.[防御]:O.体力-2
+[打つ],O.[防御]:O.体力-1
+[溜める]:S.溜め+1
+[必殺]:S.溜め=0,O.体力-5
+[休む]:S.スタミナ+=min(2,5-S.スタミナ)
+O.体力<=0:S.勝利
+";
+
+/// An alternate boxing match with dice and stamina regained every second own turn: h (15 HP
+/// against 10) jabbed into c's guard for ever, a cycle of four turns (the period's phase comes
+/// back after two own turns each), longer than a depth-3 search sees. The game's earlier
+/// positions count as draws too, so h changes its plan.
+const JAB_FIGHT: &str = "~T300,S3
+!:h.体力=15,c.体力=10,スタミナ=4
+!:[ジャブ],[ガード]
+S.スタミナ>=2::[ストレート]
+[ジャブ],!O.[ガード]:O.体力-=rand(1,2)
+[ストレート]:S.スタミナ-2
+[ストレート],!O.[ガード]:O.体力-=rand(2,4)
+[ストレート],O.[ガード]:O.体力-=1
+[ジャブ],[ストレート],!O.[ガード]:O.体力-2
+@2/:S.スタミナ+=min(1,6-S.スタミナ)
+O.体力<=0:S.勝利
+";
+
+#[test]
+fn the_side_ahead_does_not_repeat_positions_in_alternate_play() {
+    for (name, text) in [("guard.kmt", GUARD_FIGHT), ("jab.kmt", JAB_FIGHT)] {
+        cpu_against_cpu_wins(name, text, 20, 18);
+    }
+}
+
+#[test]
+fn a_cpu_made_for_one_move_sees_the_game_so_far() {
+    // The studio makes a CPU player for every move and hands it the positions before: with
+    // them it finds the way out of the jab-into-guard cycle as the arena's player does.
+    use kumite::search::{CpuPlayer, CpuSettings};
+    let c = compile(JAB_FIGHT);
+    let prog = c.program.expect("compiles");
+    let eng = Engine::new(&prog, 5);
+    let mut st = eng.initial(0).expect("start");
+    let mut past = Vec::new();
+    while st.outcome.is_none() && st.turn < 300 {
+        let side = st.to_move;
+        let settings = CpuSettings::parse(&prog, "E0,P60000").expect("settings");
+        let mut cpu = CpuPlayer::new(&prog, settings, st.turn as u64);
+        cpu.set_history(&past);
+        let m = cpu.think(&st, side);
+        past.push(st.clone());
+        let mut cmds = [None, None];
+        cmds[side] = m;
+        eng.play(&mut st, cmds, None).expect("plays");
+    }
+    assert_eq!(
+        st.outcome,
+        Some(kumite::engine::Outcome::H),
+        "after {} turns",
+        st.turn
+    );
 }

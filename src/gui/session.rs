@@ -653,11 +653,13 @@ impl MatchSession {
             settings.period_ms = (settings.period_ms * 4 / 5).max(1);
         }
         let st = self.st.clone();
+        let past: Vec<State> = self.turns.iter().map(|t| t.before.clone()).collect();
         let seed = crate::engine::rng::mix(self.seed ^ ((self.st.turn as u64) << 8) ^ side as u64);
         let exact = self.exact.clone();
         let job = Job::spawn("kumite-cpu", ctx, move |cancel| {
             let mut cpu = CpuPlayer::new(program_of(&compiled), settings, seed);
             cpu.set_cancel_flag(cancel);
+            cpu.set_history(&past);
             // An exact table built for an earlier move serves the following ones.
             let mut slot = exact.lock().unwrap_or_else(|e| e.into_inner());
             if let Some(t) = slot.clone() {

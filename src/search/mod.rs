@@ -138,6 +138,9 @@ pub struct Searcher<'p> {
     pub keep_outcomes: bool,
     /// Moves whose outcomes [`Self::move_outcomes`] took from [`Self::played`].
     pub reused: u64,
+    /// The keys of the positions on the line being searched (alternate mode), the root first:
+    /// a position that comes back on its own line is a draw (see [`Self::negamax`]).
+    line: Vec<u64>,
     /// Per remaining depth, the move that last caused a cut-off there (the killer heuristic).
     killers: [Option<Option<CmdId>>; 16],
     /// Nodes visited so far.
@@ -214,6 +217,7 @@ impl<'p> Searcher<'p> {
             probed: FxHashMap::default(),
             best_move: FxHashMap::default(),
             played: FxHashMap::default(),
+            line: Vec::new(),
             keep_outcomes: false,
             reused: 0,
             killers: [None; 16],
@@ -606,21 +610,28 @@ impl<'p> Searcher<'p> {
         let mut ub = self.bound_pool.pop().unwrap_or_default();
         ub.clear();
         for (c, _) in kids {
-            if c.outcome.is_some() || depth <= 1 {
-                ub.push((self.after(c, side, depth, FULL), true, 0.0));
+            let pkey = if c.outcome.is_some() || depth <= 1 {
+                None
             } else {
+                Some(node_key(c, self.lcm))
+            };
+            if let Some(pkey) = pkey.filter(|k| !self.line.contains(k)) {
                 let opp = c.to_move;
-                let pkey = node_key(c, self.lcm);
                 let ms = self.ordered_moves(c, opp, depth - 1, pkey);
                 let first = ms[0];
                 self.move_pool.push(ms);
                 let mut reply = [None, None];
                 reply[opp] = first;
+                self.line.push(pkey);
                 let w = self.move_value(c, reply, opp, depth - 1, FULL);
+                self.line.pop();
                 if !self.stopped {
                     self.probed.insert(tt_key(pkey, depth - 1), (first, w));
                 }
                 ub.push((-w, false, 0.0));
+            } else {
+                // Decided, a leaf, or a position already on this line (a draw): exact.
+                ub.push((self.after(c, side, depth, FULL), true, 0.0));
             }
             if self.stopped {
                 break;
@@ -693,7 +704,12 @@ impl<'p> Searcher<'p> {
         ms
     }
 
-    /// Negamax value of `st` for the side to move (alternate mode); chance is averaged.
+    /// Negamax value of `st` for the side to move (alternate mode); chance is averaged. A
+    /// position searched to depth 1 or more that is already on the line being searched (the
+    /// same values, flags, last commands, side to move and period phase) is a draw: play that
+    /// comes back to where it was, if both sides keep to it, goes on until the turn limit. So
+    /// the side ahead does not put off its progress for ever (guard, guard, … with a strike
+    /// always one move beyond the horizon), and the side behind is glad to repeat.
     pub fn negamax(
         &mut self,
         st: &State,
@@ -708,6 +724,9 @@ impl<'p> Searcher<'p> {
             return self.eval(st, side);
         }
         let pkey = node_key(st, self.lcm);
+        if self.line.contains(&pkey) {
+            return 0.0;
+        }
         let key = tt_key(pkey, depth);
         if let Some(&(d, v, flag)) = self.tt.get(&key)
             && d >= depth
@@ -719,6 +738,7 @@ impl<'p> Searcher<'p> {
         let mut best = f64::NEG_INFINITY;
         let mut best_m = None;
         let ms = self.ordered_moves(st, side, depth, pkey);
+        self.line.push(pkey);
         // The first move's exact value when a probe already searched it here.
         let probed = self
             .probed
@@ -749,6 +769,7 @@ impl<'p> Searcher<'p> {
                 break;
             }
         }
+        self.line.pop();
         self.move_pool.push(ms);
         if !self.stopped {
             let flag = if best <= alpha0 {
@@ -772,6 +793,11 @@ impl<'p> Searcher<'p> {
         if st.outcome.is_some() || depth == 0 {
             return self.eval(st, side);
         }
+        let pkey = node_key(st, self.lcm);
+        if self.line.contains(&pkey) {
+            return 0.0;
+        }
+        self.line.push(pkey);
         let mut best = f64::NEG_INFINITY;
         for m in moves(&self.eng, st, side) {
             let mut cmds = [None, None];
@@ -779,6 +805,7 @@ impl<'p> Searcher<'p> {
             let v = self.move_value(st, cmds, side, depth, None);
             best = best.max(v);
         }
+        self.line.pop();
         best
     }
 
@@ -925,7 +952,16 @@ pub struct CpuPlayer<'p> {
     pub last_nodes: u64,
     /// Moves, nodes and thinking time since the last [`Player::take_search_work`].
     work: crate::engine::players::SearchWork,
+    /// The keys of this game's earlier positions (alternate mode): the search counts coming
+    /// back to one of them as a draw, as it does for its own line (see [`Searcher::negamax`]).
+    history: Vec<u64>,
+    /// The turn of the last position [`Player::choose`] was asked about (a smaller one starts a
+    /// new game).
+    last_turn: Option<u32>,
 }
+
+/// Earlier positions of the game that the search looks for (the latest ones).
+const HISTORY: usize = 32;
 
 impl<'p> CpuPlayer<'p> {
     /// A CPU for `prog` with settings and a seed.
@@ -939,7 +975,16 @@ impl<'p> CpuPlayer<'p> {
             rng: SplitMix(crate::engine::rng::mix(seed ^ 0xC9)),
             last_nodes: 0,
             work: Default::default(),
+            history: Vec::new(),
+            last_turn: None,
         }
+    }
+
+    /// The game's positions before this one, oldest first (for a player made for one move, as
+    /// the studio's is): returning to one of them counts as a draw in the search.
+    pub fn set_history<'s>(&mut self, past: impl IntoIterator<Item = &'s State>) {
+        let lcm = self.searcher.lcm;
+        self.history = past.into_iter().map(|st| node_key(st, lcm)).collect();
     }
 
     /// Uses `flag` as the cancel flag (a window shares one flag with its thinking thread).
@@ -1014,6 +1059,8 @@ impl<'p> CpuPlayer<'p> {
         s.deadline = None;
         s.nodes = 0;
         let mut best = (f64::NEG_INFINITY, moves[0]);
+        s.line.clear();
+        s.line.push(node_key(st, s.lcm));
         for &m in moves {
             let mut cmds = [None, None];
             cmds[side] = m;
@@ -1022,6 +1069,7 @@ impl<'p> CpuPlayer<'p> {
                 best = (v, m);
             }
         }
+        s.line.clear();
         best.1
     }
 
@@ -1049,7 +1097,10 @@ impl<'p> CpuPlayer<'p> {
         } else {
             let mistakes = std::mem::replace(&mut self.settings.mistakes, 0);
             let exact = std::mem::replace(&mut self.settings.exact, false);
+            // A policy is of the position alone, whatever game came before.
+            let history = std::mem::take(&mut self.history);
             let m = self.think(st, side);
+            self.history = history;
             self.settings.mistakes = mistakes;
             self.settings.exact = exact;
             all.iter()
@@ -1115,6 +1166,10 @@ impl<'p> CpuPlayer<'p> {
             // moves' own order, so the choice does not depend on the order of search).
             let mut order: Vec<usize> = (0..all.len()).collect();
             let mut values = vec![f64::NEG_INFINITY; all.len()];
+            s.line.clear();
+            s.line
+                .extend(self.history.iter().rev().take(HISTORY).copied());
+            s.line.push(node_key(st, s.lcm));
             for depth in 1..=self.settings.depth {
                 s.keep_outcomes = depth < self.settings.depth;
                 s.stopped = false;
@@ -1171,6 +1226,7 @@ impl<'p> CpuPlayer<'p> {
                     break; // a certain win found
                 }
             }
+            s.line.clear();
             choice = best;
         }
         s.keep_outcomes = false;
@@ -1248,7 +1304,12 @@ impl Player for CpuPlayer<'_> {
     ) -> Result<Option<CmdId>, PlayerError> {
         let t0 = Instant::now();
         self.last_nodes = 0;
+        if self.last_turn.is_some_and(|t| st.turn <= t) {
+            self.history.clear(); // a new game
+        }
+        self.last_turn = Some(st.turn);
         let m = self.think(st, side);
+        self.history.push(node_key(st, self.searcher.lcm));
         self.work.add(&crate::engine::players::SearchWork {
             moves: 1,
             nodes: self.last_nodes,
@@ -1265,6 +1326,8 @@ impl Player for CpuPlayer<'_> {
         self.searcher.sampled = false;
         self.rng = SplitMix(crate::engine::rng::mix(seed ^ 0xC9));
         self.last_nodes = 0;
+        self.history.clear();
+        self.last_turn = None;
         true
     }
     fn name(&self) -> String {
