@@ -182,9 +182,19 @@ fn played_key(st: &State, cmds: [Option<CmdId>; 2]) -> u64 {
     let counters = u64::from(st.turn) | u64::from(st.own_turns[0]) << 32;
     let moves = u64::from(cmds[0].map_or(u32::MAX, |c| c)) << 32
         | u64::from(cmds[1].map_or(u32::MAX, |c| c));
-    key_of(st, u32::MAX, true)
-        ^ crate::engine::rng::mix(counters ^ crate::engine::rng::mix(moves))
-            .wrapping_add(u64::from(st.own_turns[1]))
+    let mix = crate::engine::rng::mix;
+    key_of(st, u32::MAX, true) ^ mix(counters ^ mix(moves ^ mix(u64::from(st.own_turns[1]))))
+}
+
+/// A copy of `st` in a position from `pool` (its buffers reused), or a new one.
+fn pooled_copy(pool: &mut Vec<State>, st: &State) -> State {
+    match pool.pop() {
+        Some(mut c) => {
+            c.clone_from(st);
+            c
+        }
+        None => st.clone(),
+    }
 }
 
 const EXACT: u8 = 0;
@@ -295,13 +305,7 @@ impl<'p> Searcher<'p> {
 
     /// A copy of `st` from the pool.
     fn copy_of(&mut self, st: &State) -> State {
-        match self.pool.pop() {
-            Some(mut c) => {
-                c.clone_from(st);
-                c
-            }
-            None => st.clone(),
-        }
+        pooled_copy(&mut self.pool, st)
     }
 
     /// Plays `cmds` from `st` with the draws of `self.script`; a runtime error ends the line as
@@ -452,14 +456,7 @@ impl<'p> Searcher<'p> {
             self.sampled |= p.sampled;
             let mut out = self.kid_pool.pop().unwrap_or_default();
             for (k, w) in &p.kids {
-                let c = match self.pool.pop() {
-                    Some(mut c) => {
-                        c.clone_from(k);
-                        c
-                    }
-                    None => k.clone(),
-                };
-                out.push((c, *w));
+                out.push((pooled_copy(&mut self.pool, k), *w));
             }
             return out;
         }
@@ -478,6 +475,15 @@ impl<'p> Searcher<'p> {
         self.sampled |= sampled;
         self.played.insert(key, p);
         out
+    }
+
+    /// Starts the line of a search from `root` (alternate mode), after the game's earlier
+    /// positions `past` (keys, oldest first; the latest [`HISTORY`] of them count).
+    fn start_line(&mut self, root: &State, past: &[u64]) {
+        self.line.clear();
+        self.line
+            .extend(past[past.len().saturating_sub(HISTORY)..].iter().copied());
+        self.line.push(node_key(root, self.lcm));
     }
 
     /// Forgets [`Self::played`] (a new search), its positions back to the pool.
@@ -1059,8 +1065,7 @@ impl<'p> CpuPlayer<'p> {
         s.deadline = None;
         s.nodes = 0;
         let mut best = (f64::NEG_INFINITY, moves[0]);
-        s.line.clear();
-        s.line.push(node_key(st, s.lcm));
+        s.start_line(st, &[]);
         for &m in moves {
             let mut cmds = [None, None];
             cmds[side] = m;
@@ -1166,10 +1171,7 @@ impl<'p> CpuPlayer<'p> {
             // moves' own order, so the choice does not depend on the order of search).
             let mut order: Vec<usize> = (0..all.len()).collect();
             let mut values = vec![f64::NEG_INFINITY; all.len()];
-            s.line.clear();
-            s.line
-                .extend(self.history.iter().rev().take(HISTORY).copied());
-            s.line.push(node_key(st, s.lcm));
+            s.start_line(st, &self.history);
             for depth in 1..=self.settings.depth {
                 s.keep_outcomes = depth < self.settings.depth;
                 s.stopped = false;
