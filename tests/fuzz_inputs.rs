@@ -34,7 +34,9 @@ use kumite::engine::players::{MatchOptions, Player, RandomPlayer, play_match};
 use kumite::engine::{Engine, State, TurnTrace};
 use kumite::pipeline::{Compiled, compile, expanded_kmt};
 use kumite::program::RuleProgram;
-use kumite::search::solve::{forced_win_in, shortest_win_in, strategy_text, value_iteration_in};
+use kumite::search::solve::{
+    ShortestWin, forced_win_in, shortest_win_in, strategy_text, value_iteration_in,
+};
 use kumite::search::{CpuPlayer, CpuSettings, Searcher, search_engine};
 use proptest::prelude::*;
 use proptest::strategy::ValueTree;
@@ -1374,7 +1376,8 @@ fn analyse_and_play(prog: &RuleProgram, seed: u64, tally: &mut Tally) -> Result<
     {
         let depth = 1 + (seed % 4) as u32;
         let chance = prog.rules.iter().any(|r| r.has_rand);
-        let path = shortest_win_in(prog, &s0, depth, 300, None);
+        let shortest = shortest_win_in(prog, &s0, depth, 300, None);
+        let path = shortest.path();
         let d = depth.min(3);
         let f = forced_win_in(prog, &s0, d, 60, None);
         if let Some(s) = &f.strategy {
@@ -1382,7 +1385,7 @@ fn analyse_and_play(prog: &RuleProgram, seed: u64, tally: &mut Tally) -> Result<
         }
         if !chance {
             // Without chance the path replays on the engine to h's win.
-            if let Some(path) = &path {
+            if let Some(path) = path {
                 replay_path(prog, &seng, &s0, path)?;
                 if f.exists == Some(true) && f.min_plies.is_some_and(|m| (path.len() as u32) > m) {
                     return Err(format!(
@@ -1399,10 +1402,19 @@ fn analyse_and_play(prog: &RuleProgram, seed: u64, tally: &mut Tally) -> Result<
                         f.min_plies
                     ));
                 }
-                if path.is_none() && f.min_plies.is_some_and(|m| m <= 2) {
+                // A forced win is a win: the shortest-win search cannot have proved there is
+                // none within as many plies.
+                let proved_none = match &shortest {
+                    ShortestWin::NoneWithin { plies, .. } => Some(*plies),
+                    ShortestWin::GaveUp { complete, .. } => Some(*complete),
+                    ShortestWin::Found { .. } => None,
+                };
+                if let (Some(none), Some(m)) = (proved_none, f.min_plies)
+                    && m <= none
+                {
                     return Err(format!(
-                        "solve: a forced win in {:?} plies but no shortest win",
-                        f.min_plies
+                        "solve: a forced win in {m} plies but the shortest-win search says none within {none} ({})",
+                        shortest.summary()
                     ));
                 }
                 // A forced win within d is one within d + 1.
@@ -1471,7 +1483,7 @@ fn analyse_and_play(prog: &RuleProgram, seed: u64, tally: &mut Tally) -> Result<
             }
         }
         if seed % 8 == 1 {
-            let v = analyse::solve(prog, first, 1, false);
+            let v = analyse::solve(prog, first, 1, false, None);
             let _ = analyse::solve_text(&v);
         }
         if seng.simultaneous && seed % 4 == 2 {

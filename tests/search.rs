@@ -52,7 +52,9 @@ fn example1_shortest_win_is_21_plies_and_forced() {
     let p = file("ex1_push.kmt");
     let e = search_engine(&p);
     let st = e.initial(0).expect("start");
-    let path = shortest_win(&p, &st, 30, 1_000_000).expect("a win");
+    let path = shortest_win(&p, &st, 30, 1_000_000)
+        .into_path()
+        .expect("a win");
     assert_eq!(path.len(), 21);
     assert!(path.iter().all(|s| s.command.as_deref() == Some("押す")));
     assert_eq!(forced_win(&p, &st, 21, 10_000_000).0, Some(true));
@@ -68,7 +70,9 @@ fn example3_shortest_win_is_5_plies() {
     let p = file("ex3_grips.kmt");
     let e = search_engine(&p);
     let st = e.initial(0).expect("start");
-    let path = shortest_win(&p, &st, 20, 1_000_000).expect("a win");
+    let path = shortest_win(&p, &st, 20, 1_000_000)
+        .into_path()
+        .expect("a win");
     assert_eq!(path.len(), 5);
     assert_eq!(path[4].command.as_deref(), Some("投げる"));
 }
@@ -306,7 +310,9 @@ fn search_values_average_over_chance_outcomes() {
 fn shortest_win_assumes_a_favourable_roll_and_forced_win_needs_every_roll() {
     let p = bets();
     let st = search_engine(&p).initial(0).expect("start");
-    let path = shortest_win(&p, &st, 3, 10_000).expect("a lucky win");
+    let path = shortest_win(&p, &st, 3, 10_000)
+        .into_path()
+        .expect("a lucky win");
     assert_eq!(path.len(), 1);
     assert!(path[0].probability < 1.0, "{:?}", path[0]);
     // No bet wins for every outcome (the midpoint would call the 70% bet a forced win).
@@ -821,4 +827,140 @@ fn a_victory_rule_with_a_period_waits_for_its_turn() {
     e.play(&mut st, [None, None], None).expect("c");
     assert_eq!(distances(&g, &e, &st, 1).to_win, 4);
     assert_eq!(fast.to_win(&e, &st, 1), 4);
+}
+
+/// The wrestling match a designer wrote (issue 39): h's 11-ply win was reported as "no win"
+/// when the search's position budget ran out. The win is found; a small budget says it gave
+/// up, and up to which ply it proved there is no win.
+#[test]
+fn the_wrestling_files_eleven_ply_win_is_found_and_a_small_budget_says_it_gave_up() {
+    use kumite::search::solve::{Budget, ShortestWin};
+    let c = compile(&common::read(
+        &common::root().join("tests/designs/wrestling.kmt"),
+    ));
+    let p = c.program.expect("compiles");
+    let st = search_engine(&p).initial(0).expect("start");
+    let cap =
+        kumite::search::solve::positions_for_memory(&st, kumite::search::solve::SHORTEST_MEMORY);
+    let found = shortest_win(&p, &st, 12, cap);
+    let path = found
+        .path()
+        .unwrap_or_else(|| panic!("{}", found.summary()));
+    assert_eq!(path.len(), 11);
+    assert_eq!(path[10].command.as_deref(), Some("フォール"));
+    match shortest_win(&p, &st, 12, 100_000) {
+        ShortestWin::GaveUp {
+            complete, budget, ..
+        } => {
+            assert!((1..11).contains(&complete), "{complete}");
+            assert_eq!(budget, Budget::Positions(100_000));
+        }
+        other => panic!("expected gave up, got {}", other.summary()),
+    }
+    match shortest_win(&p, &st, 6, cap) {
+        ShortestWin::NoneWithin {
+            plies: 6,
+            exhausted: false,
+            ..
+        } => {}
+        other => panic!("expected proved none within 6, got {}", other.summary()),
+    }
+}
+
+/// A small random alternate game: two commands per side of three, a charge, sequences (the
+/// last turn's command), and a win by knockout.
+fn small_game(seed: u64) -> String {
+    let mut x = seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1;
+    let mut r = |n: u64| {
+        x = kumite::engine::rng::mix(x);
+        x % n
+    };
+    let cmds = ["打", "溜", "守"];
+    let mut t = format!(
+        "~T{}\n!:体力={},溜=0\n!:[打],[溜],[守]\n",
+        20 + r(20),
+        2 + r(4)
+    );
+    for _ in 0..3 + r(4) {
+        let a = cmds[r(3) as usize];
+        let line = match r(7) {
+            0 => format!("[{a}]:O.体力-{}", 1 + r(2)),
+            1 => format!("[{a}]:S.溜+1"),
+            2 => format!("[{a}],S.溜>={}:O.体力-{},S.溜-1", 1 + r(2), 1 + r(3)),
+            3 => format!("[{a}],!O.[守]:O.体力-1"),
+            4 => format!("[{}],[{a}]:O.体力-{}", cmds[r(3) as usize], 1 + r(2)),
+            5 => format!("[{a}],O.[{}]:S.体力-1", cmds[r(3) as usize]),
+            _ => format!("S.溜>={}::[{a}]", 1 + r(2)),
+        };
+        t.push_str(&line);
+        t.push('\n');
+    }
+    if r(3) == 0 {
+        t.push_str("S.溜>=3:S.勝利\n");
+    }
+    t.push_str("O.体力<=0:S.勝利\n");
+    t
+}
+
+/// The fewest plies (≤ `d`) of a move sequence that ends in h's win: every sequence is tried,
+/// with no position table (the check on the breadth-first search's merging of positions).
+fn plain_shortest(e: &Engine, st: &kumite::engine::State, d: u32) -> Option<u32> {
+    fn wins_within(e: &Engine, st: &kumite::engine::State, d: u32) -> bool {
+        if st.outcome == Some(kumite::engine::Outcome::H) {
+            return true;
+        }
+        if st.outcome.is_some() || d == 0 {
+            return false;
+        }
+        let side = e.movers(st)[0];
+        moves(e, st, side).into_iter().any(|m| {
+            let mut next = st.clone();
+            let mut cmds = [None, None];
+            cmds[side] = m;
+            e.play(&mut next, cmds, None).is_ok() && wins_within(e, &next, d - 1)
+        })
+    }
+    (0..=d).find(|&n| wins_within(e, st, n))
+}
+
+#[test]
+fn shortest_win_equals_a_plain_exhaustive_search_on_generated_games() {
+    use kumite::search::solve::ShortestWin;
+    let (mut found, mut none, mut gave_up) = (0, 0, 0);
+    for seed in 0..120 {
+        let text = small_game(seed);
+        let c = compile(&text);
+        let Some(p) = c.program else { continue };
+        let e = search_engine(&p);
+        let Ok(st) = e.initial(0) else { continue };
+        let d = 7;
+        let plain = plain_shortest(&e, &st, d);
+        match shortest_win(&p, &st, d, 1_000_000) {
+            ShortestWin::Found { path, .. } => {
+                found += 1;
+                assert_eq!(Some(path.len() as u32), plain, "{text}");
+            }
+            ShortestWin::NoneWithin { plies, .. } => {
+                none += 1;
+                assert!(
+                    plies <= d && plain.is_none_or(|m| m > plies),
+                    "{text}: {plain:?}"
+                );
+            }
+            ShortestWin::GaveUp { .. } => gave_up += 1,
+        }
+        // A tiny budget may give up, but never claims more than it searched.
+        if let ShortestWin::GaveUp { complete, .. }
+        | ShortestWin::NoneWithin {
+            plies: complete, ..
+        } = shortest_win(&p, &st, d, 40)
+        {
+            assert!(
+                plain.is_none_or(|m| m > complete),
+                "{text}: {plain:?} vs {complete}"
+            );
+        }
+    }
+    assert_eq!(gave_up, 0);
+    assert!(found >= 30 && none >= 5, "found {found}, none {none}");
 }

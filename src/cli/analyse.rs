@@ -195,8 +195,55 @@ pub fn tree_dot(g: &VictoryGraph, eng: &Engine, st: &State) -> String {
 
 pub use crate::search::VALUE_BOUND;
 
+/// The shortest-win answer as JSON: `status` ("found", "none" or "gave_up"), the positions
+/// searched, the path when found, the plies proved free of a win otherwise, and what ran out.
+fn shortest_json(w: &crate::search::solve::ShortestWin) -> serde_json::Value {
+    use crate::search::solve::ShortestWin;
+    let mut v = match w {
+        ShortestWin::Found { path: p, positions } => serde_json::json!({
+            "plies": p.len(),
+            "positions": positions,
+            "moves": p.iter().map(|s| {
+                let mut m = serde_json::json!({"side": s.side, "command": s.command});
+                if s.probability < 1.0 {
+                    m["probability"] = serde_json::json!(s.probability);
+                }
+                m
+            }).collect::<Vec<_>>(),
+            "states": p.iter().map(|s| s.states.clone()).collect::<Vec<_>>(),
+        }),
+        ShortestWin::NoneWithin {
+            plies,
+            positions,
+            exhausted,
+        } => serde_json::json!({
+            "none_within": plies,
+            "positions": positions,
+            "exhausted": exhausted,
+        }),
+        ShortestWin::GaveUp {
+            complete,
+            positions,
+            budget,
+        } => serde_json::json!({
+            "none_within": complete,
+            "positions": positions,
+            "gave_up": budget.to_string(),
+        }),
+    };
+    v["status"] = serde_json::json!(w.status());
+    v["summary"] = serde_json::json!(w.summary());
+    v
+}
+
 /// `kumite solve` as JSON: shortest win, forced win, and (asked for, simultaneous) the value.
-pub fn solve(prog: &RuleProgram, first: usize, depth: u32, value: bool) -> serde_json::Value {
+pub fn solve(
+    prog: &RuleProgram,
+    first: usize,
+    depth: u32,
+    value: bool,
+    positions: Option<usize>,
+) -> serde_json::Value {
     use crate::search::search_engine;
     use crate::search::solve::{forced_win_in, shortest_win_in};
     let eng = search_engine(prog);
@@ -204,7 +251,10 @@ pub fn solve(prog: &RuleProgram, first: usize, depth: u32, value: bool) -> serde
         return serde_json::json!({"error": "runtime error in the initial position"});
     };
     let t0 = std::time::Instant::now();
-    let path = shortest_win_in(prog, &st, depth, 2_000_000, None);
+    let cap = positions.unwrap_or_else(|| {
+        crate::search::solve::positions_for_memory(&st, crate::search::solve::SHORTEST_MEMORY)
+    });
+    let shortest = shortest_win_in(prog, &st, depth, cap, None);
     let forced = forced_win_in(prog, &st, depth, 20_000_000, None);
     let has_rand = prog.rules.iter().any(|r| r.has_rand);
     let chance = if !has_rand {
@@ -222,23 +272,14 @@ pub fn solve(prog: &RuleProgram, first: usize, depth: u32, value: bool) -> serde
         t
     };
     let mut out = serde_json::json!({
-        "shortest_win": path.as_ref().map(|p| serde_json::json!({
-            "plies": p.len(),
-            "moves": p.iter().map(|s| {
-                let mut m = serde_json::json!({"side": s.side, "command": s.command});
-                if s.probability < 1.0 {
-                    m["probability"] = serde_json::json!(s.probability);
-                }
-                m
-            }).collect::<Vec<_>>(),
-            "states": p.iter().map(|s| s.states.clone()).collect::<Vec<_>>(),
-        })),
+        "shortest_win": shortest_json(&shortest),
         "forced_win": {
             "exists": forced.exists,
             "plies": depth,
             "min_plies": forced.min_plies,
             "first_move": forced.first_move,
             "strategy": forced.strategy,
+            "gave_up": forced.gave_up.map(|b| b.to_string()),
         },
         "chance": chance,
     });
@@ -371,9 +412,11 @@ pub fn against(
 /// `kumite solve` as text.
 pub fn solve_text(v: &serde_json::Value) -> String {
     let mut s = String::new();
-    match v["shortest_win"].as_object() {
+    let sw = &v["shortest_win"];
+    s.push_str(sw["summary"].as_str().unwrap_or("shortest win: ?"));
+    s.push('\n');
+    match sw.as_object().filter(|p| p["status"] == "found") {
         Some(p) => {
-            s.push_str(&format!("shortest win for h: {}\n", plies(&p["plies"])));
             if let (Some(moves), Some(states)) = (p["moves"].as_array(), p["states"].as_array()) {
                 for (i, (m, st)) in moves.iter().zip(states).enumerate() {
                     let cmd = m["command"].as_str().unwrap_or("(pass)");
@@ -396,7 +439,7 @@ pub fn solve_text(v: &serde_json::Value) -> String {
                 }
             }
         }
-        None => s.push_str("no win for h found within the depth and the turn limit\n"),
+        None => {}
     }
     match v["forced_win"]["exists"].as_bool() {
         Some(true) => {
@@ -416,7 +459,12 @@ pub fn solve_text(v: &serde_json::Value) -> String {
             "forced win: no forced win within {}\n",
             plies(&v["forced_win"]["plies"])
         )),
-        None => s.push_str("forced win: undecided (search budget exhausted)\n"),
+        None => s.push_str(&format!(
+            "forced win: undecided — gave up ({})\n",
+            v["forced_win"]["gave_up"]
+                .as_str()
+                .unwrap_or("budget exhausted")
+        )),
     }
     if !v["value"].is_null() {
         s.push_str(&format!(

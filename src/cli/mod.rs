@@ -217,6 +217,10 @@ pub enum Command {
         /// Also compute the game value and mixed strategies (simultaneous games).
         #[arg(long)]
         value: bool,
+        /// Positions the shortest-win search may hold (default: as many as fit in about
+        /// 1.5 GB); when they run out, it says so and up to which ply no win exists.
+        #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..))]
+        positions: Option<u64>,
         /// With --value: how much a best reply gains against this player (random, cpu[:…],
         /// cpu:exact or ai:COMMAND) playing c — a level's exploitability.
         #[arg(long, value_name = "PLAYER")]
@@ -462,6 +466,7 @@ pub fn run(cmd: Command) -> ExitCode {
             depth,
             first,
             value,
+            positions,
             against,
             format,
         } => solve(
@@ -470,6 +475,7 @@ pub fn run(cmd: Command) -> ExitCode {
             depth,
             first.as_deref(),
             value,
+            positions,
             against.as_deref(),
             format,
         ),
@@ -551,6 +557,7 @@ fn solve(
     depth: u32,
     first: Option<&str>,
     value: bool,
+    positions: Option<u64>,
     against: Option<&str>,
     format: Format,
 ) -> ExitCode {
@@ -565,7 +572,9 @@ fn solve(
         std::thread::Builder::new()
             .name("kumite-solve".into())
             .stack_size(stack)
-            .spawn_scoped(sc, || analyse::solve(&prog, first, depth, value))
+            .spawn_scoped(sc, || {
+                analyse::solve(&prog, first, depth, value, positions.map(|p| p as usize))
+            })
             .map(|h| h.join())
     }) {
         Ok(Ok(out)) => out,

@@ -463,9 +463,27 @@ strings! {
     Command => ("command", "コマンド"),
     StatesAfterTheStep => ("states after the step", "その後の状態"),
     NoWinForH => (
-        "No win for h within this depth (even with c cooperating).",
-        "この深さでは h の勝ち筋は見つかりません(c が協力しても)。",
+        "No win for h within this depth, even with c cooperating (proved: every position within it was searched).",
+        "この深さでは h の勝ち筋はありません(c が協力しても。深さ内の全局面を探索して証明)。",
     ),
+    NoWinForHAtAll => (
+        "No win for h at all (proved: all {} reachable positions searched).",
+        "h の勝ち筋はまったくありません(到達可能な全 {} 局面を探索して証明)。",
+    ),
+    ShortestWinGaveUp => (
+        "Shortest win: gave up at ply {} ({}); no win exists within {} plies.",
+        "最短の勝ち筋: {} 手目で打ち切り({})。{} 手以内の勝ち筋はありません。",
+    ),
+    BudgetPositions => (
+        "memory budget: {} positions held",
+        "メモリ上限: {} 局面を保持",
+    ),
+    BudgetChance => (
+        "chance budget: {} outcomes resolved",
+        "乱数上限: {} 通りの結果を展開",
+    ),
+    BudgetNodes => ("node budget: {} positions searched", "ノード上限: {} 局面を探索"),
+    BudgetCancelled => ("cancelled", "中止"),
     GameValueForH => ("Game value for h:", "h から見たゲームの値:"),
     Win1Loss1 => (
         "win +1, loss −1, draw or endless 0; both sides play the mixed strategies below.",
@@ -492,8 +510,8 @@ strings! {
         "必勝: {} 手以内にはなし",
     ),
     ForcedWinUndecidedThe => (
-        "Forced win: undecided (the search budget ran out).",
-        "必勝: 未確定(探索の上限に達しました)。",
+        "Forced win: undecided — gave up ({}).",
+        "必勝: 未確定 — 打ち切り({})。",
     ),
     TheseRulesUseRand => (
         "These rules use rand(a,b): the path may count on favourable outcomes; a replay can \

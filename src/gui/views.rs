@@ -162,7 +162,7 @@ impl StudioApp {
             Ok(mut s) => {
                 let expected = r
                     .shortest
-                    .as_ref()
+                    .path()
                     .map(|p| p.iter().map(|s| s.states.clone()).collect())
                     .unwrap_or_default();
                 s.load_replay(r.moves.clone(), expected);

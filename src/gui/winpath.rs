@@ -2,12 +2,12 @@
 //! simultaneous games the game value with both mixed strategies — computed on a thread with a
 //! Cancel that stops it at once.
 
-use super::i18n::{Lang, T, tr, trf};
+use super::i18n::{Lang, T, tr, trf, trn};
 use super::session::{Job, Polled};
 use crate::engine::{Side, State};
 use crate::pipeline::Compiled;
 use crate::program::{CmdId, RuleProgram};
-use crate::search::solve::{shortest_win_in, value_iteration_in};
+use crate::search::solve::{Budget, ShortestWin, shortest_win_in, thousands, value_iteration_in};
 use crate::search::{GameValue, PathStep};
 use egui::{Color32, RichText, Ui};
 use std::sync::Arc;
@@ -25,12 +25,14 @@ pub struct WinPathResult {
     pub from_match: bool,
     /// The depth asked for, in plies.
     pub plies: u32,
-    /// The shortest win (None: none within the depth).
-    pub shortest: Option<Vec<PathStep>>,
+    /// The shortest win: found, proved none within the depth, or gave up (and why).
+    pub shortest: ShortestWin,
     /// The same as joint moves, for replaying.
     pub moves: Vec<[Option<CmdId>; 2]>,
     /// Forced win within the depth: Some(true/false), or None if the budget ran out.
     pub forced: Option<bool>,
+    /// What ran out when the forced-win search stopped undecided.
+    pub forced_gave_up: Option<Budget>,
     /// h's first move of the forced win.
     pub forced_first: Option<String>,
     /// The fewest plies within which h forces the win.
@@ -89,7 +91,9 @@ pub fn compute(
     let prog = compiled.program.as_ref()?;
     let t0 = std::time::Instant::now();
     phase.store(0, Relaxed);
-    let shortest = shortest_win_in(prog, start, plies, 2_000_000, Some(cancel));
+    let cap =
+        crate::search::solve::positions_for_memory(start, crate::search::solve::SHORTEST_MEMORY);
+    let shortest = shortest_win_in(prog, start, plies, cap, Some(cancel));
     if cancel.load(std::sync::atomic::Ordering::Relaxed) {
         return None;
     }
@@ -111,7 +115,7 @@ pub fn compute(
         None
     };
     let moves = shortest
-        .as_deref()
+        .path()
         .and_then(|s| path_moves(prog, s))
         .unwrap_or_default();
     Some(WinPathResult {
@@ -121,6 +125,7 @@ pub fn compute(
         shortest,
         moves,
         forced: f.exists,
+        forced_gave_up: f.gave_up,
         forced_first: f.first_move,
         forced_plies: f.min_plies,
         strategy: f
@@ -352,7 +357,7 @@ fn show_result(ui: &mut Ui, lang: Lang, r: &WinPathResult, action: &mut Option<W
         tr(lang, T::PliesUpTo),
         r.elapsed.as_secs_f64() * 1000.0
     ));
-    match &r.shortest {
+    match r.shortest.path() {
         Some(steps) => {
             ui.horizontal(|ui| {
                 ui.label(
@@ -398,7 +403,22 @@ fn show_result(ui: &mut Ui, lang: Lang, r: &WinPathResult, action: &mut Option<W
                 });
         }
         None => {
-            ui.label(RichText::new(tr(lang, T::NoWinForH)).strong());
+            let text = match &r.shortest {
+                ShortestWin::NoneWithin {
+                    exhausted: true,
+                    positions,
+                    ..
+                } => trf(lang, T::NoWinForHAtAll, thousands(*positions as u64)),
+                ShortestWin::GaveUp {
+                    complete, budget, ..
+                } => trn(
+                    lang,
+                    T::ShortestWinGaveUp,
+                    &[&(complete + 1), &budget_text(lang, *budget), complete],
+                ),
+                _ => tr(lang, T::NoWinForH).to_string(),
+            };
+            ui.label(RichText::new(text).strong());
             show_forced(ui, lang, r);
         }
     }
@@ -475,10 +495,21 @@ fn show_forced(ui: &mut Ui, lang: Lang, r: &WinPathResult) {
             ui.label(trf(lang, T::ForcedWinNoneWithin, r.plies));
         }
         None => {
-            ui.label(tr(lang, T::ForcedWinUndecidedThe));
+            let why = r.forced_gave_up.unwrap_or(Budget::Cancelled);
+            ui.label(trf(lang, T::ForcedWinUndecidedThe, budget_text(lang, why)));
         }
     }
     if r.has_chance {
         ui.weak(tr(lang, T::TheseRulesUseRand));
+    }
+}
+
+/// What ran out, in the studio's language.
+fn budget_text(lang: Lang, b: Budget) -> String {
+    match b {
+        Budget::Positions(n) => trf(lang, T::BudgetPositions, thousands(n as u64)),
+        Budget::ChanceOutcomes(n) => trf(lang, T::BudgetChance, thousands(n)),
+        Budget::Nodes(n) => trf(lang, T::BudgetNodes, thousands(n)),
+        Budget::Cancelled => tr(lang, T::BudgetCancelled).to_string(),
     }
 }

@@ -1367,9 +1367,9 @@ pub fn shortest_win(
     prog: &RuleProgram,
     start: &State,
     max_plies: u32,
-    state_cap: usize,
-) -> Option<Vec<PathStep>> {
-    solve::shortest_win_in(prog, start, max_plies, state_cap, None)
+    position_cap: usize,
+) -> solve::ShortestWin {
+    solve::shortest_win_in(prog, start, max_plies, position_cap, None)
 }
 
 /// Whether h can force a win within `plies` (alternate: one side's move per ply; simultaneous:

@@ -46,80 +46,349 @@ fn cmd_name(prog: &RuleProgram, c: Option<CmdId>) -> String {
     c.map_or_else(|| "pass".into(), |c| prog.commands[c as usize].clone())
 }
 
-/// [`super::shortest_win`], stopping (None) soon after `cancel` is set, or once it holds more
-/// than `state_cap` positions or has resolved more than 8 × `state_cap` chance outcomes. Chance outcomes are
-/// branches of the search, so the path may assume favourable outcomes (each step says how likely
-/// the outcome it assumed was).
+/// Memory the shortest-win search may fill with positions by default (about 1.5 GB): on the
+/// 11-ply win of a wrestling match with a dozen commands that is 6 M positions, where 3.5 M
+/// are needed.
+pub const SHORTEST_MEMORY: usize = 1_500_000_000;
+
+/// What ran out when a search gave up.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Budget {
+    /// It held this many positions (the memory budget).
+    Positions(usize),
+    /// It resolved this many chance outcomes.
+    ChanceOutcomes(u64),
+    /// It searched this many nodes.
+    Nodes(u64),
+    /// It was cancelled.
+    Cancelled,
+}
+
+impl std::fmt::Display for Budget {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Budget::Positions(n) => write!(
+                f,
+                "the memory budget: {} positions held",
+                thousands(*n as u64)
+            ),
+            Budget::ChanceOutcomes(n) => {
+                write!(
+                    f,
+                    "the chance budget: {} chance outcomes resolved",
+                    thousands(*n)
+                )
+            }
+            Budget::Nodes(n) => write!(f, "the node budget: {} positions searched", thousands(*n)),
+            Budget::Cancelled => f.write_str("cancelled"),
+        }
+    }
+}
+
+/// 1234567 → "1,234,567".
+pub fn thousands(n: u64) -> String {
+    let d = n.to_string();
+    let mut s = String::new();
+    for (i, ch) in d.chars().enumerate() {
+        if i > 0 && (d.len() - i) % 3 == 0 {
+            s.push(',');
+        }
+        s.push(ch);
+    }
+    s
+}
+
+/// What the shortest-win search found: one of three things, never "none" when it gave up.
+#[derive(Clone, Debug)]
+pub enum ShortestWin {
+    /// A shortest win (no win has fewer plies), with the positions searched.
+    Found {
+        path: Vec<PathStep>,
+        positions: usize,
+    },
+    /// Proved: h cannot win within `plies` plies however both sides play and chance falls
+    /// (every position within them was searched). `exhausted`: the game has no position
+    /// beyond them, so h cannot win at all.
+    NoneWithin {
+        plies: u32,
+        positions: usize,
+        exhausted: bool,
+    },
+    /// Gave up: `budget` ran out while searching ply `complete + 1`; no win exists within
+    /// `complete` plies.
+    GaveUp {
+        complete: u32,
+        positions: usize,
+        budget: Budget,
+    },
+}
+
+impl ShortestWin {
+    /// The path, when one was found.
+    pub fn path(&self) -> Option<&[PathStep]> {
+        match self {
+            ShortestWin::Found { path, .. } => Some(path),
+            _ => None,
+        }
+    }
+
+    /// The path, when one was found.
+    pub fn into_path(self) -> Option<Vec<PathStep>> {
+        match self {
+            ShortestWin::Found { path, .. } => Some(path),
+            _ => None,
+        }
+    }
+
+    /// "found", "none" or "gave_up".
+    pub fn status(&self) -> &'static str {
+        match self {
+            ShortestWin::Found { .. } => "found",
+            ShortestWin::NoneWithin { .. } => "none",
+            ShortestWin::GaveUp { .. } => "gave_up",
+        }
+    }
+
+    /// One line for a designer: what was found, proved or given up, and why.
+    pub fn summary(&self) -> String {
+        match self {
+            ShortestWin::Found { path, positions } => format!(
+                "shortest win for h: {} (found; no shorter win exists — {} positions searched)",
+                plies_text(path.len() as u32),
+                thousands(*positions as u64)
+            ),
+            ShortestWin::NoneWithin {
+                plies,
+                positions,
+                exhausted: true,
+            } => format!(
+                "no win for h at all (proved: all {} reachable positions searched, none within {} is a win for h)",
+                thousands(*positions as u64),
+                plies_text(*plies)
+            ),
+            ShortestWin::NoneWithin {
+                plies, positions, ..
+            } => format!(
+                "no win for h within {} (proved: every one of the {} positions within them searched; try a larger --depth)",
+                plies_text(*plies),
+                thousands(*positions as u64)
+            ),
+            ShortestWin::GaveUp {
+                complete, budget, ..
+            } => format!(
+                "shortest win for h: gave up at ply {} ({budget}); no win exists within {}",
+                complete + 1,
+                plies_text(*complete)
+            ),
+        }
+    }
+}
+
+/// "1 ply", "7 plies".
+pub fn plies_text(n: u32) -> String {
+    if n == 1 {
+        "1 ply".into()
+    } else {
+        format!("{n} plies")
+    }
+}
+
+/// Positions the shortest-win search can hold in `bytes` of memory for positions like `st`.
+pub fn positions_for_memory(st: &State, bytes: usize) -> usize {
+    (bytes / Arena::bytes_per_position(st)).max(1)
+}
+
+/// The positions of the breadth-first search, packed: each position's values, flags and
+/// history in flat arrays (no allocation per position), with how it was reached. A ply's
+/// positions are a contiguous range (breadth-first order).
+struct Arena {
+    nv: usize,
+    ne: usize,
+    nh: usize,
+    vals: Vec<i64>,
+    enabled: Vec<bool>,
+    hist: Vec<u32>,
+    meta: Vec<Meta>,
+}
+
+/// How a packed position was reached, and its counters.
+struct Meta {
+    /// The position it was reached from (`u32::MAX` for the start).
+    parent: u32,
+    /// The joint move played there (`u32::MAX` for no command).
+    cmds: [u32; 2],
+    /// Who moved (alternate mode).
+    mover: u8,
+    /// The probability of the chance outcome that led here.
+    prob: f64,
+    own_turns: [u32; 2],
+    turn: u32,
+    to_move: u8,
+    outcome: Option<Outcome>,
+}
+
+const NO_CMD: u32 = u32::MAX;
+
+impl Arena {
+    fn new(st: &State) -> Self {
+        Arena {
+            nv: st.vals.len(),
+            ne: st.enabled.len(),
+            nh: st.hist.len(),
+            vals: Vec::new(),
+            enabled: Vec::new(),
+            hist: Vec::new(),
+            meta: Vec::new(),
+        }
+    }
+
+    /// Memory per position, the set of seen keys included.
+    fn bytes_per_position(st: &State) -> usize {
+        st.vals.len() * 8 + st.enabled.len() + st.hist.len() * 4 + std::mem::size_of::<Meta>() + 24
+    }
+
+    fn len(&self) -> usize {
+        self.meta.len()
+    }
+
+    fn push(&mut self, st: &State, parent: u32, cmds: [Option<CmdId>; 2], mover: usize, prob: f64) {
+        self.vals.extend_from_slice(&st.vals);
+        self.enabled.extend_from_slice(&st.enabled);
+        self.hist.extend_from_slice(&st.hist);
+        self.meta.push(Meta {
+            parent,
+            cmds: cmds.map(|c| c.unwrap_or(NO_CMD)),
+            mover: mover as u8,
+            prob,
+            own_turns: st.own_turns,
+            turn: st.turn,
+            to_move: st.to_move as u8,
+            outcome: st.outcome,
+        });
+    }
+
+    /// Position `i` into `st` (whose buffers have the right lengths).
+    fn load(&self, i: usize, st: &mut State) {
+        st.vals
+            .copy_from_slice(&self.vals[i * self.nv..(i + 1) * self.nv]);
+        st.enabled
+            .copy_from_slice(&self.enabled[i * self.ne..(i + 1) * self.ne]);
+        st.hist
+            .copy_from_slice(&self.hist[i * self.nh..(i + 1) * self.nh]);
+        let m = &self.meta[i];
+        st.own_turns = m.own_turns;
+        st.turn = m.turn;
+        st.to_move = m.to_move as usize;
+        st.outcome = m.outcome;
+    }
+
+    fn cmds(&self, i: usize) -> [Option<CmdId>; 2] {
+        self.meta[i].cmds.map(|c| (c != NO_CMD).then_some(c))
+    }
+}
+
+/// [`super::shortest_win`]: breadth-first over positions (h and c cooperating, chance outcomes
+/// as branches, so the path may assume favourable outcomes; each step says how likely the
+/// outcome it assumed was), holding at most `position_cap` positions and resolving at most 8 ×
+/// that many chance outcomes, and stopping soon after `cancel` is set. Which of the three
+/// answers it is, the result says.
 pub fn shortest_win_in(
     prog: &RuleProgram,
     start: &State,
     max_plies: u32,
-    state_cap: usize,
+    position_cap: usize,
     cancel: Option<&Arc<AtomicBool>>,
-) -> Option<Vec<PathStep>> {
+) -> ShortestWin {
     let mut s = Searcher::new(prog, 0);
     let lcm = s.lcm;
-    let work_cap = (state_cap as u64).saturating_mul(8);
+    let work_cap = (position_cap as u64).saturating_mul(8);
+    let mut resolved = 0u64;
     let mut seen: FxHashSet<u64> = FxHashSet::default();
-    let mut layer: Vec<(State, usize)> = vec![(start.clone(), usize::MAX)];
-    let mut parents: Vec<Parent> = Vec::new();
+    let mut arena = Arena::new(start);
+    arena.push(start, u32::MAX, [None, None], start.to_move, 1.0);
     seen.insert(position_key(start, lcm));
-    for _ in 0..max_plies {
-        let mut next = Vec::new();
-        for li in 0..layer.len() {
+    let mut st = start.clone();
+    let mut layer = 0..1usize;
+    let gave_up = |complete: u32, budget: Budget, arena: Arena, seen: FxHashSet<u64>| {
+        // Millions of positions can be held here: free them on a thread of their own, so a
+        // cancelled search ends at once.
+        let positions = arena.len();
+        let big = (arena, seen);
+        let _ = std::thread::Builder::new()
+            .name("kumite-free".into())
+            .spawn(move || drop(big));
+        ShortestWin::GaveUp {
+            complete,
+            positions,
+            budget,
+        }
+    };
+    for ply in 0..max_plies {
+        for li in layer.clone() {
             if cancelled(cancel) {
-                // Millions of positions can be held here: free them on a thread of their own,
-                // so a cancelled search ends at once.
-                let big = (parents, layer, next, seen);
-                let _ = std::thread::Builder::new()
-                    .name("kumite-free".into())
-                    .spawn(move || drop(big));
-                return None;
+                return gave_up(ply, Budget::Cancelled, arena, seen);
             }
-            let (st, pi) = (&layer[li].0, &layer[li].1);
+            if arena.meta[li].outcome.is_some() {
+                continue;
+            }
+            arena.load(li, &mut st);
             let mover = st.to_move;
-            for cmds in joint_moves(&s, st) {
-                // Resolutions count as well as positions: a chance move can resolve thousands
-                // of outcomes that all fold into a few positions.
-                if s.nodes > work_cap {
-                    return None;
-                }
-                let kids = s.outcomes(st, cmds, SOLVER_CHANCE_EXACT);
+            for cmds in joint_moves(&s, &st) {
+                let kids = s.outcomes(&st, cmds, SOLVER_CHANCE_EXACT);
+                resolved += kids.len() as u64;
                 for (c, p) in &kids {
                     if !seen.insert(position_key(c, lcm)) {
                         continue;
                     }
-                    parents.push((*pi, cmds, mover, *p, c.clone()));
-                    let me = parents.len() - 1;
+                    arena.push(c, li as u32, cmds, mover, *p);
                     if c.outcome == Some(Outcome::H) {
-                        return Some(path_to(prog, &s, &parents, me));
-                    }
-                    if c.outcome.is_none() {
-                        next.push((c.clone(), me));
-                    }
-                    if seen.len() > state_cap {
-                        return None;
+                        let positions = arena.len();
+                        let path = path_to(prog, &s, &arena, positions - 1, start);
+                        return ShortestWin::Found { path, positions };
                     }
                 }
                 s.recycle(kids);
+                // Resolutions count as well as positions: a chance move can resolve thousands
+                // of outcomes that all fold into a few positions.
+                if arena.len() > position_cap {
+                    return gave_up(ply, Budget::Positions(position_cap), arena, seen);
+                }
+                if resolved > work_cap {
+                    return gave_up(ply, Budget::ChanceOutcomes(work_cap), arena, seen);
+                }
             }
         }
-        layer = next;
-        if layer.is_empty() {
-            break;
+        // The next ply: the undecided positions just found (decided ones end there).
+        let next = layer.end..arena.len();
+        let exhausted = next.clone().all(|i| arena.meta[i].outcome.is_some());
+        if exhausted {
+            return ShortestWin::NoneWithin {
+                plies: ply + 1,
+                positions: arena.len(),
+                exhausted: true,
+            };
         }
+        layer = next;
     }
-    None
+    ShortestWin::NoneWithin {
+        plies: max_plies,
+        positions: arena.len(),
+        exhausted: false,
+    }
 }
 
-/// A position reached in the breadth-first search: (parent, joint move, mover, probability of
-/// the chance outcome assumed, the position).
-type Parent = (usize, [Option<CmdId>; 2], usize, f64, State);
-
-fn path_to(prog: &RuleProgram, s: &Searcher, parents: &[Parent], mut k: usize) -> Vec<PathStep> {
+fn path_to(
+    prog: &RuleProgram,
+    s: &Searcher,
+    arena: &Arena,
+    mut k: usize,
+    start: &State,
+) -> Vec<PathStep> {
     let mut steps = Vec::new();
-    while k != usize::MAX {
-        let (p, cm, mover, prob, ref stt) = parents[k];
+    let mut stt = start.clone();
+    while k != 0 {
+        let m = &arena.meta[k];
+        let (cm, mover) = (arena.cmds(k), m.mover as usize);
         let (side, command) = if s.eng.simultaneous {
             (
                 "both",
@@ -135,13 +404,14 @@ fn path_to(prog: &RuleProgram, s: &Searcher, parents: &[Parent], mut k: usize) -
                 cm[mover].map(|c| prog.commands[c as usize].clone()),
             )
         };
+        arena.load(k, &mut stt);
         steps.push(PathStep {
             side,
             command,
-            states: crate::engine::players::final_states(&s.eng, stt),
-            probability: prob,
+            states: crate::engine::players::final_states(&s.eng, &stt),
+            probability: m.prob,
         });
-        k = p;
+        k = m.parent as usize;
     }
     steps.reverse();
     steps
@@ -242,6 +512,8 @@ pub struct ForcedWin {
     /// Some move had too many chance outcomes to enumerate, so samples stood for them: the
     /// proof then covers the sampled outcomes only.
     pub sampled: bool,
+    /// What ran out when the search stopped undecided (`exists` is None).
+    pub gave_up: Option<Budget>,
 }
 
 struct Prover<'s, 'p> {
@@ -413,9 +685,15 @@ pub fn forced_win_in(
         first_move: None,
         strategy: None,
         sampled: false,
+        gave_up: None,
     };
     if pr.s.stopped && !result {
         out.exists = None;
+        out.gave_up = Some(if cancelled(cancel) {
+            Budget::Cancelled
+        } else {
+            Budget::Nodes(node_cap)
+        });
     } else if result {
         // A fresh budget for the quickest-win search and the tree (a cancel still stops them).
         pr.s.node_budget = pr.s.nodes.saturating_add(node_cap);
