@@ -83,7 +83,7 @@ fn the_report_tab_runs_a_report_and_its_rules_lead_to_their_lines() {
     h.get_by_label("h has a forced win");
     h.get_by_label_contains("First-mover advantage: +50.0 points");
     // One command only: random plays it as well as any search.
-    h.get_by_label_contains("No evidence that skill matters");
+    h.get_by_label_contains("Skill makes no difference of 10 points or more");
     assert_eq!(r.length.as_ref().unwrap().median, 21);
     // Every rule line is listed; clicking one shows it in the editor.
     let push = r

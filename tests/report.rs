@@ -31,7 +31,8 @@ const DEAD: &str = "!:体力=5,[殴る],[待つ]\n[殴る]:O.体力-1\nS.体力>
 #[test]
 fn dead_rules_useless_commands_and_a_first_mover_forced_win() {
     let f = write("dead.kmt", DEAD);
-    let r = report(&[&f, "--games", "40"]);
+    // Deterministic players (no reading mistakes): a useless command's ban changes no game.
+    let r = report(&[&f, "--games", "40", "--players", "cpu,cpu"]);
     let rules = r["rules"].as_array().expect("rules");
     let line = |n: u64| {
         rules
@@ -71,7 +72,12 @@ fn dead_rules_useless_commands_and_a_first_mover_forced_win() {
     assert_eq!(o["c_first"]["c_wins"], 40);
     let fma = &o["first_mover_advantage"];
     assert_eq!(fma["value"].as_f64(), Some(0.5));
-    assert!(fma["low"].as_f64().expect("low") > 0.4);
+    // One game per seating (deterministic players and rules): no interval over it.
+    assert_eq!(o["one_game_per_seating"], true);
+    assert_eq!(o["distinct_games"], 2);
+    assert_eq!(fma["low"], Value::Null);
+    assert_eq!(o["h_score"]["high"], Value::Null);
+    assert_eq!(o["depth_check"]["agrees"], true);
     assert_eq!(o["exact"]["kind"], "forced_win");
     assert_eq!(o["exact"]["winner"], "h");
     // Five blows by the first mover: turns 1, 3, 5, 7, 9.
@@ -134,7 +140,7 @@ fn a_sweep_finds_the_fair_starting_value_and_does_not_depend_on_jobs() {
     }
     assert_eq!(run("1"), r, "the report depends on the seed only");
     assert_eq!(
-        r["skill_verdict"], "no_evidence",
+        r["skill_verdict"], "no_difference",
         "a race of coin flips has no skill"
     );
 }
@@ -174,7 +180,7 @@ fn a_game_of_chance_alone_has_no_choices_and_no_skill() {
     assert_eq!(d["branching_mean"].as_f64(), Some(1.0));
     assert_eq!(d["choice_share"].as_f64(), Some(0.0));
     assert_eq!(d["command_use"]["h"]["振る"].as_f64(), Some(1.0));
-    assert_eq!(r["skill_verdict"], "no_evidence");
+    assert_eq!(r["skill_verdict"], "no_difference");
     let e = &r["outcome"]["exact"];
     assert_eq!(e["kind"], "value");
     assert!(
@@ -251,12 +257,12 @@ fn wilson_intervals_and_constant_rewriting() {
     assert_eq!(kumite::report::reproducible("random"), "random");
     let r = wilson(0.5, 100);
     assert!(
-        (r.low - 0.4038).abs() < 1e-3 && (r.high - 0.5962).abs() < 1e-3,
+        (r.low.unwrap() - 0.4038).abs() < 1e-3 && (r.high.unwrap() - 0.5962).abs() < 1e-3,
         "{r:?}"
     );
     let r = wilson(0.0, 20);
-    assert_eq!(r.low, 0.0);
-    assert!((r.high - 0.1611).abs() < 1e-3, "{r:?}");
+    assert_eq!(r.low, Some(0.0));
+    assert!((r.high.unwrap() - 0.1611).abs() < 1e-3, "{r:?}");
     let t = set_constant("${\n 費用：5\n}\n[a]:S.x-費用\n", "費用", 9).expect("found");
     assert_eq!(t, "${\n 費用:9\n}\n[a]:S.x-費用\n");
     assert!(set_constant("[a]:S.x-1\n", "費用", 9).is_none());
@@ -447,4 +453,62 @@ fn cancel_latency() {
         );
     }
     eprintln!("worst cancel latency {worst:?}");
+}
+
+/// The wrestling match a designer wrote (issue 39): its deterministic CPUs played one game
+/// per seating over and over, which the report showed as a sample with intervals. The
+/// report's own CPUs now make a reading mistake in ten moves, so games differ, and it says
+/// how many did and whether deeper CPUs agree.
+#[test]
+fn the_report_counts_different_games_and_checks_a_deeper_cpu() {
+    let f = common::root().join("tests/designs/wrestling.kmt");
+    let r = report(&[
+        f.to_str().unwrap(),
+        "--games",
+        "20",
+        "--sections",
+        "outcome",
+    ]);
+    let o = &r["outcome"];
+    assert!(
+        r["players"]["outcome"]["h"]
+            .as_str()
+            .is_some_and(|p| p.contains("E1")),
+        "{}",
+        r["players"]
+    );
+    assert_eq!(o["one_game_per_seating"], false);
+    assert!(o["distinct_games"].as_u64().expect("distinct") > 20, "{o}");
+    assert!(o["h_score"]["low"].as_f64().is_some(), "{o}");
+    let d = &o["depth_check"];
+    assert!(
+        d["players"][0].as_str().expect("deeper").contains("S5"),
+        "{d}"
+    );
+    assert!(d["agrees"].is_boolean(), "{d}");
+    // Deterministic players: one game per seating, said so, with no interval.
+    let r = report(&[
+        f.to_str().unwrap(),
+        "--games",
+        "20",
+        "--sections",
+        "outcome",
+        "--players",
+        "cpu,cpu",
+    ]);
+    assert_eq!(r["outcome"]["one_game_per_seating"], true);
+    assert_eq!(r["outcome"]["first_mover_advantage"]["low"], Value::Null);
+    let (code, text, _) = common::kumite(&[
+        "report",
+        f.to_str().unwrap(),
+        "--games",
+        "20",
+        "--sections",
+        "outcome",
+        "--players",
+        "cpu,cpu",
+    ]);
+    assert_eq!(code, 0);
+    assert!(text.contains("all the same game"), "{text}");
+    assert!(!text.contains("(95%"), "{text}");
 }

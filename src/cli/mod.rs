@@ -795,12 +795,16 @@ fn print_arena(json: &serde_json::Value, stats: &crate::arena::ArenaStats, forma
     for (g, m) in &s.forfeit_examples {
         outln!("  game {g}: {m}");
     }
-    let (lo, hi) = play::wilson(s.h_wins, s.games);
+    // One convention with the report: a draw counts half a win.
+    let n = s.games.max(1) as f64;
+    let score = (s.h_wins as f64 + 0.5 * s.draws as f64) / n;
+    let (lo, hi) = crate::report::wilson_bounds(score, s.games);
     outln!(
-        "h win rate {:.1}% (95% CI {:.1}–{:.1}%), mean {:.1} turns (median {}, p90 {}), {:.0} games/s",
-        100.0 * s.h_wins as f64 / s.games.max(1) as f64,
+        "h's score {:.1}% (a draw counts ½; 95% CI {:.1}–{:.1}%; h wins {:.1}% of games), mean {:.1} turns (median {}, p90 {}), {:.0} games/s",
+        100.0 * score,
         lo * 100.0,
         hi * 100.0,
+        100.0 * s.h_wins as f64 / n,
         s.mean_turns(),
         s.quantile(0.5),
         s.quantile(0.9),

@@ -364,8 +364,49 @@ strings! {
         "実力が結果を左右します: ランダムは最も深い探索に負けます。",
     ),
     NoEvidenceThatSkill => (
-        "No evidence that skill matters: random does as well as the deepest search.",
-        "実力が効く証拠はありません: ランダムでも最も深い探索と同等です。",
+        "Skill makes no difference of 10 points or more: random does as well as the deepest search.",
+        "実力差は 10 ポイント未満です: ランダムでも最も深い探索と同等です。",
+    ),
+    RandomBeatsDeepest => (
+        "Random play beats the deepest search: the CPU misjudges this game.",
+        "ランダムが最も深い探索に勝っています: CPU がこのゲームを読み違えています。",
+    ),
+    SkillTooFewGames => (
+        "Too few games to tell whether skill matters.",
+        "実力が効くかどうかを判断するには対局数が足りません。",
+    ),
+    SkillGamesHeader => (
+        "sampled · {} games per pairing, {} for random vs the deepest",
+        "抽出 · 組み合わせごとに {} 局、ランダム対最深は {} 局",
+    ),
+    OneGameRepeated => (
+        "every game the same: no interval",
+        "全局が同じ対局: 区間なし",
+    ),
+    SampledAllTheSame => (
+        "{} games: each seating played one game over and over (deterministic players and rules)",
+        "{} 局: 先手ごとに同じ対局の繰り返し(決定的なプレイヤーとルール)",
+    ),
+    SampledGamesDistinct => (
+        "sampled · {} games, {} different",
+        "抽出 · {} 局、うち異なる対局 {}",
+    ),
+    NoNetEffect => (
+        "{} games ended differently, the score did not move: changes how games go, not who wins",
+        "{} 局の結果が変わったが得点は動かず: 勝ち方は変わるが勝率は変わらない",
+    ),
+    DeeperCpusFirstMover => (
+        "Deeper CPUs (+2 plies): first-mover advantage {} points over {} games per seating",
+        "より深い CPU(+2 手): 先手の有利 {} ポイント(各先手 {} 局)",
+    ),
+    DeeperCpusHScore => (
+        "Deeper CPUs (+2 plies): h's score {} points from even over {} games",
+        "より深い CPU(+2 手): h の得点 五分から {} ポイント({} 局)",
+    ),
+    DepthAgrees => ("agrees", "一致"),
+    DepthDisagrees => (
+        "DISAGREES: the verdict depends on how deep the CPU looks",
+        "不一致: 判定は CPU の読みの深さで変わります",
     ),
     Tension => ("Tension", "緊張感"),
     FairIntervalContains50 => ("Fair (interval contains 50%):", "公平(区間が 50% を含む):"),

@@ -68,8 +68,21 @@ fn pct(x: f64) -> String {
     format!("{:.1}%", 100.0 * x)
 }
 
-fn rate_text(r: &Rate) -> String {
-    format!("{}  ({}–{})", pct(r.value), pct(r.low), pct(r.high))
+fn rate_text(lang: Lang, r: &Rate) -> String {
+    match (r.low, r.high) {
+        (Some(lo), Some(hi)) => format!("{}  ({}–{})", pct(r.value), pct(lo), pct(hi)),
+        _ => format!("{}  ({})", pct(r.value), tr(lang, T::OneGameRepeated)),
+    }
+}
+
+/// The header's sample line with how many of the games differed (`one_game`: each seating
+/// played one game over and over).
+fn sampled_distinct(lang: Lang, n: u64, distinct: u64, one_game: bool) -> String {
+    if one_game {
+        trf(lang, T::SampledAllTheSame, n)
+    } else {
+        trn(lang, T::SampledGamesDistinct, &[&n, &distinct])
+    }
 }
 
 /// Games behind the outcome, length and tension: N per seating.
@@ -307,69 +320,99 @@ fn outcome(ui: &mut Ui, lang: Lang, r: &Report) {
     let Some(o) = &r.outcome else {
         return pending(ui, lang, title);
     };
-    header(ui, title, &sampled(lang, outcome_games(r)), |ui| {
-        egui::Grid::new("rep-outcome").striped(true).show(ui, |ui| {
-            ui.label("");
-            for h in [
-                tr(lang, T::ColHWins),
-                tr(lang, T::ColCWins),
-                tr(lang, T::Draws),
-                tr(lang, T::TurnLimit),
-                tr(lang, T::Errors),
-            ] {
-                ui.strong(h);
-            }
-            ui.end_row();
-            let row = |ui: &mut Ui, name: &str, x: &crate::report::Outcomes| {
-                ui.label(name);
-                for v in [x.h_wins, x.c_wins, x.draws, x.timeouts, x.errors] {
-                    ui.label(v.to_string());
+    let n = outcome_games(r);
+    header(
+        ui,
+        title,
+        &sampled_distinct(lang, n, o.distinct_games, o.one_game_per_seating),
+        |ui| {
+            egui::Grid::new("rep-outcome").striped(true).show(ui, |ui| {
+                ui.label("");
+                for h in [
+                    tr(lang, T::ColHWins),
+                    tr(lang, T::ColCWins),
+                    tr(lang, T::Draws),
+                    tr(lang, T::TurnLimit),
+                    tr(lang, T::Errors),
+                ] {
+                    ui.strong(h);
                 }
                 ui.end_row();
-            };
-            if r.simultaneous {
-                row(ui, tr(lang, T::AllGames), &o.h_first);
-            } else {
-                row(ui, tr(lang, T::HFirst), &o.h_first);
-                if let Some(c) = &o.c_first {
-                    row(ui, tr(lang, T::CFirst), c);
+                let row = |ui: &mut Ui, name: &str, x: &crate::report::Outcomes| {
+                    ui.label(name);
+                    for v in [x.h_wins, x.c_wins, x.draws, x.timeouts, x.errors] {
+                        ui.label(v.to_string());
+                    }
+                    ui.end_row();
+                };
+                if r.simultaneous {
+                    row(ui, tr(lang, T::AllGames), &o.h_first);
+                } else {
+                    row(ui, tr(lang, T::HFirst), &o.h_first);
+                    if let Some(c) = &o.c_first {
+                        row(ui, tr(lang, T::CFirst), c);
+                    }
+                }
+            });
+            ui.label(format!(
+                "{} {}",
+                tr(lang, T::HSScoreA),
+                rate_text(lang, &o.h_score)
+            ));
+            if let Some(f) = &o.first_mover_advantage {
+                let (lo, hi) = (f.low.unwrap_or(f.value), f.high.unwrap_or(f.value));
+                let strong = lo > 0.05 || hi < -0.05;
+                let range = match (f.low, f.high) {
+                    (Some(lo), Some(hi)) => format!("({:+.1} … {:+.1})", 100.0 * lo, 100.0 * hi),
+                    _ => format!("({})", tr(lang, T::OneGameRepeated)),
+                };
+                let text = format!(
+                    "{} {:+.1} {} {range}",
+                    tr(lang, T::FirstMoverAdvantage),
+                    100.0 * f.value,
+                    tr(lang, T::Points),
+                );
+                if strong {
+                    ui.colored_label(Color32::from_rgb(230, 170, 60), text);
+                } else {
+                    ui.label(text);
                 }
             }
-        });
-        ui.label(format!(
-            "{} {}",
-            tr(lang, T::HSScoreA),
-            rate_text(&o.h_score)
-        ));
-        if let Some(f) = &o.first_mover_advantage {
-            let strong = f.low > 0.05 || f.high < -0.05;
-            let text = format!(
-                "{} {:+.1} {} ({:+.1} … {:+.1})",
-                tr(lang, T::FirstMoverAdvantage),
-                100.0 * f.value,
-                tr(lang, T::Points),
-                100.0 * f.low,
-                100.0 * f.high
-            );
-            if strong {
-                ui.colored_label(Color32::from_rgb(230, 170, 60), text);
-            } else {
-                ui.label(text);
-            }
-        }
-        if let Some(e) = &o.exact {
-            ui.horizontal_wrapped(|ui| {
-                ui.strong(tr(lang, T::Exact));
-                let verdict = match (e.kind, e.winner, e.value) {
-                    ("forced_win", Some(w), _) => trf(lang, T::ForcedWinFor, w),
-                    ("value", _, Some(v)) => trf(lang, T::GameValueOf, format!("{v:+.4}")),
-                    _ => tr(lang, T::NotDecided).to_string(),
+            if let Some(d) = &o.depth_check {
+                let deep = d.first_mover_advantage.unwrap_or(d.h_score.shifted(-0.5));
+                let label = if d.first_mover_advantage.is_some() {
+                    T::DeeperCpusFirstMover
+                } else {
+                    T::DeeperCpusHScore
                 };
-                ui.label(RichText::new(verdict).strong());
-            });
-            ui.label(RichText::new(&e.detail).small().weak());
-        }
-    });
+                let text = trn(
+                    lang,
+                    label,
+                    &[&format!("{:+.1}", 100.0 * deep.value), &d.games],
+                );
+                if d.agrees {
+                    ui.label(format!("{text} — {}", tr(lang, T::DepthAgrees)));
+                } else {
+                    ui.colored_label(
+                        Color32::from_rgb(230, 170, 60),
+                        format!("{text} — {}", tr(lang, T::DepthDisagrees)),
+                    );
+                }
+            }
+            if let Some(e) = &o.exact {
+                ui.horizontal_wrapped(|ui| {
+                    ui.strong(tr(lang, T::Exact));
+                    let verdict = match (e.kind, e.winner, e.value) {
+                        ("forced_win", Some(w), _) => trf(lang, T::ForcedWinFor, w),
+                        ("value", _, Some(v)) => trf(lang, T::GameValueOf, format!("{v:+.4}")),
+                        _ => tr(lang, T::NotDecided).to_string(),
+                    };
+                    ui.label(RichText::new(verdict).strong());
+                });
+                ui.label(RichText::new(&e.detail).small().weak());
+            }
+        },
+    );
 }
 
 fn length(ui: &mut Ui, lang: Lang, r: &Report) {
@@ -570,17 +613,26 @@ fn restricted(ui: &mut Ui, lang: Lang, r: &Report) {
                     ui.label(x.side);
                     ui.label(&x.command);
                     ui.label(pct(x.win_rate));
-                    ui.label(format!(
-                        "{:+.1} ({:+.1} … {:+.1})",
-                        100.0 * x.delta,
-                        100.0 * x.delta_low,
-                        100.0 * x.delta_high
-                    ));
+                    ui.label(match (x.delta_low, x.delta_high) {
+                        (Some(lo), Some(hi)) => format!(
+                            "{:+.1} ({:+.1} … {:+.1})",
+                            100.0 * x.delta,
+                            100.0 * lo,
+                            100.0 * hi
+                        ),
+                        _ => format!("{:+.1} ({})", 100.0 * x.delta, tr(lang, T::OneGameRepeated)),
+                    });
                     match x.verdict {
                         Some("no_effect") => {
                             ui.colored_label(
                                 Color32::from_rgb(150, 150, 150),
                                 tr(lang, T::NoEffect),
+                            );
+                        }
+                        Some("no_net_effect") => {
+                            ui.colored_label(
+                                Color32::from_rgb(150, 150, 150),
+                                trf(lang, T::NoNetEffect, x.games_changed),
                             );
                         }
                         Some("decisive") => {
@@ -604,22 +656,36 @@ fn skill(ui: &mut Ui, lang: Lang, r: &Report) {
     let Some(sk) = &r.skill else {
         return pending(ui, lang, title);
     };
-    header(ui, title, &sampled(lang, r.skill_games), |ui| {
+    let games = trn(
+        lang,
+        T::SkillGamesHeader,
+        &[&r.skill_games, &r.skill_key_games],
+    );
+    header(ui, title, &games, |ui| {
+        let warn = Color32::from_rgb(230, 170, 60);
         match r.skill_verdict {
             Some("skill_matters") => ui.label(tr(lang, T::SkillMattersRandomLoses)),
-            _ => ui.colored_label(
-                Color32::from_rgb(230, 170, 60),
-                tr(lang, T::NoEvidenceThatSkill),
-            ),
+            Some("no_difference") => ui.colored_label(warn, tr(lang, T::NoEvidenceThatSkill)),
+            Some("random_better") => ui.colored_label(warn, tr(lang, T::RandomBeatsDeepest)),
+            _ => ui.colored_label(warn, tr(lang, T::SkillTooFewGames)),
         };
         egui::Grid::new("rep-skill").striped(true).show(ui, |ui| {
             for p in sk {
                 ui.label(format!("{} vs {}", p.a, p.b));
-                ui.label(rate_text(&Rate {
-                    value: p.a_win_rate,
-                    low: p.low,
-                    high: p.high,
-                }));
+                ui.label(rate_text(
+                    lang,
+                    &Rate {
+                        value: p.a_win_rate,
+                        low: p.low,
+                        high: p.high,
+                    },
+                ));
+                ui.weak(sampled_distinct(
+                    lang,
+                    p.games,
+                    p.distinct_games,
+                    p.low.is_none(),
+                ));
                 ui.end_row();
             }
         });
@@ -661,8 +727,16 @@ fn sweep(ui: &mut Ui, lang: Lang, r: &Report) {
             }
         ));
         let xs: Vec<f64> = sw.points.iter().map(|p| p.value as f64).collect();
-        let lo: Vec<f64> = sw.points.iter().map(|p| p.low).collect();
-        let hi: Vec<f64> = sw.points.iter().map(|p| p.high).collect();
+        let lo: Vec<f64> = sw
+            .points
+            .iter()
+            .map(|p| p.low.unwrap_or(p.h_win_rate))
+            .collect();
+        let hi: Vec<f64> = sw
+            .points
+            .iter()
+            .map(|p| p.high.unwrap_or(p.h_win_rate))
+            .collect();
         let pts: Vec<[f64; 2]> = sw
             .points
             .iter()

@@ -61,6 +61,24 @@ pub struct GameRec {
     pub fires: Vec<u32>,
     /// The evaluation along the game (when asked for; decided games only).
     pub tension: Option<GameTension>,
+    /// A fingerprint of the whole game: every turn's commands and the position after it (so
+    /// chance outcomes count). Two games with the same trail are the same game.
+    pub trail: u64,
+}
+
+/// Whether the games of each set (one set per seating) were not all one game: a set of two
+/// or more games whose games are all the same is one observation, not a sample.
+pub fn varied<'r>(sets: impl IntoIterator<Item = &'r [GameRec]>) -> bool {
+    sets.into_iter()
+        .all(|s| s.len() <= 1 || distinct_games(s) > 1)
+}
+
+/// How many different games `recs` holds (by [`GameRec::trail`]).
+pub fn distinct_games<'r>(recs: impl IntoIterator<Item = &'r GameRec>) -> u64 {
+    let mut t: Vec<u64> = recs.into_iter().map(|r| r.trail).collect();
+    t.sort_unstable();
+    t.dedup();
+    t.len() as u64
 }
 
 /// A set of games to play.
@@ -220,6 +238,7 @@ impl<'p> Worker<'p> {
         self.eng.take_fires(&mut self.fires);
         self.leads.clear();
         let graph = set.tension;
+        let mut trail = 0x6B75_6D69_7465u64;
         let end: GameEnd = {
             let Worker {
                 eng,
@@ -238,7 +257,11 @@ impl<'p> Worker<'p> {
                     leads.push(evaluate(g, eng, &s0, 0));
                 }
             }
-            play_game(eng, st, &mut ps, opts, enabled, |eng, st, _, _, _| {
+            let trail = &mut trail;
+            play_game(eng, st, &mut ps, opts, enabled, |eng, st, _, cmds, _| {
+                let mix = crate::engine::rng::mix;
+                let moves = cmds.map(|c| c.map_or(0, |c| u64::from(c) + 1));
+                *trail = mix(*trail ^ mix(moves[0] << 32 ^ moves[1]) ^ st.fingerprint(false));
                 if let Some(g) = graph
                     && st.outcome.is_none()
                 {
@@ -248,6 +271,7 @@ impl<'p> Worker<'p> {
         };
         progress.done.fetch_add(1, Ordering::Relaxed);
         rec.turns = end.turns;
+        rec.trail = trail;
         let limit = set.prog.settings.turn_limit;
         rec.end = match end.result {
             "h" => End::H,

@@ -16,7 +16,7 @@ pub mod text;
 use crate::analysis::VictoryGraph;
 use crate::engine::Side;
 use crate::program::RuleProgram;
-use games::{End, GameRec, GameSet, play_set};
+use games::{End, GameRec, GameSet, distinct_games, play_set, varied};
 pub use sections::run;
 use serde::Serialize;
 use std::sync::Arc;
@@ -179,6 +179,9 @@ impl Default for ReportOptions {
     }
 }
 
+/// The difference in score (10 points) the skill verdict is sized to see.
+pub const SKILL_POINTS: f64 = 0.10;
+
 /// Default `--games`: CPU games per seating.
 pub const DEFAULT_GAMES: u64 = 200;
 /// Random games for rules and decisions, per outcome game.
@@ -226,36 +229,63 @@ impl Outcomes {
     }
 }
 
-/// A rate with its 95% Wilson interval.
+/// A rate with its 95% Wilson interval — or none, when every game of the sample was the same
+/// game (the players and the rules were deterministic: one game repeated is one observation).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Serialize)]
 pub struct Rate {
     /// The estimate.
     pub value: f64,
-    /// Lower end of the 95% interval.
-    pub low: f64,
+    /// Lower end of the 95% interval (None: one game repeated, no interval).
+    pub low: Option<f64>,
     /// Upper end.
-    pub high: f64,
+    pub high: Option<f64>,
+}
+
+impl Rate {
+    /// The rate moved by `d` (an interval moves with it).
+    pub fn shifted(self, d: f64) -> Rate {
+        Rate {
+            value: self.value + d,
+            low: self.low.map(|x| x + d),
+            high: self.high.map(|x| x + d),
+        }
+    }
 }
 
 /// The 95% Wilson score interval of a proportion `p` observed over `n` trials.
 pub fn wilson(p: f64, n: u64) -> Rate {
+    let (low, high) = wilson_bounds(p, n);
+    Rate {
+        value: p,
+        low: Some(low),
+        high: Some(high),
+    }
+}
+
+/// The ends of the 95% Wilson score interval of a proportion `p` over `n` trials.
+pub fn wilson_bounds(p: f64, n: u64) -> (f64, f64) {
     if n == 0 {
-        return Rate {
-            value: p,
-            low: 0.0,
-            high: 1.0,
-        };
+        return (0.0, 1.0);
     }
     let z = 1.959_963_984_540_054_f64;
     let n = n as f64;
     let d = 1.0 + z * z / n;
     let c = (p + z * z / (2.0 * n)) / d;
     let h = z * (p * (1.0 - p) / n + z * z / (4.0 * n * n)).sqrt() / d;
-    Rate {
-        value: p,
-        low: (c - h).max(0.0),
-        high: (c + h).min(1.0),
+    ((c - h).max(0.0), (c + h).min(1.0))
+}
+
+/// A sampled rate `p` over `n` games: the Wilson interval when the games `varied` (see
+/// [`games::varied`]), no interval when each seating played one game over and over.
+pub fn sampled(p: f64, n: u64, varied: bool) -> Rate {
+    if !varied && n > 1 {
+        return Rate {
+            value: p,
+            low: None,
+            high: None,
+        };
     }
+    wilson(p, n)
 }
 
 /// The exact verdict on the start, where the solver decides it.
@@ -284,8 +314,34 @@ pub struct OutcomeReport {
     pub first_mover_advantage: Option<Rate>,
     /// h's score over all outcome games.
     pub h_score: Rate,
+    /// How many of the outcome games were different games (by their moves and positions).
+    pub distinct_games: u64,
+    /// Each seating played one game over and over (deterministic players on deterministic
+    /// rules): the figures describe that game, and no interval is given.
+    pub one_game_per_seating: bool,
+    /// The outcome again with deeper-searching players (when the outcome players are CPUs):
+    /// whether the verdict depends on how deep the CPU looks.
+    pub depth_check: Option<DepthCheck>,
     /// Exact verdict on the start.
     pub exact: Option<Exact>,
+}
+
+/// The outcome replayed with deeper CPUs.
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+pub struct DepthCheck {
+    /// The deeper players, h's and c's.
+    pub players: [String; 2],
+    /// Games per seating.
+    pub games: u64,
+    /// h's score with them.
+    pub h_score: Rate,
+    /// The first mover's advantage with them (alternate games).
+    pub first_mover_advantage: Option<Rate>,
+    /// Different games among them.
+    pub distinct_games: u64,
+    /// False when the two depths' verdicts disagree: their intervals (or single values) do not
+    /// overlap, or the side ahead changes by more than 10 points.
+    pub agrees: bool,
 }
 
 /// Length section.
@@ -350,20 +406,24 @@ pub struct Restricted {
     pub command: String,
     /// The restricted side's score.
     pub win_rate: f64,
-    /// Its 95% interval.
-    pub low: f64,
+    /// Its 95% interval (None: one game repeated).
+    pub low: Option<f64>,
     /// Upper end.
-    pub high: f64,
+    pub high: Option<f64>,
     /// Score minus the same side's score in the same games without the restriction.
     pub delta: f64,
-    /// 95% interval of `delta` (paired: each game against the unrestricted game with its seed).
-    pub delta_low: f64,
+    /// 95% interval of `delta` (paired: each game against the unrestricted game with its seed;
+    /// None: one game repeated).
+    pub delta_low: Option<f64>,
     /// Upper end.
-    pub delta_high: f64,
+    pub delta_high: Option<f64>,
     /// Games whose result differed from the unrestricted game with the same seed.
     pub games_changed: u64,
-    /// "no_effect" (no game changed, or a change under 5 points whose interval contains 0),
-    /// "decisive" (|delta| ≥ 25 points, interval clear of 0) or null.
+    /// Different games among the restricted games.
+    pub distinct_games: u64,
+    /// "no_effect" (no game's result changed), "no_net_effect" (results changed, but the score
+    /// moved under 5 points with an interval within ±10 points: it changes which games are won,
+    /// not how often), "decisive" (|delta| ≥ 25 points, interval clear of 0) or null.
     pub verdict: Option<&'static str>,
 }
 
@@ -376,10 +436,14 @@ pub struct SkillPair {
     pub b: String,
     /// a's score against b (each side half the games).
     pub a_win_rate: f64,
-    /// Its 95% interval.
-    pub low: f64,
+    /// Its 95% interval (None: one game repeated).
+    pub low: Option<f64>,
     /// Upper end.
-    pub high: f64,
+    pub high: Option<f64>,
+    /// Games played.
+    pub games: u64,
+    /// Different games among them.
+    pub distinct_games: u64,
 }
 
 /// Tension section (means over the outcome games).
@@ -400,10 +464,12 @@ pub struct SweepPoint {
     pub value: i64,
     /// h's score.
     pub h_win_rate: f64,
-    /// 95% interval.
-    pub low: f64,
+    /// 95% interval (None: one game repeated).
+    pub low: Option<f64>,
     /// Upper end.
-    pub high: f64,
+    pub high: Option<f64>,
+    /// Different games among them.
+    pub distinct_games: u64,
 }
 
 /// Sweep section.
@@ -440,17 +506,26 @@ pub struct Report {
     pub rules: Option<Vec<RuleLine>>,
     /// Games behind `rules` and `decisions`.
     pub sample_games: u64,
+    /// Different games among them.
+    pub sample_distinct_games: u64,
     /// Restricted play.
     pub restricted: Option<Vec<Restricted>>,
     /// Games per restricted run (per seating).
     pub restricted_games: u64,
     /// Skill round robin.
     pub skill: Option<Vec<SkillPair>>,
-    /// "skill_matters" (random scores significantly under ½ against the deepest level),
-    /// "no_evidence" (its interval contains ½ or lies above), or null before the round robin.
+    /// Random against the deepest level: "skill_matters" (random scores significantly under
+    /// ½), "random_better" (significantly over ½), "no_difference" (its interval contains ½
+    /// over enough games to see a difference of [`SKILL_POINTS`] with 80% power, or every game
+    /// was the same game), "too_few_games" (its interval contains ½ over fewer games), or null
+    /// before the round robin.
     pub skill_verdict: Option<&'static str>,
-    /// Games per pairing.
+    /// Games per pairing (the pairing of random against the deepest level plays
+    /// `skill_key_games`).
     pub skill_games: u64,
+    /// Games of random against the deepest level: enough that a difference of
+    /// [`SKILL_POINTS`] shows with 80% power.
+    pub skill_key_games: u64,
     /// Tension.
     pub tension: Option<TensionReport>,
     /// Sweep.
@@ -466,6 +541,30 @@ impl Report {
     pub fn to_json(&self) -> serde_json::Value {
         serde_json::to_value(self).unwrap_or(serde_json::Value::Null)
     }
+}
+
+/// The report's own CPU players (the outcome's default and the skill levels): a CPU spec
+/// with one reading mistake in ten moves (`E1`) unless the spec or the file's `~` line sets
+/// mistakes — a deterministic CPU on deterministic rules plays one game over and over, which
+/// measures nothing — made [`reproducible`].
+pub fn varied_cpu(spec: &str, prog: &RuleProgram) -> String {
+    let Some(rest) = spec.strip_prefix("cpu") else {
+        return reproducible(spec);
+    };
+    let rest = rest.trim_start_matches(':');
+    let folded: String = rest.chars().map(crate::syntax::lexer::norm).collect();
+    let sets_e = folded.split(',').any(|x| x.trim().starts_with(['E', 'e']));
+    let exact = folded
+        .split(',')
+        .any(|x| x.trim().eq_ignore_ascii_case("exact"));
+    if sets_e || exact || prog.settings.mistakes > 0 {
+        return reproducible(spec);
+    }
+    reproducible(&if rest.is_empty() {
+        "cpu:E1".to_string()
+    } else {
+        format!("cpu:{rest},E1")
+    })
 }
 
 /// Search nodes per move of the report's CPUs (see [`reproducible`]).

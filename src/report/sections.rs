@@ -9,6 +9,7 @@ use super::*;
 const SEED_OUTCOME: u64 = 0x0u64;
 const SEED_SAMPLE: u64 = 0x5A5A_0001;
 const SEED_SKILL: u64 = 0x5A5A_0100;
+const SEED_DEPTH: u64 = 0x5A5A_1000;
 
 /// Computes the report. `source` is the rule file (for line texts and constant sweeps);
 /// `update` gets the report so far after each section.
@@ -50,6 +51,17 @@ pub fn run(
     if sec.outcome {
         r.outcome_section(&outcome_recs, &mut rep);
         done(&mut rep);
+        if let Some(check) = or_stop!(r.depth_check()?)
+            && let Some(o) = rep.outcome.as_mut()
+        {
+            let base = o.first_mover_advantage.unwrap_or(o.h_score);
+            let deep = check.first_mover_advantage.unwrap_or(check.h_score);
+            o.depth_check = Some(DepthCheck {
+                agrees: agree(&base, &deep),
+                ..check
+            });
+            done(&mut rep);
+        }
     }
     let sample_recs = or_stop!(r.sample_games()?);
     if sec.sample {
@@ -73,13 +85,7 @@ pub fn run(
         rep.skill_verdict = skill
             .iter()
             .find(|p| p.a == SKILL_LEVELS[0] && p.b == SKILL_LEVELS[SKILL_LEVELS.len() - 1])
-            .map(|p| {
-                if p.high < 0.5 {
-                    "skill_matters"
-                } else {
-                    "no_evidence"
-                }
-            });
+            .map(skill_verdict);
         rep.skill = Some(skill);
         done(&mut rep);
     }
@@ -87,9 +93,12 @@ pub fn run(
         let mut points = Vec::new();
         for &v in &sw.values {
             points.push(or_stop!(r.sweep_point(sw, v)?));
+            // A value is fair when its interval contains ½ (one game repeated: when it is ½).
             let fair = points
                 .iter()
-                .filter(|p| p.low <= 0.5 && 0.5 <= p.high)
+                .filter(|p| {
+                    p.low.unwrap_or(p.h_win_rate) <= 0.5 && 0.5 <= p.high.unwrap_or(p.h_win_rate)
+                })
                 .map(|p| p.value)
                 .collect();
             rep.sweep = Some(SweepReport {
@@ -121,6 +130,7 @@ struct ReportRun<'a> {
     sample_games: u64,
     restricted_games: u64,
     skill_games: u64,
+    skill_key_games: u64,
     /// The side the file's `~` line lets move first.
     file_first: Side,
     graph: VictoryGraph,
@@ -134,7 +144,7 @@ impl<'a> ReportRun<'a> {
         progress: &'a Arc<Progress>,
     ) -> Self {
         let n = opts.games.max(1);
-        let cpu = reproducible("cpu");
+        let cpu = varied_cpu("cpu", prog);
         Self {
             source,
             prog,
@@ -160,6 +170,7 @@ impl<'a> ReportRun<'a> {
             sample_games: n * SAMPLE_FACTOR,
             restricted_games: (n / 4).clamp(10, 50).min(n),
             skill_games: (n / 4).max(10) & !1,
+            skill_key_games: skill_key_games(n),
             file_first: usize::from(prog.settings.cpu_first),
             graph: VictoryGraph::build(prog),
         }
@@ -180,7 +191,11 @@ impl<'a> ReportRun<'a> {
             count(sec.outcome || sec.restricted, self.n * seatings)
                 + count(sec.sample, self.sample_games)
                 + count(sec.restricted, 2 * nc * self.restricted_games * seatings)
-                + count(sec.skill, 6 * self.skill_games)
+                + count(sec.skill, 5 * self.skill_games + self.skill_key_games)
+                + count(
+                    sec.outcome && self.depth_players().is_some(),
+                    self.depth_games() * seatings,
+                )
                 + sweep_points * self.n,
             Ordering::Relaxed,
         );
@@ -199,6 +214,7 @@ impl<'a> ReportRun<'a> {
             sample_games: self.sample_games,
             restricted_games: self.restricted_games,
             skill_games: self.skill_games,
+            skill_key_games: self.skill_key_games,
             ..Default::default()
         }
     }
@@ -261,25 +277,25 @@ impl<'a> ReportRun<'a> {
             total.timeouts += o.timeouts;
             total.errors += o.errors;
         }
+        let distinct = distinct_games(all.iter().copied());
+        let varied = varied(sets.iter().map(Vec::as_slice));
         let first_mover_advantage = (!self.prog.settings.simultaneous).then(|| {
             // The first mover's score: h's in the h-first games, c's in the c-first games.
             let g = (per[0].games() + per[1].games()).max(1);
             let s = (per[0].score(0) * per[0].games() as f64
                 + per[1].score(1) * per[1].games() as f64)
                 / g as f64;
-            let r = wilson(s, g);
-            Rate {
-                value: r.value - 0.5,
-                low: r.low - 0.5,
-                high: r.high - 0.5,
-            }
+            sampled(s, g, varied).shifted(-0.5)
         });
         rep.outcome = Some(OutcomeReport {
             games: total.games(),
             h_first: per[0],
             c_first: per.get(1).copied(),
             first_mover_advantage,
-            h_score: wilson(total.score(0), total.games()),
+            h_score: sampled(total.score(0), total.games(), varied),
+            distinct_games: distinct,
+            one_game_per_seating: !varied,
+            depth_check: None,
             exact: None,
         });
         rep.length = Some(length_of(&all));
@@ -316,6 +332,7 @@ impl<'a> ReportRun<'a> {
             command_use: command_use(self.prog, &srefs),
             cpu_command_use: cpu_use,
         });
+        rep.sample_distinct_games = distinct_games(recs);
         rep.rules = sec
             .rules
             .then(|| rule_lines(self.source, self.prog, &srefs));
@@ -371,7 +388,14 @@ impl<'a> ReportRun<'a> {
             if self.progress.cancelled() {
                 return Ok(None);
             }
-            out.push(restricted_verdict(prog, side, cmd, &recs, &base));
+            out.push(restricted_verdict(
+                prog,
+                side,
+                cmd,
+                &recs,
+                &base,
+                games as usize,
+            ));
         }
         Ok(Some(out))
     }
@@ -381,9 +405,16 @@ impl<'a> ReportRun<'a> {
         let mut skill = Vec::new();
         for (i, la) in SKILL_LEVELS.iter().enumerate() {
             for (j, lb) in SKILL_LEVELS.iter().enumerate().skip(i + 1) {
-                let (a, b) = (reproducible(la), reproducible(lb));
+                let (a, b) = (varied_cpu(la, self.prog), varied_cpu(lb, self.prog));
                 let (a, b) = (a.as_str(), b.as_str());
-                let half = self.skill_games / 2;
+                let key = i == 0 && j == SKILL_LEVELS.len() - 1;
+                let half = if key {
+                    self.skill_key_games
+                } else {
+                    self.skill_games
+                } / 2;
+                let mut all = Vec::new();
+                let mut each_varied = true;
                 let seed = self.opts.seed ^ SEED_SKILL ^ ((i * 4 + j) as u64) << 32;
                 let mut score = 0.0;
                 let mut games = 0;
@@ -402,17 +433,22 @@ impl<'a> ReportRun<'a> {
                     let o = Outcomes::of(&recs);
                     score += o.score(a_side) * o.games() as f64;
                     games += o.games();
+                    each_varied &= varied([recs.as_slice()]);
+                    all.extend(recs);
                 }
                 if self.progress.cancelled() {
                     return Ok(None);
                 }
-                let r = wilson(score / games.max(1) as f64, games);
+                let distinct = distinct_games(&all);
+                let r = sampled(score / games.max(1) as f64, games, each_varied);
                 skill.push(SkillPair {
                     a: la.to_string(),
                     b: lb.to_string(),
                     a_win_rate: r.value,
                     low: r.low,
                     high: r.high,
+                    games,
+                    distinct_games: distinct,
                 });
             }
         }
@@ -438,12 +474,14 @@ impl<'a> ReportRun<'a> {
             return Ok(None);
         }
         let o = Outcomes::of(&recs);
-        let r = wilson(o.score(0), o.games());
+        let distinct = distinct_games(&recs);
+        let r = sampled(o.score(0), o.games(), varied([recs.as_slice()]));
         Ok(Some(SweepPoint {
             value: v,
             h_win_rate: r.value,
             low: r.low,
             high: r.high,
+            distinct_games: distinct,
         }))
     }
 }
@@ -456,9 +494,12 @@ fn restricted_verdict(
     cmd: usize,
     recs: &[GameRec],
     base: &[&GameRec],
+    per_seating: usize,
 ) -> Restricted {
     let o = Outcomes::of(recs);
-    let rate = wilson(o.score(side), o.games());
+    let distinct = distinct_games(recs);
+    let each_varied = varied(recs.chunks(per_seating.max(1)));
+    let rate = sampled(o.score(side), o.games(), each_varied);
     let changed = recs
         .iter()
         .zip(base)
@@ -470,6 +511,7 @@ fn restricted_verdict(
             .map(|(a, b)| game_score(a.end, side) - game_score(b.end, side)),
     );
     let (delta_low, delta_high) = (delta - half, delta + half);
+    let interval = each_varied;
     Restricted {
         side: crate::side::name(side),
         command: prog.commands[cmd].clone(),
@@ -477,15 +519,140 @@ fn restricted_verdict(
         low: rate.low,
         high: rate.high,
         delta,
-        delta_low,
-        delta_high,
+        delta_low: interval.then_some(delta_low),
+        delta_high: interval.then_some(delta_high),
         games_changed: changed,
-        verdict: if changed == 0 || (delta.abs() < 0.05 && delta_low <= 0.0 && 0.0 <= delta_high) {
+        distinct_games: distinct,
+        verdict: if changed == 0 {
             Some("no_effect")
+        } else if delta.abs() < 0.05 && delta_low >= -SKILL_POINTS && delta_high <= SKILL_POINTS {
+            Some("no_net_effect")
         } else if delta.abs() >= 0.25 && (delta_low > 0.0 || delta_high < 0.0) {
             Some("decisive")
         } else {
             None
         },
+    }
+}
+
+/// Games of random against the deepest level: enough to see a difference of
+/// [`SKILL_POINTS`] from an even score with 80% power at the 5% level (196 games), and at
+/// least the outcome's games per seating.
+fn skill_key_games(n: u64) -> u64 {
+    (n.max(skill_power_games()) + 1) & !1
+}
+
+/// Games that see a score of ½ ± [`SKILL_POINTS`] as different from ½ with 80% power (a
+/// two-sided test at the 5% level).
+fn skill_power_games() -> u64 {
+    let (z_a, z_b) = (1.959_963_984_540_054_f64, 0.841_621_233_572_914_f64);
+    ((z_a + z_b).powi(2) * 0.25 / (SKILL_POINTS * SKILL_POINTS)).ceil() as u64
+}
+
+/// The skill verdict from the pairing of random against the deepest level: a significant
+/// difference either way, or none — which says "no difference of 10 points" only when the
+/// pairing played enough games to see one.
+fn skill_verdict(p: &SkillPair) -> &'static str {
+    let (low, high) = (
+        p.low.unwrap_or(p.a_win_rate),
+        p.high.unwrap_or(p.a_win_rate),
+    );
+    if high < 0.5 {
+        "skill_matters"
+    } else if low > 0.5 {
+        "random_better"
+    } else if p.games >= skill_power_games() || p.low.is_none() {
+        "no_difference"
+    } else {
+        "too_few_games"
+    }
+}
+
+/// A CPU spec searching `extra` plies deeper with twice the node budget (None for other
+/// players).
+fn deeper(spec: &str, prog: &RuleProgram, extra: u32) -> Option<String> {
+    let settings = crate::search::CpuSettings::of_player(prog, spec)?.ok()?;
+    if settings.exact {
+        return None;
+    }
+    let depth = (settings.depth + extra).min(30);
+    let nodes = settings.nodes.unwrap_or(REPORT_NODES).saturating_mul(2);
+    // The spec's own items but depth and nodes, then the deeper ones.
+    let rest = spec.strip_prefix("cpu")?.trim_start_matches(':');
+    let mut items: Vec<String> = rest
+        .split(',')
+        .map(|x| x.trim().to_string())
+        .filter(|x| {
+            let f: String = x.chars().map(crate::syntax::lexer::norm).collect();
+            !x.is_empty() && !f.starts_with(['S', 's', 'N', 'n'])
+        })
+        .collect();
+    items.push(format!("S{depth}"));
+    items.push(format!("N{nodes}"));
+    Some(format!("cpu:{}", items.join(",")))
+}
+
+/// Whether two measurements of a score agree: their intervals (or values) overlap and they do
+/// not differ by more than [`SKILL_POINTS`].
+fn agree(a: &Rate, b: &Rate) -> bool {
+    let (al, ah) = (a.low.unwrap_or(a.value), a.high.unwrap_or(a.value));
+    let (bl, bh) = (b.low.unwrap_or(b.value), b.high.unwrap_or(b.value));
+    al <= bh && bl <= ah || (a.value - b.value).abs() <= SKILL_POINTS
+}
+
+impl ReportRun<'_> {
+    /// The outcome players two plies deeper, when both are CPUs.
+    fn depth_players(&self) -> Option<[String; 2]> {
+        Some([
+            deeper(&self.pair[0], self.prog, 2)?,
+            deeper(&self.pair[1], self.prog, 2)?,
+        ])
+    }
+
+    /// Games per seating of the depth check.
+    fn depth_games(&self) -> u64 {
+        (self.n / 4).max(10).min(self.n)
+    }
+
+    /// The outcome replayed with deeper CPUs; Ok(Some(None)) when the players are not CPUs,
+    /// Ok(None) if cancelled.
+    fn depth_check(&self) -> Result<Option<Option<DepthCheck>>, ReportError> {
+        let Some(players) = self.depth_players() else {
+            return Ok(Some(None));
+        };
+        let games = self.depth_games();
+        let mut sets = Vec::new();
+        for &first in &self.seatings {
+            let seed = self.opts.seed ^ SEED_DEPTH ^ (first as u64) << 40;
+            let [a, b] = [players[0].as_str(), players[1].as_str()];
+            sets.push(self.games(self.prog, [a, b], first, games, seed, false, false, false)?);
+            if self.progress.cancelled() {
+                return Ok(None);
+            }
+        }
+        let all: Vec<&GameRec> = sets.iter().flatten().collect();
+        let distinct = distinct_games(all.iter().copied());
+        let varied = varied(sets.iter().map(Vec::as_slice));
+        let per: Vec<Outcomes> = sets.iter().map(|r| Outcomes::of(r)).collect();
+        let (mut hs, mut g) = (0.0, 0);
+        for o in &per {
+            hs += o.score(0) * o.games() as f64;
+            g += o.games();
+        }
+        let h_score = sampled(hs / g.max(1) as f64, g, varied);
+        let first_mover_advantage = (per.len() == 2).then(|| {
+            let s = (per[0].score(0) * per[0].games() as f64
+                + per[1].score(1) * per[1].games() as f64)
+                / g.max(1) as f64;
+            sampled(s, g, varied).shifted(-0.5)
+        });
+        Ok(Some(Some(DepthCheck {
+            players,
+            games,
+            h_score,
+            first_mover_advantage,
+            distinct_games: distinct,
+            agrees: true,
+        })))
     }
 }

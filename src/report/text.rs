@@ -8,7 +8,35 @@ fn pct(x: f64) -> String {
 }
 
 fn interval(r: &Rate) -> String {
-    format!("{} (95% {}–{})", pct(r.value), pct(r.low), pct(r.high))
+    match (r.low, r.high) {
+        (Some(lo), Some(hi)) => format!("{} (95% {}–{})", pct(r.value), pct(lo), pct(hi)),
+        _ => format!("{} (every game the same game: no interval)", pct(r.value)),
+    }
+}
+
+/// Points (an advantage of 0.1 is +10.0 points) with the interval, if there is one.
+fn points(r: &Rate) -> String {
+    match (r.low, r.high) {
+        (Some(lo), Some(hi)) => format!(
+            "{:+.1} points (95% {:+.1} to {:+.1})",
+            100.0 * r.value,
+            100.0 * lo,
+            100.0 * hi
+        ),
+        _ => format!(
+            "{:+.1} points (every game the same game: no interval)",
+            100.0 * r.value
+        ),
+    }
+}
+
+/// "200 games, 37 different" — or that they were one game.
+fn games_line(n: u64, distinct: u64) -> String {
+    if distinct <= 1 && n > 1 {
+        format!("{n} games, all the same game")
+    } else {
+        format!("{n} games, {distinct} different")
+    }
 }
 
 fn outcomes(o: &Outcomes) -> String {
@@ -49,6 +77,17 @@ pub fn render(r: &Report) -> String {
         players["sample"]["h"].as_str().unwrap_or("?"),
         players["sample"]["c"].as_str().unwrap_or("?"),
     );
+    let any_cpu = ["outcome", "sample"].iter().any(|k| {
+        ["h", "c"]
+            .iter()
+            .any(|x| players[k][x].as_str().is_some_and(|p| p.starts_with("cpu")))
+    });
+    if any_cpu {
+        let _ = writeln!(
+            s,
+            "  (cpu:… settings: S depth, E reading mistakes in 10 moves — the report adds E1 to its own CPUs so that games differ —, N search nodes per move, so every game replays exactly)"
+        );
+    }
     if let Some(o) = r.outcome.as_ref().filter(|o| o.games == 0) {
         // Only the exact verdict was asked for (`--sections exact`): no sampled lines.
         if let Some(e) = &o.exact {
@@ -56,10 +95,18 @@ pub fn render(r: &Report) -> String {
         }
     } else if let Some(o) = &r.outcome {
         let n = r.games;
-        let _ = writeln!(
-            s,
-            "\nOUTCOME — sampled ({n} games per seating, 95% intervals)"
-        );
+        if o.one_game_per_seating {
+            let _ = writeln!(
+                s,
+                "\nOUTCOME — one game per seating: the {n} games of each seating were all the same game (the players and the rules are deterministic), so the figures below describe that game, not a sample"
+            );
+        } else {
+            let _ = writeln!(
+                s,
+                "\nOUTCOME — sampled ({n} games per seating; {} different games; 95% intervals)",
+                o.distinct_games
+            );
+        }
         if r.simultaneous {
             let _ = writeln!(s, "  {}", outcomes(&o.h_first));
         } else {
@@ -70,24 +117,51 @@ pub fn render(r: &Report) -> String {
         }
         let _ = writeln!(s, "  h's score (a draw counts ½): {}", interval(&o.h_score));
         if let Some(f) = &o.first_mover_advantage {
+            let _ = writeln!(s, "  first-mover advantage: {}", points(f));
+        }
+        if let Some(d) = &o.depth_check {
+            let what = match &d.first_mover_advantage {
+                Some(f) => format!("first-mover advantage {}", points(f)),
+                None => format!("h's score {}", interval(&d.h_score)),
+            };
             let _ = writeln!(
                 s,
-                "  first-mover advantage: {:+.1} points (95% {:+.1} to {:+.1})",
-                100.0 * f.value,
-                100.0 * f.low,
-                100.0 * f.high
+                "  deeper CPUs ({} vs {}; {} games per seating, {}): {what} — {}",
+                d.players[0],
+                d.players[1],
+                d.games,
+                games_line(
+                    d.games * if r.simultaneous { 1 } else { 2 },
+                    d.distinct_games
+                )
+                .replacen(" games,", " games in all,", 1),
+                if d.agrees {
+                    "agrees with the outcome above"
+                } else {
+                    "DISAGREES with the outcome above: the verdict depends on how deep the CPU looks"
+                }
             );
         }
         if let Some(e) = &o.exact {
             let _ = writeln!(s, "  exact: {}", exact_text(e));
         }
     }
+    let one_game = r.outcome.as_ref().is_some_and(|o| o.one_game_per_seating);
     if let Some(l) = &r.length {
-        let _ = writeln!(
-            s,
-            "\nLENGTH — sampled (the outcome games)\n  mean {:.1} turns, median {}, p90 {}",
-            l.mean, l.median, l.p90
-        );
+        if one_game {
+            let lengths: Vec<String> = l.histogram.iter().map(|h| h[0].to_string()).collect();
+            let _ = writeln!(
+                s,
+                "\nLENGTH — the outcome's one game per seating: {} turns",
+                lengths.join(" and ")
+            );
+        } else {
+            let _ = writeln!(
+                s,
+                "\nLENGTH — sampled (the outcome games)\n  mean {:.1} turns, median {}, p90 {}",
+                l.mean, l.median, l.p90
+            );
+        }
     }
     if let Some(t) = &r.tension {
         let _ = writeln!(
@@ -99,8 +173,8 @@ pub fn render(r: &Report) -> String {
     if let Some(d) = &r.decisions {
         let _ = writeln!(
             s,
-            "\nDECISIONS — sampled ({} random games)\n  {:.2} enabled commands per choice; {} of choices have more than one option",
-            r.sample_games,
+            "\nDECISIONS — sampled ({})\n  {:.2} enabled commands per choice; {} of choices have more than one option",
+            games_line(r.sample_games, r.sample_distinct_games),
             d.branching_mean,
             pct(d.choice_share)
         );
@@ -153,13 +227,17 @@ pub fn render(r: &Report) -> String {
         );
         for x in rs {
             let verdict = match x.verdict {
-                Some("no_effect") => "  no effect",
-                Some("decisive") => "  decisive",
-                _ => "",
+                Some("no_effect") => "  no effect: no game's result changed".to_string(),
+                Some("no_net_effect") => format!(
+                    "  changes how games go, not who wins: {} games ended differently, but the score moved less than 5 points",
+                    x.games_changed
+                ),
+                Some("decisive") => "  decisive".to_string(),
+                _ => String::new(),
             };
             let _ = writeln!(
                 s,
-                "  {} without {:<16} score {} — change {:+.1} points (95% {:+.1} to {:+.1}), {} games changed{verdict}",
+                "  {} without {:<16} score {} — change {}, {} games ended differently{verdict}",
                 x.side,
                 x.command,
                 interval(&Rate {
@@ -167,9 +245,11 @@ pub fn render(r: &Report) -> String {
                     low: x.low,
                     high: x.high
                 }),
-                100.0 * x.delta,
-                100.0 * x.delta_low,
-                100.0 * x.delta_high,
+                points(&Rate {
+                    value: x.delta,
+                    low: x.delta_low,
+                    high: x.delta_high
+                }),
                 x.games_changed
             );
         }
@@ -177,13 +257,13 @@ pub fn render(r: &Report) -> String {
     if let Some(sk) = &r.skill {
         let _ = writeln!(
             s,
-            "\nSKILL — sampled ({} games per pairing, each level half on each side)",
-            r.skill_games
+            "\nSKILL — sampled ({} games per pairing, {} for random vs the deepest level — enough to see a 10-point difference; each level half the games on each side)",
+            r.skill_games, r.skill_key_games
         );
         for p in sk {
             let _ = writeln!(
                 s,
-                "  {:<8} vs {:<8} {} scores {}",
+                "  {:<8} vs {:<8} {} scores {} ({})",
                 p.a,
                 p.b,
                 p.a,
@@ -191,21 +271,24 @@ pub fn render(r: &Report) -> String {
                     value: p.a_win_rate,
                     low: p.low,
                     high: p.high
-                })
+                }),
+                games_line(p.games, p.distinct_games)
             );
         }
     }
-    match r.skill_verdict {
-        Some("skill_matters") => {
-            let _ = writeln!(s, "  skill matters: random loses to the deepest search");
+    let verdict = match r.skill_verdict {
+        Some("skill_matters") => "skill matters: random loses to the deepest search",
+        Some("no_difference") => {
+            "skill makes no difference of 10 points or more (the sample would show one 4 times in 5): random does as well as the deepest search"
         }
-        Some(_) => {
-            let _ = writeln!(
-                s,
-                "  no evidence that skill matters: random does as well as the deepest search"
-            );
+        Some("random_better") => {
+            "random play beats the deepest search: the CPU misjudges this game"
         }
-        None => {}
+        Some(_) => "too few games to tell whether skill matters (raise --games)",
+        None => "",
+    };
+    if !verdict.is_empty() {
+        let _ = writeln!(s, "  {verdict}");
     }
     if let Some(sw) = &r.sweep {
         let _ = writeln!(
@@ -216,13 +299,14 @@ pub fn render(r: &Report) -> String {
         for p in &sw.points {
             let _ = writeln!(
                 s,
-                "  {:>6}  {}",
+                "  {:>6}  {}  ({})",
                 p.value,
                 interval(&Rate {
                     value: p.h_win_rate,
                     low: p.low,
                     high: p.high
-                })
+                }),
+                games_line(r.games, p.distinct_games)
             );
         }
         let fair: Vec<String> = sw.fair.iter().map(|v| v.to_string()).collect();
