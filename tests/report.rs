@@ -485,7 +485,7 @@ fn the_report_counts_different_games_and_checks_a_deeper_cpu() {
         d["players"][0].as_str().expect("deeper").contains("S5"),
         "{d}"
     );
-    assert!(d["agrees"].is_boolean(), "{d}");
+    assert!(d["agrees"].is_boolean() || d["agrees"].is_null(), "{d}");
     // Deterministic players: one game per seating, said so, with no interval.
     let r = report(&[
         f.to_str().unwrap(),

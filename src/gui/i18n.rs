@@ -403,7 +403,11 @@ strings! {
         "Deeper CPUs (+2 plies): h's score {} points from even over {} games",
         "より深い CPU(+2 手): h の得点 五分から {} ポイント({} 局)",
     ),
-    DepthAgrees => ("agrees", "一致"),
+    DepthAgrees => ("agrees (within 10 points)", "一致(10 ポイント以内)"),
+    DepthUnclear => (
+        "differs by more than 10 points, but too few games to tell",
+        "10 ポイント以上の差があるが、対局数が少なく判断できません",
+    ),
     DepthDisagrees => (
         "DISAGREES: the verdict depends on how deep the CPU looks",
         "不一致: 判定は CPU の読みの深さで変わります",

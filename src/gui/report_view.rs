@@ -385,18 +385,27 @@ fn outcome(ui: &mut Ui, lang: Lang, r: &Report) {
                 } else {
                     T::DeeperCpusHScore
                 };
-                let text = trn(
-                    lang,
-                    label,
-                    &[&format!("{:+.1}", 100.0 * deep.value), &d.games],
-                );
-                if d.agrees {
-                    ui.label(format!("{text} — {}", tr(lang, T::DepthAgrees)));
-                } else {
-                    ui.colored_label(
-                        Color32::from_rgb(230, 170, 60),
-                        format!("{text} — {}", tr(lang, T::DepthDisagrees)),
-                    );
+                let range = match (deep.low, deep.high) {
+                    (Some(lo), Some(hi)) => format!(
+                        "{:+.1} ({:+.1} … {:+.1})",
+                        100.0 * deep.value,
+                        100.0 * lo,
+                        100.0 * hi
+                    ),
+                    _ => format!("{:+.1}", 100.0 * deep.value),
+                };
+                let text = trn(lang, label, &[&range, &d.games]);
+                let warn = Color32::from_rgb(230, 170, 60);
+                match d.agrees {
+                    Some(true) => {
+                        ui.label(format!("{text} — {}", tr(lang, T::DepthAgrees)));
+                    }
+                    Some(false) => {
+                        ui.colored_label(warn, format!("{text} — {}", tr(lang, T::DepthDisagrees)));
+                    }
+                    None => {
+                        ui.colored_label(warn, format!("{text} — {}", tr(lang, T::DepthUnclear)));
+                    }
                 }
             }
             if let Some(e) = &o.exact {

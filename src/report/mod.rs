@@ -339,9 +339,10 @@ pub struct DepthCheck {
     pub first_mover_advantage: Option<Rate>,
     /// Different games among them.
     pub distinct_games: u64,
-    /// False when the two depths' verdicts disagree: their intervals (or single values) do not
-    /// overlap, or the side ahead changes by more than 10 points.
-    pub agrees: bool,
+    /// Whether the two depths agree: true when the scores differ by at most 10 points, false
+    /// when they differ by more and their intervals do not overlap (the verdict depends on how
+    /// deep the CPU looks), null when they differ by more but the games are too few to tell.
+    pub agrees: Option<bool>,
 }
 
 /// Length section.

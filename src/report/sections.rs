@@ -592,12 +592,18 @@ fn deeper(spec: &str, prog: &RuleProgram, extra: u32) -> Option<String> {
     Some(format!("cpu:{}", items.join(",")))
 }
 
-/// Whether two measurements of a score agree: their intervals (or values) overlap and they do
-/// not differ by more than [`SKILL_POINTS`].
-fn agree(a: &Rate, b: &Rate) -> bool {
+/// Whether two measurements of a score agree: Some(true) when they differ by at most
+/// [`SKILL_POINTS`]; Some(false) when they differ by more and their intervals (or values, for
+/// one game repeated) do not overlap; None when they differ by more but the intervals overlap
+/// — too few games to tell.
+fn agree(a: &Rate, b: &Rate) -> Option<bool> {
+    if (a.value - b.value).abs() <= SKILL_POINTS {
+        return Some(true);
+    }
     let (al, ah) = (a.low.unwrap_or(a.value), a.high.unwrap_or(a.value));
     let (bl, bh) = (b.low.unwrap_or(b.value), b.high.unwrap_or(b.value));
-    al <= bh && bl <= ah || (a.value - b.value).abs() <= SKILL_POINTS
+    let overlap = al <= bh && bl <= ah;
+    (!overlap).then_some(false)
 }
 
 impl ReportRun<'_> {
@@ -652,7 +658,7 @@ impl ReportRun<'_> {
             h_score,
             first_mover_advantage,
             distinct_games: distinct,
-            agrees: true,
+            agrees: Some(true),
         })))
     }
 }

@@ -135,10 +135,14 @@ pub fn render(r: &Report) -> String {
                     d.distinct_games
                 )
                 .replacen(" games,", " games in all,", 1),
-                if d.agrees {
-                    "agrees with the outcome above"
-                } else {
-                    "DISAGREES with the outcome above: the verdict depends on how deep the CPU looks"
+                match d.agrees {
+                    Some(true) => "agrees with the outcome above (within 10 points)",
+                    Some(false) => {
+                        "DISAGREES with the outcome above: the verdict depends on how deep the CPU looks"
+                    }
+                    None => {
+                        "differs from the outcome above by more than 10 points, but too few games to tell (raise --games)"
+                    }
                 }
             );
         }
