@@ -101,9 +101,10 @@ pub fn render(r: &Report) -> String {
                 "\nOUTCOME — one game per seating: the {n} games of each seating were all the same game (the players and the rules are deterministic), so the figures below describe that game, not a sample"
             );
         } else {
+            let per = if r.simultaneous { "" } else { " per seating" };
             let _ = writeln!(
                 s,
-                "\nOUTCOME — sampled ({n} games per seating; {} different games; 95% intervals)",
+                "\nOUTCOME — sampled ({n} games{per}; {} different games; 95% intervals)",
                 o.distinct_games
             );
         }
@@ -124,17 +125,24 @@ pub fn render(r: &Report) -> String {
                 Some(f) => format!("first-mover advantage {}", points(f)),
                 None => format!("h's score {}", interval(&d.h_score)),
             };
+            let games = if r.simultaneous {
+                games_line(d.games, d.distinct_games)
+            } else {
+                format!(
+                    "{} games per seating, {}",
+                    d.games,
+                    games_line(2 * d.games, d.distinct_games).replacen(
+                        " games,",
+                        " games in all,",
+                        1
+                    )
+                )
+            };
             let _ = writeln!(
                 s,
-                "  deeper CPUs ({} vs {}; {} games per seating, {}): {what} — {}",
+                "  deeper CPUs ({} vs {}; {games}): {what} — {}",
                 d.players[0],
                 d.players[1],
-                d.games,
-                games_line(
-                    d.games * if r.simultaneous { 1 } else { 2 },
-                    d.distinct_games
-                )
-                .replacen(" games,", " games in all,", 1),
                 match d.agrees {
                     Some(true) => "agrees with the outcome above (within 10 points)",
                     Some(false) => {
