@@ -415,8 +415,8 @@ pub fn solve_text(v: &serde_json::Value) -> String {
     let sw = &v["shortest_win"];
     s.push_str(sw["summary"].as_str().unwrap_or("shortest win: ?"));
     s.push('\n');
-    match sw.as_object().filter(|p| p["status"] == "found") {
-        Some(p) => {
+    if let Some(p) = sw.as_object().filter(|p| p["status"] == "found") {
+        {
             if let (Some(moves), Some(states)) = (p["moves"].as_array(), p["states"].as_array()) {
                 for (i, (m, st)) in moves.iter().zip(states).enumerate() {
                     let cmd = m["command"].as_str().unwrap_or("(pass)");
@@ -439,7 +439,6 @@ pub fn solve_text(v: &serde_json::Value) -> String {
                 }
             }
         }
-        None => {}
     }
     match v["forced_win"]["exists"].as_bool() {
         Some(true) => {

@@ -551,6 +551,7 @@ fn tree(file: &Path, set: &[String], format: &str) -> ExitCode {
 
 /// `kumite solve`: the shortest win for h and a forced-win proof (the game value and mixed
 /// strategies with `--value`, the exploitation of a player with `--against`).
+#[allow(clippy::too_many_arguments)]
 fn solve(
     file: &Path,
     set: &[String],

@@ -16,6 +16,7 @@ use crate::engine::{Outcome, Side, State};
 use crate::program::{CmdId, RuleProgram};
 use rustc_hash::{FxHashMap, FxHasher};
 use std::hash::{Hash, Hasher};
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
@@ -30,7 +31,86 @@ const TOLERANCE: f64 = 1e-10;
 const KEEP_POSITIONS: usize = 200_000;
 
 /// Chance outcome combinations per move enumerated exactly; beyond, sampled (and said so).
-const CHANCE_LIMIT: u64 = 4096;
+/// The same for every table: `cpu:exact`, `solve --value`, `--against` and the report.
+pub const CHANCE_LIMIT: u64 = 4096;
+
+/// How a table's positions are valued by value iteration.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct TableSettings {
+    /// Each turn multiplies a value by this: below 1, a sooner win is worth more.
+    pub discount: f64,
+    /// Iteration stops once no value changed by more than this in a sweep.
+    pub tolerance: f64,
+    /// … or after this many sweeps.
+    pub max_sweeps: u32,
+}
+
+/// Play (`cpu:exact`): discounted by [`DISCOUNT`], so the table's strategies win as soon and
+/// lose as late as they can, and iterated until settled.
+pub const PLAY: TableSettings = TableSettings {
+    discount: DISCOUNT,
+    tolerance: TOLERANCE,
+    max_sweeps: 100_000,
+};
+
+/// The game value (`solve --value`, the report's exact section, `--against`): undiscounted —
+/// a win is +1 however late, as game theory (and OpenSpiel) count it — and at most 5,000
+/// sweeps, after which the values reached are reported as not converged.
+pub const GAME_VALUE: TableSettings = TableSettings {
+    discount: 1.0,
+    tolerance: TOLERANCE,
+    max_sweeps: 5_000,
+};
+
+/// What to do with positions beyond a table's count.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum PastMax {
+    /// Give up ([`Stop::Size`]).
+    Fail,
+    /// Value them by the derived evaluation, as if past the bound.
+    Estimate,
+}
+
+/// How far a table may reach.
+pub(super) struct Limits<'c> {
+    /// The bound on state values around the root's (None: every reachable position).
+    pub bound: Option<i64>,
+    /// Most positions.
+    pub max_positions: usize,
+    /// Beyond them: give up or estimate.
+    pub past_max: PastMax,
+    /// Listing stops at this time ([`Stop::Time`]).
+    pub until: Instant,
+    /// Listing stops when this is set ([`Stop::Cancelled`]).
+    pub cancel: Option<&'c Arc<AtomicBool>>,
+}
+
+/// A root's matrix game: its value for h, both sides' moves with their optimal mixes, and how
+/// much a best reply gains against them.
+pub(super) type RootGame = (
+    f64,
+    Vec<(Option<CmdId>, f64)>,
+    Vec<(Option<CmdId>, f64)>,
+    f64,
+);
+
+/// How value iteration ended.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct Iterated {
+    /// Sweeps made.
+    pub sweeps: u32,
+    /// The largest change of a value in the last sweep (below the tolerance: converged).
+    pub residual: f64,
+    /// The time ran out first.
+    pub timed_out: bool,
+}
+
+/// The value of a position past a table's bound, from the derived evaluation: within ±0.9, so
+/// that no estimate is worth as much as a decided game.
+fn frontier_value(s: &Searcher, st: &State) -> f64 {
+    let e = evaluate(&s.graph, &s.eng, st, 0);
+    (e / s.scale).tanh() * 0.9
+}
 
 /// Moves of h, moves of c, and per joint move (row-major) its outcomes with probabilities.
 type Kids = (Vec<Option<CmdId>>, Vec<Option<CmdId>>, Vec<Vec<(u32, f64)>>);
@@ -134,6 +214,9 @@ impl ExactTable {
         self
     }
 
+    /// Lists the positions reachable from `root` (within `bound` of its state values, those
+    /// past it valued by the derived evaluation) and, with `solve`, values them by value
+    /// iteration with [`PLAY`].
     fn build_within(
         prog: &RuleProgram,
         root: &State,
@@ -142,8 +225,37 @@ impl ExactTable {
         (end, solve_end): (Instant, Instant),
         solve: bool,
     ) -> Result<Self, Stop> {
+        let limits = Limits {
+            bound,
+            max_positions,
+            past_max: PastMax::Fail,
+            until: end,
+            cancel: None,
+        };
+        let mut table = Self::enumerate(prog, root, &limits, !solve)?;
+        if solve {
+            let it = table.iterate(&PLAY, solve_end, None)?;
+            if it.timed_out {
+                return Err(Stop::Time);
+            }
+        }
+        Ok(table)
+    }
+
+    /// Every position reachable from `root` within `limits`, with its moves and each joint
+    /// move's chance outcomes ([`CHANCE_LIMIT`] combinations at most enumerated, beyond that
+    /// sampled and said so). Decided positions are worth +1, −1 or 0 for h, positions past the
+    /// bound (or past the count, with [`PastMax::Estimate`]) [`frontier_value`]; the rest are
+    /// left to [`Self::iterate`]. `keep` keeps the positions themselves whatever their number.
+    pub(super) fn enumerate(
+        prog: &RuleProgram,
+        root: &State,
+        limits: &Limits,
+        keep: bool,
+    ) -> Result<Self, Stop> {
         let mut s = Searcher::new(prog, 0);
         let simultaneous = s.eng.simultaneous;
+        let bound = limits.bound;
         let inside = |st: &State| {
             bound.is_none_or(|b| {
                 st.vals
@@ -152,6 +264,7 @@ impl ExactTable {
                     .all(|(v, v0)| v.abs_diff(*v0) <= b.unsigned_abs())
             })
         };
+        let cancelled = || limits.cancel.is_some_and(|c| c.load(Ordering::Relaxed));
         let mut index: FxHashMap<u64, u32> = FxHashMap::default();
         let mut states: Vec<State> = vec![root.clone()];
         index.insert(position_key(root, s.lcm), 0);
@@ -161,18 +274,23 @@ impl ExactTable {
         let mut sampled = false;
         let mut i = 0;
         while i < states.len() {
-            if i % 64 == 0 && Instant::now() >= end {
-                return Err(Stop::Time);
+            if i % 64 == 0 {
+                if cancelled() {
+                    return Err(Stop::Cancelled);
+                }
+                if Instant::now() >= limits.until {
+                    return Err(Stop::Time);
+                }
             }
             let st = states[i].clone();
+            let full = limits.past_max == PastMax::Estimate && states.len() >= limits.max_positions;
             let terminal = match st.outcome {
                 Some(Outcome::H) => Some(1.0),
                 Some(Outcome::C) => Some(-1.0),
                 Some(Outcome::Draw) => Some(0.0),
-                None if !inside(&st) => {
+                None if !inside(&st) || full => {
                     frontier += 1;
-                    let e = evaluate(&s.graph, &s.eng, &st, 0);
-                    Some((e / s.scale).tanh() * 0.9)
+                    Some(frontier_value(&s, &st))
                 }
                 None => None,
             };
@@ -200,7 +318,9 @@ impl ExactTable {
                         let j = match index.get(&k) {
                             Some(j) => *j,
                             None => {
-                                if states.len() >= max_positions {
+                                if states.len() >= limits.max_positions
+                                    && limits.past_max == PastMax::Fail
+                                {
                                     return Err(Stop::Size);
                                 }
                                 states.push(c.clone());
@@ -219,20 +339,19 @@ impl ExactTable {
             i += 1;
         }
         let n = states.len();
-        let mut value: Vec<f64> = fixed.iter().map(|f| f.unwrap_or(0.0)).collect();
-        let mut table = ExactTable {
+        Ok(ExactTable {
             // Kept for small tables (the balance report enumerates them), dropped for large
             // ones to save memory.
-            states: if solve && n > KEEP_POSITIONS {
+            states: if !keep && n > KEEP_POSITIONS {
                 Vec::new()
             } else {
                 states
             },
-            fixed: fixed.clone(),
+            value: fixed.iter().map(|f| f.unwrap_or(0.0)).collect(),
+            fixed,
             index,
             lcm: s.lcm,
             kids,
-            value: Vec::new(),
             simultaneous,
             positions: n,
             frontier,
@@ -242,30 +361,48 @@ impl ExactTable {
             elapsed: Duration::ZERO,
             root_length: None,
             turn_limit: prog.settings.turn_limit,
-        };
-        if !solve {
-            return Ok(table);
-        }
-        // Gauss–Seidel sweeps, deepest positions first (the breadth-first order reversed), so
-        // values flow back from the ends in few sweeps. A position is solved again only when
-        // one of its successors changed since it was last solved (the same values, fewer
-        // matrix games: most of a large table settles in the first sweeps).
+        })
+    }
+
+    /// Values the table's undecided positions by value iteration with `settings`: each
+    /// position's value is its matrix game's (a plain max or min in alternate play) over its
+    /// children's values, times the discount. Gauss–Seidel sweeps, deepest positions first
+    /// (the breadth-first order reversed), so values flow back from the ends in few sweeps; a
+    /// position is solved again only when one of its successors changed since it was last
+    /// solved (the same values, fewer matrix games: most of a large table settles in the first
+    /// sweeps). Stops when no value changed by more than the tolerance, after the most sweeps,
+    /// or at `until` (then `timed_out`, with the values reached).
+    pub(super) fn iterate(
+        &mut self,
+        settings: &TableSettings,
+        until: Instant,
+        cancel: Option<&Arc<AtomicBool>>,
+    ) -> Result<Iterated, Stop> {
+        let n = self.kids.len();
+        let mut value = std::mem::take(&mut self.value);
         let mut changed = vec![0u32; n];
         let mut solved = vec![0u32; n];
-        loop {
-            if Instant::now() >= solve_end {
-                return Err(Stop::Time);
+        let mut out = Iterated::default();
+        let cancelled = || cancel.is_some_and(|c| c.load(Ordering::Relaxed));
+        'sweeps: loop {
+            if cancelled() {
+                self.value = value;
+                return Err(Stop::Cancelled);
             }
-            table.sweeps += 1;
-            let sweep = table.sweeps;
+            if out.sweeps > 0 && Instant::now() >= until {
+                out.timed_out = true;
+                break;
+            }
+            out.sweeps += 1;
+            let sweep = out.sweeps;
             let mut delta: f64 = 0.0;
             for k in (0..n).rev() {
-                if fixed[k].is_some() {
+                if self.fixed[k].is_some() {
                     continue;
                 }
                 let since = solved[k];
                 if sweep > 1
-                    && !table.kids[k]
+                    && !self.kids[k]
                         .2
                         .iter()
                         .flatten()
@@ -273,25 +410,29 @@ impl ExactTable {
                 {
                     continue;
                 }
-                if k % 256 == 0 && Instant::now() >= solve_end {
-                    return Err(Stop::Time);
+                if k % 256 == 0 && Instant::now() >= until {
+                    out.timed_out = true;
+                    out.residual = out.residual.max(delta);
+                    break 'sweeps;
                 }
                 solved[k] = sweep;
-                let nv = DISCOUNT * table.value_at(&value, k);
+                let nv = settings.discount * self.value_at(&value, k);
                 let d = (nv - value[k]).abs();
                 delta = delta.max(d);
                 value[k] = nv;
                 // A change far below the tolerance is not passed on.
-                if d > TOLERANCE * 1e-3 {
+                if d > settings.tolerance * 1e-3 {
                     changed[k] = sweep;
                 }
             }
-            if delta < TOLERANCE || table.sweeps >= 100_000 {
+            out.residual = delta;
+            if delta < settings.tolerance || out.sweeps >= settings.max_sweeps {
                 break;
             }
         }
-        table.value = value;
-        Ok(table)
+        self.sweeps = out.sweeps;
+        self.value = value;
+        Ok(out)
     }
 
     /// The value for h of the matrix game at position `k` under values `v` (as
@@ -347,6 +488,29 @@ impl ExactTable {
             .collect();
         let sol = matrix::solve(&a);
         (sol.value, sol.rows, sol.cols)
+    }
+
+    /// The root's matrix game under the table's values: its value for h, both sides' moves with
+    /// their optimal mixes, and how much a best reply gains against those mixes.
+    pub(super) fn root_game(&self) -> RootGame {
+        let (hm, cm, _) = &self.kids[0];
+        if self.fixed[0].is_some() || hm.is_empty() {
+            return (self.value[0], vec![], vec![], 0.0);
+        }
+        let a: Vec<Vec<f64>> = (0..hm.len())
+            .map(|x| {
+                (0..cm.len())
+                    .map(|y| self.payoff(&self.value, 0, x, y))
+                    .collect()
+            })
+            .collect();
+        let sol = matrix::solve(&a);
+        (
+            sol.value,
+            hm.iter().copied().zip(sol.rows.iter().copied()).collect(),
+            cm.iter().copied().zip(sol.cols.iter().copied()).collect(),
+            matrix::exploitability(&a, &sol),
+        )
     }
 
     /// h's value of `st` (+1 a sure win now, −1 a sure loss, discounted by the turns to it), if
@@ -605,6 +769,46 @@ pub fn shared(
     t
 }
 
+/// Positions [`game_table`] lists without a bound before it bounds the state values instead,
+/// and the time it gives that attempt.
+pub const UNBOUNDED_POSITIONS: usize = 20_000;
+const UNBOUNDED_TIME: Duration = Duration::from_secs(1);
+
+/// The table behind a game value (`solve --value`, `--against`, the report's exact section):
+/// every position reachable from `root` when there are at most [`UNBOUNDED_POSITIONS`] (listed
+/// within a second), else those within `bound` of the root's state values, at most
+/// `max_positions` of them — positions past the bound or the count valued by the derived
+/// evaluation. Not yet iterated; `keep` keeps the positions.
+pub(super) fn game_table(
+    prog: &RuleProgram,
+    root: &State,
+    bound: i64,
+    max_positions: usize,
+    cancel: Option<&Arc<AtomicBool>>,
+    keep: bool,
+) -> Result<ExactTable, Stop> {
+    let all = Limits {
+        bound: None,
+        max_positions: UNBOUNDED_POSITIONS.min(max_positions),
+        past_max: PastMax::Fail,
+        until: Instant::now() + UNBOUNDED_TIME,
+        cancel,
+    };
+    match ExactTable::enumerate(prog, root, &all, keep) {
+        Err(Stop::Size | Stop::Time) => {
+            let bounded = Limits {
+                bound: Some(bound),
+                max_positions,
+                past_max: PastMax::Estimate,
+                until: Instant::now() + Duration::from_secs(24 * 3600),
+                cancel,
+            };
+            ExactTable::enumerate(prog, root, &bounded, keep)
+        }
+        other => other,
+    }
+}
+
 /// A player's choice in a position: its moves with their probabilities.
 pub type Policy<'a> = dyn FnMut(&State) -> Vec<(Option<CmdId>, f64)> + 'a;
 
@@ -640,22 +844,8 @@ pub fn best_response(
             budget.as_secs_f64()
         ))
     };
-    // Every position when they are few (as `solve --value` does), else those within the bound.
-    let small = Instant::now() + Duration::from_secs(1);
-    let t = match ExactTable::build_within(
-        prog,
-        root,
-        None,
-        20_000.min(max_positions),
-        (small, small),
-        false,
-    ) {
-        Ok(t) => t,
-        Err(_) => {
-            { ExactTable::build_within(prog, root, Some(bound), max_positions, (end, end), false) }
-                .map_err(|_| too_big())?
-        }
-    };
+    // The same positions as `solve --value`'s game value, so the two compare.
+    let t = game_table(prog, root, bound, max_positions, None, true).map_err(|_| too_big())?;
     let n = t.kids.len();
     // c's mix over its moves in every position where it chooses.
     let mix: Vec<Vec<f64>> = (0..n)
@@ -720,7 +910,13 @@ pub fn best_response(
     })
 }
 
-enum Stop {
+/// Why a table was not built.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum Stop {
+    /// More positions than allowed.
     Size,
+    /// Out of time.
     Time,
+    /// Cancelled.
+    Cancelled,
 }

@@ -6,9 +6,8 @@
 //! [`super::value_iteration`]) are thin wrappers over the functions here, which also take an
 //! optional cancel flag.
 
-use super::matrix;
+use super::exact;
 use super::{GameValue, PathStep, Searcher, moves, position_key};
-use crate::analysis::evaluate;
 use crate::engine::{Outcome, State};
 use crate::program::{CmdId, RuleProgram};
 use rustc_hash::{FxHashMap, FxHashSet};
@@ -18,7 +17,7 @@ use std::time::{Duration, Instant};
 
 /// Outcome combinations per move up to which the solver enumerates chance exactly (beyond it,
 /// seeded samples stand for them and the result says so).
-pub const SOLVER_CHANCE_EXACT: u64 = 4096;
+pub const SOLVER_CHANCE_EXACT: u64 = exact::CHANCE_LIMIT;
 
 fn cancelled(cancel: Option<&Arc<AtomicBool>>) -> bool {
     cancel.is_some_and(|c| c.load(Ordering::Relaxed))
@@ -90,7 +89,7 @@ pub fn thousands(n: u64) -> String {
     let d = n.to_string();
     let mut s = String::new();
     for (i, ch) in d.chars().enumerate() {
-        if i > 0 && (d.len() - i) % 3 == 0 {
+        if i > 0 && (d.len() - i).is_multiple_of(3) {
             s.push(',');
         }
         s.push(ch);
@@ -800,209 +799,29 @@ pub fn value_iteration_in(
     max_states: usize,
     cancel: Option<&Arc<AtomicBool>>,
 ) -> Option<GameValue> {
-    // Every reachable position when they are few (then nothing is estimated); else only those
-    // within `bound` of the start.
-    let all = (
-        UNBOUNDED_POSITIONS.min(max_states),
-        Instant::now() + UNBOUNDED_TIME,
-    );
-    match value_iteration_within(prog, start, None, all, cancel) {
-        Err(Stop::Cancelled) => None,
-        Ok(v) => Some(v),
-        Err(Stop::TooMany) => {
-            // (The time only limits the unbounded attempt.)
-            let cap = (max_states, Instant::now());
-            value_iteration_within(prog, start, Some(bound), cap, cancel).ok()
-        }
-    }
+    let mut table = match exact::game_table(prog, start, bound, max_states, cancel, false) {
+        Ok(t) => t,
+        Err(_) => return None, // cancelled (a bounded listing stops at nothing else)
+    };
+    let it = table
+        .iterate(&exact::GAME_VALUE, Instant::now() + VALUE_TIME, cancel)
+        .ok()?;
+    let (value, h, c, exploitability) = table.root_game();
+    Some(GameValue {
+        value,
+        h,
+        c,
+        exploitability,
+        states: table.positions,
+        frontier: table.frontier,
+        iterations: it.sweeps,
+        residual: it.residual,
+        timed_out: it.timed_out,
+        bound: table.bound,
+    })
 }
-
-/// Positions [`value_iteration_in`] enumerates without a bound before it bounds the state
-/// values instead, and the time it gives that attempt.
-const UNBOUNDED_POSITIONS: usize = 20_000;
-const UNBOUNDED_TIME: Duration = Duration::from_secs(1);
 
 /// The time value iteration may take once the positions are listed: past it the values
 /// reached are reported as not converged (a game with a vast bounded state space would
 /// otherwise run its 5,000 iterations for hours).
 pub const VALUE_TIME: Duration = Duration::from_secs(60);
-
-/// Why [`value_iteration_within`] gave up.
-enum Stop {
-    Cancelled,
-    /// Without a bound: more positions than allowed, or out of time.
-    TooMany,
-}
-
-/// [`value_iteration_in`] within `bound` of the start's values (None: every position, giving up
-/// past `limit`'s count or time; with a bound, positions past the count are estimated).
-fn value_iteration_within(
-    prog: &RuleProgram,
-    start: &State,
-    bound: Option<i64>,
-    limit: (usize, Instant),
-    cancel: Option<&Arc<AtomicBool>>,
-) -> Result<GameValue, Stop> {
-    let (max_states, until) = limit;
-    let mut s = Searcher::new(prog, 0);
-    let inside = |st: &State| {
-        bound.is_none_or(|b| {
-            st.vals
-                .iter()
-                .zip(&start.vals)
-                .all(|(v, v0)| v.abs_diff(*v0) <= b.unsigned_abs())
-        })
-    };
-    let mut index: FxHashMap<u64, usize> = FxHashMap::default();
-    let mut states: Vec<State> = vec![start.clone()];
-    index.insert(position_key(start, s.lcm), 0);
-    // Per state: move lists and, per joint move (row-major), its children with probabilities.
-    type Kids = (
-        Vec<Option<CmdId>>,
-        Vec<Option<CmdId>>,
-        Vec<Vec<(usize, f64)>>,
-    );
-    let mut kids: Vec<Kids> = Vec::new();
-    let mut fixed: Vec<Option<f64>> = Vec::new();
-    let mut frontier = 0;
-    let mut i = 0;
-    while i < states.len() {
-        if i % 256 == 0 && cancelled(cancel) {
-            return Err(Stop::Cancelled);
-        }
-        if bound.is_none()
-            && (states.len() > max_states || (i % 256 == 0 && Instant::now() >= until))
-        {
-            return Err(Stop::TooMany);
-        }
-        let st = states[i].clone();
-        let terminal = match st.outcome {
-            Some(Outcome::H) => Some(1.0),
-            Some(Outcome::C) => Some(-1.0),
-            Some(Outcome::Draw) => Some(0.0),
-            None if !inside(&st) || (bound.is_some() && states.len() >= max_states) => {
-                frontier += 1;
-                let e = evaluate(&s.graph, &s.eng, &st, 0);
-                Some((e / 16.0).tanh() * 0.99)
-            }
-            None => None,
-        };
-        fixed.push(terminal);
-        if terminal.is_some() {
-            kids.push((vec![], vec![], vec![]));
-            i += 1;
-            continue;
-        }
-        let hm = moves(&s.eng, &st, 0);
-        let cm = moves(&s.eng, &st, 1);
-        let mut idx = Vec::with_capacity(hm.len() * cm.len());
-        for &a in &hm {
-            for &b in &cm {
-                let outs = s.outcomes(&st, [a, b], super::CHANCE_EXACT);
-                let mut dist = Vec::with_capacity(outs.len());
-                for (c, p) in &outs {
-                    let k = position_key(c, s.lcm);
-                    let j = *index.entry(k).or_insert_with(|| {
-                        states.push(c.clone());
-                        states.len() - 1
-                    });
-                    dist.push((j, *p));
-                }
-                s.recycle(outs);
-                idx.push(dist);
-            }
-        }
-        kids.push((hm, cm, idx));
-        i += 1;
-    }
-    let n = states.len();
-    let mut v: Vec<f64> = fixed.iter().map(|f| f.unwrap_or(0.0)).collect();
-    let mut iterations = 0;
-    let mut residual = 0.0;
-    let (mut changed, mut solved) = (vec![0u32; n], vec![0u32; n]);
-    let matrix_of = |v: &[f64], k: usize| -> Vec<Vec<f64>> {
-        let (hm, cm, idx) = &kids[k];
-        (0..hm.len())
-            .map(|a| {
-                (0..cm.len())
-                    .map(|b| idx[a * cm.len() + b].iter().map(|&(j, p)| p * v[j]).sum())
-                    .collect()
-            })
-            .collect()
-    };
-    let deadline = Instant::now() + VALUE_TIME;
-    let mut timed_out = false;
-    for it in 0..5000 {
-        if cancelled(cancel) {
-            return Err(Stop::Cancelled);
-        }
-        if it > 0 && Instant::now() >= deadline {
-            timed_out = true;
-            break;
-        }
-        iterations = it + 1;
-        let mut delta: f64 = 0.0;
-        let sweep = it + 1;
-        for k in 0..n {
-            if fixed[k].is_some() {
-                continue;
-            }
-            // Solved again only when a successor changed since (the same values, fewer
-            // linear programs).
-            if sweep > 1
-                && !kids[k]
-                    .2
-                    .iter()
-                    .flatten()
-                    .any(|&(j, _)| changed[j] >= solved[k])
-            {
-                continue;
-            }
-            if k % 1024 == 1023 && cancelled(cancel) {
-                return Err(Stop::Cancelled);
-            }
-            solved[k] = sweep;
-            let (hm, cm, idx) = &kids[k];
-            let cell = |a: usize, b: usize| -> f64 {
-                idx[a * cm.len() + b].iter().map(|&(j, p)| p * v[j]).sum()
-            };
-            let nv = matrix::saddle_value(hm.len(), cm.len(), cell)
-                .unwrap_or_else(|| matrix::solve(&matrix_of(&v, k)).value);
-            let d = (nv - v[k]).abs();
-            delta = delta.max(d);
-            v[k] = nv;
-            if d > 0.0 {
-                changed[k] = sweep;
-            }
-        }
-        residual = delta;
-        if delta < 1e-10 {
-            break;
-        }
-    }
-    let (value, h, c, exploitability) = if fixed[0].is_some() {
-        (v[0], vec![], vec![], 0.0)
-    } else {
-        let a = matrix_of(&v, 0);
-        let sol = matrix::solve(&a);
-        let (hm, cm, _) = &kids[0];
-        (
-            sol.value,
-            hm.iter().copied().zip(sol.rows.iter().copied()).collect(),
-            cm.iter().copied().zip(sol.cols.iter().copied()).collect(),
-            matrix::exploitability(&a, &sol),
-        )
-    };
-    Ok(GameValue {
-        value,
-        h,
-        c,
-        exploitability,
-        states: n,
-        frontier,
-        iterations,
-        residual,
-        timed_out,
-        bound,
-    })
-}
