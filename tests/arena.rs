@@ -42,7 +42,13 @@ fn shards_merged_equal_one_run() {
         ("rules/cc_lemon.kmt", "77", "4001", "random", "random"),
         ("rules/ex1_push.kmt", "3", "2999", "random", "random"),
         ("rules/sumo.kmt", "9", "1000", "random", "random"),
-        ("rules/ex1_push.kmt", "4", "40", "cpu:S2,P1000", "random"),
+        (
+            "rules/ex1_push.kmt",
+            "4",
+            "40",
+            "cpu:S2,P3600000,N1000000",
+            "random",
+        ),
     ] {
         let whole = arena_json(&[file, "--seed", seed, "--games", games, "--h", h, "--c", c]);
         let mut paths = Vec::new();
@@ -136,8 +142,18 @@ fn arena_games_are_the_matches_of_their_seeds() {
     for (file, h, c, games) in [
         ("rules/cc_lemon.kmt", "random", "random", 400u64),
         ("rules/karate.kmt", "random", "random", 200),
-        ("rules/ex1_push.kmt", "cpu:S2,P1000", "random", 30),
-        ("rules/cc_lemon.kmt", "random", "cpu:S1,P1000", 30),
+        (
+            "rules/ex1_push.kmt",
+            "cpu:S2,P3600000,N1000000",
+            "random",
+            30,
+        ),
+        (
+            "rules/cc_lemon.kmt",
+            "random",
+            "cpu:S1,P3600000,N1000000",
+            30,
+        ),
     ] {
         let text = std::fs::read_to_string(root().join(file)).unwrap();
         let prog = compile(&text).program.expect("compiles");

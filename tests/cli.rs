@@ -158,7 +158,7 @@ fn arena_counts_add_up_and_do_not_depend_on_jobs() {
     // blocks): the same games, counts and search nodes whatever the number of threads.
     for (file, h, games) in [
         ("rules/cc_lemon.kmt", "random", 300u64),
-        ("rules/ex1_push.kmt", "cpu:S2", 60),
+        ("rules/ex1_push.kmt", "cpu:S2,P3600000,N1000000", 60),
     ] {
         let run = |jobs: &str| {
             let n = games.to_string();

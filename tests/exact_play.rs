@@ -31,6 +31,10 @@ S.石>=3::[三つ取る]
 [三つ取る],S.石==3:S.勝利
 ";
 
+/// The file's CPU with a node budget instead of its thinking time: its games replay exactly,
+/// however fast or loaded the machine is (the budget is far above what its depth needs).
+const CPU: &str = "cpu:P3600000,N1000000";
+
 fn arena(file: &std::path::Path, args: &[&str]) -> serde_json::Value {
     let out = Command::new(env!("CARGO_BIN_EXE_kumite"))
         .arg("arena")
@@ -66,7 +70,7 @@ fn exact_play_wins_the_subtraction_game_from_every_winning_pile() {
         } else {
             ("h", "h_wins")
         };
-        for opponent in ["random", "cpu"] {
+        for opponent in ["random", CPU] {
             let (h, c) = if winner == "h" {
                 ("cpu:exact", opponent)
             } else {
@@ -103,7 +107,7 @@ fn exact_cc_lemon_is_fair_and_unexploitable_and_takes_a_sure_win_at_once() {
     assert!((2.0..100.0).contains(&len), "expected length {len}");
     // With 5 charges against none, h's スペシウム光線 cannot be answered.
     let file = common::root().join("rules/cc_lemon.kmt");
-    for h in ["cpu:exact", "cpu"] {
+    for h in ["cpu:exact", CPU] {
         // Ten games, each with its own seed (derived from --seed and the game's number).
         let r = arena(
             &file,
@@ -290,10 +294,7 @@ O.体力<=0:S.勝利
 fn cpu_against_cpu_wins(name: &str, text: &str, games: u64, at_least: u64) -> serde_json::Value {
     let f = temp_file(name, text);
     let n = games.to_string();
-    let r = arena(
-        &f,
-        &["--h", "cpu", "--c", "cpu", "--games", &n, "--seed", "3"],
-    );
+    let r = arena(&f, &["--h", CPU, "--c", CPU, "--games", &n, "--seed", "3"]);
     let h = r["h_wins"].as_u64().expect("h_wins");
     let turns = r["turns_total"].as_u64().expect("turns_total");
     assert!(h >= at_least, "{name}: h won only {h} of {games}: {r}");
