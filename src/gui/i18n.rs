@@ -404,6 +404,14 @@ strings! {
          (h pursuing / c pursuing).",
         "○ 成立、× 未成立。数字は成立までの推定手数(h が目指す場合 / c が目指す場合)。",
     ),
+    OutOfReachLegend => (
+        "∞: the side cannot bring this about by its own moves (the opponent's moves may); \
+         it matters only where it blocks a win.",
+        "∞: その側の手では成立させられない条件(相手の手で成立することはある)。\
+         勝利を阻むときだけ問題になります。",
+    ),
+    OutOfReachNotNeeded => ("∞ not needed to win", "∞ 勝利には不要"),
+    OutOfReachBlocks => ("∞ blocks {}'s win", "∞ {} の勝利を阻む"),
     Excluded => ("excluded", "除外"),
     ExcludedTitle => ("Excluded", "除外したもの"),
     NoRuleMakesThis => (
