@@ -1017,3 +1017,38 @@ fn shortest_win_equals_a_plain_exhaustive_search_on_generated_games() {
     assert_eq!(gave_up, 0);
     assert!(found >= 30 && none >= 5, "found {found}, none {none}");
 }
+
+/// `solve --value` says which limit left positions to an estimate: none, the bound on state
+/// values, or the number of positions (a fencing file whose states stay in small ranges has
+/// more positions than the limit, and is not cut by the bound).
+#[test]
+fn the_game_value_says_which_limit_applied() {
+    use kumite::search::{GameValue, VALUE_POSITIONS};
+    let gv = |states: usize, frontier: usize, bound: Option<i64>| GameValue {
+        value: 0.0,
+        h: Vec::new(),
+        c: Vec::new(),
+        exploitability: 0.0,
+        states,
+        frontier,
+        iterations: 1,
+        residual: 0.0,
+        timed_out: false,
+        bound,
+    };
+    let all = gv(6823, 0, None).positions_text();
+    assert_eq!(all, "all 6,823 reachable positions (nothing estimated)");
+    let count = gv(VALUE_POSITIONS + 1, 90_705, Some(12)).positions_text();
+    assert!(
+        count.contains("the limit of 200,000 positions")
+            && count.contains("90,705 positions past that limit are estimated"),
+        "{count}"
+    );
+    let bound = gv(15_000, 3_000, Some(12)).positions_text();
+    assert!(
+        bound.contains("within ±12 of its start value")
+            && bound.contains("3,000 positions past that bound are estimated")
+            && !bound.contains("limit"),
+        "{bound}"
+    );
+}

@@ -289,7 +289,8 @@ pub fn solve(
         "chance": chance,
     });
     if value && eng.simultaneous {
-        let gv = crate::search::value_iteration(prog, &st, VALUE_BOUND, 200_000);
+        let gv =
+            crate::search::value_iteration(prog, &st, VALUE_BOUND, crate::search::VALUE_POSITIONS);
         let name =
             |m: &Option<u32>| m.map_or("pass".to_string(), |c| prog.commands[c as usize].clone());
         let strat = |v: &[(Option<u32>, f64)]| -> serde_json::Map<String, serde_json::Value> {
