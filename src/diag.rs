@@ -97,6 +97,8 @@ pub enum DiagCode {
     W017,
     /// two lines switch the same command opposite ways and can apply together
     W018,
+    /// a sequence of command atoms that are all negated (`!O.[受け],!O.[後退]`): one position each, not "neither now"
+    W019,
 }
 
 impl DiagCode {
@@ -140,6 +142,7 @@ impl DiagCode {
         DiagCode::W016,
         DiagCode::W017,
         DiagCode::W018,
+        DiagCode::W019,
     ];
 
     /// The code as written in reports, e.g. `"E001"`.
@@ -183,6 +186,7 @@ impl DiagCode {
             DiagCode::W016 => "W016",
             DiagCode::W017 => "W017",
             DiagCode::W018 => "W018",
+            DiagCode::W019 => "W019",
         }
     }
 
@@ -238,6 +242,9 @@ impl DiagCode {
             DiagCode::W017 => "a victory rule that draws `rand` (rolled again at every end check)",
             DiagCode::W018 => {
                 "two lines switch the same command opposite ways and can apply together (their order decides)"
+            }
+            DiagCode::W019 => {
+                "a sequence of command atoms that are all negated (`!O.[受け],!O.[後退]`): one position each (not 受け before, not 後退 now), not \"neither now\"; a comment with 順番 or sequence on the line says the sequence is meant"
             }
         }
     }
@@ -301,6 +308,14 @@ pub enum FixHint {
     EnableCommand(String),
     /// Put a side prefix (`S.` or `O.`) before the bare name at the span's start.
     AddPrefix(String),
+    /// A sequence of negated command atoms (the diagnostic's labels, oldest first): rewrite it
+    /// as "none of these now" (a macro of the other commands), or mark the sequence as meant.
+    CommandSequence {
+        /// The opponent's atoms (`!O.[X]`) rather than the acting side's.
+        opp: bool,
+        /// The commands, oldest position first.
+        cmds: Vec<String>,
+    },
 }
 
 impl Diagnostic {

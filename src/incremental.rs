@@ -265,6 +265,7 @@ fn compile_chunk(text: &str, names: &mut Names, ctx: &Context) -> Chunk {
     let mut parsed = parser::parse_with(text, std::mem::take(names), None);
     let mut diags = std::mem::take(&mut parsed.diags);
     hint_bare_names(text, &mut diags);
+    crate::syntax::lint::negated_sequences(text, &parsed.stmts, &parsed.names, &mut diags);
     let index = LineIndex::new(text);
     let mut symbols = Piece::collect(text, &parsed.stmts, &parsed.names, &index);
     symbols.mark_macros(&ctx.macro_names);
@@ -368,7 +369,7 @@ fn link_chunks(
         at: cuts.iter().map(|c| (c.start, c.line)).collect(),
         chunks,
     }));
-    crate::pipeline::sort_diags(&mut diags);
+    crate::pipeline::finish_diags(&symbols, &mut diags);
     let ok = !diags.iter().any(|d| d.is_error());
     Compiled::lazy(
         ok.then_some(program),

@@ -2,9 +2,10 @@
 //! lowering and checks ([`crate::program`]). Every stage depends only on the stages before it;
 //! this module is the one place that runs them in order.
 
-use crate::diag::{Diagnostic, LineIndex};
+use crate::diag::{DiagCode, Diagnostic, FixHint, LineIndex};
 use crate::expand::{self, Expanded};
 use crate::program::{RuleProgram, lower, print};
+use crate::symbols::{SymKind, SymbolIndex};
 use crate::syntax::names::Names;
 use crate::syntax::parser;
 
@@ -80,6 +81,7 @@ pub(crate) fn compile_with(text: &str, cache: Option<&mut parser::ParseCache>) -
     let mut parsed = parser::parse_cached(text, cache);
     let mut diags = std::mem::take(&mut parsed.diags);
     parser::hint_bare_names(text, &mut diags);
+    crate::syntax::lint::negated_sequences(text, &parsed.stmts, &parsed.names, &mut diags);
     let symbols = std::sync::Arc::new(crate::symbols::SymbolIndex::build(
         text,
         &parsed.stmts,
@@ -89,7 +91,7 @@ pub(crate) fn compile_with(text: &str, cache: Option<&mut parser::ParseCache>) -
     let expanded = expand::expand(&mut parsed, &index, &mut diags);
     let names = parsed.names;
     let program = lower::lower(&expanded, &names, &mut diags);
-    sort_diags(&mut diags);
+    finish_diags(&symbols, &mut diags);
     let ok = !diags.iter().any(|d| d.is_error());
     Compiled {
         program: if ok { Some(program) } else { None },
@@ -108,6 +110,29 @@ pub fn expanded_kmt(c: &Compiled, source_name: &str) -> String {
         c.program.as_ref().map(|p| &p.settings),
         source_name,
     )
+}
+
+/// The last step of both checkers (this pipeline and the incremental one): what needs every
+/// name of the file, then [`sort_diags`]. An unknown constant that is the name of a state is a
+/// state written without its side: E020's help and quick fix then say `S.`/`O.` rather than
+/// proposing a near constant (`スタミナ` is `S.スタミナ`, not 最大スタミナ).
+pub(crate) fn finish_diags(symbols: &SymbolIndex, diags: &mut Vec<Diagnostic>) {
+    for d in diags.iter_mut().filter(|d| d.code == DiagCode::E020) {
+        let Some(name) = d.fixes.iter().find_map(|f| match f {
+            FixHint::AddPrefix(n) => Some(n.clone()),
+            _ => None,
+        }) else {
+            continue;
+        };
+        if symbols.uses(SymKind::State, &name).is_empty() {
+            continue;
+        }
+        d.help = Some(format!(
+            "{name} is a state: write S.{name} (the side the rule runs for) or O.{name} (its opponent); a bare name is a constant from a ${{ }} block"
+        ));
+        d.fixes.retain(|f| matches!(f, FixHint::AddPrefix(_)));
+    }
+    sort_diags(diags);
 }
 
 /// Sorts diagnostics by position and removes repeats. Ties go by message, so the order never

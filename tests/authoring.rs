@@ -140,3 +140,107 @@ fn measure_answers_on_10k_lines() {
     println!("fmt: {:.1} ms", t.elapsed().as_secs_f64() * 1e3);
     assert!(!f.is_empty());
 }
+
+/// The fencing duel of the issue: "the opponent neither parries nor retreats now", written as a
+/// sequence of two negated atoms (W019). Distance 1 from the start, so a thrust can land at once.
+const FENCING: &str = "# フェンシング\n~同時,T200\n':f=[前進],b=[後退],t=[突き],p=[受け]\n!:間合い=1,体力=3,[前進],[後退],[受け]\nS.間合い<=1::[突き]\n[前進],S.間合い>0:S.間合い-1,O.間合い-1\n[後退],S.間合い<4:S.間合い+1,O.間合い+1\n[突き],S.間合い<=1,!O.[受け],!O.[後退]:O.体力-1\nO.体力<=0:S.勝利\n";
+
+/// The quick fixes of the first `code` diagnostic of `src`.
+fn quick_fixes(src: &str, code: &str, ja: bool) -> Vec<kumite::authoring::fixes::Fix> {
+    let c = compile(src);
+    let d = c
+        .diags
+        .iter()
+        .find(|d| d.code == code)
+        .unwrap_or_else(|| panic!("no {code} in {:?}", c.diags));
+    kumite::authoring::fixes::fixes(src, d, &c.symbols, ja)
+}
+
+/// c's 体力 after one simultaneous turn of h [突き] against `c_cmd`.
+fn stamina_after_thrust(src: &str, c_cmd: &str) -> i64 {
+    let p = compile(src).program.expect("compiles");
+    let eng = kumite::engine::Engine::new(&p, 1);
+    let mut st = eng.initial(0).expect("start");
+    let cmd = |n: &str| p.command_id(n);
+    eng.play(&mut st, [cmd("突き"), cmd(c_cmd)], None)
+        .expect("turn");
+    eng.val(&st, 1, p.state_id("体力").expect("体力"))
+}
+
+#[test]
+fn a_negated_sequence_is_rewritten_as_neither_now_or_kept_as_meant() {
+    // As written, a parry does not stop the thrust (it is "not 受け before, not 後退 now").
+    assert_eq!(stamina_after_thrust(FENCING, "受け"), 2);
+    let fixes = quick_fixes(FENCING, "W019", false);
+    assert_eq!(fixes.len(), 2, "{fixes:?}");
+    // 1. "Neither now": one atom of a macro of the other commands, defined at the top.
+    assert!(
+        fixes[0].title.contains("none of [受け], [後退] now"),
+        "{}",
+        fixes[0].title
+    );
+    let out = symbols::apply_edits(FENCING, &fixes[0].edits);
+    assert!(
+        out.contains("[突き],S.間合い<=1,O.[受け・後退以外]:O.体力-1"),
+        "{out}"
+    );
+    assert!(
+        out.contains("${\n[受け・後退以外]:[前進];[突き]\n}\n"),
+        "{out}"
+    );
+    // No warning but W012: the parry now works by not being one of the moves that are hit.
+    let after = compile(&out);
+    let codes: Vec<String> = after.diags.iter().map(|d| d.code.to_string()).collect();
+    assert_eq!(codes, ["W012"], "{:?}", after.diags);
+    assert_eq!(stamina_after_thrust(&out, "受け"), 3);
+    assert_eq!(stamina_after_thrust(&out, "後退"), 3);
+    assert_eq!(stamina_after_thrust(&out, "前進"), 2);
+    // 2. The sequence is meant: a comment spells it out, the warning goes, the game stays.
+    let out = symbols::apply_edits(FENCING, &fixes[1].edits);
+    assert!(
+        out.contains("!O.[後退]:O.体力-1  # sequence: not [受け] on its move before the latest, not [後退] on its latest move\n"),
+        "{out}"
+    );
+    let after = compile(&out);
+    assert!(after.diags.is_empty(), "{:?}", after.diags);
+    assert_eq!(meaning(&after), meaning(&compile(FENCING)));
+    // In Japanese the comment says 順番, which also keeps the warning quiet.
+    let ja = quick_fixes(FENCING, "W019", true);
+    let out = symbols::apply_edits(FENCING, &ja[1].edits);
+    assert!(
+        out.contains("# 順番: 相手の1つ前が[受け]でない、相手の最新が[後退]でない"),
+        "{out}"
+    );
+    assert!(compile(&out).diags.is_empty());
+    // A line that has a comment keeps it; the note goes after it.
+    let commented = FENCING.replace("O.体力-1\n", "O.体力-1 # 当たり\n");
+    let f = quick_fixes(&commented, "W019", false);
+    let out = symbols::apply_edits(&commented, &f[1].edits);
+    assert!(
+        out.contains("O.体力-1 # 当たり — sequence: not [受け]"),
+        "{out}"
+    );
+    assert!(compile(&out).diags.is_empty());
+}
+
+#[test]
+fn a_state_written_without_its_side_is_fixed_with_s_first() {
+    let src = "${\n最大スタミナ:8\n}\n!:スタミナ=8,体力=5,[突き]\n[突き],スタミナ>=2:O.体力-1,S.スタミナ-2\nO.体力<=0:S.勝利\n";
+    let fixes = quick_fixes(src, "E020", false);
+    assert!(
+        fixes.iter().all(|f| !f.title.contains("最大スタミナ")),
+        "{fixes:?}"
+    );
+    let out = symbols::apply_edits(src, &fixes[0].edits);
+    assert!(out.contains("[突き],S.スタミナ>=2:"), "{out}");
+    assert_eq!(compile(&out).error_count(), 0);
+}
+
+#[test]
+fn a_key_line_without_equals_is_fixed() {
+    let src = "!:体力=3,[前進],[後退]\n':w[前進],s=[後退]\n[前進]:O.体力-1\n[後退]:O.体力-1\nO.体力<=0:S.勝利\n";
+    let fixes = quick_fixes(src, "E001", false);
+    let out = symbols::apply_edits(src, &fixes[0].edits);
+    assert!(out.contains("':w=[前進],s=[後退]\n"), "{out}");
+    assert!(compile(&out).diags.is_empty());
+}

@@ -137,6 +137,55 @@ fn helps_name_the_likely_fix() {
         "W016",
     );
     assert_eq!(h, "did you mean 体力?");
+    // A state written without its side, with a near constant about: the state is meant.
+    let stamina = "${\n最大スタミナ:8\n}\n!:スタミナ=8,体力=5,[突き]\n[突き],スタミナ>=2:O.体力-1,S.スタミナ-2\nO.体力<=0:S.勝利\n";
+    let h = help(stamina, "E020");
+    assert!(
+        h.contains("S.スタミナ") && !h.contains("最大スタミナ"),
+        "{h}"
+    );
+    // Without such a state the near constant is still proposed.
+    let h = help(
+        "${\n最大スタミナ:8\n}\n!:体力=5,[突き]\n[突き],大スタミナ>=2:O.体力-1\nO.体力<=0:S.勝利\n",
+        "E020",
+    );
+    assert!(h.contains("did you mean 最大スタミナ?"), "{h}");
+    // A key line without '=' names the form, and never prints a raw tab.
+    for line in ["':w[前進]", "':w\t[前進]", "':w=[前進],s\t[後退]"] {
+        let c = compile(&format!(
+            "!:体力=3,[前進],[後退]\n{line}\n[前進]:O.体力-1\n[後退]:O.体力-1\nO.体力<=0:S.勝利\n"
+        ));
+        let d = c.diags.iter().find(|d| d.code == "E001").expect("E001");
+        let h = d.help.clone().unwrap_or_default();
+        assert!(h.contains("KEY=[command]"), "{line}: {h}");
+        assert!(
+            h.contains("=[前進]") || h.contains("=[後退]"),
+            "{line}: {h}"
+        );
+        assert!(
+            !d.message.contains('\t') && !h.contains('\t'),
+            "{line}: {}",
+            d.message
+        );
+    }
+    // Both readings of a negated sequence, and how to write the other one.
+    let c = compile(&common::read(
+        &common::root().join("tests/diag/negated_sequence.kmt"),
+    ));
+    let d = c.diags.iter().find(|d| d.code == "W019").expect("W019");
+    assert!(
+        d.message
+            .contains("not [受け] on its move before the latest")
+            && d.message.contains("not [後退] on its latest move")
+            && d.message.contains("neither [受け] nor [後退] now"),
+        "{}",
+        d.message
+    );
+    let h = d.help.clone().unwrap_or_default();
+    assert!(
+        h.contains("O.[受け・後退以外]") && h.contains("# 順番"),
+        "{h}"
+    );
     // The broken line is the only problem: no W011 for the command it would have enabled.
     let c = compile("!:体力=10\n:[打つ\n[打つ]:O.体力-1\nO.体力<=0:S.勝利\n");
     let codes: Vec<String> = c.diags.iter().map(|d| d.code.to_string()).collect();

@@ -611,6 +611,59 @@ fn the_tree_marks_a_decisive_rule_of_the_opponent_and_one_for_one_side() {
     let _ = std::fs::remove_file(f);
 }
 
+/// An ∞ node says whether it matters: in the wrestling file every one (being held, the rope
+/// break, getting up) is something a side cannot bring about by its own moves but no win needs;
+/// where a win needs such a condition, it blocks that win.
+#[test]
+fn the_tree_says_which_unreachable_conditions_block_a_win() {
+    use kumite::analysis::{OutOfReach, out_of_reach};
+    let reach = |text: &str| {
+        let p = compile(text).program.expect("compiles");
+        let g = VictoryGraph::build(&p);
+        let eng = Engine::new(&p, 0);
+        let st = eng.initial(0).expect("start");
+        let d = distances(&g, &eng, &st, 0);
+        let texts: Vec<String> = g.nodes.iter().map(|n| n.text.clone()).collect();
+        (out_of_reach(&g, &d), texts)
+    };
+    let wrestling = common::read(&common::root().join("tests/designs/wrestling.kmt"));
+    let (r, texts) = reach(&wrestling);
+    let infinite: Vec<&str> = texts
+        .iter()
+        .zip(&r)
+        .filter(|(_, w)| w.is_some())
+        .map(|(t, _)| t.as_str())
+        .collect();
+    assert!(
+        infinite.contains(&"S.[ロープブレイク] enabled"),
+        "{infinite:?}"
+    );
+    assert!(
+        r.iter().flatten().all(|w| *w == OutOfReach::NotNeeded),
+        "{r:?}"
+    );
+    // Held is only the opponent's doing: a win that needs it is blocked by it.
+    let (r, texts) = reach("!:体力=10,[殴る]\n[殴る]:O.体力-1\nS.捕まった,O.体力<=0:S.勝利\n");
+    let held = texts.iter().position(|t| t == "S.捕まった").expect("node");
+    assert_eq!(r[held], Some(OutOfReach::BlocksTheWin));
+    assert!(r.iter().enumerate().all(|(i, w)| i == held || w.is_none()));
+    // The text says so on the node's line.
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_kumite"))
+        .args(["tree", "tests/designs/wrestling.kmt"])
+        .current_dir(common::root())
+        .output()
+        .expect("run kumite");
+    let text = String::from_utf8_lossy(&out.stdout);
+    let line = text
+        .lines()
+        .find(|l| l.contains("S.[ロープブレイク] enabled"))
+        .expect("the rope break's node");
+    assert!(
+        line.contains("∞: neither side brings it about by its own moves; no win needs it"),
+        "{line}"
+    );
+}
+
 /// A second outside check: one state in arithmetic, an operand that reads its own target, and
 /// the inverse half of a `::` rule (rules/README.md §11).
 #[test]
@@ -963,4 +1016,39 @@ fn shortest_win_equals_a_plain_exhaustive_search_on_generated_games() {
     }
     assert_eq!(gave_up, 0);
     assert!(found >= 30 && none >= 5, "found {found}, none {none}");
+}
+
+/// `solve --value` says which limit left positions to an estimate: none, the bound on state
+/// values, or the number of positions (a fencing file whose states stay in small ranges has
+/// more positions than the limit, and is not cut by the bound).
+#[test]
+fn the_game_value_says_which_limit_applied() {
+    use kumite::search::{GameValue, VALUE_POSITIONS};
+    let gv = |states: usize, frontier: usize, bound: Option<i64>| GameValue {
+        value: 0.0,
+        h: Vec::new(),
+        c: Vec::new(),
+        exploitability: 0.0,
+        states,
+        frontier,
+        iterations: 1,
+        residual: 0.0,
+        timed_out: false,
+        bound,
+    };
+    let all = gv(6823, 0, None).positions_text();
+    assert_eq!(all, "all 6,823 reachable positions (nothing estimated)");
+    let count = gv(VALUE_POSITIONS + 1, 90_705, Some(12)).positions_text();
+    assert!(
+        count.contains("the limit of 200,000 positions")
+            && count.contains("90,705 positions past that limit are estimated"),
+        "{count}"
+    );
+    let bound = gv(15_000, 3_000, Some(12)).positions_text();
+    assert!(
+        bound.contains("within ±12 of its start value")
+            && bound.contains("3,000 positions past that bound are estimated")
+            && !bound.contains("limit"),
+        "{bound}"
+    );
 }

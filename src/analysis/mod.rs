@@ -9,9 +9,11 @@ use rustc_hash::FxHashMap as HashMap;
 
 mod evaluate;
 pub mod fast;
+mod out_of_reach;
 pub(crate) use evaluate::SoftMin;
 pub use evaluate::{Evaluate, GraphEval, decided_value, evaluate, soft_distance};
 pub use fast::FastEval;
+pub use out_of_reach::{OUT_OF_REACH_LEGEND, OutOfReach, out_of_reach, out_of_reach_note};
 
 /// Distances are capped here: at or above it a distance is unreachable (∞). The tree and the
 /// studio show distances up to it (a win 2,000 turns away under `T300` is shown as 2,000, not

@@ -99,9 +99,184 @@ pub fn fixes(text: &str, d: &Diagnostic, ix: &SymbolIndex, ja: bool) -> Vec<Fix>
                     });
                 }
             }
+            FixHint::CommandSequence { opp, cmds } => {
+                // Spans from another version of the text are not edited.
+                let fits = std::iter::once(&d.span)
+                    .chain(d.labels.iter().map(|(s, _)| s))
+                    .all(|s| text.get(s.clone()).is_some());
+                if fits {
+                    out.extend(neither_now(text, d, ix, *opp, cmds, ja));
+                    out.push(sequence_meant(text, d, *opp, cmds, ja));
+                }
+            }
         }
     }
     out
+}
+
+/// The "none of these now" reading of a negated sequence (W019): its atoms (the diagnostic's
+/// labels) become one atom of a macro of every other command, defined at the top of the file
+/// (unless the file defines it already). None when an atom names a macro, or no command is
+/// left. (It differs from "none of these now" only on a pass, which no command atom matches.)
+fn neither_now(
+    text: &str,
+    d: &Diagnostic,
+    ix: &SymbolIndex,
+    opp: bool,
+    cmds: &[String],
+    ja: bool,
+) -> Option<Fix> {
+    let written = crate::syntax::lint::distinct(cmds.iter().map(String::as_str));
+    if written
+        .iter()
+        .any(|c| !ix.uses(SymKind::Macro, c).is_empty())
+    {
+        return None;
+    }
+    let others: Vec<String> = ix
+        .names(SymKind::Command)
+        .into_iter()
+        .map(|(n, _)| n.to_string())
+        .filter(|n| !written.contains(&n.as_str()))
+        .collect();
+    let first = d.labels.first()?;
+    if others.is_empty() || d.labels.len() != cmds.len() {
+        return None;
+    }
+    let name = crate::syntax::lint::others_macro_name(&written);
+    let atom = format!("{}[{name}]", if opp { "O." } else { "" });
+    let mut edits = vec![TextEdit {
+        span: first.0.clone(),
+        text: atom,
+    }];
+    for (span, _) in &d.labels[1..] {
+        edits.push(TextEdit {
+            span: comma_before(text, span.start)..span.end,
+            text: String::new(),
+        });
+    }
+    let defined = ix
+        .uses(SymKind::Macro, &name)
+        .iter()
+        .any(|o| o.role == crate::symbols::Role::Define);
+    if !defined {
+        let alts: Vec<String> = others.iter().map(|c| format!("[{c}]")).collect();
+        let at = top_insertion(text);
+        let def = format!("${{\n[{name}]:{}\n}}\n", alts.join(";"));
+        edits.insert(
+            0,
+            TextEdit {
+                span: at..at,
+                text: if at > 0 && !text[..at].ends_with('\n') {
+                    format!("\n{}", def.trim_end())
+                } else {
+                    def
+                },
+            },
+        );
+    }
+    let listed: Vec<String> = written.iter().map(|c| format!("[{c}]")).collect();
+    Some(Fix {
+        title: if ja {
+            format!(
+                "「今は{}のどれでもない」に直す(マクロ [{name}])",
+                listed.join("・")
+            )
+        } else {
+            format!(
+                "Rewrite as \"none of {} now\" (macro [{name}])",
+                listed.join(", ")
+            )
+        },
+        edits,
+    })
+}
+
+/// The "sequence is meant" reading of a negated sequence (W019): a comment on the line that
+/// spells the sequence out (and names it, so the warning is not given again).
+fn sequence_meant(text: &str, d: &Diagnostic, opp: bool, cmds: &[String], ja: bool) -> Fix {
+    let n = cmds.len();
+    let parts: Vec<String> = cmds
+        .iter()
+        .enumerate()
+        .map(|(i, c)| {
+            let back = n - 1 - i;
+            if ja {
+                let at = match (opp, back) {
+                    (true, 0) => "相手の最新".to_string(),
+                    (true, k) => format!("相手の{k}つ前"),
+                    (false, 0) => "今回".to_string(),
+                    (false, 1) => "前回".to_string(),
+                    (false, k) => format!("{k}回前"),
+                };
+                format!("{at}が[{c}]でない")
+            } else {
+                format!(
+                    "not [{c}] {}{}",
+                    if opp { "on " } else { "" },
+                    crate::syntax::lint::position_words(opp, back)
+                )
+            }
+        })
+        .collect();
+    let note = if ja {
+        format!("順番: {}", parts.join("、"))
+    } else {
+        format!("sequence: {}", parts.join(", "))
+    };
+    let at = d.span.start;
+    let (s, e) = line_bounds(text, at);
+    let line = &text[s..e];
+    let has_comment = line.chars().any(|c| norm(c) == '#');
+    let at = if has_comment {
+        s + line.trim_end().len()
+    } else {
+        code_end(text, at)
+    };
+    Fix {
+        title: if ja {
+            "順番の意味のまま残す(行末のコメントで明示)".into()
+        } else {
+            "Keep the sequence (say so in a comment on the line)".into()
+        },
+        edits: vec![TextEdit {
+            span: at..at,
+            text: if has_comment {
+                format!(" — {note}")
+            } else {
+                format!("  # {note}")
+            },
+        }],
+    }
+}
+
+/// Where the comma before the condition at `at` begins (full-width too), skipping white space;
+/// `at` itself when there is none.
+fn comma_before(text: &str, at: usize) -> usize {
+    let head = &text[..at];
+    for (i, c) in head.char_indices().rev() {
+        match norm(c) {
+            ',' => return i,
+            c if c.is_whitespace() && c != '\n' => continue,
+            _ => break,
+        }
+    }
+    at
+}
+
+/// Where a new statement goes at the top of a file: after its leading comments, blank lines
+/// and `':` / `~` lines.
+fn top_insertion(text: &str) -> usize {
+    let mut at = 0;
+    for line in text.split_inclusive('\n') {
+        let t: String = line.trim_start().chars().take(2).map(norm).collect();
+        if t.is_empty() || t.starts_with('#') || t.starts_with("':") || t.starts_with('~') {
+            at += line.len();
+        } else {
+            break;
+        }
+    }
+    at
 }
 
 /// An edit that adds `item` to the initial line: to the end of the first `!:` line of the same
@@ -132,15 +307,7 @@ fn add_to_init(text: &str, ix: &SymbolIndex, item: &str, value: bool) -> TextEdi
         };
     }
     // A new line after the leading comments, blank lines and `':` / `~` lines.
-    let mut at = 0;
-    for line in text.split_inclusive('\n') {
-        let t: String = line.trim_start().chars().take(2).map(norm).collect();
-        if t.is_empty() || t.starts_with('#') || t.starts_with("':") || t.starts_with('~') {
-            at += line.len();
-        } else {
-            break;
-        }
-    }
+    let at = top_insertion(text);
     if at > 0 && !text[..at].ends_with('\n') {
         return TextEdit {
             span: at..at,

@@ -101,17 +101,22 @@ pub fn tree_text(g: &VictoryGraph, eng: &Engine, st: &State) -> String {
         }
     }
     let max_level = g.nodes.iter().map(|n| n.level).max().unwrap_or(0);
+    let reach = [&dh, &dc].map(|d| crate::analysis::out_of_reach(g, d));
+    if reach.iter().flatten().any(Option::is_some) {
+        s.push_str(&format!("\n{}\n", crate::analysis::OUT_OF_REACH_LEGEND));
+    }
     for level in 1..=max_level {
         s.push_str(&format!("\nlevel {level}:\n"));
         for (i, n) in g.nodes.iter().enumerate().filter(|(_, n)| n.level == level) {
             let mark = |h: bool| if h { "✓" } else { " " };
             s.push_str(&format!(
-                "  #{i:<3} {:<28} h {:>4}{}  c {:>4}{}\n",
+                "  #{i:<3} {:<28} h {:>4}{}  c {:>4}{}{}\n",
                 n.text,
                 dt(dh.node[i]),
                 mark(dh.holds[i]),
                 dt(dc.node[i]),
-                mark(dc.holds[i])
+                mark(dc.holds[i]),
+                crate::analysis::out_of_reach_note(reach[0][i], reach[1][i])
             ));
             for a in &n.achievers {
                 let conds: Vec<String> = a.conds.iter().map(|c| format!("#{c}")).collect();
@@ -284,7 +289,8 @@ pub fn solve(
         "chance": chance,
     });
     if value && eng.simultaneous {
-        let gv = crate::search::value_iteration(prog, &st, VALUE_BOUND, 200_000);
+        let gv =
+            crate::search::value_iteration(prog, &st, VALUE_BOUND, crate::search::VALUE_POSITIONS);
         let name =
             |m: &Option<u32>| m.map_or("pass".to_string(), |c| prog.commands[c as usize].clone());
         let strat = |v: &[(Option<u32>, f64)]| -> serde_json::Map<String, serde_json::Value> {

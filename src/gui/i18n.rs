@@ -449,6 +449,14 @@ strings! {
          (h pursuing / c pursuing).",
         "○ 成立、× 未成立。数字は成立までの推定手数(h が目指す場合 / c が目指す場合)。",
     ),
+    OutOfReachLegend => (
+        "∞: the side cannot bring this about by its own moves (the opponent's moves may); \
+         it matters only where it blocks a win.",
+        "∞: その側の手では成立させられない条件(相手の手で成立することはある)。\
+         勝利を阻むときだけ問題になります。",
+    ),
+    OutOfReachNotNeeded => ("∞ not needed to win", "∞ 勝利には不要"),
+    OutOfReachBlocks => ("∞ blocks {}'s win", "∞ {} の勝利を阻む"),
     Excluded => ("excluded", "除外"),
     ExcludedTitle => ("Excluded", "除外したもの"),
     NoRuleMakesThis => (
@@ -535,6 +543,18 @@ strings! {
         "勝ち +1、負け −1、引き分け・終わらない 0。両者が下の混合戦略を使う場合。",
     ),
     Exploitability => ("exploitability", "搾取可能性"),
+    ValueAllPositions => (
+        "all {} reachable positions solved",
+        "到達可能な全 {} 局面を解いた",
+    ),
+    ValuePositionLimit => (
+        "{0} positions solved: the game has more than the limit of {1}, so {2} positions past it are estimated by the derived evaluation",
+        "{0} 局面を解いた。上限 {1} 局面を超えるため、その先の {2} 局面は導出評価による推定",
+    ),
+    ValueBoundLimit => (
+        "{0} positions solved (every state within ±{1} of its start); {2} positions past that bound are estimated by the derived evaluation",
+        "{0} 局面を解いた(各状態が初期値 ±{1} の範囲)。範囲外の {2} 局面は導出評価による推定",
+    ),
     Positions => ("positions", "局面"),
     Frontier => ("frontier", "境界局面"),
     ForcedWinYesH => (

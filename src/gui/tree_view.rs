@@ -3,7 +3,7 @@
 //! position — the match's current one during a match, else the initial one.
 
 use super::i18n::{Lang, T, tr, trf, trn};
-use crate::analysis::{Distances, Step, VictoryGraph, distances};
+use crate::analysis::{Distances, OutOfReach, Step, VictoryGraph, distances, out_of_reach};
 use crate::engine::{Engine, State};
 use crate::program::RuleProgram;
 use egui::{Align2, Color32, CornerRadius, FontId, Pos2, Rect, RichText, Sense, Stroke, Ui, Vec2};
@@ -23,6 +23,8 @@ const SHOWN_ACHIEVERS: usize = 12;
 pub struct Judged {
     /// Distances with h pursuing the win, and with c.
     pub d: [Distances; 2],
+    /// Per pursuer, per node: whether an ∞ node blocks the win or is not needed.
+    pub reach: [Vec<Option<OutOfReach>>; 2],
     /// Per node, per achiever: its rule as text and its origin (made once per graph).
     pub texts: Arc<Vec<Vec<(String, String)>>>,
 }
@@ -40,8 +42,10 @@ impl Judged {
         texts: Arc<Vec<Vec<(String, String)>>>,
     ) -> Self {
         let eng = Engine::new(prog, 0);
+        let d = [distances(graph, &eng, st, 0), distances(graph, &eng, st, 1)];
         Self {
-            d: [distances(graph, &eng, st, 0), distances(graph, &eng, st, 1)],
+            reach: [out_of_reach(graph, &d[0]), out_of_reach(graph, &d[1])],
+            d,
             texts,
         }
     }
@@ -124,6 +128,21 @@ impl Palette {
                 weak: Color32::from_gray(110),
             }
         }
+    }
+}
+
+/// What an ∞ node means for the two pursuers' wins: "not needed to win" when it blocks
+/// neither, else whose win it blocks (empty for a node no side finds out of reach).
+fn reach_note(lang: Lang, h: Option<OutOfReach>, c: Option<OutOfReach>) -> String {
+    let blocks: Vec<&str> = [(h, "h"), (c, "c")]
+        .into_iter()
+        .filter(|(w, _)| *w == Some(OutOfReach::BlocksTheWin))
+        .map(|(_, s)| s)
+        .collect();
+    match (h.or(c), blocks.as_slice()) {
+        (None, _) => String::new(),
+        (Some(_), []) => tr(lang, T::OutOfReachNotNeeded).to_string(),
+        (Some(_), sides) => trf(lang, T::OutOfReachBlocks, sides.join(", ")),
     }
 }
 
@@ -284,6 +303,7 @@ impl TreeView {
 
     fn node_row(
         ui: &mut Ui,
+        lang: Lang,
         node: usize,
         graph: &VictoryGraph,
         j: &Judged,
@@ -310,6 +330,10 @@ impl TreeView {
                 if holds { pal.holds } else { pal.open },
             );
         }
+        let note = reach_note(lang, j.reach[0][node], j.reach[1][node]);
+        if !note.is_empty() {
+            push(&mut job, &format!("  {note}"), pal.weak);
+        }
         let _ = ui;
         job.into()
     }
@@ -326,6 +350,9 @@ impl TreeView {
         action: &mut Option<TreeAction>,
     ) {
         ui.weak(tr(lang, T::HoldsNowNotYet));
+        if j.reach.iter().flatten().any(Option::is_some) {
+            ui.weak(tr(lang, T::OutOfReachLegend));
+        }
         // A file with hundreds of victory rules lists the first few until asked for all.
         let all_id = ui.make_persistent_id("all-decisive");
         let shown = shown_of(ui, all_id, graph.decisive.len(), SHOWN_DECISIVE);
@@ -397,7 +424,7 @@ impl TreeView {
         path: &mut Vec<usize>,
         action: &mut Option<TreeAction>,
     ) {
-        let label = Self::node_row(ui, node, graph, j, pal, cap);
+        let label = Self::node_row(ui, lang, node, graph, j, pal, cap);
         if path.contains(&node) {
             ui.label(
                 RichText::new(format!("↻ {}", graph.nodes[node].text))

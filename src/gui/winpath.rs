@@ -108,7 +108,7 @@ pub fn compute(
             prog,
             start,
             VALUE_BOUND,
-            200_000,
+            crate::search::VALUE_POSITIONS,
             Some(cancel),
         )?)
     } else {
@@ -438,14 +438,28 @@ fn show_result(ui: &mut Ui, lang: Lang, r: &WinPathResult, action: &mut Option<W
                 });
             }
         }
+        let n = |x: usize| thousands(x as u64);
+        let positions = match v.bound {
+            None => trf(lang, T::ValueAllPositions, n(v.states)),
+            Some(_) if v.states >= crate::search::VALUE_POSITIONS => trn(
+                lang,
+                T::ValuePositionLimit,
+                &[
+                    &n(v.states),
+                    &n(crate::search::VALUE_POSITIONS),
+                    &n(v.frontier),
+                ],
+            ),
+            Some(b) => trn(
+                lang,
+                T::ValueBoundLimit,
+                &[&n(v.states), &b, &n(v.frontier)],
+            ),
+        };
         ui.weak(format!(
-            "{} {:.1e} · {} {} · {} {}",
+            "{} {:.1e} · {positions}",
             tr(lang, T::Exploitability),
             v.exploitability,
-            v.states,
-            tr(lang, T::Positions),
-            v.frontier,
-            tr(lang, T::Frontier),
         ));
     }
 }

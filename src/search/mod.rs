@@ -1413,17 +1413,39 @@ pub struct GameValue {
 }
 
 impl GameValue {
-    /// Which positions were solved, in words (for the outputs that say how a value was found).
+    /// Which positions were solved, in words, and which limit left the rest to an estimate (for
+    /// the outputs that say how a value was found): all of them; or, in a game with too many,
+    /// those within the bound on state values; or the first [`VALUE_POSITIONS`] when even those
+    /// are too many.
     pub fn positions_text(&self) -> String {
+        let n = |x: usize| solve::thousands(x as u64);
         match self.bound {
-            None => format!("all {} reachable positions", self.states),
+            None => format!(
+                "all {} reachable positions (nothing estimated)",
+                n(self.states)
+            ),
+            Some(b) if self.states >= VALUE_POSITIONS => format!(
+                "the first {} positions reached — the game has more than the limit of {} positions, \
+                 so {} positions past that limit are estimated by the derived evaluation, not \
+                 solved (state values were also kept within ±{b} of the start)",
+                n(self.states),
+                n(VALUE_POSITIONS),
+                n(self.frontier)
+            ),
             Some(b) => format!(
-                "{} positions reachable with every state within ±{b} of its start value ({} frontier positions valued by the derived evaluation)",
-                self.states, self.frontier
+                "the {} positions in which every state stays within ±{b} of its start value — the \
+                 game has too many positions to solve them all, so {} positions past that bound \
+                 are estimated by the derived evaluation, not solved",
+                n(self.states),
+                n(self.frontier)
             ),
         }
     }
 }
+
+/// How many positions `kumite solve --value`, the studio's Win path tab and the report's exact
+/// section solve at most (past it, positions are estimated: see [`GameValue::positions_text`]).
+pub const VALUE_POSITIONS: usize = 200_000;
 
 /// How far state values may move from the start in the solved game of `kumite solve --value`,
 /// the studio's Win path tab and the report's exact section.

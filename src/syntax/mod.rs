@@ -5,6 +5,7 @@ pub mod ast;
 pub mod grammar;
 pub mod highlight;
 pub mod lexer;
+pub mod lint;
 pub mod names;
 pub mod parser;
 mod settings;

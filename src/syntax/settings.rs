@@ -5,7 +5,7 @@ use super::ast::*;
 use super::grammar::convert_errors;
 use super::lexer::{self, norm};
 use super::names::Names;
-use crate::diag::{DiagCode, Diagnostic};
+use crate::diag::{DiagCode, Diagnostic, FixHint};
 use chumsky::prelude::*;
 
 /// Folds `text[start..end]` (stopping at a `#` comment) and returns the folded text with a map
@@ -31,7 +31,7 @@ fn fold(text: &str, start: usize, end: usize) -> (String, Vec<usize>) {
 
 fn char_errors(errs: Vec<Rich<'_, char>>, map: &[usize], text: &str) -> Vec<Diagnostic> {
     let eoi = *map.last().unwrap_or(&0);
-    let mut ds = convert_errors(errs, |c: &char| format!("'{c}'"), eoi);
+    let mut ds = convert_errors(errs, |c: &char| char_word(*c), eoi);
     for d in &mut ds {
         let s = map.get(d.span.start).copied().unwrap_or(eoi);
         let e = map.get(d.span.end).copied().unwrap_or(eoi).max(s);
@@ -47,6 +47,131 @@ fn char_errors(errs: Vec<Rich<'_, char>>, map: &[usize], text: &str) -> Vec<Diag
         };
     }
     ds
+}
+
+/// A character as an error message names it: quoted, or in words where quoting would print an
+/// invisible or control character (`a tab`, `a space`).
+fn char_word(c: char) -> String {
+    match c {
+        ' ' => "a space".into(),
+        '\t' => "a tab".into(),
+        '\r' | '\n' => "the end of the line".into(),
+        c if c.is_control() || c.is_whitespace() => format!("the character U+{:04X}", c as u32),
+        c => format!("'{c}'"),
+    }
+}
+
+/// What every key line's syntax error adds: the form it must take.
+const KEY_LINE_FORM: &str =
+    "a key line is ':KEY=[command],KEY=[command]…, for example ':w=[前進],s=[後退]'";
+
+/// The first binding of a key line (`folded`, already without a comment) that does not have the
+/// form `KEY=[command]`, as a diagnostic saying what is missing and how to write it; `map` takes
+/// folded offsets back to `text`. None when every item has that form (the error is elsewhere).
+fn key_item_problem(folded: &str, map: &[usize], text: &str) -> Option<Diagnostic> {
+    let body = folded.strip_prefix("':")?;
+    if body.trim().is_empty() {
+        return Some(
+            Diagnostic::error(
+                DiagCode::E001,
+                map[0]..map[2],
+                "a key line with no bindings",
+            )
+            .with_help(KEY_LINE_FORM),
+        );
+    }
+    let mut at = 2;
+    for raw in body.split(',') {
+        let (a, b) = (at, at + raw.len());
+        at = b + 1;
+        let lead = raw.len() - raw.trim_start().len();
+        let item = raw.trim();
+        let (ia, ib) = (a + lead, a + lead + item.len());
+        let span = map[ia]..map[ib];
+        let original = text.get(span.clone()).unwrap_or(item);
+        // Shown in messages: a tab between the key and the command prints as a space.
+        let shown: String = item
+            .chars()
+            .map(|c| {
+                if c.is_whitespace() || c.is_control() {
+                    ' '
+                } else {
+                    c
+                }
+            })
+            .collect();
+        let item = shown.as_str();
+        let problem = |message: String, to: Option<String>| {
+            let help = match &to {
+                Some(t) => format!("write {t}: {KEY_LINE_FORM}"),
+                None => KEY_LINE_FORM.to_string(),
+            };
+            let d = Diagnostic::error(DiagCode::E001, span.clone(), message).with_help(help);
+            Some(match to {
+                Some(to) => d.with_fix(FixHint::Replace {
+                    from: original.to_string(),
+                    to,
+                }),
+                None => d,
+            })
+        };
+        if item.is_empty() {
+            // The comma after the empty item, or the one before it at the end of the line.
+            let span = if b < body.len() + 2 {
+                map[b]..map[b + 1]
+            } else {
+                map[a - 1]..map[a]
+            };
+            return Some(
+                Diagnostic::error(DiagCode::E001, span, "empty key binding (an extra ',')")
+                    .with_help(format!("remove the extra ','; {KEY_LINE_FORM}")),
+            );
+        }
+        let (key, cmd) = match item.split_once('=') {
+            Some((k, c)) => (k.trim(), Some(c.trim())),
+            None => match item.find('[') {
+                Some(i) => (item[..i].trim(), None),
+                None => {
+                    return problem(
+                        format!(
+                            "'{item}' is not a key binding: it needs a key, '=' and a command in brackets"
+                        ),
+                        None,
+                    );
+                }
+            },
+        };
+        let Some(cmd) = cmd else {
+            let cmd = item[item.find('[').unwrap_or(0)..].trim();
+            if key.is_empty() {
+                return problem(format!("the binding '{item}' has no key"), None);
+            }
+            return problem(
+                format!("the binding '{item}' has no '=' between the key and the command"),
+                Some(format!("{key}={cmd}")),
+            );
+        };
+        if key.is_empty() {
+            return problem(format!("the binding '{item}' has no key before '='"), None);
+        }
+        let name = cmd.strip_prefix('[').and_then(|c| c.strip_suffix(']'));
+        match name {
+            Some(n) if !n.is_empty() && n.chars().all(lexer::is_name_char) => {}
+            Some(_) => {
+                return problem(format!("'{cmd}' is not a command name in brackets"), None);
+            }
+            None => {
+                let bare = cmd.trim_start_matches('[').trim_end_matches(']');
+                let fix = (!bare.is_empty() && bare.chars().all(lexer::is_name_char))
+                    .then(|| format!("{key}=[{bare}]"));
+                return problem(
+                    format!("the command after '=' goes in brackets: '{cmd}' is not [command]"),
+                    fix,
+                );
+            }
+        }
+    }
+    None
 }
 
 /// Named keys accepted in `':` lines.
@@ -90,7 +215,14 @@ pub(super) fn parse_keys(
         .then_ignore(end());
     let (out, errs) = line.parse(folded.as_str()).into_output_errors();
     if !errs.is_empty() {
-        diags.extend(char_errors(errs, &map, text));
+        match key_item_problem(&folded, &map, text) {
+            Some(d) => diags.push(d),
+            None => diags.extend(
+                char_errors(errs, &map, text)
+                    .into_iter()
+                    .map(|d| d.with_help(KEY_LINE_FORM)),
+            ),
+        }
         return None;
     }
     let mut binds = Vec::new();
@@ -235,4 +367,16 @@ pub fn parse_setting(item: &str) -> Result<Setting, (DiagCode, String, String)> 
         'E' => Setting::Mistakes(v),
         _ => Setting::TurnLimit(v),
     })
+}
+
+#[cfg(test)]
+mod tests {
+    /// An "expected" list names white space in words: a raw tab in a message is invisible.
+    #[test]
+    fn white_space_is_named_in_words() {
+        assert_eq!(super::char_word('\t'), "a tab");
+        assert_eq!(super::char_word(' '), "a space");
+        assert_eq!(super::char_word('\u{7}'), "the character U+0007");
+        assert_eq!(super::char_word('='), "'='");
+    }
 }
