@@ -50,6 +50,11 @@ fn cmd_name(prog: &RuleProgram, c: Option<CmdId>) -> String {
 /// are needed.
 pub const SHORTEST_MEMORY: usize = 1_500_000_000;
 
+/// Chance outcomes the shortest-win search may resolve (about two seconds' work): a chance
+/// move can resolve thousands of outcomes that all fold into a few positions, so positions
+/// alone do not bound its work.
+pub const SHORTEST_CHANCE: u64 = 16_000_000;
+
 /// What ran out when a search gave up.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Budget {
@@ -288,8 +293,8 @@ impl Arena {
 
 /// [`super::shortest_win`]: breadth-first over positions (h and c cooperating, chance outcomes
 /// as branches, so the path may assume favourable outcomes; each step says how likely the
-/// outcome it assumed was), holding at most `position_cap` positions and resolving at most 8 ×
-/// that many chance outcomes, and stopping soon after `cancel` is set. Which of the three
+/// outcome it assumed was), holding at most `position_cap` positions and resolving at most
+/// [`SHORTEST_CHANCE`] chance outcomes, and stopping soon after `cancel` is set. Which of the three
 /// answers it is, the result says.
 pub fn shortest_win_in(
     prog: &RuleProgram,
@@ -300,8 +305,7 @@ pub fn shortest_win_in(
 ) -> ShortestWin {
     let mut s = Searcher::new(prog, 0);
     let lcm = s.lcm;
-    let work_cap = (position_cap as u64).saturating_mul(8);
-    let mut resolved = 0u64;
+    let work_cap = SHORTEST_CHANCE;
     let mut seen: FxHashSet<u64> = FxHashSet::default();
     let mut arena = Arena::new(start);
     arena.push(start, u32::MAX, [None, None], start.to_move, 1.0);
@@ -334,7 +338,6 @@ pub fn shortest_win_in(
             let mover = st.to_move;
             for cmds in joint_moves(&s, &st) {
                 let kids = s.outcomes(&st, cmds, SOLVER_CHANCE_EXACT);
-                resolved += kids.len() as u64;
                 for (c, p) in &kids {
                     if !seen.insert(position_key(c, lcm)) {
                         continue;
@@ -352,7 +355,8 @@ pub fn shortest_win_in(
                 if arena.len() > position_cap {
                     return gave_up(ply, Budget::Positions(position_cap), arena, seen);
                 }
-                if resolved > work_cap {
+                // (The searcher counts every chance outcome it resolves as a node.)
+                if s.nodes > work_cap {
                     return gave_up(ply, Budget::ChanceOutcomes(work_cap), arena, seen);
                 }
             }
