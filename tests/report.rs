@@ -487,18 +487,7 @@ fn the_report_counts_different_games_and_checks_a_deeper_cpu() {
     );
     assert!(d["agrees"].is_boolean() || d["agrees"].is_null(), "{d}");
     // Deterministic players: one game per seating, said so, with no interval.
-    let r = report(&[
-        f.to_str().unwrap(),
-        "--games",
-        "20",
-        "--sections",
-        "outcome",
-        "--players",
-        "cpu,cpu",
-    ]);
-    assert_eq!(r["outcome"]["one_game_per_seating"], true);
-    assert_eq!(r["outcome"]["first_mover_advantage"]["low"], Value::Null);
-    let (code, text, _) = common::kumite(&[
+    let args = [
         "report",
         f.to_str().unwrap(),
         "--games",
@@ -507,7 +496,11 @@ fn the_report_counts_different_games_and_checks_a_deeper_cpu() {
         "outcome",
         "--players",
         "cpu,cpu",
-    ]);
+    ];
+    let r = report(&args[1..]);
+    assert_eq!(r["outcome"]["one_game_per_seating"], true);
+    assert_eq!(r["outcome"]["first_mover_advantage"]["low"], Value::Null);
+    let (code, text, _) = common::kumite(&args);
     assert_eq!(code, 0);
     assert!(text.contains("all the same game"), "{text}");
     assert!(!text.contains("(95%"), "{text}");
