@@ -125,7 +125,7 @@ impl Player for HumanPlayer {
             })
             .collect();
         loop {
-            let _ = write!(out, "  commands: {}\n  > ", list.join("  "));
+            let _ = write!(out, "  commands: {}   (? for help)\n  > ", list.join("  "));
             let _ = out.flush();
             let mut line = String::new();
             let n = std::io::stdin().lock().read_line(&mut line).map_err(|e| {
@@ -140,19 +140,65 @@ impl Player for HumanPlayer {
                     "end of input on the terminal",
                 ));
             }
+            // Full-width input (an IME left on) reads as ASCII, as in rule files.
+            let line: String = line.chars().map(crate::syntax::lexer::norm).collect();
             let t = line.trim();
-            let found = p.command_from_input(&line);
-            match found {
+            match p.command_from_input(&line) {
                 Some(c) if enabled.contains(&c) => return Ok(Some(c)),
                 Some(c) => {
-                    let _ = writeln!(out, "  [{}] is not enabled now", p.commands[c as usize]);
+                    let _ = writeln!(
+                        out,
+                        "  [{}] is not enabled now (help or ? lists what is)",
+                        p.commands[c as usize]
+                    );
+                }
+                None if matches!(t, "?" | "help" | "ヘルプ") => {
+                    let _ = write!(out, "{}", human_help(p, enabled));
                 }
                 None => {
-                    let _ = writeln!(out, "  '{t}' is neither a key nor a command");
+                    let _ = writeln!(
+                        out,
+                        "  '{t}' is neither a key nor a command (help or ? lists them)"
+                    );
                 }
             }
         }
     }
+}
+
+/// What `help` or `?` shows the terminal player: how to answer, the file's key bindings (its
+/// `':` lines), the commands enabled now and those that are not.
+pub fn human_help(p: &RuleProgram, enabled: &[CmdId]) -> String {
+    let named = |c: CmdId| match p.key_for(c) {
+        Some(k) => format!("{k}=[{}]", p.commands[c as usize]),
+        None => format!("[{}]", p.commands[c as usize]),
+    };
+    let mut s = String::from(
+        "  Type a key or a command's name and press Enter (help or ? shows this again).\n",
+    );
+    if p.keys.is_empty() {
+        s.push_str("  keys: none (the file has no ':' line); type the command's name\n");
+    } else {
+        let keys: Vec<String> = p
+            .keys
+            .iter()
+            .map(|k| format!("{}=[{}]", k.key, p.commands[k.cmd as usize]))
+            .collect();
+        s.push_str(&format!(
+            "  keys (the file's ':' line): {}\n",
+            keys.join("  ")
+        ));
+    }
+    let now: Vec<String> = enabled.iter().map(|&c| named(c)).collect();
+    s.push_str(&format!("  enabled now: {}\n", now.join("  ")));
+    let others: Vec<String> = (0..p.commands.len() as CmdId)
+        .filter(|c| !enabled.contains(c))
+        .map(named)
+        .collect();
+    if !others.is_empty() {
+        s.push_str(&format!("  not enabled now: {}\n", others.join("  ")));
+    }
+    s
 }
 
 impl Player for Box<dyn Player + Send + '_> {

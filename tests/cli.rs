@@ -404,3 +404,153 @@ fn check_json_carries_the_quick_fixes_as_edits() {
     assert_eq!(w["fixes"][0]["edits"][0]["text"], "体力");
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// Runs kumite with `input` on its standard input: (exit status, stdout, stderr).
+fn kumite_with_input(args: &[&str], input: &str) -> (i32, String, String) {
+    use std::io::Write;
+    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_kumite"))
+        .args(args)
+        .current_dir(common::root())
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .expect("run kumite");
+    // The match may end before it reads everything: a closed pipe is not a failure here.
+    let _ = child
+        .stdin
+        .take()
+        .expect("stdin")
+        .write_all(input.as_bytes());
+    let out = child.wait_with_output().expect("wait");
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+/// Terminal play without --trace: every turn in a line (the CPU's move too), `?` lists the keys
+/// and the enabled commands, and the end says which rule decided the game.
+#[test]
+fn terminal_play_shows_each_turn_help_and_how_the_game_was_won() {
+    // h pushes eleven times with its key; `?` and a typo on the way are answered, not played.
+    let input = format!("?\nzz\n{}", "p\n".repeat(11));
+    let (code, out, err) = kumite_with_input(
+        &[
+            "match",
+            "rules/ex1_push.kmt",
+            "--h",
+            "human",
+            "--c",
+            "cpu:S2",
+        ],
+        &input,
+    );
+    assert_eq!(code, 0, "{err}");
+    assert!(
+        err.contains("keys (the file's ':' line): p=[押す]"),
+        "{err}"
+    );
+    assert!(err.contains("enabled now: p=[押す]"), "{err}");
+    assert!(err.contains("'zz' is neither a key nor a command"), "{err}");
+    // Each turn in a line, the CPU's included, with what it changed; no trace flood.
+    assert!(
+        err.contains("turn 1: h [押す] → c.後ろ余裕度 10→9"),
+        "{err}"
+    );
+    assert!(
+        err.contains("turn 2: c [押す] → h.後ろ余裕度 10→9"),
+        "{err}"
+    );
+    assert!(!err.contains("fired ("), "{err}");
+    assert_eq!(
+        out,
+        "result: h wins after 21 turns (seed 0)\ndecided by line 9: h [押す] with c.後ろ余裕度<=0\n"
+    );
+    // The wrestling file: keys from its ':' line, a move that is not enabled, the CPU answering.
+    let (code, out, err) = kumite_with_input(
+        &[
+            "match",
+            "tests/designs/wrestling.kmt",
+            "--h",
+            "human",
+            "--c",
+            "cpu:S2",
+            "--max-turns",
+            "4",
+        ],
+        "help\nフォール\ng\nｇ\n",
+    );
+    assert_eq!(code, 0, "{err}");
+    assert!(
+        err.contains("g=[組む]  c=[チョップ]  b=[ボディスラム]"),
+        "{err}"
+    );
+    assert!(
+        err.contains("not enabled now: F=[必殺技]  p=[フォール]"),
+        "{err}"
+    );
+    assert!(err.contains("[フォール] is not enabled now"), "{err}");
+    assert!(err.contains("turn 1: h [組む] → h.溜め 0→1"), "{err}");
+    // A full-width key (an IME left on) is the same key.
+    assert!(err.contains("turn 3: h [組む]"), "{err}");
+    let cpu_move = err
+        .lines()
+        .find(|l| l.starts_with("turn 2: c ["))
+        .unwrap_or_else(|| panic!("the CPU's move is shown: {err}"));
+    assert!(cpu_move.contains(" → "), "{cpu_move}");
+    assert!(
+        out.ends_with("decided by the turn limit: 4 turns, a draw\n"),
+        "{out}"
+    );
+}
+
+/// A match nobody watches (CPU against CPU, output read by a script) prints the result and how
+/// it was decided on stdout and nothing else; JSON has no trace unless asked for.
+#[test]
+fn a_match_between_programs_prints_only_its_result() {
+    let (code, out, err) = kumite(&[
+        "match",
+        "rules/ex1_push.kmt",
+        "--h",
+        "random",
+        "--c",
+        "cpu:S2",
+    ]);
+    assert_eq!(code, 0, "{err}");
+    assert_eq!(err, "");
+    assert_eq!(
+        out,
+        "result: h wins after 21 turns (seed 0)\ndecided by line 9: h [押す] with c.後ろ余裕度<=0\n"
+    );
+    let (_, out, _) = kumite_with_input(
+        &[
+            "match",
+            "rules/ex1_push.kmt",
+            "--h",
+            "human",
+            "--format",
+            "json",
+        ],
+        &"p\n".repeat(11),
+    );
+    let v: serde_json::Value = serde_json::from_str(&out).expect("json");
+    assert_eq!(v["result"], "h");
+    assert!(v.get("trace").is_none(), "{out}");
+    // A victory rule without a command: the side it was checked for is written out.
+    let (_, out, _) = kumite(&[
+        "match",
+        "rules/cc_lemon.kmt",
+        "--h",
+        "random",
+        "--c",
+        "random",
+        "--seed",
+        "4",
+    ]);
+    assert!(
+        out.contains("decided by line 24: c [ビーム], h [チャージ]"),
+        "{out}"
+    );
+}

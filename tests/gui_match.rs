@@ -456,3 +456,25 @@ fn a_file_with_many_victory_rules_lists_the_first_twenty_until_show_all_is_click
     h.run();
     assert_eq!(listed(&h), 25);
 }
+
+#[test]
+fn the_tree_view_says_whether_an_unreachable_condition_blocks_the_win() {
+    // Being held is only the opponent's doing: a win that needs it is blocked by it.
+    let text = "!:体力=10,[殴る]\n':k=[殴る]\n[殴る]:O.体力-1\nS.捕まった,O.体力<=0:S.勝利\n";
+    let mut h = harness(StudioApp::new_for_test(Lang::En, text));
+    settle(&mut h);
+    h.get_by_label("Victory conditions").click();
+    h.step();
+    h.step();
+    h.get_by_label_contains("∞: the side cannot bring this about by its own moves");
+    h.get_by_label("∞ blocks h, c's win");
+    // In the wrestling file every ∞ is an alternative no win needs.
+    let text = common::read(&common::root().join("tests/designs/wrestling.kmt"));
+    let mut h = harness(StudioApp::new_for_test(Lang::Ja, &text));
+    settle(&mut h);
+    h.get_by_label("勝利評価条件").click();
+    h.step();
+    h.step();
+    h.get_by_label_contains("その側の手では成立させられない条件");
+    assert!(h.query_by_label_contains("の勝利を阻む").is_none());
+}

@@ -13,6 +13,7 @@ macro_rules! outln {
 
 pub mod analyse;
 pub mod play;
+pub mod turns;
 
 /// Writes to stdout; a reader that went away (a broken pipe) ends the process with status 0,
 /// as for other command-line tools, instead of a panic.
@@ -417,12 +418,13 @@ pub fn run(cmd: Command) -> ExitCode {
                 delay,
                 ai_timeout,
                 log: log.as_deref(),
-                text_trace: trace && format == Format::Text,
+                turns: play::TurnDisplay::for_match(trace, format == Format::Json, [&h, &c], delay),
+                json: format == Format::Json,
             };
             match play::match_command(&prog, &opts, &setup) {
-                Ok(r) => {
-                    play::print_result(&r, format == Format::Json);
-                    play::exit_code(&r)
+                Ok(p) => {
+                    play::print_result(&p, format == Format::Json);
+                    play::exit_code(&p.result)
                 }
                 Err(e) => fail(&e),
             }

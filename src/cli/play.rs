@@ -39,19 +39,51 @@ pub fn apply_sets(prog: &mut RuleProgram, sets: &[String]) -> Result<(), String>
     Ok(())
 }
 
-/// Runs one match with the given players, printing traces and waiting as asked.
+/// What a match prints on standard error after each turn.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum TurnDisplay {
+    /// Nothing (a script reads the result).
+    Quiet,
+    /// The moves and what they changed, in a line or two ([`super::turns::turn_summary`]).
+    Summary,
+    /// Every fired rule and change (`--trace`).
+    Trace,
+}
+
+impl TurnDisplay {
+    /// What `kumite match` shows: the full trace when asked for (in text), else the summary
+    /// when someone is watching — a human plays, `--delay` is given, or standard error is a
+    /// terminal — else nothing.
+    pub fn for_match(trace: bool, json: bool, players: [&str; 2], delay: f64) -> Self {
+        use std::io::IsTerminal;
+        if trace && !json {
+            TurnDisplay::Trace
+        } else if players.contains(&"human")
+            || (!json && (delay > 0.0 || std::io::stderr().is_terminal()))
+        {
+            TurnDisplay::Summary
+        } else {
+            TurnDisplay::Quiet
+        }
+    }
+}
+
+/// Runs one match with the given players, printing each turn as asked and waiting `delay`
+/// seconds after it. (Turns can only be shown when `opts.trace` records them.)
 pub fn run_with(
     prog: &RuleProgram,
     players: &mut [Box<dyn Player + Send + '_>; 2],
     opts: &MatchOptions,
     delay: f64,
-    text_trace: bool,
+    display: TurnDisplay,
 ) -> MatchResult {
     let [hp, cp] = players;
     let mut ps: [&mut dyn Player; 2] = [hp, cp];
     play_match(prog, &mut ps, opts, |eng, _st, t| {
-        if text_trace && let Some(t) = t {
-            eprintln!("{}", trace_text(eng, t));
+        match (display, t) {
+            (TurnDisplay::Trace, Some(t)) => eprintln!("{}", trace_text(eng, t)),
+            (TurnDisplay::Summary, Some(t)) => eprintln!("{}", super::turns::turn_summary(t)),
+            _ => {}
         }
         if delay > 0.0 {
             std::thread::sleep(
@@ -61,7 +93,8 @@ pub fn run_with(
     })
 }
 
-/// Runs one match between players given on the command line.
+/// Runs one match between players given on the command line (`text_trace`: print every turn's
+/// trace on standard error).
 pub fn run_match(
     prog: &RuleProgram,
     h: &str,
@@ -71,11 +104,28 @@ pub fn run_match(
     text_trace: bool,
     ai_timeout: f64,
 ) -> Result<MatchResult, String> {
+    let display = if text_trace {
+        TurnDisplay::Trace
+    } else {
+        TurnDisplay::Quiet
+    };
+    run_players(prog, [h, c], opts, delay, display, ai_timeout)
+}
+
+/// [`run_match`] with any [`TurnDisplay`].
+fn run_players(
+    prog: &RuleProgram,
+    specs: [&str; 2],
+    opts: &MatchOptions,
+    delay: f64,
+    display: TurnDisplay,
+    ai_timeout: f64,
+) -> Result<MatchResult, String> {
     let mut players = [
-        make_player(prog, h, opts.seed, 0, ai_timeout).map_err(|e| e.to_string())?,
-        make_player(prog, c, opts.seed, 1, ai_timeout).map_err(|e| e.to_string())?,
+        make_player(prog, specs[0], opts.seed, 0, ai_timeout).map_err(|e| e.to_string())?,
+        make_player(prog, specs[1], opts.seed, 1, ai_timeout).map_err(|e| e.to_string())?,
     ];
-    Ok(run_with(prog, &mut players, opts, delay, text_trace))
+    Ok(run_with(prog, &mut players, opts, delay, display))
 }
 
 /// One turn's trace as text.
@@ -188,8 +238,18 @@ pub struct MatchSetup<'a> {
     pub ai_timeout: f64,
     /// Log file.
     pub log: Option<&'a std::path::Path>,
-    /// Print traces as text.
-    pub text_trace: bool,
+    /// What to print after each turn.
+    pub turns: TurnDisplay,
+    /// The result is printed as JSON (then how the game was decided is not worked out).
+    pub json: bool,
+}
+
+/// A finished `kumite match`: its result, and for the text output how it was decided.
+pub struct Played {
+    /// The result (its `trace` only when `--trace` asked for it).
+    pub result: MatchResult,
+    /// The deciding rule's line and conditions, or the turn limit ([`super::turns::decided_by`]).
+    pub decided: Option<String>,
 }
 
 /// A stable hash of rule text, to tell in a replay whether the rules changed.
@@ -207,8 +267,22 @@ pub fn match_command(
     prog: &RuleProgram,
     opts: &MatchOptions,
     s: &MatchSetup,
-) -> Result<MatchResult, String> {
-    let r = run_match(prog, s.h, s.c, opts, s.delay, s.text_trace, s.ai_timeout)?;
+) -> Result<Played, String> {
+    // Turns are recorded to be shown, and to tell how the game was decided; the result keeps
+    // them only when --trace asked for them.
+    let mut run_opts = opts.clone();
+    run_opts.trace = opts.trace || s.turns != TurnDisplay::Quiet || !s.json;
+    let mut r = run_players(prog, [s.h, s.c], &run_opts, s.delay, s.turns, s.ai_timeout)?;
+    let limit = opts
+        .max_turns
+        .unwrap_or(u32::MAX)
+        .min(prog.settings.turn_limit);
+    let decided = (!s.json)
+        .then(|| super::turns::decided_by(prog, r.trace.last(), r.result, r.turns, Some(limit)))
+        .flatten();
+    if !opts.trace {
+        r.trace.clear();
+    }
     if let Some(path) = s.log {
         let text = std::fs::read_to_string(s.file).unwrap_or_default();
         let mut out = String::new();
@@ -226,11 +300,12 @@ pub fn match_command(
         crate::fsutil::write_atomic(path, out.as_bytes())
             .map_err(|e| format!("cannot write the log {}: {e}", path.display()))?;
     }
-    Ok(r)
+    Ok(Played { result: r, decided })
 }
 
-/// Prints a match result as a line of text or as JSON.
-pub fn print_result(r: &MatchResult, json: bool) {
+/// Prints a match result as text — the result line, then how the game was decided — or as JSON.
+pub fn print_result(p: &Played, json: bool) {
+    let r = &p.result;
     if json {
         outln!("{}", serde_json::to_string(r).unwrap_or_default());
         return;
@@ -256,6 +331,12 @@ pub fn print_result(r: &MatchResult, json: bool) {
             r.turns,
             r.seed
         ),
+    }
+    if r.error.is_none()
+        && r.forfeit.is_none()
+        && let Some(d) = &p.decided
+    {
+        outln!("{d}");
     }
 }
 

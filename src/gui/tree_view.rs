@@ -303,7 +303,6 @@ impl TreeView {
 
     fn node_row(
         ui: &mut Ui,
-        lang: Lang,
         node: usize,
         graph: &VictoryGraph,
         j: &Judged,
@@ -320,6 +319,13 @@ impl TreeView {
         push(&mut job, &n.text, pal.text);
         for (side, name) in [(0usize, "h"), (1, "c")] {
             let holds = j.d[side].holds[node];
+            // An ∞ that no win needs is greyed; one that blocks a win stands out.
+            let colour = match j.reach[side][node] {
+                _ if holds => pal.holds,
+                Some(OutOfReach::NotNeeded) => pal.weak,
+                Some(OutOfReach::BlocksTheWin) => pal.win,
+                None => pal.open,
+            };
             push(
                 &mut job,
                 &format!(
@@ -327,12 +333,8 @@ impl TreeView {
                     if holds { "○" } else { "×" },
                     dist_text(j.d[side].node[node], cap)
                 ),
-                if holds { pal.holds } else { pal.open },
+                colour,
             );
-        }
-        let note = reach_note(lang, j.reach[0][node], j.reach[1][node]);
-        if !note.is_empty() {
-            push(&mut job, &format!("  {note}"), pal.weak);
         }
         let _ = ui;
         job.into()
@@ -424,7 +426,7 @@ impl TreeView {
         path: &mut Vec<usize>,
         action: &mut Option<TreeAction>,
     ) {
-        let label = Self::node_row(ui, lang, node, graph, j, pal, cap);
+        let label = Self::node_row(ui, node, graph, j, pal, cap);
         if path.contains(&node) {
             ui.label(
                 RichText::new(format!("↻ {}", graph.nodes[node].text))
@@ -434,6 +436,7 @@ impl TreeView {
             return;
         }
         let n = &graph.nodes[node];
+        let note = reach_note(lang, j.reach[0][node], j.reach[1][node]);
         let id = ui.make_persistent_id(("vec-node", path.clone(), node));
         egui::collapsing_header::CollapsingState::load_with_default_open(
             ui.ctx(),
@@ -441,9 +444,16 @@ impl TreeView {
             n.level <= 1,
         )
         .show_header(ui, |ui| {
-            ui.label(label);
+            let row = ui.label(label);
+            if !note.is_empty() {
+                row.on_hover_text(&note);
+            }
         })
         .body(|ui| {
+            // Said at the top of the node's body rather than on its row, which stays narrow.
+            if !note.is_empty() {
+                ui.weak(&note);
+            }
             if n.achievers.is_empty() {
                 ui.weak(tr(lang, T::NoRuleMakesThis));
             }
