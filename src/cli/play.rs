@@ -208,20 +208,6 @@ pub fn perft(
     Ok(total)
 }
 
-/// Wilson score interval (95%) for a proportion.
-pub fn wilson(k: u64, n: u64) -> (f64, f64) {
-    if n == 0 {
-        return (0.0, 1.0);
-    }
-    let z = 1.96f64;
-    let n = n as f64;
-    let p = k as f64 / n;
-    let d = 1.0 + z * z / n;
-    let c = p + z * z / (2.0 * n);
-    let r = z * ((p * (1.0 - p) + z * z / (4.0 * n)) / n).sqrt();
-    ((c - r) / d, (c + r) / d)
-}
-
 /// What `kumite match` was asked for, besides the match options.
 pub struct MatchSetup<'a> {
     /// Rule file.
