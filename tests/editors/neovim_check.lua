@@ -1,4 +1,4 @@
--- Drives `kumite lsp` from Neovim's own LSP client (headless), as tests/editor_clients.rs runs
+-- Drives `kumite lsp` from Neovim's own LSP client (headless), as tests/suite/editor_clients.rs runs
 -- it: KUMITE is the binary, KMT_FILE a rule file with a typo on line 2 and 体力 on line 3,
 -- OUT where the findings go, one per line.
 local out = {}

@@ -21,11 +21,11 @@
 //! forfeit), never a panic (101), a signal or a hang.
 //!
 //! `cargo test --release --test fuzz_inputs` runs well over 10,000 generated cases.
-//! `cargo test --release --test fuzz_inputs -- --ignored --nocapture` runs the campaign: a
+//! `cargo test --release --test suite fuzz_inputs:: -- --ignored --nocapture` runs the campaign: a
 //! million cases (`FUZZ_CASES=n` to change it, `FUZZ_SEED=n` for the seed) that keeps going past
 //! failures, groups them by where they panic, shrinks one input per group and prints them all.
 
-mod common;
+use crate::common;
 
 use kumite::analysis::{Evaluate, FastEval, VictoryGraph, distances, evaluate};
 use kumite::cli::analyse;

@@ -6,7 +6,7 @@
 //! To accept a deliberate change: `KUMITE_BLESS=1 cargo test --release --test golden`, then
 //! read the diff of `tests/golden/` before committing it.
 
-mod common;
+use crate::common;
 
 use std::process::Command;
 

@@ -1,7 +1,7 @@
 //! `kumite arena` and `kumite merge` as a user runs them: the reused engine and players give the
 //! same games as separate matches, shards merged equal one run, and bad merges are refused.
 
-mod common;
+use crate::common;
 
 use common::{kumite, root};
 use kumite::engine::players::MatchOptions;

@@ -1,7 +1,7 @@
 //! Runs every annotated broken file in `tests/diag/`: each carries its expected diagnostics as
 //! comment lines `#> CODE LINE:COL`, and the file must produce exactly those (errors and warnings).
 
-mod common;
+use crate::common;
 use kumite::diag::{JsonDiagnostic, LineIndex};
 use kumite::pipeline::compile;
 

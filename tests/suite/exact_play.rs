@@ -9,7 +9,7 @@
 //!   the games; with 5 charges against none, スペシウム光線 wins on turn 1 whatever the seed.
 //! - A race nobody can lose: sooner beats later.
 
-mod common;
+use crate::common;
 
 use kumite::engine::Engine;
 use kumite::pipeline::compile;

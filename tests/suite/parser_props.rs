@@ -1,7 +1,7 @@
 //! Property tests: no rule text makes the pipeline panic, and every diagnostic's span lies inside
 //! the text on one line.
 
-mod common;
+use crate::common;
 use kumite::pipeline::{compile, expanded_kmt};
 use proptest::prelude::*;
 

@@ -32,11 +32,11 @@
 //! the engine's business, not the spec's).
 //!
 //! Run: `cargo test --release --test differential` (500,000 compared turns, a few seconds), and
-//! `cargo test --release --test differential -- --ignored --nocapture` for the long run
+//! `cargo test --release --test suite differential:: -- --ignored --nocapture` for the long run
 //! (10 M turns on all cores).
 
-mod common;
-mod reference;
+use crate::common;
+use crate::reference;
 
 use kumite::engine::{Engine, Outcome, RuntimeError, State, TurnTrace};
 use kumite::pipeline::{compile, expanded_kmt};

@@ -4,7 +4,7 @@
 //! The CPU and the searches run on their own threads, so the tests step frames (with short
 //! sleeps) until those have answered, with a bound.
 
-mod common;
+use crate::common;
 
 use egui::{Key, Modifiers};
 use egui_kittest::Harness;
@@ -293,7 +293,7 @@ fn cancel_stops_a_long_win_path_search() {
 
 /// Frame times while the win-path search and the CPU both run (two background threads on a
 /// two-core machine), and how fast Cancel stops the search. Prints figures; run with
-/// `cargo test --release --test gui_match -- --ignored --nocapture`.
+/// `cargo test --release --test suite gui_match:: -- --ignored --nocapture`.
 #[test]
 #[ignore]
 fn measure_frame_times_during_a_long_search() {

@@ -2,7 +2,7 @@
 //! kind of misbehaviour is provoked and must end in a forfeit with its own message and exit
 //! status, and logs replay to the same outcome.
 
-mod common;
+use crate::common;
 
 use common::kumite;
 

@@ -2,7 +2,7 @@
 //! fire, a command that changes nothing, a first-mover forced win, a value that makes a game
 //! fair, a game decided by chance alone — through the real command line, JSON out.
 
-mod common;
+use crate::common;
 
 use common::{kumite, root};
 use kumite::report::{Sweep, SweepTarget, set_constant, split_players, wilson};
@@ -427,7 +427,7 @@ fn a_rule_dead_by_correlation_is_proved_dead_by_exhausting_a_small_game() {
 
 /// How long a report takes to stop after Cancel (prints it; no timing assertion).
 #[test]
-#[ignore = "measurement: cargo test --release --test report -- --ignored --nocapture"]
+#[ignore = "measurement: cargo test --release --test suite report:: -- --ignored --nocapture"]
 fn cancel_latency() {
     let prog = kumite::pipeline::compile(&common::read(&root().join("rules/karate.kmt")))
         .program

@@ -3,7 +3,7 @@
 //! meaning and is idempotent; completion and hover answer on every name of a 10,000-line file.
 //! The ignored test measures the studio's and the language server's answers on 10,000 lines.
 
-mod common;
+use crate::common;
 
 use kumite::authoring::{complete, fmt, hover};
 use kumite::pipeline::{Compiled, compile};
@@ -100,7 +100,7 @@ fn every_name_of_a_big_file_has_a_hover_card_and_completes() {
     }
 }
 
-/// Timings on 10,000 lines (run in release: `cargo test --release --test authoring --
+/// Timings on 10,000 lines (run in release: `cargo test --release --test suite authoring:: --
 /// --ignored --nocapture`). A measurement, not a check.
 #[test]
 #[ignore]

@@ -1,7 +1,7 @@
 //! Authoring help in the studio, used with the keyboard: the completion popup, quick fixes
 //! (Ctrl+.), go to definition (F12), find all uses (Shift+F12) and rename (F2, one undo step).
 
-mod common;
+use crate::common;
 
 use egui::{Key, Modifiers};
 use egui_kittest::Harness;
@@ -206,7 +206,7 @@ fn layout_presets_hide_or_widen_the_match_panel_and_keep_the_editor_wide() {
 }
 
 /// Frame times with the completion popup on a 10,000-line file (run in release:
-/// `cargo test --release --test gui_assist -- --ignored --nocapture`). A measurement.
+/// `cargo test --release --test suite gui_assist:: -- --ignored --nocapture`). A measurement.
 #[test]
 #[ignore]
 fn measure_completion_frames_on_10k_lines() {

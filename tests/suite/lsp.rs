@@ -268,11 +268,10 @@ fn a_scripted_client_gets_every_answer() {
     assert!(status.success());
 }
 
-#[path = "common/mod.rs"]
-mod common;
+use crate::common;
 
 /// Answer times on a 10,000-line file through the real process (run in release:
-/// `cargo test --release --test lsp -- --ignored --nocapture`). A measurement, not a check.
+/// `cargo test --release --test suite lsp:: -- --ignored --nocapture`). A measurement, not a check.
 #[test]
 #[ignore]
 fn measure_answers_on_10k_lines() {

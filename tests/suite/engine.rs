@@ -1,6 +1,6 @@
 //! Hand-checked match traces for the example rule files and the turn semantics of §8.
 
-mod common;
+use crate::common;
 use kumite::engine::{Engine, Outcome, State};
 use kumite::pipeline::compile;
 use kumite::program::RuleProgram;

@@ -1,6 +1,6 @@
 //! The command line as a user runs it: real processes, exit codes and JSON.
 
-mod common;
+use crate::common;
 
 use common::kumite;
 

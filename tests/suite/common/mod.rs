@@ -71,7 +71,7 @@ pub fn timed_frame(
 
 /// The generated file of the benchmarks (`benches/gen.rs`): about `lines` lines using every
 /// construct.
-#[path = "../../benches/gen.rs"]
+#[path = "../../../benches/gen.rs"]
 mod genfile;
 #[allow(unused_imports)]
 pub use genfile::generated;

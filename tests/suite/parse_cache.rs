@@ -4,7 +4,7 @@
 //! `compile` gives: the same diagnostics at the same places, the same expansion, the same
 //! program.
 
-mod common;
+use crate::common;
 
 use kumite::incremental::Checker;
 use kumite::incremental::compile_cached;

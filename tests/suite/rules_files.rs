@@ -1,7 +1,7 @@
 //! Properties of the bundled example files: they check clean, their expansion round-trips, and
 //! their full-width copies mean exactly the same.
 
-mod common;
+use crate::common;
 use kumite::pipeline::{compile, expanded_kmt};
 
 #[test]

@@ -1,8 +1,6 @@
 //! The Report tab driven like a person would: open an example, Ctrl+4, run the report, read the
 //! sections as they fill in, click a rule to go to its line, cancel with Esc. No display needed.
 
-mod common;
-
 use egui::{Key, Modifiers};
 use egui_kittest::Harness;
 use egui_kittest::kittest::Queryable;
@@ -157,7 +155,7 @@ fn a_sweep_is_plotted_and_esc_cancels_a_long_report_at_once() {
 
 /// Frame times while a report runs (prints them; no timing assertion).
 #[test]
-#[ignore = "measurement: cargo test --release --test gui_report -- --ignored --nocapture"]
+#[ignore = "measurement: cargo test --release --test suite gui_report:: -- --ignored --nocapture"]
 fn frame_times_while_a_report_runs() {
     let mut h = harness(StudioApp::new_for_test(Lang::En, ""));
     open_example(&mut h, "sumo.kmt");

@@ -1,7 +1,7 @@
 //! The match panel's logic without drawing: real-time ticks, simultaneous turns with a hidden
 //! CPU choice, undo against the CPU, starting from an edited position, replays.
 
-mod common;
+use crate::common;
 
 use kumite::analysis::VictoryGraph;
 use kumite::gui::session::{Controller, MatchSession, key_name};

@@ -1,7 +1,7 @@
 //! Regressions of reported crashes, hangs and wrong answers, each through the real binary the
 //! way a user met it (the semantic ones of LANGUAGE.md §8 are in `tests/differential.rs`).
 
-mod common;
+use crate::common;
 
 use common::kumite;
 use std::path::PathBuf;

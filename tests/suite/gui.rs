@@ -4,7 +4,7 @@
 //! The checker runs on a worker thread, so after an edit the tests step frames until its
 //! answer has arrived ([`settle`], bounded).
 
-mod common;
+use crate::common;
 
 use egui_kittest::Harness;
 use egui_kittest::kittest::{NodeT, Queryable};
@@ -293,7 +293,7 @@ fn saving_before_new_asks_for_a_path_then_starts_the_new_file() {
 }
 
 /// Frame times while typing into a 10,000-line file (run in release:
-/// `cargo test --release --test gui -- --ignored --nocapture`). A measurement, not a check.
+/// `cargo test --release --test suite gui:: -- --ignored --nocapture`). A measurement, not a check.
 #[test]
 #[ignore]
 fn measure_frame_times_typing_into_10k_lines() {

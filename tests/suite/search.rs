@@ -1,7 +1,7 @@
 //! Derived victory conditions, the CPU's search and the solver, checked against hand-worked
 //! numbers from LANGUAGE.md §10 and the patent's examples.
 
-mod common;
+use crate::common;
 use kumite::analysis::{VictoryGraph, distances};
 use kumite::engine::Engine;
 use kumite::pipeline::compile;
