@@ -399,7 +399,7 @@ pub fn against(
         prog,
         &st,
         VALUE_BOUND,
-        200_000,
+        crate::search::VALUE_POSITIONS,
         std::time::Duration::from_secs(600),
         &mut *policy,
     )
@@ -421,29 +421,27 @@ pub fn solve_text(v: &serde_json::Value) -> String {
     let sw = &v["shortest_win"];
     s.push_str(sw["summary"].as_str().unwrap_or("shortest win: ?"));
     s.push('\n');
-    if let Some(p) = sw.as_object().filter(|p| p["status"] == "found") {
-        {
-            if let (Some(moves), Some(states)) = (p["moves"].as_array(), p["states"].as_array()) {
-                for (i, (m, st)) in moves.iter().zip(states).enumerate() {
-                    let cmd = m["command"].as_str().unwrap_or("(pass)");
-                    let luck = m["probability"]
-                        .as_f64()
-                        .map_or(String::new(), |p| format!(" (chance {:.0}%)", p * 100.0));
-                    let (h, c) = (compact(&st["h"]), compact(&st["c"]));
-                    // A game without states of its own (only 勝利/敗北) has none to show.
-                    let after = if h.is_empty() && c.is_empty() {
-                        String::new()
-                    } else {
-                        format!("   h {h}  c {c}")
-                    };
-                    s.push_str(&format!(
-                        "  {:>3}. {} [{}]{luck}{after}\n",
-                        i + 1,
-                        m["side"].as_str().unwrap_or("?"),
-                        cmd,
-                    ));
-                }
-            }
+    if let Some(p) = sw.as_object().filter(|p| p["status"] == "found")
+        && let (Some(moves), Some(states)) = (p["moves"].as_array(), p["states"].as_array())
+    {
+        for (i, (m, st)) in moves.iter().zip(states).enumerate() {
+            let cmd = m["command"].as_str().unwrap_or("(pass)");
+            let luck = m["probability"]
+                .as_f64()
+                .map_or(String::new(), |p| format!(" (chance {:.0}%)", p * 100.0));
+            let (h, c) = (compact(&st["h"]), compact(&st["c"]));
+            // A game without states of its own (only 勝利/敗北) has none to show.
+            let after = if h.is_empty() && c.is_empty() {
+                String::new()
+            } else {
+                format!("   h {h}  c {c}")
+            };
+            s.push_str(&format!(
+                "  {:>3}. {} [{}]{luck}{after}\n",
+                i + 1,
+                m["side"].as_str().unwrap_or("?"),
+                cmd,
+            ));
         }
     }
     match v["forced_win"]["exists"].as_bool() {

@@ -830,7 +830,12 @@ fn exact_verdict(
         };
     }
     if prog.settings.simultaneous {
-        let gv = crate::search::value_iteration(prog, &root, crate::search::VALUE_BOUND, 200_000);
+        let gv = crate::search::value_iteration(
+            prog,
+            &root,
+            crate::search::VALUE_BOUND,
+            crate::search::VALUE_POSITIONS,
+        );
         return Exact {
             kind: "value",
             winner: None,
