@@ -6,9 +6,7 @@
 //! studio's editor (completion, hover, go to definition, find uses, rename) and the language
 //! server (`kumite lsp`) both answer from it, so they always agree.
 
-use crate::analysis::{Target, VictoryGraph};
 use crate::diag::LineIndex;
-use crate::program::RuleProgram;
 use crate::syntax::ast::{
     CmdRef, CmdSide, Cond, Effect, Expr, InitItem, MacroDef, Rule, SideRef, Span, Stmt,
 };
@@ -785,25 +783,6 @@ pub fn match_rank(typed: &str, name: &str) -> Option<u8> {
         .chars()
         .all(|c| it.by_ref().any(|n| n == c))
         .then_some(2)
-}
-
-/// What the victory-condition tree says about a name: the nodes and decisive rules it appears in.
-pub fn tree_mentions(p: &RuleProgram, g: &VictoryGraph, kind: SymKind, name: &str) -> Vec<String> {
-    let mut out = Vec::new();
-    let id = match kind {
-        SymKind::State => p.state_id(name),
-        SymKind::Command => p.command_id(name),
-        _ => None,
-    };
-    if let Some(id) = id {
-        for n in &g.nodes {
-            let is_cmd = n.key.target == Target::Enabled;
-            if n.key.id == id && is_cmd == (kind == SymKind::Command) {
-                out.push(format!("{} (level {})", n.text, n.level));
-            }
-        }
-    }
-    out
 }
 
 #[cfg(test)]

@@ -2,9 +2,9 @@
 //! the lines that write, read, enable and disable it, and where it stands in the derived
 //! victory-condition tree.
 
-use crate::analysis::VictoryGraph;
+use crate::analysis::{Target, VictoryGraph};
 use crate::program::RuleProgram;
-use crate::symbols::{Occurrence, Role, SymKind, SymbolIndex, tree_mentions};
+use crate::symbols::{Occurrence, Role, SymKind, SymbolIndex};
 
 /// A hover card.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -317,6 +317,25 @@ fn key_card(ix: &SymbolIndex, name: &str, ja: bool, lines: &mut Vec<String>) -> 
         }
     }
     title
+}
+
+/// What the victory-condition tree says about a name: the nodes and decisive rules it appears in.
+fn tree_mentions(p: &RuleProgram, g: &VictoryGraph, kind: SymKind, name: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    let id = match kind {
+        SymKind::State => p.state_id(name),
+        SymKind::Command => p.command_id(name),
+        _ => None,
+    };
+    if let Some(id) = id {
+        for n in &g.nodes {
+            let is_cmd = n.key.target == Target::Enabled;
+            if n.key.id == id && is_cmd == (kind == SymKind::Command) {
+                out.push(format!("{} (level {})", n.text, n.level));
+            }
+        }
+    }
+    out
 }
 
 #[cfg(test)]

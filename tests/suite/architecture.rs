@@ -93,7 +93,26 @@ fn the_front_ends_stay_at_the_edge() {
             assert!(!deps.contains("gui"), "{m} imports the studio");
         }
     }
-    // The language layers and the engine know nothing of what is built on them.
+    // The language layers and the engine know nothing of what is built on them; nor do the
+    // compile front end's symbol index and pipeline (they know the language layers only).
+    for low in ["symbols", "pipeline"] {
+        for high in [
+            "analysis",
+            "search",
+            "engine",
+            "report",
+            "arena",
+            "players",
+            "authoring",
+            "lsp",
+        ] {
+            assert!(
+                !reaches(&g, low, high),
+                "{low} depends on {high}: {:?}",
+                g.get(low)
+            );
+        }
+    }
     for low in ["syntax", "expand", "program", "engine", "side", "diag"] {
         for high in [
             "analysis",
