@@ -28,7 +28,7 @@ pub fn write_out(args: std::fmt::Arguments) {
 
 use crate::diag::{AriadneRenderer, DiagCode, JsonDiagnostic, LineIndex, Severity};
 use crate::pipeline::{compile, expanded_kmt};
-use clap::{Parser, Subcommand, ValueEnum};
+use clap::{Args, Parser, Subcommand, ValueEnum};
 use std::io::{IsTerminal, Write};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -63,6 +63,34 @@ pub enum Format {
     Text,
     /// JSON.
     Json,
+}
+
+/// A side named on the command line (`--first h|c`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum SideArg {
+    /// h (the human's side).
+    H,
+    /// c (the CPU's side).
+    C,
+}
+
+/// The start position of the commands that play or search from it: `--set` and `--first`.
+#[derive(Args, Clone, Debug, Default)]
+pub struct StartArgs {
+    /// Override an initial value: h.NAME=V, c.NAME=V or NAME=V (both). Repeatable.
+    #[arg(long = "set", value_name = "NAME=V")]
+    pub set: Vec<String>,
+    /// Who moves first (alternate mode); default from the file's ~ line.
+    #[arg(long, value_enum)]
+    pub first: Option<SideArg>,
+}
+
+/// `--set` alone, for the commands that start from the file's first mover.
+#[derive(Args, Clone, Debug, Default)]
+pub struct SetArgs {
+    /// Override an initial value: h.NAME=V, c.NAME=V or NAME=V (both). Repeatable.
+    #[arg(long = "set", value_name = "NAME=V")]
+    pub set: Vec<String>,
 }
 
 /// Subcommands.
@@ -101,12 +129,8 @@ pub enum Command {
         /// Seed for rand() and random players.
         #[arg(long, default_value_t = 0)]
         seed: u64,
-        /// Override an initial value: h.NAME=V, c.NAME=V or NAME=V (both). Repeatable.
-        #[arg(long = "set")]
-        set: Vec<String>,
-        /// Who moves first (alternate mode); default from the file's ~ line.
-        #[arg(long, value_parser = ["h", "c"])]
-        first: Option<String>,
+        #[command(flatten)]
+        start: StartArgs,
         /// Stop after this many turns (a draw).
         #[arg(long)]
         max_turns: Option<u32>,
@@ -149,12 +173,8 @@ pub enum Command {
         /// Seconds an external AI may take per decision.
         #[arg(long, default_value_t = 5.0)]
         ai_timeout: f64,
-        /// Override an initial value (see match).
-        #[arg(long = "set")]
-        set: Vec<String>,
-        /// Who moves first.
-        #[arg(long, value_parser = ["h", "c"])]
-        first: Option<String>,
+        #[command(flatten)]
+        start: StartArgs,
         /// Play only slice I of N of the games (0 ≤ I < N; game i keeps its seed); merge the
         /// slices' JSON results with `kumite merge`.
         #[arg(long, value_name = "I/N", value_parser = crate::arena::Shard::parse)]
@@ -182,20 +202,15 @@ pub enum Command {
         /// Seed for rand() draws along the way.
         #[arg(long, default_value_t = 0)]
         seed: u64,
-        /// Override an initial value (see match).
-        #[arg(long = "set")]
-        set: Vec<String>,
-        /// Who moves first.
-        #[arg(long, value_parser = ["h", "c"])]
-        first: Option<String>,
+        #[command(flatten)]
+        start: StartArgs,
     },
     /// Show the derived victory-condition graph with both sides' distances to winning.
     Tree {
         /// Rule file.
         file: PathBuf,
-        /// Override an initial value (see match).
-        #[arg(long = "set")]
-        set: Vec<String>,
+        #[command(flatten)]
+        sets: SetArgs,
         /// Output format: text, json or dot (Graphviz).
         #[arg(long, default_value = "text", value_parser = ["text", "json", "dot"])]
         format: String,
@@ -205,16 +220,12 @@ pub enum Command {
     Solve {
         /// Rule file.
         file: PathBuf,
-        /// Override an initial value (see match).
-        #[arg(long = "set")]
-        set: Vec<String>,
+        #[command(flatten)]
+        start: StartArgs,
         /// Search depth in plies (alternate: single moves; simultaneous: joint turns), at most
         /// 100,000.
         #[arg(long, default_value_t = 30, value_parser = clap::value_parser!(u32).range(0..=100_000))]
         depth: u32,
-        /// Who moves first.
-        #[arg(long, value_parser = ["h", "c"])]
-        first: Option<String>,
         /// Also compute the game value and mixed strategies (simultaneous games).
         #[arg(long)]
         value: bool,
@@ -259,9 +270,8 @@ pub enum Command {
         /// Worker threads (default: one per core).
         #[arg(long, value_parser = clap::value_parser!(u64).range(1..=1024))]
         jobs: Option<u64>,
-        /// Override an initial value (see match).
-        #[arg(long = "set")]
-        set: Vec<String>,
+        #[command(flatten)]
+        sets: SetArgs,
         /// Output format.
         #[arg(long, value_enum, default_value_t = Format::Text)]
         format: Format,
@@ -389,8 +399,7 @@ pub fn run(cmd: Command) -> ExitCode {
             h,
             c,
             seed,
-            set,
-            first,
+            start: StartArgs { set, first },
             max_turns,
             delay,
             trace,
@@ -404,7 +413,7 @@ pub fn run(cmd: Command) -> ExitCode {
             };
             let opts = crate::engine::players::MatchOptions {
                 seed,
-                first: side_of(first.as_deref(), &prog),
+                first: side_of(first, &prog),
                 trace,
                 max_turns,
                 rules_name: file.display().to_string(),
@@ -437,8 +446,7 @@ pub fn run(cmd: Command) -> ExitCode {
             seed,
             jobs,
             ai_timeout,
-            set,
-            first,
+            start: StartArgs { set, first },
             shard,
             format,
         } => {
@@ -453,7 +461,7 @@ pub fn run(cmd: Command) -> ExitCode {
                 c,
                 games,
                 seed,
-                first: side_of(first.as_deref(), &prog),
+                first: side_of(first, &prog),
                 ai_timeout,
                 shard,
                 jobs,
@@ -461,12 +469,15 @@ pub fn run(cmd: Command) -> ExitCode {
             arena(&run, format)
         }
         Command::Merge { files, format } => merge(&files, format),
-        Command::Tree { file, set, format } => tree(&file, &set, &format),
+        Command::Tree {
+            file,
+            sets: SetArgs { set },
+            format,
+        } => tree(&file, &set, &format),
         Command::Solve {
             file,
-            set,
+            start: StartArgs { set, first },
             depth,
-            first,
             value,
             positions,
             against,
@@ -475,7 +486,7 @@ pub fn run(cmd: Command) -> ExitCode {
             &file,
             &set,
             depth,
-            first.as_deref(),
+            first,
             value,
             positions,
             against.as_deref(),
@@ -489,7 +500,7 @@ pub fn run(cmd: Command) -> ExitCode {
             sweep,
             sections,
             jobs,
-            set,
+            sets: SetArgs { set },
             format,
         } => {
             let sections = match sections.as_deref().map(crate::report::Sections::parse) {
@@ -525,9 +536,8 @@ pub fn run(cmd: Command) -> ExitCode {
             file,
             depth,
             seed,
-            set,
-            first,
-        } => perft(&file, depth, seed, &set, first.as_deref()),
+            start: StartArgs { set, first },
+        } => perft(&file, depth, seed, &set, first),
     }
 }
 
@@ -558,7 +568,7 @@ fn solve(
     file: &Path,
     set: &[String],
     depth: u32,
-    first: Option<&str>,
+    first: Option<SideArg>,
     value: bool,
     positions: Option<u64>,
     against: Option<&str>,
@@ -604,7 +614,7 @@ fn solve(
 }
 
 /// `kumite perft`: move sequences counted to each depth up to `depth`.
-fn perft(file: &Path, depth: u32, seed: u64, set: &[String], first: Option<&str>) -> ExitCode {
+fn perft(file: &Path, depth: u32, seed: u64, set: &[String], first: Option<SideArg>) -> ExitCode {
     let prog = match load_program(file, set) {
         Ok(p) => p,
         Err(e) => return fail(&e),
@@ -731,10 +741,11 @@ fn fail(msg: &(impl std::fmt::Display + ?Sized)) -> ExitCode {
     ExitCode::from(2)
 }
 
-fn side_of(first: Option<&str>, prog: &crate::program::RuleProgram) -> usize {
+/// The side that moves first: `--first`, else the file's `~` line.
+fn side_of(first: Option<SideArg>, prog: &crate::program::RuleProgram) -> usize {
     match first {
-        Some("c") => 1,
-        Some(_) => 0,
+        Some(SideArg::C) => crate::side::C,
+        Some(SideArg::H) => crate::side::H,
         None => usize::from(prog.settings.cpu_first),
     }
 }
