@@ -420,12 +420,11 @@ impl FastEval {
             ach_of.push((start, ach.len() as u32));
         }
         let order = topological(&ach_of, &ach, &ach_conds);
-        let turns = decisive
-            .iter()
-            .filter(|d| d.period > 0)
-            .map(|d| u64::from(d.period))
-            .reduce(|a, b| (a / gcd(a, b) * b).min(1 << 20))
-            .map(|l| l as u32);
+        let periodic = || decisive.iter().filter(|d| d.period > 0).map(|d| d.period);
+        let turns = periodic()
+            .next()
+            .is_some()
+            .then(|| crate::program::period_lcm(periodic()));
         Self {
             any_excluded: decisive.iter().any(|d| !d.excluded.is_empty()),
             turns,
@@ -950,10 +949,6 @@ impl FastEval {
         }
         if x == 0 { q } else { -q }
     }
-}
-
-fn gcd(a: u64, b: u64) -> u64 {
-    if b == 0 { a } else { gcd(b, a % b) }
 }
 
 /// The nodes in an order where every node comes after the nodes its achievers need, or None

@@ -927,7 +927,9 @@ impl VictoryGraph {
                                     _ => 1,
                                 };
                                 let n = &mut g.nodes[ni];
-                                n.grid = gcd(n.grid, unit);
+                                n.grid =
+                                    crate::program::gcd(n.grid.unsigned_abs(), unit.unsigned_abs())
+                                        as i64;
                             }
                             let (conds, excluded, never) =
                                 g.cond_nodes(p, ri, r, level + 1, opponent, &mut queue);
@@ -1478,10 +1480,6 @@ fn merge(into: &mut Vec<(usize, u32)>, from: &[(usize, u32)]) {
 /// Own turns for an achiever to bring `cur` into the target.
 fn own_cost(t: Target, cur: i64, a: &Achiever, free_rate: f64, grid: i64) -> Option<u32> {
     own_cost_of(t, cur, a.step, a.needs_command, a.period, free_rate, grid)
-}
-
-fn gcd(a: i64, b: i64) -> i64 {
-    if b == 0 { a } else { gcd(b, a % b) }
 }
 
 /// Whether steps on a grid of `grid` from `cur` can land in [lo, hi] (always, unless the

@@ -336,3 +336,17 @@ impl RuleProgram {
             && self.adv == o.adv
     }
 }
+
+/// The greatest common divisor (gcd(a, 0) = a).
+pub fn gcd(a: u64, b: u64) -> u64 {
+    if b == 0 { a } else { gcd(b, a % b) }
+}
+
+/// The least common multiple of `periods`, at most 2^20 (1 for none): the cycle after which
+/// every periodic rule (`@N/`) is due again at the same phase.
+pub fn period_lcm(periods: impl IntoIterator<Item = u32>) -> u32 {
+    periods.into_iter().fold(1u64, |l, p| {
+        let p = u64::from(p.max(1));
+        (l / gcd(l, p)).saturating_mul(p).min(1 << 20)
+    }) as u32
+}

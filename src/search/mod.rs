@@ -69,12 +69,7 @@ fn key_of(st: &State, lcm: u32, with_hist: bool) -> u64 {
 }
 
 fn lcm_of(periods: &[u32]) -> u32 {
-    fn gcd(a: u32, b: u32) -> u32 {
-        if b == 0 { a } else { gcd(b, a % b) }
-    }
-    periods
-        .iter()
-        .fold(1u32, |l, &p| (l / gcd(l, p)).saturating_mul(p).min(1 << 20))
+    crate::program::period_lcm(periods.iter().copied())
 }
 
 /// The evaluation that is worth tanh(1) ≈ 0.76 of a win: twice the larger distance to winning
