@@ -411,9 +411,14 @@ fn outcome(ui: &mut Ui, lang: Lang, r: &Report) {
             if let Some(e) = &o.exact {
                 ui.horizontal_wrapped(|ui| {
                     ui.strong(tr(lang, T::Exact));
+                    use crate::report::ExactKind;
                     let verdict = match (e.kind, e.winner, e.value) {
-                        ("forced_win", Some(w), _) => trf(lang, T::ForcedWinFor, w),
-                        ("value", _, Some(v)) => trf(lang, T::GameValueOf, format!("{v:+.4}")),
+                        (ExactKind::ForcedWin, Some(w), _) => {
+                            trf(lang, T::ForcedWinFor, w.as_str())
+                        }
+                        (ExactKind::Value, _, Some(v)) => {
+                            trf(lang, T::GameValueOf, format!("{v:+.4}"))
+                        }
                         _ => tr(lang, T::NotDecided).to_string(),
                     };
                     ui.label(RichText::new(verdict).strong());

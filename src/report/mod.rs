@@ -288,13 +288,28 @@ pub fn sampled(p: f64, n: u64, varied: bool) -> Rate {
     wilson(p, n)
 }
 
+/// What kind of exact verdict the solver reached.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ExactKind {
+    /// A side forces a win (`winner`).
+    ForcedWin,
+    /// The game value for h (`value`).
+    Value,
+    /// Proved: no forced win within the search's plies.
+    #[default]
+    None,
+    /// The search gave up (its budget ran out, or it was cancelled): nothing is claimed.
+    Undecided,
+}
+
 /// The exact verdict on the start, where the solver decides it.
 #[derive(Clone, Debug, Default, PartialEq, Serialize)]
 pub struct Exact {
-    /// "forced_win", "value" or "none".
-    pub kind: &'static str,
-    /// The side with a forced win.
-    pub winner: Option<&'static str>,
+    /// "forced_win", "value", "none" (proved within the search's plies) or "undecided".
+    pub kind: ExactKind,
+    /// The side with a forced win ("h" or "c").
+    pub winner: Option<crate::engine::Outcome>,
     /// The game value for h (+1 a sure win now, −1 a sure loss, discounted per turn).
     pub value: Option<f64>,
     /// How it was found.
@@ -789,7 +804,7 @@ fn exact_verdict(
     let eng = crate::search::search_engine(prog);
     let Ok(root) = eng.initial(first) else {
         return Exact {
-            kind: "none",
+            kind: ExactKind::Undecided,
             detail: "runtime error in the initial position".into(),
             ..Default::default()
         };
@@ -803,19 +818,24 @@ fn exact_verdict(
         let how = format!("exact table: {}", t.describe_untimed());
         *keep = Some(t);
         if !has_rand && !prog.settings.simultaneous && v.abs() > 1e-9 {
-            let winner = if v > 0.0 { "h" } else { "c" };
+            let winner = if v > 0.0 {
+                crate::engine::Outcome::H
+            } else {
+                crate::engine::Outcome::C
+            };
             let turns = (v.abs().ln() / crate::search::exact::DISCOUNT.ln()).round();
             return Exact {
-                kind: "forced_win",
+                kind: ExactKind::ForcedWin,
                 winner: Some(winner),
                 value: Some(v),
                 detail: format!(
-                    "{winner} forces a win in {turns} turns with {who} moving first; {how}"
+                    "{} forces a win in {turns} turns with {who} moving first; {how}",
+                    winner.as_str()
                 ),
             };
         }
         return Exact {
-            kind: "value",
+            kind: ExactKind::Value,
             winner: None,
             value: Some(if v.abs() < 1e-9 { 0.0 } else { v }),
             detail: format!(
@@ -837,7 +857,7 @@ fn exact_verdict(
             crate::search::VALUE_POSITIONS,
         );
         return Exact {
-            kind: "value",
+            kind: ExactKind::Value,
             winner: None,
             value: Some(if gv.value.abs() < 1e-9 { 0.0 } else { gv.value }),
             detail: format!(
@@ -856,8 +876,8 @@ fn exact_verdict(
     );
     match f.exists {
         Some(true) => Exact {
-            kind: "forced_win",
-            winner: Some("h"),
+            kind: ExactKind::ForcedWin,
+            winner: Some(crate::engine::Outcome::H),
             value: None,
             detail: format!(
                 "h forces a win within {} plies with {who} moving first (as `kumite solve`)",
@@ -865,17 +885,19 @@ fn exact_verdict(
             ),
         },
         Some(false) => Exact {
-            kind: "none",
+            kind: ExactKind::None,
             winner: None,
             value: None,
             detail: format!("no forced win for h within {DEPTH} plies with {who} moving first"),
         },
         None => Exact {
-            kind: "none",
+            kind: ExactKind::Undecided,
             winner: None,
             value: None,
             detail: format!(
-                "undecided: the forced-win search for h ran out of its budget within {DEPTH} plies"
+                "undecided: the forced-win search for h within {DEPTH} plies gave up ({})",
+                f.gave_up
+                    .map_or_else(|| "its budget ran out".to_string(), |b| b.to_string())
             ),
         },
     }

@@ -49,7 +49,9 @@ fn outcomes(o: &Outcomes) -> String {
 /// The exact verdict on the start in one line.
 fn exact_text(e: &super::Exact) -> String {
     match e.value {
-        Some(v) if e.kind == "value" => format!("value {v:+.4} for h — {}", e.detail),
+        Some(v) if e.kind == super::ExactKind::Value => {
+            format!("value {v:+.4} for h — {}", e.detail)
+        }
         _ => e.detail.clone(),
     }
 }
