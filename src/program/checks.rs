@@ -2,7 +2,7 @@
 //! never be enabled or are never used, keys bound to nothing (from the facts lowering gathers),
 //! and rule-level warnings on a program that compiled (W017, W018).
 
-use super::lower::Facts;
+use super::facts::Facts;
 use super::*;
 use crate::diag::{DiagCode, Diagnostic, FixHint, did_you_mean};
 use crate::expand::Expanded;

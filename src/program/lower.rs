@@ -4,6 +4,7 @@
 //! (initial line, keys, rules, advantage), so ids follow the file.
 
 use super::checks;
+use super::facts::Facts;
 use super::*;
 use crate::diag::{DiagCode, Diagnostic};
 use crate::expand::{ExpRule, Expanded};
@@ -142,18 +143,6 @@ impl<'a> Builder<'a> {
             }
         }
     }
-}
-
-/// What the checks need to know about names, gathered while lowering.
-#[derive(Default)]
-pub(super) struct Facts {
-    pub(super) state_set: HashMap<NameId, Span>,
-    pub(super) state_read: Vec<(NameId, Span)>,
-    /// States written by rule effects (first place each).
-    pub(super) state_effect: Vec<(NameId, Span)>,
-    pub(super) cmd_enable: HashMap<NameId, Span>,
-    pub(super) cmd_mention: Vec<(NameId, Span)>,
-    pub(super) cmd_used: HashMap<NameId, Span>,
 }
 
 /// Compiles a condition list (of a rule or an advantage line); returns the number of the acting
@@ -718,7 +707,7 @@ pub(crate) fn link(
                     value: mv(a.value, dk),
                 }));
                 t.adv_meta.extend(f.t.adv_meta.iter().map(moved));
-                merge_facts(&mut facts, &f.adv_facts, p.at);
+                facts.merge(&f.adv_facts, p.at);
                 continue;
             }
             t.effects.extend(f.t.effects.iter().map(|e| match *e {
@@ -754,7 +743,7 @@ pub(crate) fn link(
                 t.max_seq[s] = t.max_seq[s].max(f.t.max_seq[s]);
             }
             anyone_wins |= f.anyone_wins;
-            merge_facts(&mut facts, &f.rule_facts, p.at);
+            facts.merge(&f.rule_facts, p.at);
         }
     }
     let settings = lower_settings(x, diags);
@@ -764,24 +753,4 @@ pub(crate) fn link(
         checks::lint_rules(&prog, diags);
     }
     prog
-}
-
-/// Adds a piece's facts (spans relative to the piece, which stands at byte `at`) to a file's:
-/// the first place of each name stays the first in the file.
-fn merge_facts(into: &mut Facts, f: &Facts, at: usize) {
-    let mv = |s: &Span| s.start + at..s.end + at;
-    let first = |into: &mut HashMap<NameId, Span>, from: &HashMap<NameId, Span>| {
-        for (n, s) in from {
-            into.entry(*n).or_insert_with(|| mv(s));
-        }
-    };
-    let all = |into: &mut Vec<(NameId, Span)>, from: &[(NameId, Span)]| {
-        into.extend(from.iter().map(|(n, s)| (*n, mv(s))));
-    };
-    first(&mut into.state_set, &f.state_set);
-    all(&mut into.state_read, &f.state_read);
-    all(&mut into.state_effect, &f.state_effect);
-    first(&mut into.cmd_enable, &f.cmd_enable);
-    all(&mut into.cmd_mention, &f.cmd_mention);
-    first(&mut into.cmd_used, &f.cmd_used);
 }

@@ -9,6 +9,7 @@
 //! The pipeline that runs them in order is [`crate::pipeline`].
 
 pub(crate) mod checks;
+mod facts;
 pub mod lower;
 pub mod print;
 
