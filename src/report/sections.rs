@@ -279,14 +279,8 @@ impl<'a> ReportRun<'a> {
         }
         let distinct = distinct_games(all.iter().copied());
         let varied = varied(sets.iter().map(Vec::as_slice));
-        let first_mover_advantage = (!self.prog.settings.simultaneous).then(|| {
-            // The first mover's score: h's in the h-first games, c's in the c-first games.
-            let g = (per[0].games() + per[1].games()).max(1);
-            let s = (per[0].score(0) * per[0].games() as f64
-                + per[1].score(1) * per[1].games() as f64)
-                / g as f64;
-            sampled(s, g, varied).shifted(-0.5)
-        });
+        let first_mover_advantage =
+            (!self.prog.settings.simultaneous).then(|| first_mover(&per, varied));
         rep.outcome = Some(OutcomeReport {
             games: total.games(),
             h_first: per[0],
@@ -592,6 +586,15 @@ fn deeper(spec: &str, prog: &RuleProgram, extra: u32) -> Option<String> {
     Some(format!("cpu:{}", items.join(",")))
 }
 
+/// The first mover's advantage over the two seatings' outcomes (h first, c first): its score —
+/// h's in the h-first games, c's in the c-first games — minus ½.
+fn first_mover(per: &[Outcomes], varied: bool) -> Rate {
+    let g = (per[0].games() + per[1].games()).max(1);
+    let s = (per[0].score(0) * per[0].games() as f64 + per[1].score(1) * per[1].games() as f64)
+        / g as f64;
+    sampled(s, g, varied).shifted(-0.5)
+}
+
 /// Whether two measurements of a score agree: Some(true) when they differ by at most
 /// [`SKILL_POINTS`]; Some(false) when they differ by more and their intervals (or values, for
 /// one game repeated) do not overlap; None when they differ by more but the intervals overlap
@@ -646,12 +649,7 @@ impl ReportRun<'_> {
             g += o.games();
         }
         let h_score = sampled(hs / g.max(1) as f64, g, varied);
-        let first_mover_advantage = (per.len() == 2).then(|| {
-            let s = (per[0].score(0) * per[0].games() as f64
-                + per[1].score(1) * per[1].games() as f64)
-                / g.max(1) as f64;
-            sampled(s, g, varied).shifted(-0.5)
-        });
+        let first_mover_advantage = (per.len() == 2).then(|| first_mover(&per, varied));
         Ok(Some(Some(DepthCheck {
             players,
             games,
