@@ -7,6 +7,7 @@ static ALLOC: mimalloc::MiMalloc = mimalloc::MiMalloc;
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
 use kumite::engine::Engine;
 use kumite::engine::rng::SplitMix;
+use kumite::side::Side;
 use rand::RngExt;
 
 fn load(name: &str) -> kumite::program::RuleProgram {
@@ -23,10 +24,10 @@ fn play_turns(e: &Engine, turns: u64, rng: &mut SplitMix) -> u64 {
     let mut done = 0;
     let mut buf = Vec::new();
     let mut games = 0;
-    let mut st = e.initial(0).expect("start");
+    let mut st = e.initial(Side::H).expect("start");
     while done < turns {
         if st.outcome.is_some() {
-            e.reset(&mut st, 0).expect("start");
+            e.reset(&mut st, Side::H).expect("start");
             games += 1;
         }
         let mut cmds = [None, None];
@@ -37,7 +38,7 @@ fn play_turns(e: &Engine, turns: u64, rng: &mut SplitMix) -> u64 {
             }
         }
         if e.play(&mut st, cmds, None).is_err() {
-            e.reset(&mut st, 0).expect("start");
+            e.reset(&mut st, Side::H).expect("start");
         }
         done += 1;
     }
@@ -59,7 +60,7 @@ fn bench(c: &mut Criterion) {
     // Search: alpha-beta nodes per second on the sumo start position.
     let p = load("sumo.kmt");
     let mut probe = kumite::search::Searcher::new(&p, 1);
-    let st = probe.eng.initial(0).expect("start");
+    let st = probe.eng.initial(Side::H).expect("start");
     probe.negamax(&st, 5, f64::NEG_INFINITY, f64::INFINITY, true);
     let nodes = probe.nodes;
     let mut g = c.benchmark_group("search");

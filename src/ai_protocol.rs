@@ -82,7 +82,7 @@ impl AiPlayer {
             timeout,
             proc: None,
             ai_name: None,
-            side: 0,
+            side: Side::H,
             turn: 0,
         }
     }
@@ -247,9 +247,9 @@ pub fn start_message(eng: &Engine, info: &GameInfo) -> serde_json::Value {
     serde_json::json!({
         "type": "start",
         "rules": info.rules,
-        "side": crate::side::name(info.side),
+        "side": info.side.name(),
         "mode": if eng.simultaneous { "simultaneous" } else { "alternate" },
-        "first": crate::side::name(usize::from(p.settings.cpu_first)),
+        "first": Side::first_mover(p.settings.cpu_first).name(),
         "commands": commands,
         "states": p.states,
         "seed": info.seed,
@@ -271,18 +271,18 @@ pub fn turn_message(
         // Oldest first, most recent last.
         (0..eng.hl)
             .rev()
-            .map(|k| st.hist[s * eng.hl + k])
+            .map(|k| st.hist[s.index() * eng.hl + k])
             .map(|c| (c != NONE).then(|| p.commands[c as usize].as_str()))
             .collect()
     };
     serde_json::json!({
         "type": "turn",
         "turn": st.turn + 1,
-        "side": crate::side::name(side),
+        "side": side.name(),
         "you": side_states(eng, st, side),
-        "opponent": side_states(eng, st, 1 - side),
+        "opponent": side_states(eng, st, side.opponent()),
         "commands": enabled.iter().map(|&c| p.commands[c as usize].as_str()).collect::<Vec<_>>(),
-        "recent": {"you": recent(side), "opponent": recent(1 - side)},
+        "recent": {"you": recent(side), "opponent": recent(side.opponent())},
         "time_left": time_left,
     })
 }
@@ -349,8 +349,8 @@ impl Player for AiPlayer {
     ) {
         let result = match outcome {
             Outcome::Draw => "draw",
-            Outcome::H if side == 0 => "win",
-            Outcome::C if side == 1 => "win",
+            Outcome::H if side == Side::H => "win",
+            Outcome::C if side == Side::C => "win",
             _ => "lose",
         };
         let msg = serde_json::json!({
@@ -360,7 +360,7 @@ impl Player for AiPlayer {
             "turns": st.turn,
             "reason": reason,
             "you": side_states(eng, st, side),
-            "opponent": side_states(eng, st, 1 - side),
+            "opponent": side_states(eng, st, side.opponent()),
         });
         // A failure to tell the end is noticed at the next game's start.
         let _ = self.send(&msg);

@@ -111,7 +111,7 @@ impl ArenaStats {
         self.lengths[t] += 1;
         if let Some((side, e)) = &end.forfeit {
             self.forfeits += 1;
-            let msg = format!("{} forfeits: {}", crate::side::name(*side), e.message);
+            let msg = format!("{} forfeits: {}", side.name(), e.message);
             self.add_examples(&[(game, msg)]);
         }
     }
@@ -222,8 +222,8 @@ impl<'p> Worker<'p> {
             eng: Engine::new(run.prog, 0),
             st: State::default(),
             players: [
-                make_player(run.prog, &run.h, 0, 0, run.ai_timeout)?,
-                make_player(run.prog, &run.c, 0, 1, run.ai_timeout)?,
+                make_player(run.prog, &run.h, 0, Side::H, run.ai_timeout)?,
+                make_player(run.prog, &run.c, 0, Side::C, run.ai_timeout)?,
             ],
             randoms: (run.h == "random" && run.c == "random")
                 .then(|| [RandomPlayer::new(0), RandomPlayer::new(0)]),
@@ -246,8 +246,8 @@ impl<'p> Worker<'p> {
         self.opts.game = i;
         self.eng.seed = seed;
         if let Some([a, b]) = &mut self.randoms {
-            a.reseed(player_seed("random", seed, 0));
-            b.reseed(player_seed("random", seed, 1));
+            a.reseed(player_seed("random", seed, Side::H));
+            b.reseed(player_seed("random", seed, Side::C));
             let end = play_game(
                 &self.eng,
                 &mut self.st,
@@ -265,7 +265,7 @@ impl<'p> Worker<'p> {
                 run.prog,
                 spec,
                 seed,
-                side,
+                Side::from_index(side),
                 run.ai_timeout,
             ) {
                 // Checked when the run began; should a player still fail, the game is an error.
@@ -392,7 +392,7 @@ fn result_json_of(m: &Meta, s: &ArenaStats, seconds: f64) -> serde_json::Value {
         "rules": m.rules,
         "players": {"h": m.h, "c": m.c},
         "seed": m.seed,
-        "first": crate::side::name(m.first),
+        "first": m.first.name(),
         "total_games": m.total_games,
         "game_ranges": m.ranges,
         "games": s.games,
@@ -530,7 +530,7 @@ pub fn parse_result(v: &serde_json::Value) -> Result<(Meta, ArenaStats, f64), Re
         c: text(&v["players"]["c"], "players.c")?,
         seed: num("seed")?,
         total_games: num("total_games")?,
-        first: usize::from(v["first"] == "c"),
+        first: Side::from_index(usize::from(v["first"] == "c")),
         ranges,
     };
     let mut stats = ArenaStats {

@@ -109,13 +109,13 @@ impl Player for HumanPlayer {
             out,
             "\n── turn {} · {} to move ──",
             st.turn + 1,
-            if side == 0 { "h (you)" } else { "c" }
+            if side == Side::H { "h (you)" } else { "c" }
         );
-        for s in 0..2 {
+        for s in Side::BOTH {
             let vals: Vec<String> = (2..p.states.len())
                 .map(|i| format!("{}={}", p.states[i], eng.val(st, s, i as u32)))
                 .collect();
-            let _ = writeln!(out, "  {}: {}", crate::side::name(s), vals.join("  "));
+            let _ = writeln!(out, "  {}: {}", s.name(), vals.join("  "));
         }
         let list: Vec<String> = enabled
             .iter()

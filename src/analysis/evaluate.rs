@@ -2,6 +2,7 @@
 //! (distance, advantage) into a score, over the soft minimum of the decisive rules' distances.
 
 use super::*;
+use crate::side::Side;
 
 /// The distance a position's evaluation uses: the soft minimum `−ln Σ exp(−d)` over the
 /// decisive rules' distances (unreachable ones left out; `cap` when none is reachable). It is
@@ -68,8 +69,8 @@ pub trait Evaluate {
     /// one's own, plus one's advantage minus the opponent's.
     fn score(&self, eng: &Engine, st: &State, x: Side) -> f64 {
         let dx = self.distance(eng, st, x).1;
-        let dy = self.distance(eng, st, 1 - x).1;
-        (dy - dx) + self.advantage(eng, st, x) - self.advantage(eng, st, 1 - x)
+        let dy = self.distance(eng, st, x.opponent()).1;
+        (dy - dx) + self.advantage(eng, st, x) - self.advantage(eng, st, x.opponent())
     }
     /// The evaluation for `x`: ±1e9 once decided (0 for a draw), else [`Evaluate::score`].
     fn evaluate(&self, eng: &Engine, st: &State, x: Side) -> f64 {
@@ -82,8 +83,8 @@ pub fn decided_value(st: &State, x: Side) -> Option<f64> {
     use crate::engine::Outcome;
     match st.outcome? {
         Outcome::Draw => Some(0.0),
-        Outcome::H => Some(if x == 0 { 1e9 } else { -1e9 }),
-        Outcome::C => Some(if x == 1 { 1e9 } else { -1e9 }),
+        Outcome::H => Some(if x == Side::H { 1e9 } else { -1e9 }),
+        Outcome::C => Some(if x == Side::C { 1e9 } else { -1e9 }),
     }
 }
 

@@ -360,14 +360,14 @@ impl FastEval {
                     Target::Enabled => (true, eng.nc),
                     _ => (false, eng.ns),
                 };
-                let at = |x: Side| (n.side.resolve(x) * width + n.id as usize) as u32;
+                let at = |x: Side| (n.side.resolve(x).index() * width + n.id as usize) as u32;
                 let (lo, hi, neg) = match n.target {
                     Target::Enabled => (1, 1, false),
                     Target::NonZero => (0, 0, true),
                     Target::Range(lo, hi) => (lo, hi, false),
                 };
                 NodeTest {
-                    off: [at(0), at(1)],
+                    off: [at(Side::H), at(Side::C)],
                     enabled,
                     lo,
                     hi,
@@ -773,7 +773,7 @@ impl FastEval {
             let cost = if b == NOT_OK || d.never || d.only.is_some_and(|s| s != x) {
                 self.cap
             } else {
-                let acting = if d.opponent { 1 - x } else { x };
+                let acting = if d.opponent { x.opponent() } else { x };
                 let extra = d
                     .excluded
                     .iter()
@@ -872,8 +872,8 @@ impl Evaluate for FastEval {
     /// As [`Evaluate::score`], with both sides' advantage sums in one pass over the lines.
     fn score(&self, eng: &Engine, st: &State, x: Side) -> f64 {
         let dx = self.distance(eng, st, x).1;
-        let dy = self.distance(eng, st, 1 - x).1;
-        let [ax, ay] = self.advantages(eng, st, [x, 1 - x]);
+        let dy = self.distance(eng, st, x.opponent()).1;
+        let [ax, ay] = self.advantages(eng, st, [x, x.opponent()]);
         (dy - dx) + ax - ay
     }
 
@@ -884,7 +884,7 @@ impl Evaluate for FastEval {
             return v;
         }
         let v = self.cached(eng, st).1;
-        if x == 0 { v } else { -v }
+        if x == Side::H { v } else { -v }
     }
 }
 
@@ -923,7 +923,7 @@ impl FastEval {
                 return (slot, c.slots[slot].val);
             }
         }
-        let v = self.score(eng, st, 0);
+        let v = self.score(eng, st, Side::H);
         let mut c = self.cache.borrow_mut();
         c.slots[slot] = CacheSlot {
             key,
@@ -947,7 +947,7 @@ impl FastEval {
             q = 0.9e9 * (v / scale).tanh();
             c.slots[slot].squashed = q;
         }
-        if x == 0 { q } else { -q }
+        if x == Side::H { q } else { -q }
     }
 }
 

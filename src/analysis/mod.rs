@@ -392,7 +392,7 @@ impl Decisive {
 
     /// How the rule is decisive, for display: empty for the pursuer's own rule.
     pub fn whose(&self) -> String {
-        let only = self.only.map(|s| format!("{} only", crate::side::name(s)));
+        let only = self.only.map(|s| format!("{} only", s.name()));
         match (self.opponent, only) {
             (false, None) => String::new(),
             (false, Some(o)) => o,
@@ -736,8 +736,12 @@ fn decisive_ways(p: &RuleProgram, r: &CRule) -> Vec<(bool, Option<Side>)> {
         let found: &[(bool, Option<Side>)] = match (side, win) {
             (SideRef::S, true) | (SideRef::O, false) => &[(false, None)],
             (SideRef::S, false) | (SideRef::O, true) => &[(true, None)],
-            (SideRef::H, true) | (SideRef::C, false) => &[(false, Some(0)), (true, Some(0))],
-            (SideRef::C, true) | (SideRef::H, false) => &[(false, Some(1)), (true, Some(1))],
+            (SideRef::H, true) | (SideRef::C, false) => {
+                &[(false, Some(Side::H)), (true, Some(Side::H))]
+            }
+            (SideRef::C, true) | (SideRef::H, false) => {
+                &[(false, Some(Side::C)), (true, Some(Side::C))]
+            }
         };
         for &(opponent, only) in found {
             if opponent && r.has_cmd_atoms {
@@ -847,21 +851,29 @@ impl VictoryGraph {
                     // it is that side (S) or the other (O), and by the opponent's command-free
                     // instance the other way round.
                     SideRef::H | SideRef::C => {
-                        let a: Side = if key.side == SideRef::H { 0 } else { 1 };
-                        for (w, mine) in [(SideRef::S, a), (SideRef::O, 1 - a)] {
+                        let a: Side = if key.side == SideRef::H {
+                            Side::H
+                        } else {
+                            Side::C
+                        };
+                        for (w, mine) in [(SideRef::S, a), (SideRef::O, a.opponent())] {
                             for &ri in writing(w) {
                                 candidates.push((ri, false, Some(mine), w));
                                 if !p.rules[ri].has_cmd_atoms {
-                                    candidates.push((ri, true, Some(1 - mine), w));
+                                    candidates.push((ri, true, Some(mine.opponent()), w));
                                 }
                             }
                         }
                     }
                     // The pursuer's (S) or opponent's (O) state written as h's or c's.
                     SideRef::S | SideRef::O => {
-                        for (w, abs) in [(SideRef::H, 0), (SideRef::C, 1)] {
+                        for (w, abs) in [(SideRef::H, Side::H), (SideRef::C, Side::C)] {
                             for &ri in writing(w) {
-                                let pursuer = if key.side == SideRef::S { abs } else { 1 - abs };
+                                let pursuer = if key.side == SideRef::S {
+                                    abs
+                                } else {
+                                    abs.opponent()
+                                };
                                 candidates.push((ri, false, Some(pursuer), w));
                             }
                         }
@@ -1735,7 +1747,7 @@ pub fn distances(g: &VictoryGraph, eng: &Engine, st: &State, x: Side) -> Distanc
             // side: the opponent for its own instance).
             let p = eng.prog;
             let r = &p.rules[d.rule];
-            let acting = if d.opponent { 1 - x } else { x };
+            let acting = if d.opponent { x.opponent() } else { x };
             let extra = p
                 .rule_conds(r)
                 .iter()

@@ -3,6 +3,7 @@
 use crate::analysis::{VictoryGraph, distances};
 use crate::engine::{Engine, State};
 use crate::program::RuleProgram;
+use crate::side::Side;
 
 /// A distance as JSON: a number, or null when it is infinite (nothing reaches it).
 fn dist_json(d: u32, cap: u32) -> serde_json::Value {
@@ -29,8 +30,8 @@ fn cap_of(_eng: &Engine) -> u32 {
 
 /// The graph and distances as the JSON `kumite tree --format json` prints.
 pub fn tree_json(p: &RuleProgram, g: &VictoryGraph, eng: &Engine, st: &State) -> serde_json::Value {
-    let dh = distances(g, eng, st, 0);
-    let dc = distances(g, eng, st, 1);
+    let dh = distances(g, eng, st, Side::H);
+    let dc = distances(g, eng, st, Side::C);
     let cap = cap_of(eng);
     let dj = |d: u32| dist_json(d, cap);
     let nodes: Vec<serde_json::Value> = g
@@ -46,7 +47,7 @@ pub fn tree_json(p: &RuleProgram, g: &VictoryGraph, eng: &Engine, st: &State) ->
                 "distance": {"h": dj(dh.node[i]), "c": dj(dc.node[i])},
                 "achievers": n.achievers.iter().map(|a| serde_json::json!({
                     "line": a.line, "rule": a.text(p), "origin": a.origin(p), "needs_command": a.needs_command,
-                    "opponent": a.opponent, "only": a.only.map(crate::side::name),
+                    "opponent": a.opponent, "only": a.only.map(Side::name),
                     "step": format!("{:?}", a.step), "conditions": a.conds,
                     "uses": a.spends.iter().map(|sp| serde_json::json!({"node": sp.node, "per_firing": sp.per})).collect::<Vec<_>>(),
                 })).collect::<Vec<_>>(),
@@ -57,7 +58,7 @@ pub fn tree_json(p: &RuleProgram, g: &VictoryGraph, eng: &Engine, st: &State) ->
         .decisive
         .iter()
         .enumerate()
-        .map(|(k, d)| serde_json::json!({"line": d.line, "rule": d.text, "conditions": d.conds, "excluded": d.excluded, "victory_rule": d.victory, "opponent": d.opponent, "only": d.only.map(crate::side::name), "distance": {"h": dj(dh.decisive[k]), "c": dj(dc.decisive[k])}}))
+        .map(|(k, d)| serde_json::json!({"line": d.line, "rule": d.text, "conditions": d.conds, "excluded": d.excluded, "victory_rule": d.victory, "opponent": d.opponent, "only": d.only.map(Side::name), "distance": {"h": dj(dh.decisive[k]), "c": dj(dc.decisive[k])}}))
         .collect();
     let _ = p;
     serde_json::json!({
@@ -71,8 +72,8 @@ pub fn tree_json(p: &RuleProgram, g: &VictoryGraph, eng: &Engine, st: &State) ->
 
 /// The graph as text: decisive rules, then nodes by level with achievers.
 pub fn tree_text(g: &VictoryGraph, eng: &Engine, st: &State) -> String {
-    let dh = distances(g, eng, st, 0);
-    let dc = distances(g, eng, st, 1);
+    let dh = distances(g, eng, st, Side::H);
+    let dc = distances(g, eng, st, Side::C);
     let cap = cap_of(eng);
     let dt = |d: u32| dist_text(d, cap);
     let to_win = |d: &crate::analysis::Distances| match &d.unreachable {
@@ -135,7 +136,7 @@ pub fn tree_text(g: &VictoryGraph, eng: &Engine, st: &State) -> String {
                         ""
                     },
                     a.only
-                        .map(|x| format!("   ({} only)", crate::side::name(x)))
+                        .map(|x| format!("   ({} only)", x.name()))
                         .unwrap_or_default(),
                     if conds.is_empty() {
                         String::new()
@@ -160,8 +161,8 @@ pub fn tree_text(g: &VictoryGraph, eng: &Engine, st: &State) -> String {
 
 /// The graph in Graphviz DOT.
 pub fn tree_dot(g: &VictoryGraph, eng: &Engine, st: &State) -> String {
-    let dh = distances(g, eng, st, 0);
-    let dc = distances(g, eng, st, 1);
+    let dh = distances(g, eng, st, Side::H);
+    let dc = distances(g, eng, st, Side::C);
     let esc = |t: &str| t.replace('\\', "\\\\").replace('"', "\\\"");
     let mut s = String::from(
         "digraph victory {\n  rankdir=LR;\n  node [shape=box, fontname=\"Noto Sans CJK JP\"];\n  win [label=\"勝利\", shape=doublecircle];\n",
@@ -244,7 +245,7 @@ fn shortest_json(w: &crate::search::solve::ShortestWin) -> serde_json::Value {
 /// `kumite solve` as JSON: shortest win, forced win, and (asked for, simultaneous) the value.
 pub fn solve(
     prog: &RuleProgram,
-    first: usize,
+    first: Side,
     depth: u32,
     value: bool,
     positions: Option<usize>,
@@ -340,7 +341,7 @@ pub fn solve(
 /// when known) turns it into the player's exploitability.
 pub fn against(
     prog: &RuleProgram,
-    first: usize,
+    first: Side,
     spec: &str,
     game_value: Option<f64>,
 ) -> Result<serde_json::Value, String> {
@@ -354,7 +355,7 @@ pub fn against(
     let mut policy: Box<crate::search::exact::Policy> = if spec == "random" {
         let e = crate::search::search_engine(prog);
         Box::new(move |s: &State| {
-            let ms = crate::search::moves(&e, s, 1);
+            let ms = crate::search::moves(&e, s, Side::C);
             let p = 1.0 / ms.len() as f64;
             ms.into_iter().map(|m| (m, p)).collect()
         })
@@ -362,17 +363,17 @@ pub fn against(
         let mut cpu = crate::search::CpuPlayer::new(prog, settings.map_err(|e| e.to_string())?, 0);
         Box::new(move |s: &State| {
             cpu.reseed(crate::search::position_key(s, 1));
-            cpu.policy(s, 1)
+            cpu.policy(s, Side::C)
         })
     } else if spec.starts_with("ai:") {
         let mut ai =
-            crate::players::make_player(prog, spec, 0, 1, 5.0).map_err(|e| e.to_string())?;
+            crate::players::make_player(prog, spec, 0, Side::C, 5.0).map_err(|e| e.to_string())?;
         let e = crate::search::search_engine(prog);
         ai.begin(
             &e,
             &GameInfo {
                 rules: "",
-                side: 1,
+                side: Side::C,
                 seed: 0,
                 game: 0,
             },
@@ -380,11 +381,11 @@ pub fn against(
         .map_err(|e| format!("{spec}: {}", e.message))?;
         Box::new(move |s: &State| {
             let mut enabled = Vec::new();
-            e.enabled_commands(s, 1, &mut enabled);
+            e.enabled_commands(s, Side::C, &mut enabled);
             if enabled.is_empty() {
                 return vec![(None, 1.0)];
             }
-            match ai.choose(&e, s, 1, &enabled) {
+            match ai.choose(&e, s, Side::C, &enabled) {
                 Ok(m) => vec![(m, 1.0)],
                 // A program that fails here counts as passing: the reply exploits that.
                 Err(_) => vec![(None, 1.0)],

@@ -28,6 +28,7 @@ pub fn write_out(args: std::fmt::Arguments) {
 
 use crate::diag::{AriadneRenderer, DiagCode, JsonDiagnostic, LineIndex, Severity};
 use crate::pipeline::{compile, expanded_kmt};
+use crate::side::Side;
 use clap::{Args, Parser, Subcommand, ValueEnum};
 use std::io::{IsTerminal, Write};
 use std::path::{Path, PathBuf};
@@ -672,7 +673,7 @@ fn report(file: &Path, a: &ReportArgs, set: &[String], format: Format) -> ExitCo
         match crate::report::split_players(p) {
             Ok(pair) => {
                 for spec in &pair {
-                    if let Err(e) = crate::players::make_player(&prog, spec, 0, 0, 5.0)
+                    if let Err(e) = crate::players::make_player(&prog, spec, 0, Side::H, 5.0)
                         .map_err(|e| e.to_string())
                         .and_then(|_| check_not_human(spec))
                     {
@@ -742,11 +743,11 @@ fn fail(msg: &(impl std::fmt::Display + ?Sized)) -> ExitCode {
 }
 
 /// The side that moves first: `--first`, else the file's `~` line.
-fn side_of(first: Option<SideArg>, prog: &crate::program::RuleProgram) -> usize {
+fn side_of(first: Option<SideArg>, prog: &crate::program::RuleProgram) -> Side {
     match first {
         Some(SideArg::C) => crate::side::C,
         Some(SideArg::H) => crate::side::H,
-        None => usize::from(prog.settings.cpu_first),
+        None => Side::first_mover(prog.settings.cpu_first),
     }
 }
 
@@ -828,8 +829,8 @@ fn print_arena(json: &serde_json::Value, stats: &crate::arena::ArenaStats, forma
         if let Some(w) = w.filter(|w| w.moves > 0) {
             outln!(
                 "{} ({}): {} moves searched, {:.0} nodes a move, {:.2} M nodes/s over {:.2} s of thinking",
-                crate::side::name(side),
-                json["players"][crate::side::name(side)]
+                Side::from_index(side).name(),
+                json["players"][Side::from_index(side).name()]
                     .as_str()
                     .unwrap_or(""),
                 w.moves,

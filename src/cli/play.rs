@@ -4,6 +4,7 @@ use crate::engine::players::{MatchOptions, MatchResult, Player, play_match};
 use crate::engine::{Engine, State};
 use crate::players::make_player;
 use crate::program::{CmdId, RuleProgram};
+use crate::side::Side;
 
 /// Parses `--set h.NAME=V` / `NAME=V` overrides into the program's initial values.
 pub fn apply_sets(prog: &mut RuleProgram, sets: &[String]) -> Result<(), String> {
@@ -122,8 +123,8 @@ fn run_players(
     ai_timeout: f64,
 ) -> Result<MatchResult, String> {
     let mut players = [
-        make_player(prog, specs[0], opts.seed, 0, ai_timeout).map_err(|e| e.to_string())?,
-        make_player(prog, specs[1], opts.seed, 1, ai_timeout).map_err(|e| e.to_string())?,
+        make_player(prog, specs[0], opts.seed, Side::H, ai_timeout).map_err(|e| e.to_string())?,
+        make_player(prog, specs[1], opts.seed, Side::C, ai_timeout).map_err(|e| e.to_string())?,
     ];
     Ok(run_with(prog, &mut players, opts, delay, display))
 }
@@ -274,7 +275,7 @@ pub fn match_command(
         let mut out = String::new();
         let header = serde_json::json!({
             "type": "match", "rules": s.file.display().to_string(), "rules_hash": text_hash(&text),
-            "seed": opts.seed, "first": crate::side::name(opts.first), "set": s.sets,
+            "seed": opts.seed, "first": opts.first.name(), "set": s.sets,
             "h": s.h, "c": s.c, "max_turns": opts.max_turns, "kumite": env!("CARGO_PKG_VERSION"),
         });
         out.push_str(&format!("{header}\n"));
@@ -382,7 +383,11 @@ pub fn replay(log: &std::path::Path) -> Result<String, String> {
         .ok_or("the rules file has errors")?;
     apply_sets(&mut prog, &sets)?;
     let seed = header["seed"].as_u64().ok_or("the header has no seed")?;
-    let first = if header["first"] == "c" { 1 } else { 0 };
+    let first = if header["first"] == "c" {
+        Side::C
+    } else {
+        Side::H
+    };
     let eng = Engine::new(&prog, seed);
     let mut st = eng
         .initial(first)
@@ -397,7 +402,7 @@ pub fn replay(log: &std::path::Path) -> Result<String, String> {
             }
             let mut cmds = [None, None];
             for (n, m) in pending.iter() {
-                let side = if m["side"] == "c" { 1 } else { 0 };
+                let side = if m["side"] == "c" { Side::C } else { Side::H };
                 if !eng.movers(st).contains(&side) {
                     return Err(format!("line {}: it is not {}'s turn", n + 1, m["side"]));
                 }

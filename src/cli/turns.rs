@@ -40,7 +40,7 @@ pub fn turn_summary(t: &TurnTrace) -> String {
     }
     let switched = net(&switches);
     let mut said: Vec<String> = Vec::new();
-    for side in ["h", "c"] {
+    for side in Side::BOTH {
         for (on, words) in [(false, "may no longer"), (true, "may now")] {
             let cmds: Vec<&str> = switched
                 .iter()
@@ -60,8 +60,8 @@ pub fn turn_summary(t: &TurnTrace) -> String {
 
 /// Changes folded per (side, name) into first value → last value, in the order first seen;
 /// those that came back to where they started are left out.
-fn net<'a>(changes: &[&'a Change]) -> Vec<(&'static str, &'a str, i64, i64)> {
-    let mut out: Vec<(&'static str, &'a str, i64, i64)> = Vec::new();
+fn net<'a>(changes: &[&'a Change]) -> Vec<(Side, &'a str, i64, i64)> {
+    let mut out: Vec<(Side, &'a str, i64, i64)> = Vec::new();
     for c in changes {
         match out
             .iter_mut()
@@ -86,15 +86,15 @@ pub fn decided_by(
     max_turns: Option<u32>,
 ) -> Option<String> {
     let winners: &[Side] = match result {
-        "h" => &[0],
-        "c" => &[1],
-        "draw" => &[0, 1],
+        "h" => &[Side::H],
+        "c" => &[Side::C],
+        "draw" => &[Side::H, Side::C],
         _ => return None,
     };
     let mut found: Vec<(usize, Side, String)> = Vec::new();
     if let Some(t) = last {
         for (side, rule, line, _) in t.fired.iter().chain(&t.end_check) {
-            let acting: Side = if *side == "c" { 1 } else { 0 };
+            let acting: Side = if *side == "c" { Side::C } else { Side::H };
             let Some(r) = p.rules.get(*rule) else {
                 continue;
             };
@@ -143,7 +143,7 @@ fn winner_of(e: &CEffect, acting: Side) -> Option<Side> {
     let whose = side.resolve(acting);
     match state {
         WIN_STATE => Some(whose),
-        LOSE_STATE => Some(1 - whose),
+        LOSE_STATE => Some(whose.opponent()),
         _ => None,
     }
 }
@@ -155,7 +155,7 @@ pub fn conditions_text(p: &RuleProgram, rule: usize, acting: Side) -> String {
     let Some(r) = p.rules.get(rule) else {
         return String::new();
     };
-    let name = crate::side::name;
+    let name = Side::name;
     let (c0, c1) = r.conds;
     let mut moves = Vec::new();
     let mut others = Vec::new();
@@ -167,7 +167,7 @@ pub fn conditions_text(p: &RuleProgram, rule: usize, acting: Side) -> String {
                 back,
                 cmd,
             }) => {
-                let side = if *opp { 1 - acting } else { acting };
+                let side = if *opp { acting.opponent() } else { acting };
                 let when = match back {
                     0 => String::new(),
                     1 => " the turn before".to_string(),
@@ -202,8 +202,8 @@ fn absolute(text: &str, acting: Side) -> String {
     while let Some(c) = chars.next() {
         let starts = prev.is_none_or(|p| !is_name_char(p));
         if starts && (c == 'S' || c == 'O') && chars.peek() == Some(&'.') {
-            let side = if c == 'S' { acting } else { 1 - acting };
-            out.push_str(crate::side::name(side));
+            let side = if c == 'S' { acting } else { acting.opponent() };
+            out.push_str(side.name());
         } else {
             out.push(c);
         }
@@ -214,12 +214,16 @@ fn absolute(text: &str, acting: Side) -> String {
 
 #[cfg(test)]
 mod tests {
+    use crate::side::Side;
     #[test]
     fn relative_prefixes_become_sides() {
-        assert_eq!(super::absolute("O.体力<=8", 0), "c.体力<=8");
-        assert_eq!(super::absolute("S.溜め>=O.溜め+1", 1), "c.溜め>=h.溜め+1");
-        assert_eq!(super::absolute("abs(S.x-O.y)>0", 0), "abs(h.x-c.y)>0");
+        assert_eq!(super::absolute("O.体力<=8", Side::H), "c.体力<=8");
+        assert_eq!(
+            super::absolute("S.溜め>=O.溜め+1", Side::C),
+            "c.溜め>=h.溜め+1"
+        );
+        assert_eq!(super::absolute("abs(S.x-O.y)>0", Side::H), "abs(h.x-c.y)>0");
         // A name ending in S or O is not a prefix (names hold no '.', but stay safe).
-        assert_eq!(super::absolute("BOSS>0", 0), "BOSS>0");
+        assert_eq!(super::absolute("BOSS>0", Side::H), "BOSS>0");
     }
 }

@@ -3,6 +3,7 @@
 
 use super::*;
 use crate::program::CEffect;
+use crate::side::Side;
 
 impl<'p> Engine<'p> {
     /// Availability for the side(s) about to move from the compact rules (they cannot fail).
@@ -52,11 +53,11 @@ impl<'p> Engine<'p> {
     /// as in [`Engine::prepare_fast`].
     pub(super) fn prepare(&self, st: &mut State, trace: Option<&mut TurnTrace>) -> Res<()> {
         let movers: &[Side] = if self.simultaneous {
-            &[0, 1]
-        } else if st.to_move == 0 {
-            &[0]
+            &[Side::H, Side::C]
+        } else if st.to_move == Side::H {
+            &[Side::H]
         } else {
-            &[1]
+            &[Side::C]
         };
         if let (Some(avail), None) = (&self.flat_avail, &trace) {
             for &side in movers {

@@ -104,7 +104,7 @@ impl<'p> Engine<'p> {
         if let Some(f) = &self.chance {
             return f(turn, side, rule, slot, lo, hi);
         }
-        rng::draw(self.seed, turn, side, rule, slot, lo, hi)
+        rng::draw(self.seed, turn, side.index(), rule, slot, lo, hi)
     }
 
     pub(super) fn scripted_draw(&self, rule: u32, slot: u16, lo: i64, hi: i64) -> i64 {

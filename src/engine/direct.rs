@@ -5,6 +5,7 @@
 //! Either gives the reference path's result, errors included.
 
 use super::*;
+use crate::side::Side;
 
 /// The expression operands the two-phase direct path holds for one list (more: the reference
 /// way).
@@ -19,7 +20,7 @@ impl<'p> Engine<'p> {
     #[inline(always)]
     pub(super) fn resolve_direct(&self, st: &mut State, side: Side) -> Res<()> {
         let n = st.own_turns[side];
-        let now = st.hist[side * self.hl];
+        let now = st.hist[side.index() * self.hl];
         let (a, b, two_phase, draws) =
             self.direct_lists[if now == NONE { self.nc } else { now as usize }];
         if two_phase {
@@ -132,7 +133,7 @@ impl<'p> Engine<'p> {
             return self.resolve_collected(st, side);
         }
         let n = st.own_turns[side];
-        let now = st.hist[side * self.hl];
+        let now = st.hist[side.index() * self.hl];
         let turn = st.turn;
         // A scripted turn whose values or `rand(lo,hi) OP k` conditions draw keeps its first
         // phase for the other outcomes (conditions: one side resolving, alternate mode).
@@ -279,7 +280,7 @@ impl<'p> Engine<'p> {
     fn direct_write(&self, i: usize, writer: Side, op: UpdOp, value: i64, rule: u32) -> Write {
         Write {
             target: Target::Val(i),
-            owner: i / self.ns,
+            owner: Side::from_index(i / self.ns),
             writer,
             op,
             value,

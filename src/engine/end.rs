@@ -3,6 +3,7 @@
 
 use super::*;
 use crate::program::CEffect;
+use crate::side::Side;
 
 impl<'p> Engine<'p> {
     #[inline(always)]
@@ -40,7 +41,7 @@ impl<'p> Engine<'p> {
                 if v.period > 0 && !(n >= 1 && n.is_multiple_of(v.period)) {
                     continue;
                 }
-                if self.fast_conds(v.conds, st, side) {
+                if self.fast_conds(v.conds, st, Side::from_index(side)) {
                     set |= v.sets[side];
                 }
             }
@@ -71,13 +72,13 @@ impl<'p> Engine<'p> {
                 if !Self::victory_period_ok(r, n) {
                     continue;
                 }
-                let held = self.holds(ri, r, st, side, st.turn, stack)?;
+                let held = self.holds(ri, r, st, Side::from_index(side), st.turn, stack)?;
                 if held {
                     self.note_fire(ri);
                     if let Some(t) = trace.as_deref_mut() {
                         let m = &self.prog.meta[ri as usize];
                         t.end_check.push((
-                            crate::side::name(side),
+                            Side::from_index(side).name(),
                             ri as usize,
                             m.origin.line,
                             m.origin.describe(),
@@ -96,7 +97,7 @@ impl<'p> Engine<'p> {
                         } => self.value_write(
                             who,
                             state,
-                            side,
+                            Side::from_index(side),
                             UpdOp::Set,
                             (held == value) as i64,
                             ri,
@@ -110,12 +111,12 @@ impl<'p> Engine<'p> {
                             let v = self.eval(
                                 self.prog.code_of(expr),
                                 &st.vals,
-                                side,
+                                Side::from_index(side),
                                 st.turn,
                                 ri,
                                 stack,
                             )?;
-                            self.value_write(who, state, side, op, v, ri)
+                            self.value_write(who, state, Side::from_index(side), op, v, ri)
                         }
                         _ => continue,
                     };

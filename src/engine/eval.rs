@@ -40,7 +40,7 @@ impl<'p> Engine<'p> {
                 Op::Push(v) => stack.push(v),
                 Op::Load(who, id) => {
                     let s = who.resolve(side);
-                    stack.push(vals[s * self.ns + id as usize]);
+                    stack.push(vals[s.index() * self.ns + id as usize]);
                 }
                 Op::Neg => {
                     let a = stack.pop().unwrap_or(0);
@@ -112,7 +112,7 @@ impl<'p> Engine<'p> {
         stack: &mut Vec<i64>,
     ) -> Res<bool> {
         let need = self.need_cmd[ri as usize];
-        if need != NONE && st.hist[side * self.hl] != need {
+        if need != NONE && st.hist[side.index() * self.hl] != need {
             return Ok(false);
         }
         let base = r.conds.0 as usize;
@@ -275,7 +275,7 @@ impl<'p> Engine<'p> {
     #[inline]
     pub fn command_at(&self, st: &State, side: Side, back: u8) -> u32 {
         if (back as usize) < self.hl {
-            st.hist[side * self.hl + back as usize]
+            st.hist[side.index() * self.hl + back as usize]
         } else {
             NONE
         }
@@ -304,7 +304,7 @@ impl<'p> Engine<'p> {
     pub(super) fn operand(&self, code: &[Op], vals: &[i64], side: Side) -> Option<i64> {
         match *code {
             [Op::Push(v)] => Some(v),
-            [Op::Load(who, id)] => Some(vals[who.resolve(side) * self.ns + id as usize]),
+            [Op::Load(who, id)] => Some(vals[who.resolve(side).index() * self.ns + id as usize]),
             _ => None,
         }
     }
@@ -321,7 +321,7 @@ impl<'p> Engine<'p> {
                 neg,
                 side: who,
                 state,
-            } => (st.vals[who.resolve(side) * self.ns + state as usize] != 0) != neg,
+            } => (st.vals[who.resolve(side).index() * self.ns + state as usize] != 0) != neg,
             CCond::Cmp { op, lhs, rhs } => {
                 let (lhs, rhs) = (self.prog.code_of(lhs), self.prog.code_of(rhs));
                 if let (Some(a), Some(b)) = (

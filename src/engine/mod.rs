@@ -191,8 +191,8 @@ impl Clone for State {
 /// One state or flag change, for traces.
 #[derive(Clone, Debug, PartialEq, Eq, serde::Serialize)]
 pub struct Change {
-    /// "h" or "c".
-    pub side: &'static str,
+    /// The side (written "h" or "c").
+    pub side: crate::side::Side,
     /// State name or `[command]`.
     pub name: String,
     /// Before.
@@ -440,29 +440,29 @@ impl<'p> Engine<'p> {
 
     /// Value of a state of a side.
     pub fn val(&self, st: &State, side: Side, state: u32) -> i64 {
-        st.vals[side * self.ns + state as usize]
+        st.vals[side.index() * self.ns + state as usize]
     }
 
     /// The value of a state of a side, to change (editing a position).
     pub fn val_mut<'s>(&self, st: &'s mut State, side: Side, state: u32) -> &'s mut i64 {
-        &mut st.vals[side * self.ns + state as usize]
+        &mut st.vals[side.index() * self.ns + state as usize]
     }
 
     /// True if `cmd` is enabled for `side`.
     pub fn is_enabled(&self, st: &State, side: Side, cmd: CmdId) -> bool {
-        st.enabled[side * self.nc + cmd as usize]
+        st.enabled[side.index() * self.nc + cmd as usize]
     }
 
     /// Whether `cmd` is enabled for `side`, to change (editing a position).
     pub fn enabled_mut<'s>(&self, st: &'s mut State, side: Side, cmd: CmdId) -> &'s mut bool {
-        &mut st.enabled[side * self.nc + cmd as usize]
+        &mut st.enabled[side.index() * self.nc + cmd as usize]
     }
 
     /// The enabled commands of `side`, appended to `out` (in command order).
     #[inline]
     pub fn enabled_commands(&self, st: &State, side: Side, out: &mut Vec<CmdId>) {
         out.clear();
-        let flags = &st.enabled[side * self.nc..(side + 1) * self.nc];
+        let flags = &st.enabled[side.index() * self.nc..(side.index() + 1) * self.nc];
         for (c, &on) in flags.iter().enumerate() {
             if on {
                 out.push(c as CmdId);
@@ -476,7 +476,7 @@ impl<'p> Engine<'p> {
     /// unpredictable as the game.
     #[inline]
     pub fn enabled_into(&self, st: &State, side: Side, buf: &mut [CmdId]) -> usize {
-        let flags = &st.enabled[side * self.nc..(side + 1) * self.nc];
+        let flags = &st.enabled[side.index() * self.nc..(side.index() + 1) * self.nc];
         let buf = &mut buf[..flags.len()];
         let mut n = 0;
         for (c, &on) in flags.iter().enumerate() {
@@ -489,11 +489,11 @@ impl<'p> Engine<'p> {
     /// The sides that choose now.
     pub fn movers(&self, st: &State) -> &'static [Side] {
         if self.simultaneous {
-            &[0, 1]
-        } else if st.to_move == 0 {
-            &[0]
+            &[Side::H, Side::C]
+        } else if st.to_move == Side::H {
+            &[Side::H]
         } else {
-            &[1]
+            &[Side::C]
         }
     }
 
@@ -519,10 +519,8 @@ impl<'p> Engine<'p> {
         for &s in movers {
             let c = cmds[s].filter(|&c| (c as usize) < self.nc && self.is_enabled(st, s, c));
             if let Some(t) = trace.as_deref_mut() {
-                t.moves.push((
-                    crate::side::name(s),
-                    c.map(|c| self.prog.commands[c as usize].clone()),
-                ));
+                t.moves
+                    .push((s.name(), c.map(|c| self.prog.commands[c as usize].clone())));
             }
             self.push_hist(st, s, c);
             st.own_turns[s] += 1;
@@ -560,15 +558,11 @@ impl<'p> Engine<'p> {
         self.end_check(st, trace.as_deref_mut())?;
         if st.outcome.is_none() {
             if !self.simultaneous {
-                st.to_move = 1 - st.to_move;
+                st.to_move = st.to_move.opponent();
             }
             if let Some(t) = trace.as_deref_mut() {
                 t.availability_from = Some(t.changes.len());
-                t.next_movers = self
-                    .movers(st)
-                    .iter()
-                    .map(|&s| crate::side::name(s))
-                    .collect();
+                t.next_movers = self.movers(st).iter().map(|&s| s.name()).collect();
             }
             self.prepare(st, trace)?;
         }

@@ -4,6 +4,7 @@
 //! without the general turn's indirections — it is what arenas and reports spend their time in.
 
 use super::*;
+use crate::side::Side;
 
 /// A range test of one state: `vals[val[s]]` in `[lo, lo + span]` (`neg`: not in it) when
 /// side `s` acts, compared as an unsigned offset from `lo` (one comparison).
@@ -149,11 +150,9 @@ impl Engine<'_> {
         avail: &FlatAvailability,
     ) -> Res<()> {
         let movers = |st: &State| {
-            if SIM {
-                0..2
-            } else {
-                st.to_move..st.to_move + 1
-            }
+            let lo = if SIM { 0 } else { st.to_move.index() };
+            let hi = if SIM { 2 } else { lo + 1 };
+            (lo..hi).map(Side::from_index)
         };
         st.turn += 1;
         for s in movers(st) {
@@ -169,7 +168,7 @@ impl Engine<'_> {
             return Ok(());
         }
         if !SIM {
-            st.to_move = 1 - st.to_move;
+            st.to_move = st.to_move.opponent();
         }
         for s in movers(st) {
             self.flat_prepare(st, s, avail);

@@ -172,8 +172,8 @@ pub struct MoveRecord {
 /// A forfeit: which side gave up the game and why.
 #[derive(Clone, Debug, PartialEq, Eq, serde::Serialize)]
 pub struct Forfeit {
-    /// "h" or "c".
-    pub side: &'static str,
+    /// The side (written "h" or "c").
+    pub side: crate::side::Side,
     /// What went wrong.
     pub kind: FailKind,
     /// The message.
@@ -254,7 +254,7 @@ pub fn play_match(
             for &s in movers {
                 moves.push(MoveRecord {
                     turn: st.turn,
-                    side: crate::side::name(s).into(),
+                    side: s.name().into(),
                     command: cmds[s].map(|c| prog.commands[c as usize].clone()),
                 });
             }
@@ -271,7 +271,7 @@ pub fn play_match(
         moves,
         error: end.error,
         forfeit: end.forfeit.map(|(s, e)| Forfeit {
-            side: crate::side::name(s),
+            side: s,
             kind: e.kind,
             reason: e.message,
         }),
@@ -320,13 +320,13 @@ pub fn play_game<P: Player + ?Sized>(
                 eng,
                 &GameInfo {
                     rules: &opts.rules_name,
-                    side,
+                    side: Side::from_index(side),
                     seed: opts.seed,
                     game: opts.game,
                 },
             )
         {
-            forfeit = Some((side, e));
+            forfeit = Some((Side::from_index(side), e));
         }
     }
     let mut error = None;
@@ -372,20 +372,27 @@ pub fn play_game<P: Player + ?Sized>(
     };
     let (result, o) = match (&forfeit, outcome) {
         (Some((s, _)), _) => (
-            crate::side::name(1 - s),
-            if *s == 0 { Outcome::C } else { Outcome::H },
+            s.opponent().name(),
+            if *s == Side::H {
+                Outcome::C
+            } else {
+                Outcome::H
+            },
         ),
         (None, Some(o)) => (o.as_str(), o),
         (None, None) => ("error", Outcome::Draw),
     };
     let reason = forfeit
         .as_ref()
-        .map(|(s, e)| format!("{} forfeits: {}", crate::side::name(*s), e.message));
+        .map(|(s, e)| format!("{} forfeits: {}", s.name(), e.message));
     for (side, p) in players.iter_mut().enumerate() {
-        if forfeit.as_ref().is_some_and(|(s, _)| *s == side) {
+        if forfeit
+            .as_ref()
+            .is_some_and(|(s, _)| *s == Side::from_index(side))
+        {
             continue; // a failed player is not told anything more
         }
-        p.finish(eng, st, side, o, reason.as_deref());
+        p.finish(eng, st, Side::from_index(side), o, reason.as_deref());
     }
     end.result = result;
     end.turns = st.turn;
@@ -397,8 +404,8 @@ pub fn play_game<P: Player + ?Sized>(
 /// Both sides' state values as JSON (`勝利`/`敗北` included).
 pub fn final_states(eng: &Engine, st: &State) -> serde_json::Value {
     let mut out = serde_json::Map::new();
-    for side in 0..2 {
-        out.insert(crate::side::name(side).into(), side_states(eng, st, side));
+    for side in Side::BOTH {
+        out.insert(side.name().into(), side_states(eng, st, side));
     }
     serde_json::Value::Object(out)
 }

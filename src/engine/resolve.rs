@@ -4,6 +4,7 @@
 
 use super::*;
 use crate::program::CEffect;
+use crate::side::Side;
 
 #[derive(Clone, Copy, Debug)]
 pub(super) enum Target {
@@ -36,7 +37,7 @@ impl Engine<'_> {
     ) -> Write {
         let s = who.resolve(writer);
         Write {
-            target: Target::Val(s * self.ns + state as usize),
+            target: Target::Val(s.index() * self.ns + state as usize),
             owner: s,
             writer,
             op,
@@ -58,7 +59,7 @@ impl Engine<'_> {
     ) -> Write {
         let s = crate::side::relative(opp, writer);
         Write {
-            target: Target::Flag(s * self.nc + cmd as usize),
+            target: Target::Flag(s.index() * self.nc + cmd as usize),
             owner: s,
             writer,
             op: UpdOp::Set,
@@ -109,7 +110,7 @@ impl<'p> Engine<'p> {
             stack,
             drawn,
         } = sc;
-        let now = st.hist[side * self.hl];
+        let now = st.hist[side.index() * self.hl];
         let list = &self.by_cmd[if now == NONE { self.nc } else { now as usize }];
         for &ri in list {
             let r = &self.prog.rules[ri as usize];
@@ -125,12 +126,8 @@ impl<'p> Engine<'p> {
             }
             if held && let Some(t) = trace.as_deref_mut() {
                 let m = &self.prog.meta[ri as usize];
-                t.fired.push((
-                    crate::side::name(side),
-                    ri as usize,
-                    m.origin.line,
-                    m.origin.describe(),
-                ));
+                t.fired
+                    .push((side.name(), ri as usize, m.origin.line, m.origin.describe()));
             }
             let e0 = r.effects.0 as usize;
             for (k, e) in self.prog.rule_effects(r).iter().enumerate() {
@@ -213,7 +210,7 @@ impl<'p> Engine<'p> {
                 if new != cur {
                     if let Some(t) = trace {
                         t.changes.push(Change {
-                            side: crate::side::name(i / self.ns),
+                            side: Side::from_index(i / self.ns),
                             name: self.prog.states[i % self.ns].clone(),
                             from: cur,
                             to: new,
@@ -227,7 +224,7 @@ impl<'p> Engine<'p> {
                 if st.enabled[i] != v {
                     if let Some(t) = trace {
                         t.changes.push(Change {
-                            side: crate::side::name(i / self.nc),
+                            side: Side::from_index(i / self.nc),
                             name: format!("[{}]", self.prog.commands[i % self.nc]),
                             from: st.enabled[i] as i64,
                             to: v as i64,
@@ -241,7 +238,7 @@ impl<'p> Engine<'p> {
     }
 
     pub(super) fn push_hist(&self, st: &mut State, side: Side, cmd: Option<CmdId>) {
-        let base = side * self.hl;
+        let base = side.index() * self.hl;
         if self.hl > 1 {
             st.hist.copy_within(base..base + self.hl - 1, base + 1);
         }

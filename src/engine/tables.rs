@@ -4,6 +4,7 @@
 
 use super::*;
 use crate::program::CEffect;
+use crate::side::Side;
 
 impl<'p> Engine<'p> {
     /// A new engine: its tables built in phases (see the functions below).
@@ -89,7 +90,7 @@ impl<'p> Engine<'p> {
         // With flat availability the starting position's availability is the same for every
         // game (range tests on the initial values, nothing drawn): computed once here.
         if eng.flat_avail.is_some()
-            && let (Ok(a), Ok(b)) = (eng.initial(0), eng.initial(1))
+            && let (Ok(a), Ok(b)) = (eng.initial(Side::H), eng.initial(Side::C))
         {
             eng.ready = Some(Box::new([a, b]));
         }
@@ -152,7 +153,8 @@ fn flat_victory(
                         value: true,
                     } if state == WIN_STATE || state == LOSE_STATE => {
                         for (acting, set) in sets.iter_mut().enumerate() {
-                            let k = side.resolve(acting) * 2 + usize::from(state == LOSE_STATE);
+                            let k = side.resolve(Side::from_index(acting)).index() * 2
+                                + usize::from(state == LOSE_STATE);
                             *set |= 1 << k;
                         }
                     }
@@ -245,9 +247,9 @@ pub(super) fn fast_of(prog: &RuleProgram, hl: usize, c: &CCond) -> Fast {
             // Index into the history for each acting side (NONE_AT: before the kept
             // history, i.e. no command).
             let at = |acting: usize| {
-                let s = crate::side::relative(opp, acting);
+                let s = crate::side::relative(opp, Side::from_index(acting));
                 if (back as usize) < hl {
-                    (s * hl + back as usize) as u32
+                    (s.index() * hl + back as usize) as u32
                 } else {
                     NONE_AT
                 }
@@ -343,8 +345,8 @@ fn compact_availability(
                 if let CEffect::Enable { opp, cmd, on } = *e {
                     // The flag's index in `State::enabled` for either acting side.
                     let at = |acting: usize| {
-                        let s = crate::side::relative(opp, acting);
-                        (s * prog.commands.len() + cmd as usize) as u32
+                        let s = crate::side::relative(opp, Side::from_index(acting));
+                        (s.index() * prog.commands.len() + cmd as usize) as u32
                     };
                     avail_en.push(([at(0), at(1)], on, opp));
                 }
@@ -470,8 +472,8 @@ fn direct_path(
                             continue; // belongs to availability
                         }
                         let at = |acting: usize| {
-                            let s = crate::side::relative(opp, acting);
-                            (s * nc + cmd as usize) as u32
+                            let s = crate::side::relative(opp, Side::from_index(acting));
+                            (s.index() * nc + cmd as usize) as u32
                         };
                         DirectFx::Flag {
                             off: [at(0), at(1)],
@@ -676,7 +678,8 @@ pub(super) const NONE_AT: u32 = u32::MAX;
 
 /// The index of `who.id` in `State::vals` when side 0 or side 1 acts.
 pub(super) fn val_off(who: SideRef, id: u32, ns: usize) -> [u32; 2] {
-    let at = |acting: usize| (who.resolve(acting) * ns + id as usize) as u32;
+    let at =
+        |acting: usize| (who.resolve(Side::from_index(acting)).index() * ns + id as usize) as u32;
     [at(0), at(1)]
 }
 

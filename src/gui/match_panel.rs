@@ -117,8 +117,8 @@ pub fn focus_id() -> Id {
 
 fn side_color(ui: &Ui, side: Side) -> Color32 {
     match (side, ui.visuals().dark_mode) {
-        (0, true) => Color32::from_rgb(100, 160, 255),
-        (0, false) => Color32::from_rgb(20, 80, 200),
+        (Side::H, true) => Color32::from_rgb(100, 160, 255),
+        (Side::H, false) => Color32::from_rgb(20, 80, 200),
         (_, true) => Color32::from_rgb(255, 120, 110),
         (_, false) => Color32::from_rgb(190, 40, 30),
     }
@@ -228,7 +228,7 @@ impl MatchPanel {
                 ui.label(
                     RichText::new(tr(lang, T::KeysActive))
                         .small()
-                        .color(side_color(ui, 0)),
+                        .color(side_color(ui, Side::H)),
                 );
             } else {
                 ui.weak(tr(lang, T::ClickHereF6To));
@@ -272,7 +272,7 @@ impl MatchPanel {
         let s = self.session.as_mut()?;
         Self::states_grid(ui, lang, s);
         ui.add_space(4.0);
-        for side in 0..2 {
+        for side in Side::BOTH {
             Self::commands(ui, lang, s, side, &mut self.message);
         }
         ui.separator();
@@ -347,9 +347,9 @@ impl MatchPanel {
             }
         });
         ui.horizontal_wrapped(|ui| {
-            for side in 0..2 {
+            for side in Side::BOTH {
                 let label = ui.label(
-                    RichText::new(crate::side::name(side))
+                    RichText::new(side.name())
                         .strong()
                         .color(side_color(ui, side)),
                 );
@@ -479,8 +479,8 @@ impl MatchPanel {
                 .strong()
                 .size(18.0)
                 .color(match o {
-                    Outcome::H => side_color(ui, 0),
-                    Outcome::C => side_color(ui, 1),
+                    Outcome::H => side_color(ui, Side::H),
+                    Outcome::C => side_color(ui, Side::C),
                     Outcome::Draw => ui.visuals().text_color(),
                 })
         } else if let Some((side, t)) = s.thinking().filter(|_| !s.simultaneous()) {
@@ -488,7 +488,7 @@ impl MatchPanel {
                 ui.spinner();
                 ui.label(format!(
                     "{} {} {:.1} s",
-                    crate::side::name(side),
+                    side.name(),
                     tr(lang, T::CPUIsThinking),
                     t.as_secs_f64()
                 ));
@@ -506,7 +506,7 @@ impl MatchPanel {
             .strong()
         } else {
             let turn = s.st.turn + 1;
-            let who: Vec<&str> = s.waiting_for().into_iter().map(crate::side::name).collect();
+            let who: Vec<&str> = s.waiting_for().into_iter().map(Side::name).collect();
             let mut t = format!("{} {turn}: ", tr(lang, T::Turn));
             if s.simultaneous() {
                 t.push_str(tr(lang, T::BothChoose));
@@ -518,11 +518,7 @@ impl MatchPanel {
                     ));
                 }
             } else {
-                t.push_str(&format!(
-                    "{} {}",
-                    crate::side::name(s.st.to_move),
-                    tr(lang, T::ToMove)
-                ));
+                t.push_str(&format!("{} {}", s.st.to_move.name(), tr(lang, T::ToMove)));
             }
             if s.human_to_choose().is_some() {
                 t.push_str(tr(lang, T::YourMovePressA));
@@ -585,15 +581,10 @@ impl MatchPanel {
             .min_col_width(40.0)
             .show(ui, |ui| {
                 ui.label("");
-                for side in 0..2 {
+                for side in Side::BOTH {
                     let color = side_color(ui, side);
                     ui.horizontal(|ui| {
-                        ui.label(
-                            RichText::new(crate::side::name(side))
-                                .strong()
-                                .size(16.0)
-                                .color(color),
-                        );
+                        ui.label(RichText::new(side.name()).strong().size(16.0).color(color));
                         ui.weak(match s.players[side] {
                             Controller::Human => tr(lang, T::Human),
                             Controller::Cpu => "CPU",
@@ -614,7 +605,7 @@ impl MatchPanel {
                 ui.end_row();
                 for (i, name) in p.states.iter().enumerate().skip(2) {
                     let (lo, hi) = value_range(s, i, ns);
-                    let changed_any = (0..2).any(|side| {
+                    let changed_any = Side::BOTH.into_iter().any(|side| {
                         s.previous_value(side, i)
                             .is_some_and(|pv| pv != s.value(side, i))
                     });
@@ -623,7 +614,7 @@ impl MatchPanel {
                         t = t.color(changed_color(ui));
                     }
                     ui.label(t);
-                    for side in 0..2 {
+                    for side in Side::BOTH {
                         let color = side_color(ui, side);
                         let v = s.value(side, i);
                         let prev = s.previous_value(side, i).filter(|&pv| pv != v);
@@ -687,7 +678,7 @@ impl MatchPanel {
             && s.replay.as_ref().is_none_or(|r| r.moves.is_empty());
         let mut clicked: Option<Option<CmdId>> = None;
         ui.horizontal_wrapped(|ui| {
-            ui.label(RichText::new(crate::side::name(side)).strong().color(color));
+            ui.label(RichText::new(side.name()).strong().color(color));
             for (c, name) in p.commands.iter().enumerate() {
                 let on = s.is_enabled(side, c as CmdId);
                 let label = match p.key_for(c as CmdId) {
@@ -757,10 +748,10 @@ impl MatchPanel {
         let (r, _) = ui.allocate_exact_size(Vec2::new(ui.available_width(), 12.0), Sense::hover());
         let x = (j.eval / 8.0).tanh() as f32; // +1: h winning
         let painter = ui.painter();
-        painter.rect_filled(r, 3.0, side_color(ui, 1).gamma_multiply(0.55));
+        painter.rect_filled(r, 3.0, side_color(ui, Side::C).gamma_multiply(0.55));
         let mut h = r;
         h.set_width(r.width() * (0.5 + x / 2.0));
-        painter.rect_filled(h, 3.0, side_color(ui, 0).gamma_multiply(0.85));
+        painter.rect_filled(h, 3.0, side_color(ui, Side::H).gamma_multiply(0.85));
         painter.line_segment(
             [r.center_top(), r.center_bottom()],
             Stroke::new(1.0, ui.visuals().text_color()),
@@ -841,8 +832,8 @@ impl MatchPanel {
         if !p.settings.simultaneous {
             ui.horizontal(|ui| {
                 ui.label(tr(lang, T::ToMoveColon));
-                ui.selectable_value(&mut s.st.to_move, 0, "h");
-                ui.selectable_value(&mut s.st.to_move, 1, "c");
+                ui.selectable_value(&mut s.st.to_move, Side::H, "h");
+                ui.selectable_value(&mut s.st.to_move, Side::C, "c");
             });
         }
         egui::ScrollArea::vertical()
@@ -859,16 +850,16 @@ impl MatchPanel {
                         ui.end_row();
                         for (i, name) in p.states.iter().enumerate().skip(2) {
                             let l = ui.label(name);
-                            for side in 0..2 {
-                                ui.add(egui::DragValue::new(&mut s.st.vals[side * ns + i]))
+                            for side in Side::BOTH {
+                                ui.add(egui::DragValue::new(&mut s.st.vals[side.index() * ns + i]))
                                     .labelled_by(l.id);
                             }
                             ui.end_row();
                         }
                         for (c, name) in p.commands.iter().enumerate() {
                             let l = ui.label(format!("[{name}]"));
-                            for side in 0..2 {
-                                ui.checkbox(&mut s.st.enabled[side * nc + c], "")
+                            for side in Side::BOTH {
+                                ui.checkbox(&mut s.st.enabled[side.index() * nc + c], "")
                                     .labelled_by(l.id);
                             }
                             ui.end_row();
@@ -891,8 +882,8 @@ fn value_range(s: &MatchSession, i: usize, ns: usize) -> (i64, i64) {
     let mut lo = i64::MAX;
     let mut hi = i64::MIN;
     let mut see = |st: &crate::engine::State| {
-        for side in 0..2 {
-            let v = st.vals[side * ns + i];
+        for side in Side::BOTH {
+            let v = st.vals[side.index() * ns + i];
             lo = lo.min(v);
             hi = hi.max(v);
         }

@@ -624,7 +624,7 @@ fn restricted(ui: &mut Ui, lang: Lang, r: &Report) {
                 ui.strong("");
                 ui.end_row();
                 for x in rs {
-                    ui.label(x.side);
+                    ui.label(x.side.name());
                     ui.label(&x.command);
                     ui.label(pct(x.win_rate));
                     ui.label(match (x.delta_low, x.delta_high) {

@@ -122,9 +122,7 @@ impl Refusal {
         match self {
             Refusal::Over => tr(lang, T::TheMatchIsOver).into(),
             Refusal::NotYourTurn => tr(lang, T::WaitItIsNot).into(),
-            Refusal::NotEnabled(c, side) => {
-                trn(lang, T::CIsNotEnabled, &[c, &crate::side::name(*side)])
-            }
+            Refusal::NotEnabled(c, side) => trn(lang, T::CIsNotEnabled, &[c, &side.name()]),
         }
     }
 }
@@ -170,10 +168,10 @@ impl Judgement {
     /// The judgement of `st`.
     pub fn of(graph: &VictoryGraph, eng: &Engine, st: &State) -> Self {
         Self {
-            eval: evaluate(graph, eng, st, 0),
+            eval: evaluate(graph, eng, st, Side::H),
             dist: [
-                distances(graph, eng, st, 0).to_win,
-                distances(graph, eng, st, 1).to_win,
+                distances(graph, eng, st, Side::H).to_win,
+                distances(graph, eng, st, Side::C).to_win,
             ],
         }
     }
@@ -265,7 +263,7 @@ impl MatchSession {
             .as_ref()
             .ok_or("the rules have errors: fix them to start a match")?;
         let eng = Engine::new(prog, seed);
-        let first = if prog.settings.cpu_first { 1 } else { 0 };
+        let first = Side::first_mover(prog.settings.cpu_first);
         let st = match start {
             Some(s) => s,
             None => eng.initial(first).map_err(|e| e.to_string())?,
@@ -339,7 +337,7 @@ impl MatchSession {
         if self.over() || !self.started {
             Vec::new()
         } else if self.simultaneous() {
-            vec![0, 1]
+            vec![Side::H, Side::C]
         } else {
             vec![self.st.to_move]
         }
@@ -374,18 +372,20 @@ impl MatchSession {
 
     /// A state value.
     pub fn value(&self, side: Side, state: usize) -> i64 {
-        self.st.vals[side * self.prog().states.len() + state]
+        self.st.vals[side.index() * self.prog().states.len() + state]
     }
 
     /// A state value before the last turn (for highlighting changes).
     pub fn previous_value(&self, side: Side, state: usize) -> Option<i64> {
         let n = self.prog().states.len();
-        self.turns.last().map(|t| t.before.vals[side * n + state])
+        self.turns
+            .last()
+            .map(|t| t.before.vals[side.index() * n + state])
     }
 
     /// True if `cmd` is enabled for `side` now.
     pub fn is_enabled(&self, side: Side, cmd: CmdId) -> bool {
-        self.st.enabled[side * self.prog().commands.len() + cmd as usize]
+        self.st.enabled[side.index() * self.prog().commands.len() + cmd as usize]
     }
 
     /// The enabled commands of `side`.

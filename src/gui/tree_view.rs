@@ -6,6 +6,7 @@ use super::i18n::{Lang, T, tr, trf, trn};
 use crate::analysis::{Distances, OutOfReach, Step, VictoryGraph, distances, out_of_reach};
 use crate::engine::{Engine, State};
 use crate::program::RuleProgram;
+use crate::side::Side;
 use egui::{Align2, Color32, CornerRadius, FontId, Pos2, Rect, RichText, Sense, Stroke, Ui, Vec2};
 use std::collections::HashMap;
 use std::sync::Arc;
@@ -42,7 +43,10 @@ impl Judged {
         texts: Arc<Vec<Vec<(String, String)>>>,
     ) -> Self {
         let eng = Engine::new(prog, 0);
-        let d = [distances(graph, &eng, st, 0), distances(graph, &eng, st, 1)];
+        let d = [
+            distances(graph, &eng, st, Side::H),
+            distances(graph, &eng, st, Side::C),
+        ];
         Self {
             reach: [out_of_reach(graph, &d[0]), out_of_reach(graph, &d[1])],
             d,
@@ -194,7 +198,7 @@ fn step_text(lang: Lang, g: &VictoryGraph, a: &crate::analysis::Achiever) -> Str
         s.push_str(tr(lang, T::ByItself));
     }
     if let Some(x) = a.only {
-        s.push_str(&trf(lang, T::ForOneSideOnly, crate::side::name(x)));
+        s.push_str(&trf(lang, T::ForOneSideOnly, x.name()));
     }
     // What its firings use up (the distance pays for bringing it back beyond the reserve).
     for sp in &a.spends {
@@ -214,7 +218,7 @@ fn decisive_whose(lang: Lang, d: &crate::analysis::Decisive) -> String {
         s.push_str(tr(lang, T::TheOpponentSOwn));
     }
     if let Some(x) = d.only {
-        s.push_str(&trf(lang, T::ForOneSideOnly, crate::side::name(x)));
+        s.push_str(&trf(lang, T::ForOneSideOnly, x.name()));
     }
     s
 }
@@ -275,7 +279,7 @@ impl TreeView {
             if let Some(why) = &d.unreachable {
                 ui.weak(format!(
                     "{} {}: {why}",
-                    crate::side::name(side),
+                    Side::from_index(side).name(),
                     tr(lang, T::CannotReachAWin)
                 ));
             }

@@ -9,6 +9,7 @@ use super::winpath::WinPathAction;
 use super::{StudioApp, ViewTab};
 use crate::analysis::VictoryGraph;
 use crate::engine::{Engine, State};
+use crate::side::Side;
 use egui::{Key, Sense, Ui};
 use std::sync::Arc;
 
@@ -34,7 +35,7 @@ impl StudioApp {
             return Some(st.clone());
         }
         let prog = v.compiled.program.as_ref()?;
-        let first = if prog.settings.cpu_first { 1 } else { 0 };
+        let first = Side::first_mover(prog.settings.cpu_first);
         let st = Engine::new(prog, 0).initial(first).ok()?;
         self.initial = Some((key, st.clone()));
         Some(st)

@@ -426,8 +426,8 @@ fn show_result(ui: &mut Ui, lang: Lang, r: &WinPathResult, action: &mut Option<W
         ui.separator();
         ui.label(RichText::new(format!("{} {:+.3}", tr(lang, T::GameValueForH), v.value)).strong());
         ui.weak(tr(lang, T::Win1Loss1));
-        for (side, mix) in [(0 as Side, &v.h), (1, &v.c)] {
-            ui.label(RichText::new(crate::side::name(side)).strong());
+        for (side, mix) in [(Side::H, &v.h), (Side::C, &v.c)] {
+            ui.label(RichText::new(side.name()).strong());
             for (m, p) in mix {
                 ui.horizontal(|ui| {
                     let bar = egui::ProgressBar::new(*p as f32)

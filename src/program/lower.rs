@@ -8,6 +8,7 @@ use super::facts::Facts;
 use super::*;
 use crate::diag::{DiagCode, Diagnostic};
 use crate::expand::{ExpRule, Expanded};
+use crate::side::Side;
 use crate::syntax::ast::*;
 use crate::syntax::names::{NameId, Names};
 use crate::syntax::parser::{LOSE, WIN};
@@ -264,7 +265,7 @@ fn lower_init(
                                 span.clone(),
                                 format!(
                                     "the initial value of {}.{} is set twice",
-                                    crate::side::name(s),
+                                    Side::from_index(s).name(),
                                     b.names.get(*name)
                                 ),
                             )
@@ -295,7 +296,7 @@ fn lower_init(
                                 span.clone(),
                                 format!(
                                     "the initial flag of {}.[{}] is set twice",
-                                    crate::side::name(s),
+                                    Side::from_index(s).name(),
                                     b.names.get(cmd.name)
                                 ),
                             )

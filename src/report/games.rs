@@ -198,7 +198,7 @@ impl<'p> Worker<'p> {
         Ok(Self {
             eng: if set.count_rules { eng.counting() } else { eng },
             st: State::default(),
-            seats: [seat(0)?, seat(1)?],
+            seats: [seat(Side::H)?, seat(Side::C)?],
             enabled: Vec::new(),
             opts: MatchOptions {
                 seed: 0,
@@ -231,7 +231,7 @@ impl<'p> Worker<'p> {
                 set.prog,
                 set.players[side],
                 seed,
-                side,
+                Side::from_index(side),
                 AI_TIMEOUT,
             );
         }
@@ -254,7 +254,7 @@ impl<'p> Worker<'p> {
             if let Some(g) = graph {
                 // The position before the first move counts too.
                 if let Ok(s0) = eng.initial(opts.first) {
-                    leads.push(evaluate(g, eng, &s0, 0));
+                    leads.push(evaluate(g, eng, &s0, Side::H));
                 }
             }
             let trail = &mut trail;
@@ -265,7 +265,7 @@ impl<'p> Worker<'p> {
                 if let Some(g) = graph
                     && st.outcome.is_none()
                 {
-                    leads.push(evaluate(g, eng, st, 0));
+                    leads.push(evaluate(g, eng, st, Side::H));
                 }
             })
         };

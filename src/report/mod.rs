@@ -224,7 +224,11 @@ impl Outcomes {
     }
     /// `side`'s score: its wins plus half the draws and timeouts, over the games.
     pub fn score(&self, side: Side) -> f64 {
-        let w = if side == 0 { self.h_wins } else { self.c_wins };
+        let w = if side == Side::H {
+            self.h_wins
+        } else {
+            self.c_wins
+        };
         (w as f64 + 0.5 * (self.draws + self.timeouts) as f64) / self.games().max(1) as f64
     }
 }
@@ -416,8 +420,8 @@ pub struct RuleLine {
 /// Restricted play: one side never uses one command.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct Restricted {
-    /// "h" or "c".
-    pub side: &'static str,
+    /// The side (written "h" or "c").
+    pub side: crate::side::Side,
     /// The command.
     pub command: String,
     /// The restricted side's score.
@@ -634,7 +638,7 @@ pub fn split_players(s: &str) -> Result<[String; 2], PlayersError> {
 /// `side`'s score in one game: 1 a win, ½ a draw or timeout, 0 a loss or an error.
 fn game_score(e: End, side: Side) -> f64 {
     match (e, side) {
-        (End::H, 0) | (End::C, 1) => 1.0,
+        (End::H, Side::H) | (End::C, Side::C) => 1.0,
         (End::Draw | End::Timeout, _) => 0.5,
         _ => 0.0,
     }
@@ -810,7 +814,7 @@ fn exact_verdict(
         };
     };
     let has_rand = prog.rules.iter().any(|r| r.has_rand);
-    let who = crate::side::name(first);
+    let who = first.name();
     let built = ExactTable::build(prog, &root, budget, crate::search::EXACT_POSITIONS).ok();
     if let Some(t) = built.filter(|t| t.is_exact())
         && let Some(v) = t.value(&root)

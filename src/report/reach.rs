@@ -11,6 +11,7 @@
 //! that can never be enabled.
 
 use crate::program::{CCond, CEffect, CRule, Op, RuleProgram};
+use crate::side::Side;
 use crate::syntax::ast::{BinOp, CmpOp, UpdOp};
 
 const INF: i128 = i128::MAX / 8;
@@ -55,7 +56,9 @@ impl Reach {
         for op in code {
             let v = match *op {
                 Op::Push(v) => Iv::one(v as i128),
-                Op::Load(who, s) => self.vals[who.resolve(acting) * self.ns + s as usize],
+                Op::Load(who, s) => {
+                    self.vals[who.resolve(Side::from_index(acting)).index() * self.ns + s as usize]
+                }
                 Op::Neg => {
                     let a = st.pop().unwrap_or(Iv::TOP);
                     Iv {
@@ -135,7 +138,8 @@ impl Reach {
     fn can_hold(&self, p: &RuleProgram, c: &CCond, acting: usize) -> bool {
         match *c {
             CCond::Truth { neg, side, state } => {
-                let v = self.vals[side.resolve(acting) * self.ns + state as usize];
+                let v = self.vals
+                    [side.resolve(Side::from_index(acting)).index() * self.ns + state as usize];
                 if neg {
                     v.lo <= 0 && 0 <= v.hi
                 } else {
@@ -143,7 +147,9 @@ impl Reach {
                 }
             }
             CCond::Cmd { neg, opp, cmd, .. } => {
-                neg || self.enabled[crate::side::relative(opp, acting) * self.nc + cmd as usize]
+                neg || self.enabled[(crate::side::relative(opp, Side::from_index(acting))).index()
+                    * self.nc
+                    + cmd as usize]
             }
             CCond::Cmp { op, lhs, rhs } => {
                 let a = self.expr(p.code_of(lhs), acting);
@@ -171,7 +177,8 @@ impl Reach {
         for e in p.rule_effects(r) {
             match *e {
                 CEffect::Bool { side, state, value } => {
-                    let i = side.resolve(acting) * self.ns + state as usize;
+                    let i =
+                        side.resolve(Side::from_index(acting)).index() * self.ns + state as usize;
                     let mut add = |v: bool| {
                         let n = self.vals[i].join(Iv::one(i128::from(v)));
                         grew |= n != self.vals[i];
@@ -190,7 +197,8 @@ impl Reach {
                     op,
                     expr,
                 } if held => {
-                    let i = side.resolve(acting) * self.ns + state as usize;
+                    let i =
+                        side.resolve(Side::from_index(acting)).index() * self.ns + state as usize;
                     let e = self.expr(p.code_of(expr), acting);
                     let cur = self.vals[i];
                     let n = match op {
@@ -215,7 +223,9 @@ impl Reach {
                     self.vals[i] = n;
                 }
                 CEffect::Enable { opp, cmd, on } => {
-                    let i = crate::side::relative(opp, acting) * self.nc + cmd as usize;
+                    let i = (crate::side::relative(opp, Side::from_index(acting))).index()
+                        * self.nc
+                        + cmd as usize;
                     if ((held && on) || (r.iff && !on)) && !self.enabled[i] {
                         self.enabled[i] = true;
                         grew = true;

@@ -3,6 +3,7 @@
 //! the sweep — each a method of [`ReportRun`].
 
 use super::*;
+use crate::side::Side;
 
 /// Seeds of the report's game sets, so that sets share games where they should (restricted
 /// play replays the outcome games) and differ where they should.
@@ -74,7 +75,7 @@ pub fn run(
     }
     if sec.restricted {
         let mut lines = Vec::new();
-        for side in 0..2 {
+        for side in Side::BOTH {
             lines.extend(or_stop!(r.restricted_side(side, &outcome_recs)?));
             rep.restricted = Some(lines.clone());
             done(&mut rep);
@@ -152,9 +153,9 @@ impl<'a> ReportRun<'a> {
             progress,
             t0: Instant::now(),
             seatings: if prog.settings.simultaneous {
-                vec![0]
+                vec![Side::H]
             } else {
-                vec![0, 1]
+                vec![Side::H, Side::C]
             },
             n,
             pair: opts
@@ -171,7 +172,7 @@ impl<'a> ReportRun<'a> {
             restricted_games: (n / 4).clamp(10, 50).min(n),
             skill_games: (n / 4).max(10) & !1,
             skill_key_games: skill_key_games(n),
-            file_first: usize::from(prog.settings.cpu_first),
+            file_first: Side::first_mover(prog.settings.cpu_first),
             graph: VictoryGraph::build(prog),
         }
     }
@@ -286,7 +287,7 @@ impl<'a> ReportRun<'a> {
             h_first: per[0],
             c_first: per.get(1).copied(),
             first_mover_advantage,
-            h_score: sampled(total.score(0), total.games(), varied),
+            h_score: sampled(total.score(Side::H), total.games(), varied),
             distinct_games: distinct,
             one_game_per_seating: !varied,
             depth_check: None,
@@ -370,7 +371,7 @@ impl<'a> ReportRun<'a> {
         let mut out = Vec::new();
         for cmd in 0..prog.commands.len() {
             let mut p = prog.clone();
-            p.banned = vec![(side * prog.commands.len() + cmd) as u32];
+            p.banned = vec![(side.index() * prog.commands.len() + cmd) as u32];
             let mut recs = Vec::new();
             let mut base = Vec::new();
             for (k, &first) in self.seatings.iter().enumerate() {
@@ -425,7 +426,7 @@ impl<'a> ReportRun<'a> {
                         false,
                     )?;
                     let o = Outcomes::of(&recs);
-                    score += o.score(a_side) * o.games() as f64;
+                    score += o.score(Side::from_index(a_side)) * o.games() as f64;
                     games += o.games();
                     each_varied &= varied([recs.as_slice()]);
                     all.extend(recs);
@@ -469,7 +470,7 @@ impl<'a> ReportRun<'a> {
         }
         let o = Outcomes::of(&recs);
         let distinct = distinct_games(&recs);
-        let r = sampled(o.score(0), o.games(), varied([recs.as_slice()]));
+        let r = sampled(o.score(Side::H), o.games(), varied([recs.as_slice()]));
         Ok(Some(SweepPoint {
             value: v,
             h_win_rate: r.value,
@@ -507,7 +508,7 @@ fn restricted_verdict(
     let (delta_low, delta_high) = (delta - half, delta + half);
     let interval = each_varied;
     Restricted {
-        side: crate::side::name(side),
+        side,
         command: prog.commands[cmd].clone(),
         win_rate: rate.value,
         low: rate.low,
@@ -590,7 +591,8 @@ fn deeper(spec: &str, prog: &RuleProgram, extra: u32) -> Option<String> {
 /// h's in the h-first games, c's in the c-first games — minus ½.
 fn first_mover(per: &[Outcomes], varied: bool) -> Rate {
     let g = (per[0].games() + per[1].games()).max(1);
-    let s = (per[0].score(0) * per[0].games() as f64 + per[1].score(1) * per[1].games() as f64)
+    let s = (per[0].score(Side::H) * per[0].games() as f64
+        + per[1].score(Side::C) * per[1].games() as f64)
         / g as f64;
     sampled(s, g, varied).shifted(-0.5)
 }
@@ -645,7 +647,7 @@ impl ReportRun<'_> {
         let per: Vec<Outcomes> = sets.iter().map(|r| Outcomes::of(r)).collect();
         let (mut hs, mut g) = (0.0, 0);
         for o in &per {
-            hs += o.score(0) * o.games() as f64;
+            hs += o.score(Side::H) * o.games() as f64;
             g += o.games();
         }
         let h_score = sampled(hs / g.max(1) as f64, g, varied);

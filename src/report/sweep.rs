@@ -2,6 +2,7 @@
 //! each point a variant of the program; and finding a sweepable number under the cursor.
 
 use super::*;
+use crate::side::Side;
 
 /// What `--sweep` varies.
 #[derive(Clone, Debug, PartialEq)]
@@ -120,16 +121,16 @@ impl Sweep {
         let values: Vec<i64> = (0..count as i64).map(|k| lo + k * step).collect();
         let name = name.trim();
         let (sides, state): (Vec<Side>, &str) = match name.split_once('.') {
-            Some(("h" | "H", n)) => (vec![0], n),
-            Some(("c" | "C", n)) => (vec![1], n),
-            Some(("S" | "s", n)) => (vec![0, 1], n),
+            Some(("h" | "H", n)) => (vec![Side::H], n),
+            Some(("c" | "C", n)) => (vec![Side::C], n),
+            Some(("S" | "s", n)) => (vec![Side::H, Side::C], n),
             Some((p, _)) => {
                 return Err(SweepError::Side {
                     side: p.to_string(),
                     spec,
                 });
             }
-            None => (vec![0, 1], name),
+            None => (vec![Side::H, Side::C], name),
         };
         let target = if prog.state_id(state.trim()).is_some() {
             SweepTarget::State {

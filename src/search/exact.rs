@@ -108,7 +108,7 @@ pub struct Iterated {
 /// The value of a position past a table's bound, from the derived evaluation: within ±0.9, so
 /// that no estimate is worth as much as a decided game.
 fn frontier_value(s: &Searcher, st: &State) -> f64 {
-    let e = evaluate(&s.graph, &s.eng, st, 0);
+    let e = evaluate(&s.graph, &s.eng, st, Side::H);
     (e / s.scale).tanh() * 0.9
 }
 
@@ -301,11 +301,11 @@ impl ExactTable {
                 continue;
             }
             let (hm, cm) = if simultaneous {
-                (moves(&s.eng, &st, 0), moves(&s.eng, &st, 1))
-            } else if st.to_move == 0 {
-                (moves(&s.eng, &st, 0), vec![None])
+                (moves(&s.eng, &st, Side::H), moves(&s.eng, &st, Side::C))
+            } else if st.to_move == Side::H {
+                (moves(&s.eng, &st, Side::H), vec![None])
             } else {
-                (vec![None], moves(&s.eng, &st, 1))
+                (vec![None], moves(&s.eng, &st, Side::C))
             };
             let mut idx = Vec::with_capacity(hm.len() * cm.len());
             for &a in &hm {
@@ -529,17 +529,17 @@ impl ExactTable {
         if hm.is_empty() {
             return None; // decided or past the bound
         }
-        let mine = if side == 0 { hm } else { cm };
+        let mine = if side == Side::H { hm } else { cm };
         if self.simultaneous && hm.len() > 1 && cm.len() > 1 {
             let (_, rows, cols) = self.solve_at(&self.value, k);
-            let p = if side == 0 { rows } else { cols };
+            let p = if side == Side::H { rows } else { cols };
             return Some(mine.iter().copied().zip(p).collect());
         }
         if mine.len() == 1 {
             return Some(vec![(mine[0], 1.0)]);
         }
         // Every move of the best value for `side`, equally likely.
-        let sign = if side == 0 { 1.0 } else { -1.0 };
+        let sign = side.sign();
         let vals: Vec<f64> = (0..mine.len())
             .map(|m| {
                 // One side has a single move, so the joint move's index is the other's.

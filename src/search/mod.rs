@@ -85,8 +85,10 @@ fn eval_scale(prog: &RuleProgram, fast: &FastEval, eng: &Engine) -> f64 {
             _ => 0.0,
         })
         .sum();
-    let d = match eng.initial(0) {
-        Ok(st) => fast.to_win(eng, &st, 0).max(fast.to_win(eng, &st, 1)),
+    let d = match eng.initial(Side::H) {
+        Ok(st) => fast
+            .to_win(eng, &st, Side::H)
+            .max(fast.to_win(eng, &st, Side::C)),
         Err(_) => 8,
     };
     (2.0 * d as f64).clamp(4.0, 32.0) + adv
@@ -291,8 +293,8 @@ impl<'p> Searcher<'p> {
     /// Own distance to winning of `x` in `st` (for breaking ties between equal moves).
     fn own_distance(&self, st: &State, x: Side) -> u32 {
         match st.outcome {
-            Some(Outcome::H) if x == 0 => 0,
-            Some(Outcome::C) if x == 1 => 0,
+            Some(Outcome::H) if x == Side::H => 0,
+            Some(Outcome::C) if x == Side::C => 0,
             Some(_) => u32::MAX,
             None => self.fast.to_win(&self.eng, st, x),
         }
@@ -821,12 +823,12 @@ impl<'p> Searcher<'p> {
         Vec<Option<CmdId>>,
         matrix::MatrixSolution,
     ) {
-        let hm = moves(&self.eng, st, 0);
-        let cm = moves(&self.eng, st, 1);
+        let hm = moves(&self.eng, st, Side::H);
+        let cm = moves(&self.eng, st, Side::C);
         let me = self.loop_key(st);
         let mut cells = Cells::default();
         for &x in &hm {
-            self.push_row(&mut cells, st, me, 0, x, &cm, depth.saturating_sub(1));
+            self.push_row(&mut cells, st, me, Side::H, x, &cm, depth.saturating_sub(1));
         }
         let s = cells.solve(self.deadline);
         (s.value, hm, cm, s)
@@ -855,11 +857,11 @@ impl<'p> Searcher<'p> {
         depth: u32,
     ) {
         // sim_value is h's value.
-        let sign = if side == 0 { 1.0 } else { -1.0 };
+        let sign = side.sign();
         let n = theirs.len();
         let (mut full, mut rest, mut back) = (vec![0.0; n], vec![0.0; n], vec![0.0; n]);
         for (j, &y) in theirs.iter().enumerate() {
-            let cmds = if side == 0 { [x, y] } else { [y, x] };
+            let cmds = side.seat(x, y);
             let kids = self.move_outcomes(st, cmds, depth + 1);
             for (c, p) in &kids {
                 let v = sign * p * self.sim_value(c, depth);
@@ -882,11 +884,11 @@ impl<'p> Searcher<'p> {
         if st.outcome.is_some() {
             // Decided: ±1 for h (0 for a draw), a little less the deeper it lies, so a sooner win
             // beats a later one and a later loss a sooner one (as in alternate play).
-            return self.eval(st, 0) / 1e9 * (1.0 - 1e-6 * (64 - depth.min(64)) as f64);
+            return self.eval(st, Side::H) / 1e9 * (1.0 - 1e-6 * (64 - depth.min(64)) as f64);
         }
         if depth == 0 || self.out_of_time() {
             // Values for h in (-0.9, 0.9): the squashed evaluation.
-            return self.eval(st, 0) / 1e9;
+            return self.eval(st, Side::H) / 1e9;
         }
         let key = tt_key(node_key(st, self.lcm), depth);
         if let Some(&(d, v, _)) = self.tt.get(&key)
@@ -1253,7 +1255,7 @@ impl CpuPlayer<'_> {
         mine: &[Option<CmdId>],
         max_depth: u32,
     ) -> Vec<f64> {
-        let theirs = moves(&s.eng, st, 1 - side);
+        let theirs = moves(&s.eng, st, side.opponent());
         let me = s.loop_key(st);
         let mut strategy: Option<Vec<f64>> = None;
         for depth in 1..=max_depth.max(1) {

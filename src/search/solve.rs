@@ -10,6 +10,7 @@ use super::exact;
 use super::{GameValue, PathStep, Searcher, moves, position_key};
 use crate::engine::{Outcome, State};
 use crate::program::{CmdId, RuleProgram};
+use crate::side::Side;
 use rustc_hash::{FxHashMap, FxHashSet};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -27,8 +28,8 @@ fn cancelled(cancel: Option<&Arc<AtomicBool>>) -> bool {
 fn joint_moves(s: &Searcher, st: &State) -> Vec<[Option<CmdId>; 2]> {
     let eng = &s.eng;
     if eng.simultaneous {
-        let cm = moves(eng, st, 1);
-        moves(eng, st, 0)
+        let cm = moves(eng, st, Side::C);
+        moves(eng, st, Side::H)
             .into_iter()
             .flat_map(|a| cm.iter().map(move |&b| [a, b]))
             .collect()
@@ -36,7 +37,7 @@ fn joint_moves(s: &Searcher, st: &State) -> Vec<[Option<CmdId>; 2]> {
         let side = st.to_move;
         moves(eng, st, side)
             .into_iter()
-            .map(|m| if side == 0 { [m, None] } else { [None, m] })
+            .map(|m| side.seat(m, None))
             .collect()
     }
 }
@@ -282,7 +283,7 @@ impl Arena {
         let m = &self.meta[i];
         st.own_turns = m.own_turns;
         st.turn = m.turn;
-        st.to_move = m.to_move as usize;
+        st.to_move = Side::from_index(m.to_move as usize);
         st.outcome = m.outcome;
     }
 
@@ -308,7 +309,7 @@ pub fn shortest_win_in(
     let work_cap = SHORTEST_CHANCE;
     let mut seen: FxHashSet<u64> = FxHashSet::default();
     let mut arena = Arena::new(start);
-    arena.push(start, u32::MAX, [None, None], start.to_move, 1.0);
+    arena.push(start, u32::MAX, [None, None], start.to_move.index(), 1.0);
     seen.insert(position_key(start, lcm));
     let mut st = start.clone();
     let mut layer = 0..1usize;
@@ -342,7 +343,7 @@ pub fn shortest_win_in(
                     if !seen.insert(position_key(c, lcm)) {
                         continue;
                     }
-                    arena.push(c, li as u32, cmds, mover, *p);
+                    arena.push(c, li as u32, cmds, mover.index(), *p);
                     if c.outcome == Some(Outcome::H) {
                         let positions = arena.len();
                         let path = path_to(prog, &s, &arena, positions - 1, start);
@@ -403,7 +404,7 @@ fn path_to(
             )
         } else {
             (
-                crate::side::name(mover),
+                Side::from_index(mover).name(),
                 cm[mover].map(|c| prog.commands[c as usize].clone()),
             )
         };
@@ -557,12 +558,12 @@ impl Prover<'_, '_> {
         if let Some(&v) = self.memo.get(&key) {
             return v;
         }
-        let hm = moves(&self.s.eng, st, 0);
-        let cm = moves(&self.s.eng, st, 1);
+        let hm = moves(&self.s.eng, st, Side::H);
+        let cm = moves(&self.s.eng, st, Side::C);
         let r = if self.s.eng.simultaneous {
             hm.iter()
                 .any(|&a| cm.iter().all(|&b| self.all_outcomes_win(st, [a, b], d - 1)))
-        } else if st.to_move == 0 {
+        } else if st.to_move == Side::H {
             hm.iter()
                 .any(|&a| self.all_outcomes_win(st, [a, None], d - 1))
         } else {
@@ -582,8 +583,8 @@ impl Prover<'_, '_> {
 
     /// h's winning move from `st` within `d` plies (h or both to move).
     fn winning_move(&mut self, st: &State, d: u32) -> Option<Option<CmdId>> {
-        let hm = moves(&self.s.eng, st, 0);
-        let cm = moves(&self.s.eng, st, 1);
+        let hm = moves(&self.s.eng, st, Side::H);
+        let cm = moves(&self.s.eng, st, Side::C);
         hm.into_iter().find(|&a| {
             if self.s.eng.simultaneous {
                 cm.iter().all(|&b| self.all_outcomes_win(st, [a, b], d - 1))
@@ -611,7 +612,7 @@ impl Prover<'_, '_> {
         let sim = self.s.eng.simultaneous;
         node.to_move = if sim {
             "both"
-        } else if st.to_move == 0 {
+        } else if st.to_move == Side::H {
             "h"
         } else {
             "c"
@@ -620,14 +621,14 @@ impl Prover<'_, '_> {
             node.truncated = true;
             return node;
         }
-        let replies: Vec<[Option<CmdId>; 2]> = if sim || st.to_move == 0 {
+        let replies: Vec<[Option<CmdId>; 2]> = if sim || st.to_move == Side::H {
             let Some(a) = self.winning_move(st, d) else {
                 node.truncated = true;
                 return node;
             };
             node.h = Some(cmd_name(prog, a));
             if sim {
-                moves(&self.s.eng, st, 1)
+                moves(&self.s.eng, st, Side::C)
                     .into_iter()
                     .map(|b| [a, b])
                     .collect()
@@ -635,7 +636,7 @@ impl Prover<'_, '_> {
                 vec![[a, None]]
             }
         } else {
-            moves(&self.s.eng, st, 1)
+            moves(&self.s.eng, st, Side::C)
                 .into_iter()
                 .map(|b| [None, b])
                 .collect()
@@ -650,7 +651,7 @@ impl Prover<'_, '_> {
                 }
                 let then = self.build(c, d - 1);
                 node.next.push(Branch {
-                    c: (sim || st.to_move == 1).then(|| cmd_name(prog, cmds[1])),
+                    c: (sim || st.to_move == Side::C).then(|| cmd_name(prog, cmds[1])),
                     p: *p,
                     outcome: labels.get(k).cloned(),
                     then,
@@ -703,7 +704,7 @@ pub fn forced_win_in(
         pr.s.stopped = false;
         out.min_plies = pr.fastest(start, plies);
         let d = out.min_plies.unwrap_or(plies);
-        if pr.s.eng.simultaneous || start.to_move == 0 {
+        if pr.s.eng.simultaneous || start.to_move == Side::H {
             out.first_move = pr
                 .winning_move(start, d)
                 .or_else(|| pr.winning_move(start, plies))

@@ -2,6 +2,7 @@
 //! same games as separate matches, shards merged equal one run, and bad merges are refused.
 
 use crate::common;
+use kumite::side::Side;
 
 use common::{kumite, root};
 use kumite::engine::players::MatchOptions;
@@ -161,7 +162,7 @@ fn arena_games_are_the_matches_of_their_seeds() {
         for i in 0..games {
             let opts = MatchOptions {
                 seed: kumite::arena::game_seed(11, i),
-                first: usize::from(prog.settings.cpu_first),
+                first: Side::from_index(usize::from(prog.settings.cpu_first)),
                 trace: false,
                 max_turns: None,
                 rules_name: file.into(),

@@ -4,6 +4,7 @@
 //! The ignored test measures the studio's and the language server's answers on 10,000 lines.
 
 use crate::common;
+use kumite::side::Side;
 
 use kumite::authoring::{complete, fmt, hover};
 use kumite::pipeline::{Compiled, compile};
@@ -160,11 +161,11 @@ fn quick_fixes(src: &str, code: &str, ja: bool) -> Vec<kumite::authoring::fixes:
 fn stamina_after_thrust(src: &str, c_cmd: &str) -> i64 {
     let p = compile(src).program.expect("compiles");
     let eng = kumite::engine::Engine::new(&p, 1);
-    let mut st = eng.initial(0).expect("start");
+    let mut st = eng.initial(Side::H).expect("start");
     let cmd = |n: &str| p.command_id(n);
     eng.play(&mut st, [cmd("突き"), cmd(c_cmd)], None)
         .expect("turn");
-    eng.val(&st, 1, p.state_id("体力").expect("体力"))
+    eng.val(&st, Side::C, p.state_id("体力").expect("体力"))
 }
 
 #[test]

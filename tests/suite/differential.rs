@@ -37,6 +37,7 @@
 
 use crate::common;
 use crate::reference;
+use kumite::side::Side;
 
 use kumite::engine::{Engine, Outcome, RuntimeError, State, TurnTrace};
 use kumite::pipeline::{compile, expanded_kmt};
@@ -731,7 +732,7 @@ fn engine(prog: &RuleProgram, variant: usize) -> Engine<'_> {
         e = e.reference();
     }
     e.chance = Some(Box::new(|_turn, side, rule, slot, lo, hi| {
-        chance(side, rule as usize, slot, lo, hi)
+        chance(side.index(), rule as usize, slot, lo, hi)
     }));
     e
 }
@@ -805,7 +806,7 @@ fn diff(s: &Subject, e: &Engine, st: &State, g: &Game) -> Option<(What, String)>
     for side in 0..2 {
         for (i, name) in s.prog.states.iter().enumerate() {
             let mine = s.state_map[i].map_or(0, |j| g.vals[side][j]);
-            let theirs = e.val(st, side, i as u32);
+            let theirs = e.val(st, Side::from_index(side), i as u32);
             if mine != theirs {
                 return Some((
                     What::Value,
@@ -819,7 +820,7 @@ fn diff(s: &Subject, e: &Engine, st: &State, g: &Game) -> Option<(What, String)>
         for side in 0..2 {
             for (i, name) in s.prog.commands.iter().enumerate() {
                 let mine = s.cmd_to_ref[i].is_some_and(|j| g.enabled[side][j]);
-                let theirs = e.is_enabled(st, side, i as CmdId);
+                let theirs = e.is_enabled(st, Side::from_index(side), i as CmdId);
                 if mine != theirs {
                     return Some((
                         What::Flag,
@@ -939,7 +940,10 @@ fn engine_diff(s: &Subject, e: &Engine, a: &State, b: &State) -> Option<String> 
     }
     for side in 0..2 {
         for (i, name) in s.prog.states.iter().enumerate() {
-            let (x, y) = (e.val(a, side, i as u32), e.val(b, side, i as u32));
+            let (x, y) = (
+                e.val(a, Side::from_index(side), i as u32),
+                e.val(b, Side::from_index(side), i as u32),
+            );
             if x != y {
                 return Some(format!("{}.{name}: {x} vs {y}", side_name(side)));
             }
@@ -947,8 +951,8 @@ fn engine_diff(s: &Subject, e: &Engine, a: &State, b: &State) -> Option<String> 
         if a.outcome.is_none() {
             for (i, name) in s.prog.commands.iter().enumerate() {
                 let (x, y) = (
-                    e.is_enabled(a, side, i as CmdId),
-                    e.is_enabled(b, side, i as CmdId),
+                    e.is_enabled(a, Side::from_index(side), i as CmdId),
+                    e.is_enabled(b, Side::from_index(side), i as CmdId),
                 );
                 if x != y {
                     return Some(format!("{}.[{name}] enabled: {x} vs {y}", side_name(side)));
@@ -1015,7 +1019,7 @@ fn check_perft(
     let theirs: Vec<Option<Vec<u64>>> = (0..NV)
         .map(|v| {
             engines[v]
-                .initial(first)
+                .initial(Side::from_index(first))
                 .and_then(|st| engine_perft(&engines[v], v, &st, depth))
                 .ok()
         })
@@ -1138,7 +1142,9 @@ fn check_game(
     let Ok(mut g) = it.initial(first) else {
         return;
     };
-    let mut sts: Vec<Option<State>> = (0..NV).map(|v| engines[v].initial(first).ok()).collect();
+    let mut sts: Vec<Option<State>> = (0..NV)
+        .map(|v| engines[v].initial(Side::from_index(first)).ok())
+        .collect();
     let mut moves: Vec<String> = Vec::new();
     let mut errored = false;
     for v in 0..NV {
@@ -1694,7 +1700,7 @@ fn all_perfts(src: &str, depth: usize) -> Vec<Vec<u64>> {
     for v in 0..NV {
         let e = engine(&s.prog, v);
         out.push(
-            e.initial(first_side(&s))
+            e.initial(Side::from_index(first_side(&s)))
                 .and_then(|st| engine_perft(&e, v, &st, depth))
                 .expect("no runtime error"),
         );
@@ -1723,8 +1729,10 @@ fn all_play(src: &str, moves: &[[&str; 2]], watch: &str) -> Vec<Observed> {
     for v in 0..NV {
         let e = engine(&s.prog, v);
         let we = s.prog.command_id(watch);
-        let flags = |st: &State| [0, 1].map(|x| we.is_some_and(|c| e.is_enabled(st, x, c)));
-        let mut st = e.initial(first).expect("start");
+        let flags = |st: &State| {
+            [0, 1].map(|x| we.is_some_and(|c| e.is_enabled(st, Side::from_index(x), c)))
+        };
+        let mut st = e.initial(Side::from_index(first)).expect("start");
         let mut obs = vec![(None, flags(&st))];
         for m in moves {
             engine_play(&e, v, &mut st, m.map(|n| s.prog.command_id(n))).expect("turn");
@@ -1822,16 +1830,19 @@ fn rules_proved_dead_never_fire_and_counting_changes_nothing() {
         // Small games: the rules that fire from some reachable position (h first), by
         // enumerating every position; every firing seen in play must be among them.
         let anywhere = if seed % 16 == 0 {
-            Engine::new(&prog, 0).initial(0).ok().and_then(|root| {
-                let t = kumite::search::exact::ExactTable::build(
-                    &prog,
-                    &root,
-                    std::time::Duration::from_millis(100),
-                    20_000,
-                )
-                .ok()?;
-                kumite::report::reach::fires_anywhere(&prog, t.all_positions()?, 200_000)
-            })
+            Engine::new(&prog, 0)
+                .initial(Side::H)
+                .ok()
+                .and_then(|root| {
+                    let t = kumite::search::exact::ExactTable::build(
+                        &prog,
+                        &root,
+                        std::time::Duration::from_millis(100),
+                        20_000,
+                    )
+                    .ok()?;
+                    kumite::report::reach::fires_anywhere(&prog, t.all_positions()?, 200_000)
+                })
         } else {
             None
         };
@@ -1840,7 +1851,10 @@ fn rules_proved_dead_never_fire_and_counting_changes_nothing() {
             let plain = Engine::new(&prog, seed + game);
             let counting = Engine::new(&prog, seed + game).counting();
             let first = (game % 2) as usize;
-            let (Ok(mut a), Ok(mut b)) = (plain.initial(first), counting.initial(first)) else {
+            let (Ok(mut a), Ok(mut b)) = (
+                plain.initial(Side::from_index(first)),
+                counting.initial(Side::from_index(first)),
+            ) else {
                 continue;
             };
             let mut rng = Rng(seed * 31 + game);

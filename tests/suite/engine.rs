@@ -4,6 +4,7 @@ use crate::common;
 use kumite::engine::{Engine, Outcome, State};
 use kumite::pipeline::compile;
 use kumite::program::RuleProgram;
+use kumite::side::Side;
 
 fn prog(text: &str) -> RuleProgram {
     let c = compile(text);
@@ -24,7 +25,7 @@ fn cmd(p: &RuleProgram, name: &str) -> Option<u32> {
 fn val(e: &Engine, st: &State, side: usize, name: &str) -> i64 {
     e.val(
         st,
-        side,
+        Side::from_index(side),
         e.prog
             .state_id(name)
             .unwrap_or_else(|| panic!("no state {name}")),
@@ -36,7 +37,7 @@ fn example1_first_mover_wins_on_turn_21() {
     let p = file("ex1_push.kmt");
     for first in [0, 1] {
         let e = Engine::new(&p, 0);
-        let mut st = e.initial(first).expect("start");
+        let mut st = e.initial(Side::from_index(first)).expect("start");
         let push = cmd(&p, "押す");
         while st.outcome.is_none() {
             e.play(&mut st, [push, push], None)
@@ -57,9 +58,9 @@ fn example1_first_mover_wins_on_turn_21() {
 fn example2_periods_count_each_sides_own_turns() {
     let p = file("ex2_spirit.kmt");
     let e = Engine::new(&p, 0);
-    let mut st = e.initial(0).expect("start");
+    let mut st = e.initial(Side::H).expect("start");
     // Spirit starts at 0, so nobody can push at first: both pass.
-    assert!(!e.is_enabled(&st, 0, cmd(&p, "押す").unwrap_or(0)));
+    assert!(!e.is_enabled(&st, Side::H, cmd(&p, "押す").unwrap_or(0)));
     for _ in 0..19 {
         e.play(&mut st, [None, None], None).expect("ok");
     }
@@ -76,7 +77,7 @@ fn example3_throw_on_turn_5_with_shift_c() {
     assert_eq!(p.command_for_key("C"), p.command_id("投げる"));
     assert_eq!(p.command_for_key("c"), None);
     let e = Engine::new(&p, 0);
-    let mut st = e.initial(0).expect("start");
+    let mut st = e.initial(Side::H).expect("start");
     let (l, r, t) = (
         cmd(&p, "左マワシ取る"),
         cmd(&p, "右マワシ取る"),
@@ -84,18 +85,18 @@ fn example3_throw_on_turn_5_with_shift_c() {
     );
     e.play(&mut st, [l, None], None).expect("ok");
     assert!(
-        e.is_enabled(&st, 0, l.unwrap_or(0)),
+        e.is_enabled(&st, Side::H, l.unwrap_or(0)),
         "availability runs only right before h's next choice"
     );
     e.play(&mut st, [None, l], None).expect("ok");
     assert!(
-        !e.is_enabled(&st, 0, l.unwrap_or(0)),
+        !e.is_enabled(&st, Side::H, l.unwrap_or(0)),
         "a held grip cannot be taken again (:: disables it)"
     );
     e.play(&mut st, [r, None], None).expect("ok");
     e.play(&mut st, [None, r], None).expect("ok");
     assert!(
-        e.is_enabled(&st, 0, t.unwrap_or(0)),
+        e.is_enabled(&st, Side::H, t.unwrap_or(0)),
         "both grips held: the throw is enabled before h chooses"
     );
     e.play(&mut st, [t, None], None).expect("ok");
@@ -121,10 +122,10 @@ fn cc_lemon_all_sixteen_cells() {
     for (i, hn) in names.iter().enumerate() {
         for (j, cn) in names.iter().enumerate() {
             let e = Engine::new(&p, 0);
-            let mut st = e.initial(0).expect("start");
+            let mut st = e.initial(Side::H).expect("start");
             for n in names {
                 assert!(
-                    e.is_enabled(&st, 0, cmd(&p, n).unwrap_or(0)),
+                    e.is_enabled(&st, Side::H, cmd(&p, n).unwrap_or(0)),
                     "{n} enabled with 5 charges"
                 );
             }
@@ -146,7 +147,7 @@ fn cc_lemon_all_sixteen_cells() {
 fn simultaneous_resolution_reads_one_snapshot_and_owner_assignment_prevails() {
     let p = prog("~同時\n!:[a],x=10\n[a]:O.x=1,S.y=O.x\n[a]:S.x=S.x+5\nO.x<0:S.勝利\n");
     let e = Engine::new(&p, 0);
-    let mut st = e.initial(0).expect("start");
+    let mut st = e.initial(Side::H).expect("start");
     let a = cmd(&p, "a");
     e.play(&mut st, [a, a], None).expect("ok");
     // Both read the snapshot (x = 10); the owner's own assignment (x = 15) is applied last.
@@ -159,7 +160,7 @@ fn simultaneous_resolution_reads_one_snapshot_and_owner_assignment_prevails() {
 fn updates_add_up_and_both_winning_is_a_draw() {
     let p = prog("~同時\n!:[a]\n[a]:S.n+1\n[a]:S.n+1\nS.n>=2:S.勝利\n");
     let e = Engine::new(&p, 0);
-    let mut st = e.initial(0).expect("start");
+    let mut st = e.initial(Side::H).expect("start");
     e.play(&mut st, [cmd(&p, "a"), cmd(&p, "a")], None)
         .expect("ok");
     assert_eq!(val(&e, &st, 0, "n"), 2);
@@ -170,7 +171,7 @@ fn updates_add_up_and_both_winning_is_a_draw() {
 fn combos_need_consecutive_turns_of_the_same_side() {
     let p = prog("!:[左],[右],[待つ]\n[左],[右]:S.連打+1\n[待つ]:S.待った+1\nS.連打>=2:S.勝利\n");
     let e = Engine::new(&p, 0);
-    let mut st = e.initial(0).expect("start");
+    let mut st = e.initial(Side::H).expect("start");
     let (l, r, w) = (cmd(&p, "左"), cmd(&p, "右"), cmd(&p, "待つ"));
     // h: 左 then 右 (c's turn in between does not break h's own sequence).
     for (h, c) in [(l, w), (r, w), (w, w), (r, w), (l, w), (r, None)] {
@@ -194,7 +195,7 @@ fn opponent_command_and_iff_work_both_ways() {
         "!:[受け],[打つ]\nO.[打つ]::S.警戒\n[打つ],!O.[受け]:O.体力-1\n!:体力=2\nO.体力<=0:S.勝利\n",
     );
     let e = Engine::new(&p, 0);
-    let mut st = e.initial(0).expect("start");
+    let mut st = e.initial(Side::H).expect("start");
     let (g, hit) = (cmd(&p, "受け"), cmd(&p, "打つ"));
     e.play(&mut st, [hit, None], None).expect("ok");
     assert_eq!(val(&e, &st, 1, "体力"), 1);
@@ -216,7 +217,7 @@ fn opponent_command_and_iff_work_both_ways() {
 fn turn_limit_ends_in_a_draw() {
     let p = prog("~T7\n!:[a]\n[a]:S.n+1\nS.n>100:S.勝利\n");
     let e = Engine::new(&p, 0);
-    let mut st = e.initial(0).expect("start");
+    let mut st = e.initial(Side::H).expect("start");
     while st.outcome.is_none() {
         e.play(&mut st, [cmd(&p, "a"), cmd(&p, "a")], None)
             .expect("ok");
@@ -228,7 +229,7 @@ fn turn_limit_ends_in_a_draw() {
 fn runtime_errors_name_the_line_and_never_panic() {
     let p = prog("!:[a],x=5\n[a]:S.y=S.x/S.z\nS.y>0:S.勝利\n");
     let e = Engine::new(&p, 0);
-    let mut st = e.initial(0).expect("start");
+    let mut st = e.initial(Side::H).expect("start");
     let err = e
         .play(&mut st, [cmd(&p, "a"), None], None)
         .expect_err("division by zero");
@@ -236,7 +237,7 @@ fn runtime_errors_name_the_line_and_never_panic() {
     assert!(err.message.contains("division by zero"), "{}", err.message);
     let p = prog("!:[a],x=9223372036854775807\n[a]:S.x+1\nS.x<0:S.勝利\n");
     let e = Engine::new(&p, 0);
-    let mut st = e.initial(0).expect("start");
+    let mut st = e.initial(Side::H).expect("start");
     assert_eq!(
         e.play(&mut st, [cmd(&p, "a"), None], None)
             .expect_err("overflow")
@@ -278,7 +279,7 @@ fn perft_of_the_grip_game_by_hand() {
     // h: 2 grips; c: 2 grips; h: its other grip; c: its other grip; h: only the throw — game over.
     let p = file("ex3_grips.kmt");
     let e = Engine::new(&p, 0);
-    let st = e.initial(0).expect("start");
+    let st = e.initial(Side::H).expect("start");
     let counts: Vec<(u64, u64)> = (1..=6)
         .map(|d| {
             let mut decided = 0;
@@ -335,8 +336,8 @@ fn fast_paths_play_exactly_like_the_reference_engine() {
         }
         let mut buf = Vec::new();
         for game in 0..40 {
-            let mut a = fast.initial(game % 2).expect("start");
-            let mut b = slow.initial(game % 2).expect("start");
+            let mut a = fast.initial(Side::from_index(game % 2)).expect("start");
+            let mut b = slow.initial(Side::from_index(game % 2)).expect("start");
             while a.outcome.is_none() && a.turn < 200 {
                 let mut cmds = [None, None];
                 for &s in fast.movers(&a) {
@@ -385,7 +386,7 @@ fn direct_path_overflow_is_worded_as_written() {
         let slow = Engine::new(&p, 0).reference();
         let mut errors = Vec::new();
         for e in [&fast, &slow] {
-            let mut st = e.initial(0).expect("start");
+            let mut st = e.initial(Side::H).expect("start");
             let err = e
                 .play(&mut st, [cmd(&p, "a"), None], None)
                 .expect_err("overflow");
@@ -428,7 +429,7 @@ fn replays_match_full_turns(p: &RuleProgram, games: u64) -> usize {
             rng ^= rng << 17;
             (rng % n as u64) as usize
         };
-        let Ok(mut st) = e.initial(g as usize % 2) else {
+        let Ok(mut st) = e.initial(Side::from_index(g as usize % 2)) else {
             return replayed;
         };
         let mut buf = Vec::new();
@@ -554,7 +555,7 @@ fn a_victory_rule_with_period_one_waits_for_the_sides_first_turn() {
     let without = prog("S.回>=0:S.勝利\n!:[x]\n[x]:S.回+1\n");
     for (p, want) in [(&with, Outcome::H), (&without, Outcome::Draw)] {
         let e = Engine::new(p, 0);
-        let mut st = e.initial(0).expect("start");
+        let mut st = e.initial(Side::H).expect("start");
         e.play(&mut st, [cmd(p, "x"), None], None).expect("plays");
         assert_eq!(st.outcome, Some(want), "{:?}", p.rules);
     }
@@ -573,7 +574,7 @@ fn fingerprints_tell_positions_apart() {
         let p = file(name);
         let e = Engine::new(&p, 3);
         for _game in 0..1000 {
-            let mut st = e.initial(0).expect("start");
+            let mut st = e.initial(Side::H).expect("start");
             while st.outcome.is_none() {
                 let mut cmds = [None, None];
                 for &s in e.movers(&st) {

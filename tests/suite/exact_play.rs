@@ -10,6 +10,7 @@
 //! - A race nobody can lose: sooner beats later.
 
 use crate::common;
+use kumite::side::Side;
 
 use kumite::engine::Engine;
 use kumite::pipeline::compile;
@@ -97,7 +98,7 @@ fn exact_cc_lemon_is_fair_and_unexploitable_and_takes_a_sure_win_at_once() {
     let text = common::read(&common::root().join("rules/cc_lemon.kmt"));
     let p = compile(&text).program.expect("compiles");
     let e = Engine::new(&p, 0);
-    let st = e.initial(0).expect("start");
+    let st = e.initial(Side::H).expect("start");
     let t = ExactTable::build(&p, &st, Duration::from_secs(20), 50_000).expect("a table");
     let v = t.value(&st).expect("the start is in the table");
     assert!(v.abs() < 1e-6, "a symmetric game is worth 0, not {v}");
@@ -139,9 +140,9 @@ S.距離<=0:S.勝利
 ";
     let p = compile(text).program.expect("compiles");
     let e = Engine::new(&p, 0);
-    let st = e.initial(0).expect("start");
+    let st = e.initial(Side::H).expect("start");
     let t = ExactTable::build(&p, &st, Duration::from_secs(10), 100_000).expect("a table");
-    let s = t.strategy(&st, 0).expect("h to move");
+    let s = t.strategy(&st, Side::H).expect("h to move");
     let jump = p.command_id("跳ぶ");
     assert!(
         s.iter().all(|(m, pr)| (*m == jump) == (*pr == 1.0)),
@@ -200,7 +201,7 @@ fn solve_against_measures_how_much_a_player_gives_away() {
 fn expected_lengths_stay_within_the_turn_limit() {
     let table = |text: &str| {
         let p = compile(text).program.expect("compiles");
-        let root = Engine::new(&p, 0).initial(0).expect("start");
+        let root = Engine::new(&p, 0).initial(Side::H).expect("start");
         ExactTable::build(&p, &root, Duration::from_secs(20), 1_000_000).expect("a table")
     };
     let race = |limit: u32| {
@@ -362,7 +363,7 @@ fn a_cpu_made_for_one_move_sees_the_game_so_far() {
     let c = compile(JAB_FIGHT);
     let prog = c.program.expect("compiles");
     let eng = Engine::new(&prog, 5);
-    let mut st = eng.initial(0).expect("start");
+    let mut st = eng.initial(Side::H).expect("start");
     let mut past = Vec::new();
     while st.outcome.is_none() && st.turn < 300 {
         let side = st.to_move;

@@ -26,6 +26,7 @@
 //! failures, groups them by where they panic, shrinks one input per group and prints them all.
 
 use crate::common;
+use kumite::side::Side;
 
 use kumite::analysis::{Evaluate, FastEval, VictoryGraph, distances, evaluate};
 use kumite::cli::analyse;
@@ -1151,7 +1152,8 @@ fn replay_path(
         }
         for (s, c) in cmds.iter().enumerate() {
             if let Some(c) = c
-                && (!eng.movers(&st).contains(&s) || !eng.is_enabled(&st, s, *c))
+                && (!eng.movers(&st).contains(&Side::from_index(s))
+                    || !eng.is_enabled(&st, Side::from_index(s), *c))
             {
                 return Err(format!(
                     "solve: step {} plays [{}] for side {s}, which cannot play it",
@@ -1255,7 +1257,7 @@ fn analyse_and_play(prog: &RuleProgram, seed: u64, tally: &mut Tally) -> Result<
     // `kumite tree`.
     let g = VictoryGraph::build(prog);
     let eng = Engine::new(prog, seed);
-    let st0 = match eng.initial(first) {
+    let st0 = match eng.initial(Side::from_index(first)) {
         Ok(s) => s,
         Err(_) => {
             tally.runtime_errors += 1;
@@ -1276,23 +1278,23 @@ fn analyse_and_play(prog: &RuleProgram, seed: u64, tally: &mut Tally) -> Result<
         for x in 0..2 {
             // The evaluation counts a distance at or past the turn limit as the limit (§10.5);
             // the tree shows it as it is.
-            let d = distances(&g, &seng, st, x)
+            let d = distances(&g, &seng, st, Side::from_index(x))
                 .to_win
                 .min(prog.settings.turn_limit);
-            let f = fast.to_win(&seng, st, x);
+            let f = fast.to_win(&seng, st, Side::from_index(x));
             if d != f {
                 return Err(format!(
                     "fast-eval: to_win for side {x} {when}: general {d}, compiled {f}"
                 ));
             }
-            let e = evaluate(&g, &seng, st, x);
-            let fe = fast.evaluate(&seng, st, x);
+            let e = evaluate(&g, &seng, st, Side::from_index(x));
+            let fe = fast.evaluate(&seng, st, Side::from_index(x));
             if !(e == fe || (e - fe).abs() <= 1e-6 * e.abs().max(1.0)) {
                 return Err(format!(
                     "fast-eval: evaluate for side {x} {when}: general {e}, compiled {fe}"
                 ));
             }
-            let o = evaluate(&g, &seng, st, 1 - x);
+            let o = evaluate(&g, &seng, st, Side::from_index(1 - x));
             if (e + o).abs() > 1e-6 * e.abs().max(1.0) {
                 return Err(format!(
                     "eval-antisymmetric: side {x} {e}, side {} {o} {when}",
@@ -1309,7 +1311,7 @@ fn analyse_and_play(prog: &RuleProgram, seed: u64, tally: &mut Tally) -> Result<
     // Engine turns on the fast, traced and reference engines, which must agree.
     let slow = Engine::new(prog, seed).reference();
     let mut a = st0.clone();
-    let mut b = match slow.initial(first) {
+    let mut b = match slow.initial(Side::from_index(first)) {
         Ok(s) => s,
         Err(e) => {
             return Err(format!(
@@ -1371,7 +1373,7 @@ fn analyse_and_play(prog: &RuleProgram, seed: u64, tally: &mut Tally) -> Result<
     }
 
     // A bounded solve (`kumite solve`), on the search engine's start as the CLI does.
-    if let Ok(s0) = seng.initial(first)
+    if let Ok(s0) = seng.initial(Side::from_index(first))
         && !skip("solve")
     {
         let depth = 1 + (seed % 4) as u32;
@@ -1426,11 +1428,11 @@ fn analyse_and_play(prog: &RuleProgram, seed: u64, tally: &mut Tally) -> Result<
                     ));
                 }
                 if let Some(m) = &f.first_move
-                    && (s0.to_move == 0 || seng.simultaneous)
+                    && (s0.to_move == Side::H || seng.simultaneous)
                     && !(m == "pass"
                         || prog
                             .command_id(m)
-                            .is_some_and(|c| seng.is_enabled(&s0, 0, c)))
+                            .is_some_and(|c| seng.is_enabled(&s0, Side::H, c)))
                 {
                     return Err(format!(
                         "solve: the forced win's first move {m} is not enabled for h"
@@ -1483,7 +1485,7 @@ fn analyse_and_play(prog: &RuleProgram, seed: u64, tally: &mut Tally) -> Result<
             }
         }
         if seed % 8 == 1 {
-            let v = analyse::solve(prog, first, 1, false, None);
+            let v = analyse::solve(prog, Side::from_index(first), 1, false, None);
             let _ = analyse::solve_text(&v);
         }
         if seng.simultaneous && seed % 4 == 2 {
@@ -1504,7 +1506,7 @@ fn analyse_and_play(prog: &RuleProgram, seed: u64, tally: &mut Tally) -> Result<
                 cmds[side] = Some(m);
                 eng.play(&mut q, cmds, None).is_ok()
                     && q.outcome
-                        == Some(if side == 0 {
+                        == Some(if side == Side::H {
                             kumite::engine::Outcome::H
                         } else {
                             kumite::engine::Outcome::C
@@ -1601,7 +1603,7 @@ fn analyse_and_play(prog: &RuleProgram, seed: u64, tally: &mut Tally) -> Result<
         let mut ps: [&mut dyn Player; 2] = [&mut h, &mut cpl];
         let opts = MatchOptions {
             seed,
-            first,
+            first: Side::from_index(first),
             trace: true,
             max_turns: Some(15),
             rules_name: "x.kmt".into(),
@@ -1819,14 +1821,14 @@ proptest! {
         QUIET.with(|q| *q.borrow_mut() = true);
         let r = catch_unwind(AssertUnwindSafe(|| {
             if !spec.starts_with("ai:") && spec != "human" {
-                let _ = kumite::players::make_player(&prog, &spec, 1, 0, 1.0);
+                let _ = kumite::players::make_player(&prog, &spec, 1, Side::H, 1.0);
             }
             let _ = CpuSettings::parse(&prog, spec.strip_prefix("cpu:").unwrap_or(&spec));
             let mut p2 = prog.clone();
             if kumite::cli::play::apply_sets(&mut p2, std::slice::from_ref(&set)).is_ok() {
                 // The overridden start must still be playable.
                 let eng = Engine::new(&p2, 0);
-                if let Ok(mut st) = eng.initial(0) {
+                if let Ok(mut st) = eng.initial(Side::H) {
                     let mut buf = Vec::new();
                     for _ in 0..4 {
                         let mut cmds = [None, None];
@@ -2035,7 +2037,7 @@ proptest! {
         prop_assert!(lo <= v && v <= hi, "rng::draw({lo},{hi}) = {v}");
         let prog = compile("!:[a]\n[a]:S.x=rand(S.lo,S.hi)\nS.x>5:S.勝利\n").program.expect("compiles");
         let eng = search_engine(&prog);
-        let mid = catch_unwind(AssertUnwindSafe(|| eng.chance.as_ref().map(|f| f(1, 0, 0, 0, lo, hi))));
+        let mid = catch_unwind(AssertUnwindSafe(|| eng.chance.as_ref().map(|f| f(1, Side::H, 0, 0, lo, hi))));
         match mid {
             Ok(Some(m)) => prop_assert!(lo <= m && m <= hi, "the search's draw of rand({lo},{hi}) is {m}, outside the range"),
             Ok(None) => {}
@@ -2044,11 +2046,11 @@ proptest! {
         let mut p2 = prog.clone();
         kumite::cli::play::apply_sets(&mut p2, &[format!("lo={lo}"), format!("hi={hi}")]).expect("sets");
         let e2 = Engine::new(&p2, seed);
-        let mut st = e2.initial(0).expect("start");
+        let mut st = e2.initial(Side::H).expect("start");
         let mut script = kumite::engine::ChanceScript { picks: vec![pick], ..Default::default() };
         let r = catch_unwind(AssertUnwindSafe(|| e2.play_scripted(&mut st, [Some(0), None], &mut script)));
         prop_assert!(r.is_ok(), "a scripted draw of rand({lo},{hi}) with pick {pick} panics");
-        let x = e2.val(&st, 0, p2.state_id("x").expect("x"));
+        let x = e2.val(&st, Side::H, p2.state_id("x").expect("x"));
         prop_assert!(lo <= x && x <= hi, "a scripted draw of rand({lo},{hi}) with pick {pick} gives {x}");
     }
 }
@@ -2068,8 +2070,8 @@ fn huge_gaps_are_far_not_near() {
         let prog = compile(&text).program.expect("compiles");
         let g = VictoryGraph::build(&prog);
         let eng = Engine::new(&prog, 0);
-        let st = eng.initial(0).expect("start");
-        let d = distances(&g, &eng, &st, 0).to_win;
+        let st = eng.initial(Side::H).expect("start");
+        let d = distances(&g, &eng, &st, Side::H).to_win;
         if d != kumite::analysis::UNREACHABLE {
             bad.push(format!("体力={v}: distance to winning {d}"));
         }

@@ -5,6 +5,7 @@
 //! sleeps) until those have answered, with a bound.
 
 use crate::common;
+use kumite::side::Side;
 
 use egui::{Key, Modifiers};
 use egui_kittest::Harness;
@@ -177,7 +178,10 @@ fn sumo_shift_c_throws_only_when_both_grips_are_held() {
     assert_eq!(s.st.turn, 4);
     let p = s.prog();
     let throw = p.command_id("投げる").unwrap();
-    assert!(s.is_enabled(0, throw), "both grips held: 投げる enabled");
+    assert!(
+        s.is_enabled(Side::H, throw),
+        "both grips held: 投げる enabled"
+    );
     shift(&mut h, Key::C);
     h.get_by_label_contains("h wins!");
     assert_eq!(h.state().matchp.session.as_ref().unwrap().st.turn, 5);

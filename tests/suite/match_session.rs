@@ -2,6 +2,7 @@
 //! CPU choice, undo against the CPU, starting from an edited position, replays.
 
 use crate::common;
+use kumite::side::Side;
 
 use kumite::analysis::VictoryGraph;
 use kumite::gui::session::{Controller, MatchSession, key_name};
@@ -54,7 +55,7 @@ fn simultaneous_turns_wait_for_both_and_hide_nothing_from_the_rules() {
     // The CPU chooses on its own thread; the turn waits for the human.
     until(&mut s, "the CPU's choice", |s| s.pending[1].is_some());
     assert_eq!(s.st.turn, 0);
-    assert_eq!(s.waiting_for(), vec![0]);
+    assert_eq!(s.waiting_for(), vec![Side::H]);
     let charge = s.key("c").unwrap().unwrap();
     assert_eq!(s.st.turn, 1, "resolved once both chose");
     assert_eq!(s.turns[0].cmds[0], Some(charge));
@@ -65,7 +66,7 @@ fn simultaneous_turns_wait_for_both_and_hide_nothing_from_the_rules() {
         s.pending[1].is_some() || s.over()
     });
     if !s.over() {
-        let charges = s.value(0, s.prog().state_id("チャージ").unwrap() as usize);
+        let charges = s.value(Side::H, s.prog().state_id("チャージ").unwrap() as usize);
         if charges < 5 {
             assert!(s.key("s").unwrap_err().to_string().contains("not enabled"));
         }
@@ -81,7 +82,7 @@ fn undo_against_the_cpu_goes_back_to_the_humans_last_choice() {
     until(&mut s, "the CPU's reply", |s| s.st.turn == 4);
     assert!(s.undo());
     assert_eq!(s.st.turn, 2, "both h's push and c's reply are taken back");
-    assert_eq!(s.st.to_move, 0);
+    assert_eq!(s.st.to_move, Side::H);
     assert_eq!(s.judgements.len(), 3);
     assert!(s.undo());
     assert_eq!(s.st, s.start);
@@ -121,7 +122,7 @@ fn a_replay_plays_the_path_and_notices_when_chance_differs() {
         [Controller::Human, Controller::Human],
         false,
     );
-    probe.choose(0, Some(push)).unwrap();
+    probe.choose(Side::H, Some(push)).unwrap();
     let after1 = kumite::engine::players::final_states(
         &kumite::engine::Engine::new(probe.prog(), 7),
         &probe.st,

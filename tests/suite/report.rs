@@ -3,6 +3,7 @@
 //! fair, a game decided by chance alone — through the real command line, JSON out.
 
 use crate::common;
+use kumite::side::Side;
 
 use common::{kumite, root};
 use kumite::report::{Sweep, SweepTarget, set_constant, split_players, wilson};
@@ -272,7 +273,7 @@ fn wilson_intervals_and_constant_rewriting() {
     assert_eq!(
         s.target,
         SweepTarget::State {
-            sides: vec![1],
+            sides: vec![Side::C],
             name: "距離".into()
         }
     );

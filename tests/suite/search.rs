@@ -7,6 +7,7 @@ use kumite::engine::Engine;
 use kumite::pipeline::compile;
 use kumite::program::RuleProgram;
 use kumite::search::{Searcher, forced_win, moves, search_engine, shortest_win};
+use kumite::side::Side;
 
 fn file(name: &str) -> RuleProgram {
     let c = compile(&common::read(&common::root().join("rules").join(name)));
@@ -18,11 +19,11 @@ fn example1_distances_are_11_and_fall_to_8_after_three_pushes() {
     let p = file("ex1_push.kmt");
     let g = VictoryGraph::build(&p);
     let e = Engine::new(&p, 0);
-    let mut st = e.initial(0).expect("start");
+    let mut st = e.initial(Side::H).expect("start");
     assert_eq!(
         (
-            distances(&g, &e, &st, 0).to_win,
-            distances(&g, &e, &st, 1).to_win
+            distances(&g, &e, &st, Side::H).to_win,
+            distances(&g, &e, &st, Side::C).to_win
         ),
         (11, 11)
     );
@@ -31,8 +32,8 @@ fn example1_distances_are_11_and_fall_to_8_after_three_pushes() {
         e.play(&mut st, [push, None], None).expect("ok");
         e.play(&mut st, [None, None], None).expect("ok");
     }
-    assert_eq!(distances(&g, &e, &st, 0).to_win, 8);
-    assert_eq!(distances(&g, &e, &st, 1).to_win, 11);
+    assert_eq!(distances(&g, &e, &st, Side::H).to_win, 8);
+    assert_eq!(distances(&g, &e, &st, Side::C).to_win, 11);
 }
 
 #[test]
@@ -41,8 +42,8 @@ fn example3_and_cc_lemon_distances_match_the_spec() {
         let p = file(f);
         let g = VictoryGraph::build(&p);
         let e = Engine::new(&p, 0);
-        let st = e.initial(0).expect("start");
-        assert_eq!(distances(&g, &e, &st, 0).to_win, want, "{f}");
+        let st = e.initial(Side::H).expect("start");
+        assert_eq!(distances(&g, &e, &st, Side::H).to_win, want, "{f}");
         assert!(!g.nodes.is_empty() && !g.decisive.is_empty());
     }
 }
@@ -51,7 +52,7 @@ fn example3_and_cc_lemon_distances_match_the_spec() {
 fn example1_shortest_win_is_21_plies_and_forced() {
     let p = file("ex1_push.kmt");
     let e = search_engine(&p);
-    let st = e.initial(0).expect("start");
+    let st = e.initial(Side::H).expect("start");
     let path = shortest_win(&p, &st, 30, 1_000_000)
         .into_path()
         .expect("a win");
@@ -69,7 +70,7 @@ fn example1_shortest_win_is_21_plies_and_forced() {
 fn example3_shortest_win_is_5_plies() {
     let p = file("ex3_grips.kmt");
     let e = search_engine(&p);
-    let st = e.initial(0).expect("start");
+    let st = e.initial(Side::H).expect("start");
     let path = shortest_win(&p, &st, 20, 1_000_000)
         .into_path()
         .expect("a win");
@@ -99,7 +100,7 @@ fn alpha_beta_with_the_table_equals_plain_minimax_on_random_positions() {
     ] {
         let p = file(f);
         let e = search_engine(&p);
-        let mut st = e.initial(0).expect("start");
+        let mut st = e.initial(Side::H).expect("start");
         let mut x = 99u64;
         for step in 0..12 {
             if st.outcome.is_some() {
@@ -151,7 +152,7 @@ fn deepening_that_reuses_played_moves_searches_the_same_tree() {
     for f in ["sumo.kmt", "karate.kmt", "moge_battle.kmt", "ex1_push.kmt"] {
         let p = file(f);
         let e = search_engine(&p);
-        let mut st = e.initial(0).expect("start");
+        let mut st = e.initial(Side::H).expect("start");
         let mut x = 7u64;
         let mut reused = 0;
         for step in 0..8 {
@@ -216,7 +217,7 @@ fn cc_lemon_at(h: i64, c: i64) -> (RuleProgram, kumite::engine::State) {
     let id = p.state_id("チャージ").expect("state") as usize;
     p.init_values[0][id] = h;
     p.init_values[1][id] = c;
-    let st = search_engine(&p).initial(0).expect("start");
+    let st = search_engine(&p).initial(Side::H).expect("start");
     (p, st)
 }
 
@@ -285,7 +286,7 @@ fn bets() -> RuleProgram {
 fn search_values_average_over_chance_outcomes() {
     let p = bets();
     let mut s = Searcher::new(&p, 1);
-    let st = s.eng.initial(0).expect("start");
+    let st = s.eng.initial(Side::H).expect("start");
     // The best bet is the 70% one: worth 0.7 − 0.3 = 0.4 of a win (the midpoint would say 1).
     let v = s.negamax(&st, 1, f64::NEG_INFINITY, f64::INFINITY, true);
     assert!((v / 1e9 - 0.4).abs() < 1e-3, "value {v}");
@@ -309,7 +310,7 @@ fn search_values_average_over_chance_outcomes() {
 #[test]
 fn shortest_win_assumes_a_favourable_roll_and_forced_win_needs_every_roll() {
     let p = bets();
-    let st = search_engine(&p).initial(0).expect("start");
+    let st = search_engine(&p).initial(Side::H).expect("start");
     let path = shortest_win(&p, &st, 3, 10_000)
         .into_path()
         .expect("a lucky win");
@@ -325,7 +326,7 @@ fn dice_are_enumerated_exactly_and_wide_ranges_are_sampled() {
     let c = compile("!:[振る],[大振り]\n[振る]:S.目+=rand(1,6)\n[大振り]:S.目+=rand(1,1000)\n");
     let p = c.program.expect("compiles");
     let mut s = Searcher::new(&p, 1);
-    let st = s.eng.initial(0).expect("start");
+    let st = s.eng.initial(Side::H).expect("start");
     let die = s.outcomes(&st, [p.command_id("振る"), None], 16);
     assert_eq!(die.len(), 6);
     assert!(die.iter().all(|(_, q)| (q - 1.0 / 6.0).abs() < 1e-12));
@@ -339,7 +340,7 @@ fn dice_are_enumerated_exactly_and_wide_ranges_are_sampled() {
 fn forced_win_comes_with_a_strategy_tree() {
     use kumite::search::solve::{forced_win_in, strategy_text};
     let p = file("ex3_grips.kmt");
-    let st = search_engine(&p).initial(0).expect("start");
+    let st = search_engine(&p).initial(Side::H).expect("start");
     let f = forced_win_in(&p, &st, 9, 1_000_000, None);
     assert_eq!((f.exists, f.min_plies), (Some(true), Some(5)));
     let tree = f.strategy.expect("a strategy");
@@ -393,11 +394,11 @@ fn the_compiled_evaluation_equals_the_reference_on_random_positions() {
         let fast = FastEval::new(&g, &e);
         let mut x = 7u64;
         for game in 0..20 {
-            let mut st = e.initial(game % 2).expect("start");
+            let mut st = e.initial(Side::from_index(game % 2)).expect("start");
             while st.outcome.is_none() && st.turn < 150 {
                 for side in 0..2 {
-                    let want = evaluate(&g, &e, &st, side);
-                    let got = fast.evaluate(&e, &st, side);
+                    let want = evaluate(&g, &e, &st, Side::from_index(side));
+                    let got = fast.evaluate(&e, &st, Side::from_index(side));
                     assert!((want - got).abs() < 1e-9, "{f}: {want} vs {got} in {st:?}");
                 }
                 let mut cmds = [None, None];
@@ -430,8 +431,8 @@ fn h_distance(text: &str, sets: &[(&str, i64)]) -> kumite::analysis::Distances {
     }
     let g = VictoryGraph::build(&p);
     let e = Engine::new(&p, 0);
-    let st = e.initial(0).expect("start");
-    distances(&g, &e, &st, 0)
+    let st = e.initial(Side::H).expect("start");
+    distances(&g, &e, &st, Side::H)
 }
 
 #[test]
@@ -537,8 +538,11 @@ fn both_distances(text: &str) -> [kumite::analysis::Distances; 2] {
     let p = compile(text).program.expect("compiles");
     let g = VictoryGraph::build(&p);
     let e = Engine::new(&p, 0);
-    let st = e.initial(0).expect("start");
-    [distances(&g, &e, &st, 0), distances(&g, &e, &st, 1)]
+    let st = e.initial(Side::H).expect("start");
+    [
+        distances(&g, &e, &st, Side::H),
+        distances(&g, &e, &st, Side::C),
+    ]
 }
 
 /// Distances worked out by hand by an outside check (files written from the spec, not from the
@@ -621,8 +625,8 @@ fn the_tree_says_which_unreachable_conditions_block_a_win() {
         let p = compile(text).program.expect("compiles");
         let g = VictoryGraph::build(&p);
         let eng = Engine::new(&p, 0);
-        let st = eng.initial(0).expect("start");
-        let d = distances(&g, &eng, &st, 0);
+        let st = eng.initial(Side::H).expect("start");
+        let d = distances(&g, &eng, &st, Side::H);
         let texts: Vec<String> = g.nodes.iter().map(|n| n.text.clone()).collect();
         (out_of_reach(&g, &d), texts)
     };
@@ -799,10 +803,10 @@ fn an_achiever_that_uses_up_its_condition_pays_to_bring_it_back() {
         }
         let g = VictoryGraph::build(&p);
         let e = Engine::new(&p, 0);
-        let st = e.initial(0).expect("start");
-        let d = distances(&g, &e, &st, 0);
+        let st = e.initial(Side::H).expect("start");
+        let d = distances(&g, &e, &st, Side::H);
         // The search's evaluation agrees (it counts an unreachable win at the turn limit).
-        let fast = kumite::analysis::FastEval::new(&g, &e).to_win(&e, &st, 0);
+        let fast = kumite::analysis::FastEval::new(&g, &e).to_win(&e, &st, Side::H);
         let cap = p.settings.turn_limit;
         assert_eq!(fast, d.to_win.min(cap), "{text} {h:?} {c:?}");
         if d.unreachable.is_some() {
@@ -857,13 +861,13 @@ fn a_victory_rule_with_a_period_waits_for_its_turn() {
     let e = Engine::new(&p, 0);
     let fast = kumite::analysis::FastEval::new(&g, &e);
     let charge = p.command_id("溜める");
-    let mut st = e.initial(0).expect("start");
+    let mut st = e.initial(Side::H).expect("start");
     // h charging every turn: 5, 4, 3 (点 2 already, waiting), 2, 1 — and h wins at the end of
     // its 5th turn.
     let mut seen = vec![];
     for _ in 0..5 {
-        let d = distances(&g, &e, &st, 0).to_win;
-        assert_eq!(fast.to_win(&e, &st, 0), d);
+        let d = distances(&g, &e, &st, Side::H).to_win;
+        assert_eq!(fast.to_win(&e, &st, Side::H), d);
         seen.push(d);
         e.play(&mut st, [charge, None], None).expect("h");
         if st.outcome.is_some() {
@@ -875,11 +879,11 @@ fn a_victory_rule_with_a_period_waits_for_its_turn() {
     assert_eq!(st.outcome, Some(kumite::engine::Outcome::H));
     // c, idle for its first turn then charging: at its own turn 1 with 点 0 it needs 2 charges
     // and its 5th turn, 4 away.
-    let mut st = e.initial(0).expect("start");
+    let mut st = e.initial(Side::H).expect("start");
     e.play(&mut st, [None, None], None).expect("h");
     e.play(&mut st, [None, None], None).expect("c");
-    assert_eq!(distances(&g, &e, &st, 1).to_win, 4);
-    assert_eq!(fast.to_win(&e, &st, 1), 4);
+    assert_eq!(distances(&g, &e, &st, Side::C).to_win, 4);
+    assert_eq!(fast.to_win(&e, &st, Side::C), 4);
 }
 
 /// The wrestling match a designer wrote (issue 39): h's 11-ply win was reported as "no win"
@@ -892,7 +896,7 @@ fn the_wrestling_files_eleven_ply_win_is_found_and_a_small_budget_says_it_gave_u
         &common::root().join("tests/designs/wrestling.kmt"),
     ));
     let p = c.program.expect("compiles");
-    let st = search_engine(&p).initial(0).expect("start");
+    let st = search_engine(&p).initial(Side::H).expect("start");
     let cap =
         kumite::search::solve::positions_for_memory(&st, kumite::search::solve::SHORTEST_MEMORY);
     let found = shortest_win(&p, &st, 12, cap);
@@ -985,7 +989,7 @@ fn shortest_win_equals_a_plain_exhaustive_search_on_generated_games() {
         let c = compile(&text);
         let Some(p) = c.program else { continue };
         let e = search_engine(&p);
-        let Ok(st) = e.initial(0) else { continue };
+        let Ok(st) = e.initial(Side::H) else { continue };
         let d = 7;
         let plain = plain_shortest(&e, &st, d);
         match shortest_win(&p, &st, d, 1_000_000) {
