@@ -773,14 +773,13 @@ impl FastEval {
             let cost = if b == NOT_OK || d.never || d.only.is_some_and(|s| s != x) {
                 self.cap
             } else {
-                let acting = if d.opponent { x.opponent() } else { x };
+                let acting = crate::side::relative(d.opponent, x);
                 let extra = d
                     .excluded
                     .iter()
                     .filter(|c| !eng.test(c, st, acting, &mut sc.stack))
                     .count() as u32;
-                let cost = b.saturating_add(extra).min(UNREACHABLE);
-                super::on_period(cost, st.own_turns[acting], d.period).min(self.cap)
+                super::decisive_cost(b, extra, st.own_turns[acting], d.period, self.cap)
             };
             best = best.min(cost);
             soft.add(cost, self.cap);

@@ -201,10 +201,114 @@ pub fn tree_dot(g: &VictoryGraph, eng: &Engine, st: &State) -> String {
 
 pub use crate::search::VALUE_BOUND;
 
+/// What `kumite solve` found, typed: the text and the JSON are both worded from it at the edge
+/// ([`solve_text`], `serde_json::to_string`).
+#[derive(serde::Serialize)]
+pub struct Solved {
+    /// The shortest win for h (h and c cooperating).
+    #[serde(serialize_with = "shortest_json")]
+    pub shortest_win: ShortestWin,
+    /// Whether h forces a win within the plies asked for.
+    pub forced_win: Forced,
+    /// "none", or how chance was treated.
+    pub chance: String,
+    /// The game value (`--value`): solved, or why not.
+    #[serde(flatten, skip_serializing_if = "Option::is_none")]
+    pub value: Option<ValuePart>,
+    /// Wall-clock seconds of the shortest-win, forced-win and value searches.
+    pub seconds: f64,
+    /// `--against PLAYER`: how much a best reply gains against it.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub against: Option<Against>,
+}
+
+/// The forced-win part of [`Solved`].
+#[derive(serde::Serialize)]
+pub struct Forced {
+    /// true/false, or null when the search gave up undecided (`gave_up` says why).
+    pub exists: Option<bool>,
+    /// The plies searched.
+    pub plies: u32,
+    /// The fewest plies within which h forces the win.
+    pub min_plies: Option<u32>,
+    /// h's first move of the win.
+    pub first_move: Option<String>,
+    /// The winning strategy tree.
+    pub strategy: Option<crate::search::solve::Strategy>,
+    /// The budget that ran out when undecided.
+    pub gave_up: Option<String>,
+}
+
+/// The value part of [`Solved`]: the equilibrium of a simultaneous game, or why there is none.
+#[derive(serde::Serialize)]
+#[serde(untagged)]
+pub enum ValuePart {
+    /// Value iteration's answer.
+    Solved {
+        /// h's value (+1 win, −1 loss).
+        value: f64,
+        /// Each side's mixed strategy at the start: command → probability.
+        strategy: Mixes,
+        /// How much a best reply to the start's strategies gains.
+        exploitability: f64,
+        /// Whether the iteration converged (changes below 1e-10).
+        converged: bool,
+        /// How the value was computed, in words.
+        value_method: String,
+    },
+    /// `--value` on an alternate game.
+    NotSimultaneous {
+        /// Always null.
+        value: Option<f64>,
+        /// Why.
+        value_method: &'static str,
+    },
+}
+
+/// Both sides' mixed strategies, command name → probability, in the rules' command order.
+#[derive(serde::Serialize)]
+pub struct Mixes {
+    /// h's.
+    pub h: serde_json::Map<String, serde_json::Value>,
+    /// c's.
+    pub c: serde_json::Map<String, serde_json::Value>,
+}
+
+/// `--against PLAYER`: a best reply's value against the player as c.
+#[derive(serde::Serialize)]
+pub struct Against {
+    /// The player spec.
+    pub player: String,
+    /// The side it plays (c).
+    pub side: Side,
+    /// h's value when replying best.
+    pub best_reply_value: f64,
+    /// The equilibrium value, when known.
+    pub game_value: Option<f64>,
+    /// How much the player gives away (best reply − game value), when the value is known.
+    pub exploitability: Option<f64>,
+    /// Positions solved.
+    pub positions: usize,
+    /// Positions past the bound, valued by the evaluation.
+    pub frontier: usize,
+}
+
+impl Solved {
+    /// The game value, when `--value` solved it.
+    pub fn game_value(&self) -> Option<f64> {
+        match self.value {
+            Some(ValuePart::Solved { value, .. }) => Some(value),
+            _ => None,
+        }
+    }
+}
+
+use crate::search::solve::ShortestWin;
+
 /// The shortest-win answer as JSON: `status` ("found", "none" or "gave_up"), the positions
 /// searched, the path when found, the plies proved free of a win otherwise, and what ran out.
-fn shortest_json(w: &crate::search::solve::ShortestWin) -> serde_json::Value {
-    use crate::search::solve::ShortestWin;
+fn shortest_json<S: serde::Serializer>(w: &ShortestWin, ser: S) -> Result<S::Ok, S::Error> {
+    use serde::Serialize;
     let mut v = match w {
         ShortestWin::Found { path: p, positions } => serde_json::json!({
             "plies": p.len(),
@@ -239,23 +343,23 @@ fn shortest_json(w: &crate::search::solve::ShortestWin) -> serde_json::Value {
     };
     v["status"] = serde_json::json!(w.status());
     v["summary"] = serde_json::json!(w.summary());
-    v
+    v.serialize(ser)
 }
 
-/// `kumite solve` as JSON: shortest win, forced win, and (asked for, simultaneous) the value.
+/// `kumite solve`: shortest win, forced win, and (asked for, simultaneous) the value.
 pub fn solve(
     prog: &RuleProgram,
     first: Side,
     depth: u32,
     value: bool,
     positions: Option<usize>,
-) -> serde_json::Value {
+) -> Result<Solved, String> {
     use crate::search::search_engine;
     use crate::search::solve::{forced_win_in, shortest_win_in};
     let eng = search_engine(prog);
-    let Ok(st) = eng.initial(first) else {
-        return serde_json::json!({"error": "runtime error in the initial position"});
-    };
+    let st = eng
+        .initial(first)
+        .map_err(|e| format!("runtime error in the initial position: {e}"))?;
     let t0 = std::time::Instant::now();
     let cap = positions.unwrap_or_else(|| {
         crate::search::solve::positions_for_memory(&st, crate::search::solve::SHORTEST_MEMORY)
@@ -277,19 +381,7 @@ pub fn solve(
         }
         t
     };
-    let mut out = serde_json::json!({
-        "shortest_win": shortest_json(&shortest),
-        "forced_win": {
-            "exists": forced.exists,
-            "plies": depth,
-            "min_plies": forced.min_plies,
-            "first_move": forced.first_move,
-            "strategy": forced.strategy,
-            "gave_up": forced.gave_up.map(|b| b.to_string()),
-        },
-        "chance": chance,
-    });
-    if value && eng.simultaneous {
+    let value = if value && eng.simultaneous {
         let gv =
             crate::search::value_iteration(prog, &st, VALUE_BOUND, crate::search::VALUE_POSITIONS);
         let name =
@@ -299,15 +391,12 @@ pub fn solve(
                 .map(|(m, p)| (name(m), serde_json::json!(p)))
                 .collect()
         };
-        out["value"] = serde_json::json!(gv.value);
-        out["strategy"] = serde_json::json!({"h": strat(&gv.h), "c": strat(&gv.c)});
-        out["exploitability"] = serde_json::json!(gv.exploitability);
-        out["converged"] = serde_json::json!(gv.residual < 1e-10);
-        out["value_method"] = serde_json::json!(format!(
+        let converged = gv.residual < 1e-10;
+        let value_method = format!(
             "value iteration with a linear program per position over {}, {} iterations{}",
             gv.positions_text(),
             gv.iterations,
-            if gv.residual < 1e-10 {
+            if converged {
                 String::new()
             } else {
                 format!(
@@ -325,15 +414,40 @@ pub fn solve(
                     gv.residual
                 )
             }
-        ));
-    } else if value {
-        out["value"] = serde_json::Value::Null;
-        out["value_method"] = serde_json::json!(
-            "--value is for simultaneous games; see forced_win for alternate games"
         );
-    }
-    out["seconds"] = serde_json::json!(t0.elapsed().as_secs_f64());
-    out
+        Some(ValuePart::Solved {
+            value: gv.value,
+            strategy: Mixes {
+                h: strat(&gv.h),
+                c: strat(&gv.c),
+            },
+            exploitability: gv.exploitability,
+            converged,
+            value_method,
+        })
+    } else if value {
+        Some(ValuePart::NotSimultaneous {
+            value: None,
+            value_method: "--value is for simultaneous games; see forced_win for alternate games",
+        })
+    } else {
+        None
+    };
+    Ok(Solved {
+        shortest_win: shortest,
+        forced_win: Forced {
+            exists: forced.exists,
+            plies: depth,
+            min_plies: forced.min_plies,
+            first_move: forced.first_move,
+            strategy: forced.strategy,
+            gave_up: forced.gave_up.map(|b| b.to_string()),
+        },
+        chance,
+        value,
+        seconds: t0.elapsed().as_secs_f64(),
+        against: None,
+    })
 }
 
 /// `kumite solve --against PLAYER`: how much a best reply (h) gains against PLAYER playing c,
@@ -344,7 +458,7 @@ pub fn against(
     first: Side,
     spec: &str,
     game_value: Option<f64>,
-) -> Result<serde_json::Value, String> {
+) -> Result<Against, String> {
     use crate::engine::players::{GameInfo, Player};
     let eng = crate::search::search_engine(prog);
     let st = eng
@@ -405,32 +519,32 @@ pub fn against(
         &mut *policy,
     )
     .map_err(|e| e.to_string())?;
-    Ok(serde_json::json!({
-        "player": spec,
-        "side": "c",
-        "best_reply_value": br.value,
-        "game_value": game_value,
-        "exploitability": game_value.map(|g| (br.value - g).max(0.0)),
-        "positions": br.positions,
-        "frontier": br.frontier,
-    }))
+    Ok(Against {
+        player: spec.to_string(),
+        side: Side::C,
+        best_reply_value: br.value,
+        game_value,
+        exploitability: game_value.map(|g| (br.value - g).max(0.0)),
+        positions: br.positions,
+        frontier: br.frontier,
+    })
 }
 
 /// `kumite solve` as text.
-pub fn solve_text(v: &serde_json::Value) -> String {
+pub fn solve_text(v: &Solved) -> String {
     let mut s = String::new();
-    let sw = &v["shortest_win"];
-    s.push_str(sw["summary"].as_str().unwrap_or("shortest win: ?"));
+    let sw = &v.shortest_win;
+    s.push_str(&sw.summary());
     s.push('\n');
-    if let Some(p) = sw.as_object().filter(|p| p["status"] == "found")
-        && let (Some(moves), Some(states)) = (p["moves"].as_array(), p["states"].as_array())
-    {
-        for (i, (m, st)) in moves.iter().zip(states).enumerate() {
-            let cmd = m["command"].as_str().unwrap_or("(pass)");
-            let luck = m["probability"]
-                .as_f64()
-                .map_or(String::new(), |p| format!(" (chance {:.0}%)", p * 100.0));
-            let (h, c) = (compact(&st["h"]), compact(&st["c"]));
+    if let ShortestWin::Found { path, .. } = sw {
+        for (i, m) in path.iter().enumerate() {
+            let cmd = m.command.as_deref().unwrap_or("(pass)");
+            let luck = if m.probability < 1.0 {
+                format!(" (chance {:.0}%)", m.probability * 100.0)
+            } else {
+                String::new()
+            };
+            let (h, c) = (compact(&m.states["h"]), compact(&m.states["c"]));
             // A game without states of its own (only 勝利/敗北) has none to show.
             let after = if h.is_empty() && c.is_empty() {
                 String::new()
@@ -440,89 +554,87 @@ pub fn solve_text(v: &serde_json::Value) -> String {
             s.push_str(&format!(
                 "  {:>3}. {} [{}]{luck}{after}\n",
                 i + 1,
-                m["side"].as_str().unwrap_or("?"),
-                cmd,
+                m.side,
+                cmd
             ));
         }
     }
-    match v["forced_win"]["exists"].as_bool() {
+    let f = &v.forced_win;
+    match f.exists {
         Some(true) => {
             s.push_str(&format!(
                 "forced win: yes, within {} (fastest: {}); first move {}\n",
-                plies(&v["forced_win"]["plies"]),
-                v["forced_win"]["min_plies"],
-                v["forced_win"]["first_move"]
+                plies(f.plies),
+                f.min_plies.map_or("?".into(), |p| p.to_string()),
+                f.first_move
+                    .as_deref()
+                    .map_or("null".into(), |m| format!("\"{m}\""))
             ));
-            let tree = &v["forced_win"]["strategy"];
-            if !tree.is_null() {
+            if let Some(tree) = &f.strategy {
+                let tree = serde_json::to_value(tree).unwrap_or_default();
                 s.push_str("strategy (h's move, then every c reply and chance outcome):\n");
-                s.push_str(&crate::search::solve::strategy_json_text(tree, 40, 40));
+                s.push_str(&crate::search::solve::strategy_json_text(&tree, 40, 40));
             }
         }
         Some(false) => s.push_str(&format!(
             "forced win: no forced win within {}\n",
-            plies(&v["forced_win"]["plies"])
+            plies(f.plies)
         )),
         None => s.push_str(&format!(
             "forced win: undecided — gave up ({})\n",
-            v["forced_win"]["gave_up"]
-                .as_str()
-                .unwrap_or("budget exhausted")
+            f.gave_up.as_deref().unwrap_or("budget exhausted")
         )),
     }
-    if !v["value"].is_null() {
+    if let Some(ValuePart::Solved {
+        value,
+        strategy,
+        exploitability,
+        value_method,
+        ..
+    }) = &v.value
+    {
         s.push_str(&format!(
-            "value for h: {:.4} ({})\nstrategy h: {}\nstrategy c: {}\nexploitability: {:.1e}\n",
-            v["value"].as_f64().unwrap_or(0.0),
-            v["value_method"].as_str().unwrap_or(""),
-            mix_text(&v["strategy"]["h"]),
-            mix_text(&v["strategy"]["c"]),
-            v["exploitability"].as_f64().unwrap_or(0.0)
+            "value for h: {value:.4} ({value_method})\nstrategy h: {}\nstrategy c: {}\nexploitability: {exploitability:.1e}\n",
+            mix_text(&strategy.h),
+            mix_text(&strategy.c),
         ));
     }
-    if let Some(a) = v.get("against").filter(|a| !a.is_null()) {
+    if let Some(a) = &v.against {
         s.push_str(&format!(
             "against {} (as c): a best reply gets {:+.4} for h over {} positions{}\n",
-            a["player"].as_str().unwrap_or("?"),
-            a["best_reply_value"].as_f64().unwrap_or(0.0),
-            a["positions"],
-            match a["exploitability"].as_f64() {
-                Some(x) => format!(
-                    "; game value {:+.4}, so it gives away {x:.4}",
-                    a["game_value"].as_f64().unwrap_or(0.0)
-                ),
-                None => String::new(),
+            a.player,
+            a.best_reply_value,
+            a.positions,
+            match (a.exploitability, a.game_value) {
+                (Some(x), Some(g)) => format!("; game value {g:+.4}, so it gives away {x:.4}"),
+                _ => String::new(),
             }
         ));
     }
-    if v["chance"] != "none" {
-        s.push_str(&format!("note: {}\n", v["chance"].as_str().unwrap_or("")));
+    if v.chance != "none" {
+        s.push_str(&format!("note: {}\n", v.chance));
     }
     s
 }
 
 /// "1 ply", "7 plies".
-fn plies(n: &serde_json::Value) -> String {
-    match n.as_u64() {
-        Some(1) => "1 ply".into(),
+fn plies(n: u32) -> String {
+    match n {
+        1 => "1 ply".into(),
         _ => format!("{n} plies"),
     }
 }
 
 /// A mixed strategy as text: `グー 22.1%, パー 55.8%, チョキ 22.1%` (the JSON keeps the exact
 /// probabilities).
-fn mix_text(v: &serde_json::Value) -> String {
-    match v.as_object() {
-        Some(m) => m
-            .iter()
-            .map(|(k, p)| match p.as_f64() {
-                Some(p) => format!("{k} {:.1}%", p * 100.0),
-                None => format!("{k} {p}"),
-            })
-            .collect::<Vec<_>>()
-            .join(", "),
-        None => v.to_string(),
-    }
+fn mix_text(m: &serde_json::Map<String, serde_json::Value>) -> String {
+    m.iter()
+        .map(|(k, p)| match p.as_f64() {
+            Some(p) => format!("{k} {:.1}%", p * 100.0),
+            None => format!("{k} {p}"),
+        })
+        .collect::<Vec<_>>()
+        .join(", ")
 }
 
 fn compact(v: &serde_json::Value) -> String {

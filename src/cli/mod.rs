@@ -598,16 +598,18 @@ fn solve(
             return ExitCode::from(1);
         }
     };
-    let mut out = out;
+    let mut out = match out {
+        Ok(out) => out,
+        Err(e) => return fail(&e),
+    };
     if let Some(spec) = against {
-        let game_value = out["value"].as_f64();
-        match analyse::against(&prog, first, spec, game_value) {
-            Ok(a) => out["against"] = a,
+        match analyse::against(&prog, first, spec, out.game_value()) {
+            Ok(a) => out.against = Some(a),
             Err(e) => return fail(&e),
         }
     }
     if format == Format::Json {
-        outln!("{}", out);
+        outln!("{}", serde_json::to_string(&out).unwrap_or_default());
     } else {
         out!("{}", analyse::solve_text(&out));
     }

@@ -16,17 +16,65 @@ use rustc_hash::FxHashMap as HashMap;
 
 /// Lowers an expansion to a program, adding the errors and warnings found on the way.
 pub fn lower(x: &Expanded, names: &Names, diags: &mut Vec<Diagnostic>) -> RuleProgram {
+    let Start {
+        mut b,
+        mut facts,
+        init,
+        keys,
+        mut t,
+    } = start(x, names, diags);
+    let anyone_wins = lower_rules(&mut b, x, &mut facts, &mut t, diags);
+    lower_adv(&mut b, x, &mut facts, &mut t);
+    let first_rule = x.rules.first().map(|r| r.origin.span.clone());
+    let start = Start {
+        b,
+        facts,
+        init,
+        keys,
+        t,
+    };
+    finish(start, x, first_rule, names, anyone_wins, diags)
+}
+
+/// A program being lowered: the interned names and bytecode, what the checks learn, the
+/// initial line, the keys and the tables. [`lower`] and [`link`] begin it alike ([`start`]),
+/// fill the rule and advantage tables their own way, and end it alike ([`finish`]).
+struct Start<'a> {
+    b: Builder<'a>,
+    facts: Facts,
+    init: Init,
+    keys: Vec<KeyBinding>,
+    t: Tables,
+}
+
+/// Phases 1–2: 勝利/敗北 interned, then the initial line and the key lines.
+fn start<'a>(x: &Expanded, names: &'a Names, diags: &mut Vec<Diagnostic>) -> Start<'a> {
     let mut b = Builder::new(names);
     let mut facts = Facts::default();
     let init = lower_init(&mut b, x, &mut facts, diags);
     let keys = lower_keys(&mut b, x, diags);
-    let mut t = Tables::default();
-    let anyone_wins = lower_rules(&mut b, x, &mut facts, &mut t, diags);
-    lower_adv(&mut b, x, &mut facts, &mut t);
+    Start {
+        b,
+        facts,
+        init,
+        keys,
+        t: Tables::default(),
+    }
+}
+
+/// After the tables: the settings, the name checks, the program assembled, and (when the file
+/// has no errors) the rule lints.
+fn finish(
+    s: Start,
+    x: &Expanded,
+    first_rule: Option<Span>,
+    names: &Names,
+    anyone_wins: bool,
+    diags: &mut Vec<Diagnostic>,
+) -> RuleProgram {
     let settings = lower_settings(x, diags);
-    let first_rule = x.rules.first().map(|r| r.origin.span.clone());
-    checks::names(x, first_rule, names, &facts, anyone_wins, diags);
-    let prog = assemble(b, init, keys, settings, t, x, names);
+    checks::names(x, first_rule, names, &s.facts, anyone_wins, diags);
+    let prog = assemble(s.b, s.init, s.keys, settings, s.t, x, names);
     if !diags.iter().any(|d| d.is_error()) {
         checks::lint_rules(&prog, diags);
     }
@@ -621,11 +669,13 @@ pub(crate) fn link(
     names: &Names,
     diags: &mut Vec<Diagnostic>,
 ) -> RuleProgram {
-    let mut b = Builder::new(names);
-    let mut facts = Facts::default();
-    let init = lower_init(&mut b, x, &mut facts, diags);
-    let keys = lower_keys(&mut b, x, diags);
-    let mut t = Tables::default();
+    let Start {
+        mut b,
+        mut facts,
+        init,
+        keys,
+        mut t,
+    } = start(x, names, diags);
     let size = |f: fn(&Fragment) -> usize| pieces.iter().map(|p| f(p.frag)).sum::<usize>();
     t.rules.reserve(size(|f| f.t.rules.len()));
     t.meta.reserve(size(|f| f.t.rules.len()));
@@ -747,11 +797,12 @@ pub(crate) fn link(
             facts.merge(&f.rule_facts, p.at);
         }
     }
-    let settings = lower_settings(x, diags);
-    checks::names(x, first_rule, names, &facts, anyone_wins, diags);
-    let prog = assemble(b, init, keys, settings, t, x, names);
-    if !diags.iter().any(|d| d.is_error()) {
-        checks::lint_rules(&prog, diags);
-    }
-    prog
+    let start = Start {
+        b,
+        facts,
+        init,
+        keys,
+        t,
+    };
+    finish(start, x, first_rule, names, anyone_wins, diags)
 }

@@ -10,7 +10,8 @@
 //! bound on the state values instead, positions beyond it valued by the derived evaluation, and
 //! says so; when even that does not fit, the player falls back to the ordinary search.
 
-use super::{Searcher, lcm_of, matrix, moves, position_key};
+use super::keys::lcm_of;
+use super::{Searcher, matrix, moves, position_key};
 use crate::analysis::evaluate;
 use crate::engine::{Outcome, Side, State};
 use crate::program::{CmdId, RuleProgram};

@@ -1,7 +1,9 @@
 //! The CPU's settings: the patent's levels (S depth, D thinning, E mistakes, P period), `exact`
 //! and a node budget, read from a file's `~` line and a player spec (`cpu:S5,E2`).
 
-use super::*;
+use crate::program::RuleProgram;
+use crate::syntax::ast::Setting;
+use std::time::Duration;
 
 /// CPU settings (`cpu:S5,D1,E0,P200`).
 #[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
@@ -14,7 +16,8 @@ pub struct CpuSettings {
     pub mistakes: u32,
     /// Thinking budget per move, ms.
     pub period_ms: u32,
-    /// `exact`: play from an exact table of the game when one can be built (see [`exact`]).
+    /// `exact`: play from an exact table of the game when one can be built (see
+    /// [`exact`](super::exact)).
     pub exact: bool,
     /// `N<nodes>`: at most this many search nodes per move (the deepest search completed within
     /// them is played). Unlike P it does not depend on the machine's speed or load, so games

@@ -1484,9 +1484,11 @@ fn analyse_and_play(prog: &RuleProgram, seed: u64, tally: &mut Tally) -> Result<
                 }
             }
         }
-        if seed % 8 == 1 {
-            let v = analyse::solve(prog, Side::from_index(first), 1, false, None);
+        if seed % 8 == 1
+            && let Ok(v) = analyse::solve(prog, Side::from_index(first), 1, false, None)
+        {
             let _ = analyse::solve_text(&v);
+            let _ = serde_json::to_string(&v);
         }
         if seng.simultaneous && seed % 4 == 2 {
             let cancel = Arc::new(AtomicBool::new(false));
