@@ -16,24 +16,12 @@ use rustc_hash::FxHashMap as HashMap;
 
 /// Lowers an expansion to a program, adding the errors and warnings found on the way.
 pub fn lower(x: &Expanded, names: &Names, diags: &mut Vec<Diagnostic>) -> RuleProgram {
-    let Start {
-        mut b,
-        mut facts,
-        init,
-        keys,
-        mut t,
-    } = start(x, names, diags);
-    let anyone_wins = lower_rules(&mut b, x, &mut facts, &mut t, diags);
-    lower_adv(&mut b, x, &mut facts, &mut t);
+    let mut lowered = start(x, names, diags);
+    let Start { b, facts, t, .. } = &mut lowered;
+    let anyone_wins = lower_rules(b, x, facts, t, diags);
+    lower_adv(b, x, facts, t);
     let first_rule = x.rules.first().map(|r| r.origin.span.clone());
-    let start = Start {
-        b,
-        facts,
-        init,
-        keys,
-        t,
-    };
-    finish(start, x, first_rule, names, anyone_wins, diags)
+    finish(lowered, x, first_rule, names, anyone_wins, diags)
 }
 
 /// A program being lowered: the interned names and bytecode, what the checks learn, the
@@ -669,13 +657,8 @@ pub(crate) fn link(
     names: &Names,
     diags: &mut Vec<Diagnostic>,
 ) -> RuleProgram {
-    let Start {
-        mut b,
-        mut facts,
-        init,
-        keys,
-        mut t,
-    } = start(x, names, diags);
+    let mut linked = start(x, names, diags);
+    let Start { b, facts, t, .. } = &mut linked;
     let size = |f: fn(&Fragment) -> usize| pieces.iter().map(|p| f(p.frag)).sum::<usize>();
     t.rules.reserve(size(|f| f.t.rules.len()));
     t.meta.reserve(size(|f| f.t.rules.len()));
@@ -797,12 +780,5 @@ pub(crate) fn link(
             facts.merge(&f.rule_facts, p.at);
         }
     }
-    let start = Start {
-        b,
-        facts,
-        init,
-        keys,
-        t,
-    };
-    finish(start, x, first_rule, names, anyone_wins, diags)
+    finish(linked, x, first_rule, names, anyone_wins, diags)
 }
