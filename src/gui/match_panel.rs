@@ -63,6 +63,7 @@ impl Default for MatchSettings {
                 mistakes: 0,
                 period_ms: 500,
                 exact: false,
+                matrix: false,
                 nodes: None,
             },
             realtime: false,
@@ -106,6 +107,7 @@ pub fn file_cpu(s: &crate::program::Settings) -> CpuSettings {
         mistakes: s.mistakes,
         period_ms: s.period_ms,
         exact: false,
+        matrix: false,
         nodes: None,
     }
 }

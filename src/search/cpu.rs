@@ -3,6 +3,7 @@
 //! game's earlier positions counted as draws.
 
 use super::keys::node_key;
+use super::local::{local_strategy, positions_for_level};
 use super::searcher::{Cells, SURE_WIN, Searcher};
 use super::{CpuSettings, EXACT_BUDGET, EXACT_POSITIONS, exact, moves};
 use crate::engine::players::{Player, PlayerError};
@@ -32,6 +33,10 @@ pub struct CpuPlayer<'p> {
     /// new game).
     last_turn: Option<u32>,
 }
+
+/// Joint moves at the root above which a simultaneous game is searched by the matrix games
+/// instead of the local graph (a 100 × 100 position).
+const LOCAL_JOINT_LIMIT: usize = 10_000;
 
 /// Earlier positions of the game that the search looks for (the latest ones).
 pub(super) const HISTORY: usize = 32;
@@ -165,7 +170,7 @@ impl<'p> CpuPlayer<'p> {
             s.deadline =
                 Some(Instant::now() + Duration::from_millis(self.settings.period_ms as u64));
             s.node_budget = self.settings.nodes.unwrap_or(u64::MAX);
-            Self::mixed_strategy(s, st, side, &all, self.settings.depth.min(4))
+            Self::simultaneous_strategy(&self.settings, s, st, side, &all)
         } else {
             let mistakes = std::mem::replace(&mut self.settings.mistakes, 0);
             let exact = std::mem::replace(&mut self.settings.exact, false);
@@ -219,7 +224,7 @@ impl<'p> CpuPlayer<'p> {
         let choice;
         let all = moves(&s.eng, st, side);
         if s.eng.simultaneous {
-            let probs = Self::mixed_strategy(s, st, side, &all, self.settings.depth.min(4));
+            let probs = Self::simultaneous_strategy(&self.settings, s, st, side, &all);
             let r: f64 = self.rng.random_range(0.0..1.0);
             let mut acc = 0.0;
             let mut pick = all.len() - 1;
@@ -313,7 +318,34 @@ impl<'p> CpuPlayer<'p> {
 }
 
 impl CpuPlayer<'_> {
-    /// The CPU's mixed strategy over its moves `mine` in a simultaneous game: the matrix game
+    /// The CPU's mixed strategy over its moves `mine` in a simultaneous game: from the local
+    /// game graph ([`super::local`]) of [`positions_for_level`] of `S` positions (fewer when
+    /// the node budget `N` runs out first) within the period, or with `matrix` from the
+    /// depth-limited matrix games.
+    fn simultaneous_strategy(
+        settings: &CpuSettings,
+        s: &mut Searcher,
+        st: &State,
+        side: Side,
+        mine: &[Option<CmdId>],
+    ) -> Vec<f64> {
+        // N counts nodes as the other searches do, one per joint move examined: a position of
+        // the graph costs its joint moves (those of the root stand for all).
+        let joint = (mine.len() * moves(&s.eng, st, side.opponent()).len()).max(1);
+        // A root of very many joint moves (hundreds of commands a side) is no graph to list:
+        // the matrix search fills its game row by row and solves what the period allowed.
+        if settings.matrix || joint > LOCAL_JOINT_LIMIT {
+            return Self::mixed_strategy(s, st, side, mine, settings.depth.min(4));
+        }
+        let positions = settings.nodes.map_or(usize::MAX, |n| n as usize / joint);
+        let positions = positions.min(positions_for_level(settings.depth));
+        let until = s
+            .deadline
+            .unwrap_or_else(|| Instant::now() + Duration::from_secs(3600));
+        local_strategy(s, st, side, mine, positions, until)
+    }
+
+    /// The depth-limited matrix search's mix (`cpu:matrix`): the matrix game
     /// of its moves against the opponent's, deepened one joint turn at a time while time
     /// remains. Rows are filled one of the CPU's moves at a time, so when the period ends during
     /// the first depth the game restricted to the moves examined so far is solved; a deeper
@@ -404,7 +436,8 @@ impl Player for CpuPlayer<'_> {
             return "cpu exact".into();
         }
         format!(
-            "cpu S{} D{} E{} P{}",
+            "cpu{} S{} D{} E{} P{}",
+            if self.settings.matrix { " matrix" } else { "" },
             self.settings.depth,
             self.settings.thin,
             self.settings.mistakes,

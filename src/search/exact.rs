@@ -11,8 +11,8 @@
 //! says so; when even that does not fit, the player falls back to the ordinary search.
 
 use super::keys::lcm_of;
+use super::keys::table_key;
 use super::{Searcher, matrix, moves, position_key};
-use crate::analysis::evaluate;
 use crate::engine::{Outcome, Side, State};
 use crate::program::{CmdId, RuleProgram};
 use rustc_hash::{FxHashMap, FxHasher};
@@ -63,10 +63,10 @@ pub const GAME_VALUE: TableSettings = TableSettings {
     max_sweeps: 5_000,
 };
 
-/// What to do with positions beyond a table's count.
+/// What to do with positions beyond a table's count (or listed after its time).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum PastMax {
-    /// Give up ([`Stop::Size`]).
+    /// Give up ([`Stop::Size`], [`Stop::Time`]).
     Fail,
     /// Value them by the derived evaluation, as if past the bound.
     Estimate,
@@ -80,7 +80,8 @@ pub(super) struct Limits<'c> {
     pub max_positions: usize,
     /// Beyond them: give up or estimate.
     pub past_max: PastMax,
-    /// Listing stops at this time ([`Stop::Time`]).
+    /// Listing stops at this time ([`Stop::Time`]; with [`PastMax::Estimate`] the positions
+    /// not yet expanded are valued by the evaluation instead).
     pub until: Instant,
     /// Listing stops when this is set ([`Stop::Cancelled`]).
     pub cancel: Option<&'c Arc<AtomicBool>>,
@@ -109,8 +110,7 @@ pub struct Iterated {
 /// The value of a position past a table's bound, from the derived evaluation: within ±0.9, so
 /// that no estimate is worth as much as a decided game.
 fn frontier_value(s: &Searcher, st: &State) -> f64 {
-    let e = evaluate(&s.graph, &s.eng, st, Side::H);
-    (e / s.scale).tanh() * 0.9
+    s.fast.squashed(&s.eng, st, Side::H, s.scale) / 1e9
 }
 
 /// Moves of h, moves of c, and per joint move (row-major) its outcomes with probabilities.
@@ -124,6 +124,8 @@ pub struct ExactTable {
     fixed: Vec<Option<f64>>,
     index: FxHashMap<u64, u32>,
     lcm: u32,
+    /// Whether the index keys include the last commands ([`table_key`]).
+    with_hist: bool,
     kids: Vec<Kids>,
     value: Vec<f64>,
     simultaneous: bool,
@@ -254,7 +256,17 @@ impl ExactTable {
         limits: &Limits,
         keep: bool,
     ) -> Result<Self, Stop> {
-        let mut s = Searcher::new(prog, 0);
+        Self::enumerate_in(&mut Searcher::new(prog, 0), root, limits, keep)
+    }
+
+    /// [`Self::enumerate`] with a searcher already made for the program (the CPU's own: its
+    /// evaluation and caches are reused from move to move).
+    pub(super) fn enumerate_in(
+        s: &mut Searcher,
+        root: &State,
+        limits: &Limits,
+        keep: bool,
+    ) -> Result<Self, Stop> {
         let simultaneous = s.eng.simultaneous;
         let bound = limits.bound;
         let inside = |st: &State| {
@@ -268,30 +280,37 @@ impl ExactTable {
         let cancelled = || limits.cancel.is_some_and(|c| c.load(Ordering::Relaxed));
         let mut index: FxHashMap<u64, u32> = FxHashMap::default();
         let mut states: Vec<State> = vec![root.clone()];
-        index.insert(position_key(root, s.lcm), 0);
+        // Positions that differ only in the last commands are one when nothing reads them.
+        let with_hist = !(simultaneous && s.eng.hl <= 1);
+        index.insert(table_key(root, s.lcm, with_hist), 0);
         let mut kids: Vec<Kids> = Vec::new();
         let mut fixed: Vec<Option<f64>> = Vec::new();
         let mut frontier = 0;
         let mut sampled = false;
         let mut i = 0;
+        let mut late = false;
         while i < states.len() {
             if i % 64 == 0 {
                 if cancelled() {
                     return Err(Stop::Cancelled);
                 }
                 if Instant::now() >= limits.until {
-                    return Err(Stop::Time);
+                    if limits.past_max == PastMax::Fail {
+                        return Err(Stop::Time);
+                    }
+                    late = true;
                 }
             }
             let st = states[i].clone();
-            let full = limits.past_max == PastMax::Estimate && states.len() >= limits.max_positions;
+            let full = limits.past_max == PastMax::Estimate
+                && (late || states.len() >= limits.max_positions);
             let terminal = match st.outcome {
                 Some(Outcome::H) => Some(1.0),
                 Some(Outcome::C) => Some(-1.0),
                 Some(Outcome::Draw) => Some(0.0),
                 None if !inside(&st) || full => {
                     frontier += 1;
-                    Some(frontier_value(&s, &st))
+                    Some(frontier_value(s, &st))
                 }
                 None => None,
             };
@@ -309,13 +328,24 @@ impl ExactTable {
                 (vec![None], moves(&s.eng, &st, Side::C))
             };
             let mut idx = Vec::with_capacity(hm.len() * cm.len());
-            for &a in &hm {
+            let mut cut = false;
+            'joint: for &a in &hm {
                 for &b in &cm {
+                    // A position of very many joint moves is timed as it is listed: past the
+                    // time it is not expanded (the root: no table at all).
+                    if idx.len() % 256 == 255 && Instant::now() >= limits.until {
+                        if limits.past_max == PastMax::Fail || i == 0 {
+                            return Err(Stop::Time);
+                        }
+                        late = true;
+                        cut = true;
+                        break 'joint;
+                    }
                     let outs = s.outcomes(&st, [a, b], CHANCE_LIMIT);
                     sampled |= s.sampled;
                     let mut dist = Vec::with_capacity(outs.len());
                     for (c, p) in &outs {
-                        let k = position_key(c, s.lcm);
+                        let k = table_key(c, s.lcm, with_hist);
                         let j = match index.get(&k) {
                             Some(j) => *j,
                             None => {
@@ -336,7 +366,13 @@ impl ExactTable {
                     idx.push(dist);
                 }
             }
-            kids.push((hm, cm, idx));
+            if cut {
+                frontier += 1;
+                fixed[i] = Some(frontier_value(s, &st));
+                kids.push((vec![], vec![], vec![]));
+            } else {
+                kids.push((hm, cm, idx));
+            }
             i += 1;
         }
         let n = states.len();
@@ -352,6 +388,7 @@ impl ExactTable {
             fixed,
             index,
             lcm: s.lcm,
+            with_hist,
             kids,
             simultaneous,
             positions: n,
@@ -361,7 +398,7 @@ impl ExactTable {
             sweeps: 0,
             elapsed: Duration::ZERO,
             root_length: None,
-            turn_limit: prog.settings.turn_limit,
+            turn_limit: s.eng.prog.settings.turn_limit,
         })
     }
 
@@ -514,10 +551,15 @@ impl ExactTable {
         )
     }
 
+    /// The key of `st` in this table's index.
+    fn key(&self, st: &State) -> u64 {
+        table_key(st, self.lcm, self.with_hist)
+    }
+
     /// h's value of `st` (+1 a sure win now, −1 a sure loss, discounted by the turns to it), if
     /// the position is in the table.
     pub fn value(&self, st: &State) -> Option<f64> {
-        let k = *self.index.get(&position_key(st, self.lcm))?;
+        let k = *self.index.get(&self.key(st))?;
         Some(self.value[k as usize])
     }
 
@@ -525,7 +567,7 @@ impl ExactTable {
     /// every best move, equally likely; a win sooner is better). None if `st` is not in the
     /// table.
     pub fn strategy(&self, st: &State, side: Side) -> Option<Vec<(Option<CmdId>, f64)>> {
-        let k = *self.index.get(&position_key(st, self.lcm))? as usize;
+        let k = *self.index.get(&self.key(st))? as usize;
         let (hm, cm, idx) = &self.kids[k];
         if hm.is_empty() {
             return None; // decided or past the bound
@@ -564,7 +606,7 @@ impl ExactTable {
     /// table's optimal strategies (positions past the bound count as ends); None if `st` is not
     /// in the table or the expectation does not settle (play that can go on for ever).
     pub fn expected_length(&self, st: &State) -> Option<f64> {
-        self.length_from(*self.index.get(&position_key(st, self.lcm))? as usize, None)
+        self.length_from(*self.index.get(&self.key(st))? as usize, None)
     }
 
     /// The expected length from position `root` by value iteration; None when it exceeds the
@@ -624,7 +666,7 @@ impl ExactTable {
     /// How much a best reply gains against the table's strategies at `st` (in the discounted
     /// matrix game of that position; 0 for an exact solution).
     pub fn exploitability(&self, st: &State) -> Option<f64> {
-        let k = *self.index.get(&position_key(st, self.lcm))? as usize;
+        let k = *self.index.get(&self.key(st))? as usize;
         let (hm, cm, idx) = &self.kids[k];
         if hm.is_empty() {
             return Some(0.0);
@@ -751,7 +793,7 @@ pub fn shared(
         k.0 == key.0
             && t.as_ref().is_ok_and(|t| {
                 t.index
-                    .get(&key.1)
+                    .get(&t.key(root))
                     .is_some_and(|&j| t.fixed[j as usize].is_none())
             })
     }) {

@@ -29,6 +29,7 @@ mod chance;
 mod cpu;
 pub mod exact;
 mod keys;
+pub mod local;
 pub mod matrix;
 mod searcher;
 mod settings;

@@ -23,7 +23,7 @@ pub struct Searcher<'p> {
     /// The derived graph.
     pub graph: VictoryGraph,
     /// Its evaluation, compiled for speed.
-    fast: FastEval,
+    pub(super) fast: FastEval,
     pub(super) tt: FxHashMap<u64, (u32, f64, u8)>,
     /// Star2 probes (see [`Self::chance_value`]) by position and depth (the key of `tt`): the
     /// move probed first and its exact value, reused when negamax then searches that position

@@ -19,6 +19,11 @@ pub struct CpuSettings {
     /// `exact`: play from an exact table of the game when one can be built (see
     /// [`exact`](super::exact)).
     pub exact: bool,
+    /// `matrix`: in simultaneous games, today's-before search — a depth-limited tree of matrix
+    /// games with the evaluation at its leaves — instead of the local game graph
+    /// ([`local`](super::local)); kept to measure the new search against.
+    #[serde(default)]
+    pub matrix: bool,
     /// `N<nodes>`: at most this many search nodes per move (the deepest search completed within
     /// them is played). Unlike P it does not depend on the machine's speed or load, so games
     /// replay exactly; `kumite report` uses it.
@@ -47,11 +52,16 @@ impl CpuSettings {
             mistakes: s.mistakes,
             period_ms: s.period_ms,
             exact: false,
+            matrix: false,
             nodes: None,
         };
         // Full-width and IME forms read as ASCII, as everywhere in the language (`Ｓ５`).
         let folded: String = spec.chars().map(crate::syntax::lexer::norm).collect();
         for item in folded.split(',').map(str::trim).filter(|x| !x.is_empty()) {
+            if item.eq_ignore_ascii_case("matrix") {
+                c.matrix = true;
+                continue;
+            }
             if item.eq_ignore_ascii_case("exact") {
                 // Unbeatable: no deliberate mistakes unless an E setting follows.
                 c.exact = true;
@@ -90,7 +100,7 @@ impl CpuSettings {
 /// A CPU setting that cannot be read (`kumite match --h cpu:S99`).
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 #[error(
-    "cpu setting '{item}': {problem} (expected exact, S<depth 1–30>, D<thinning 1–1000>, E<mistakes 0–10>, P<ms 1–3600000> or N<nodes per move 100–10000000000>)"
+    "cpu setting '{item}': {problem} (expected exact, matrix, S<depth 1–30>, D<thinning 1–1000>, E<mistakes 0–10>, P<ms 1–3600000> or N<nodes per move 100–10000000000>)"
 )]
 pub struct CpuSpecError {
     /// The setting as given (full-width forms folded).

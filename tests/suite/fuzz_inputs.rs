@@ -1521,6 +1521,7 @@ fn analyse_and_play(prog: &RuleProgram, seed: u64, tally: &mut Tally) -> Result<
                     mistakes: 0,
                     period_ms: 300,
                     exact: false,
+                    matrix: false,
                     nodes: None,
                 };
                 let mut cpu = CpuPlayer::new(prog, settings, seed);
@@ -1582,6 +1583,7 @@ fn analyse_and_play(prog: &RuleProgram, seed: u64, tally: &mut Tally) -> Result<
                 mistakes: (seed % 4) as u32,
                 period_ms: 5,
                 exact: false,
+                matrix: false,
                 nodes: None,
             };
             let mut cpu = CpuPlayer::new(prog, settings, seed);

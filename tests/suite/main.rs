@@ -11,6 +11,7 @@ mod architecture;
 mod arena;
 mod authoring;
 mod cli;
+mod cpu_strength;
 mod diagnostics;
 mod differential;
 mod editor_clients;

@@ -1,0 +1,63 @@
+#!/usr/bin/env bash
+# The CPU's strength, measured side by side with the CPU before the local game graph
+# (`cpu:matrix`) in one run (issue 41). Prints:
+#   1. exploitability — what a best reply gains against the CPU as c (`solve --value --against`),
+#      at three node budgets, the default level, `cpu:matrix` and random;
+#   2. head to head — points of the first player (win 1, draw ½) over GAMES games with seats
+#      swapped (GAMES/2 each way): more thinking against less, the CPU against `cpu:matrix`;
+#   3. against random, with `cpu:exact` beside it where its table fits.
+# Usage: benches/cpu_strength.sh [GAMES] [FILE…]   (default 400 games; CC Lemon, Oshi-Zumo and
+# the fencing duel). Node budgets (N…) make every figure replay exactly on any machine.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+games=${1:-400}
+shift || true
+files=("$@")
+if [ ${#files[@]} -eq 0 ]; then
+  files=(rules/cc_lemon.kmt tests/designs/oshi_zumo.kmt tests/designs/fencing.kmt)
+fi
+cargo build --release --quiet
+k=./target/release/kumite
+half=$((games / 2))
+
+# Points of player A against B: A as h over half the games, then A as c (seeds differ).
+points() { # file A B
+  python3 - "$k" "$1" "$2" "$3" "$half" <<'EOF'
+import json, subprocess, sys
+k, f, a, b, n = sys.argv[1:6]
+def run(h, c, seed):
+    out = subprocess.run([k, "arena", f, "--h", h, "--c", c, "--games", n, "--seed", str(seed),
+                          "--format", "json"], capture_output=True, text=True, check=True).stdout
+    return json.loads(out)
+x = run(a, b, 1)
+y = run(b, a, 2)
+pts = x["h_wins"] + y["c_wins"] + 0.5 * (x["draws"] + y["draws"])
+total = x["games"] + y["games"]
+print(f"{a} vs {b}: {pts:g}/{total} = {100 * pts / total:.1f}% "
+      f"(as h {x['h_wins']}-{x['draws']}-{x['c_wins']}, as c {y['c_wins']}-{y['draws']}-{y['h_wins']})")
+EOF
+}
+
+exploit() { # file player
+  local t0 t1 line
+  t0=$(date +%s.%N)
+  line=$($k solve "$1" --value --depth 1 --against "$2" | grep '^against' || true)
+  t1=$(date +%s.%N)
+  python3 -c "import sys; print(f'  {sys.argv[1]:<22} {sys.argv[2]}  ({float(sys.argv[4]) - float(sys.argv[3]):.1f} s)')" \
+    "$2" "${line#*: }" "$t0" "$t1"
+}
+
+for f in "${files[@]}"; do
+  echo "=== $f"
+  if $k solve "$f" --value --depth 1 --format json | python3 -c 'import json,sys; v=json.load(sys.stdin); sys.exit(0 if v.get("value") is not None else 1)'; then
+    echo "exploitability (a best reply's gain against the player as c; 0 = unexploitable):"
+    for p in cpu:N256 cpu:N1024 cpu:N4096 cpu cpu:matrix random; do exploit "$f" "$p"; done
+  fi
+  echo "head to head, $games games, seats swapped:"
+  points "$f" cpu:N4096 cpu:N1024
+  points "$f" cpu:S5 cpu:S1
+  points "$f" cpu:P100 cpu:matrix,P100
+  echo "against random, $games games, seats swapped:"
+  points "$f" cpu random
+  points "$f" cpu:exact random
+done

@@ -1,0 +1,83 @@
+//! The CPU's play in simultaneous games, judged by what a best reply gains against it (its
+//! exploitability, from Kumite's own solver over every position of the game or those within
+//! ±12 of the start): the local game graph (`cpu`) against the depth-limited matrix games it
+//! replaced (`cpu:matrix`) and random play. The full measurement, with three budgets and head
+//! to head games, is `benches/cpu_strength.sh`.
+
+use kumite::cli::analyse;
+use kumite::pipeline::compile;
+use kumite::program::RuleProgram;
+use kumite::side::Side;
+
+fn program(path: &str) -> RuleProgram {
+    let text = std::fs::read_to_string(crate::common::root().join(path)).expect("read");
+    compile(&text).program.expect("compiles")
+}
+
+/// What a best reply (h) gains against `player` as c, over the game value (0 in these
+/// symmetric games).
+fn gives_away(prog: &RuleProgram, player: &str) -> f64 {
+    let a = analyse::against(prog, Side::H, player, Some(0.0)).expect("against");
+    a.exploitability.expect("with a game value")
+}
+
+#[test]
+fn cc_lemon_cpu_is_nearly_unexploitable_and_more_thinking_gives_away_less() {
+    let p = program("rules/cc_lemon.kmt");
+    let cpu = gives_away(&p, "cpu");
+    let weak = gives_away(&p, "cpu:S1");
+    let matrix = gives_away(&p, "cpu:matrix");
+    let random = gives_away(&p, "random");
+    eprintln!(
+        "CC Lemon gives away: cpu {cpu:.4}, S1 {weak:.4}, matrix {matrix:.4}, random {random:.4}"
+    );
+    // Measured: 0.0067, 0.1457, 0.9462, 0.8886.
+    assert!(cpu <= 0.05, "the default CPU gives away {cpu}");
+    assert!(
+        weak > cpu,
+        "S1 ({weak}) should give away more than S3 ({cpu})"
+    );
+    assert!(matrix > 0.5 && random > 0.5, "{matrix} {random}");
+}
+
+#[test]
+fn oshi_zumo_small_cpu_plays_the_equilibrium() {
+    let p = program("tests/designs/oshi_zumo_small.kmt");
+    let cpu = gives_away(&p, "cpu:S5");
+    let random = gives_away(&p, "random");
+    eprintln!("Oshi-Zumo 4 coins, field 5, gives away: cpu:S5 {cpu:.4}, random {random:.4}");
+    assert!(cpu <= 1e-6, "cpu:S5 gives away {cpu}");
+    assert!(random > 0.1, "{random}"); // measured 0.2697
+}
+
+#[test]
+fn a_node_budget_replays_the_same_games() {
+    let run = || {
+        crate::common::kumite(&[
+            "arena",
+            "rules/cc_lemon.kmt",
+            "--h",
+            "cpu:N3000,P3600000",
+            "--c",
+            "cpu:S1,P3600000",
+            "--games",
+            "40",
+            "--seed",
+            "9",
+            "--format",
+            "json",
+        ])
+    };
+    let (code, a, _) = run();
+    assert_eq!(code, 0);
+    let (_, b, _) = run();
+    let strip = |s: &str| {
+        let v: serde_json::Value = serde_json::from_str(s).expect("json");
+        (
+            v["h_wins"].clone(),
+            v["c_wins"].clone(),
+            v["turns_total"].clone(),
+        )
+    };
+    assert_eq!(strip(&a), strip(&b));
+}
