@@ -870,8 +870,10 @@ pub struct BestResponse {
 
 /// The value for h of the best reply to `policy` playing c, over every position reachable from
 /// `root` when there are at most 20,000, else over those with state values within `bound` of
-/// the root's (positions beyond are valued by the derived evaluation). `policy` gives c's moves with their probabilities in a position where c
-/// chooses. Undiscounted: a win is +1 however late; a game without end is worth 0.
+/// the root's (positions beyond are valued by the derived evaluation). `policy` gives c's
+/// moves with their probabilities in a position where c chooses. The reply is chosen
+/// discounted by [`DISCOUNT`] and scored undiscounted: a win is +1 however late; a game
+/// without end is worth 0.
 pub fn best_response(
     prog: &RuleProgram,
     root: &State,
@@ -912,7 +914,27 @@ pub fn best_response(
             q
         })
         .collect();
+    // h's value of replying `a` in position k, under values `v`.
+    let row = |v: &[f64], k: usize, a: usize| -> f64 {
+        let (_, cm, idx) = &t.kids[k];
+        (0..cm.len())
+            .map(|b| {
+                mix[k][b]
+                    * idx[a * cm.len() + b]
+                        .iter()
+                        .map(|&(j, p)| p * v[j as usize])
+                        .sum::<f64>()
+            })
+            .sum()
+    };
+    let undecided = |k: usize| t.fixed[k].is_none() && !t.kids[k].0.is_empty();
+    // 1. The reply: value iteration discounted as in play ([`DISCOUNT`]). Undiscounted value
+    //    iteration from 0 would credit a reply that waits in a loop (both sides passing) and
+    //    strikes only when a cut-off turns the player's slow win into a draw — a horizon the
+    //    positions here do not have (they hold no turn count, and a game without end is a
+    //    draw); discounted, waiting gains nothing.
     let mut v: Vec<f64> = t.fixed.iter().map(|f| f.unwrap_or(0.0)).collect();
+    let mut reply = vec![0usize; n];
     let mut sweeps = 0;
     loop {
         if Instant::now() >= end {
@@ -921,27 +943,37 @@ pub fn best_response(
         sweeps += 1;
         let mut delta: f64 = 0.0;
         for k in (0..n).rev() {
-            if t.fixed[k].is_some() {
+            if !undecided(k) {
                 continue;
             }
-            let (hm, cm, idx) = &t.kids[k];
-            let nv = (0..hm.len())
-                .map(|a| {
-                    (0..cm.len())
-                        .map(|b| {
-                            mix[k][b]
-                                * idx[a * cm.len() + b]
-                                    .iter()
-                                    .map(|&(j, p)| p * v[j as usize])
-                                    .sum::<f64>()
-                        })
-                        .sum::<f64>()
-                })
-                .fold(f64::NEG_INFINITY, f64::max);
+            let (a, nv) = (0..t.kids[k].0.len())
+                .map(|a| (a, DISCOUNT * row(&v, k, a)))
+                .fold((0, f64::NEG_INFINITY), |b, x| if x.1 > b.1 + 1e-12 { x } else { b });
+            reply[k] = a;
             delta = delta.max((nv - v[k]).abs());
             v[k] = nv;
         }
-        if delta < 1e-10 || sweeps >= 20_000 {
+        if delta < 1e-10 || sweeps >= 100_000 {
+            break;
+        }
+    }
+    // 2. What that reply gets, undiscounted: a win is +1 however late; a loop the two fixed
+    //    players never leave stays at 0, a draw.
+    let mut v: Vec<f64> = t.fixed.iter().map(|f| f.unwrap_or(0.0)).collect();
+    for _ in 0..100_000 {
+        if Instant::now() >= end {
+            return Err(too_big());
+        }
+        sweeps += 1;
+        let mut delta: f64 = 0.0;
+        for k in (0..n).rev() {
+            if undecided(k) {
+                let nv = row(&v, k, reply[k]);
+                delta = delta.max((nv - v[k]).abs());
+                v[k] = nv;
+            }
+        }
+        if delta < 1e-10 {
             break;
         }
     }
