@@ -34,6 +34,7 @@ pub mod matrix;
 mod searcher;
 mod settings;
 pub mod solve;
+pub mod tactics;
 pub use cpu::CpuPlayer;
 pub use keys::position_key;
 pub use searcher::Searcher;

@@ -524,6 +524,8 @@ struct Prover<'s, 'p> {
     s: &'s mut Searcher<'p>,
     memo: FxHashMap<u64, bool>,
     built: usize,
+    /// The side whose forced win is sought (the strategy tree and the winning move are h's).
+    winner: Side,
 }
 
 /// Nodes at most in a strategy tree.
@@ -545,9 +547,26 @@ impl Prover<'_, '_> {
         r
     }
 
+    /// How many of `cmds`' chance outcomes win for the winner within `d` plies, and how many
+    /// outcomes there are.
+    fn outcomes_won(&mut self, st: &State, cmds: [Option<CmdId>; 2], d: u32) -> (usize, usize) {
+        let kids = self.s.outcomes(st, cmds, SOLVER_CHANCE_EXACT);
+        let mut won = 0;
+        for (c, _) in &kids {
+            if self.win(c, d) {
+                won += 1;
+            }
+        }
+        let n = kids.len();
+        self.s.recycle(kids);
+        (won, n)
+    }
+
     /// h wins from `st` within `d` plies against every reply and chance outcome.
     fn win(&mut self, st: &State, d: u32) -> bool {
-        if st.outcome == Some(Outcome::H) {
+        let w = self.winner;
+        let won = if w == Side::H { Outcome::H } else { Outcome::C };
+        if st.outcome == Some(won) {
             return true;
         }
         if st.outcome.is_some() || d == 0 || self.s.out_of_time() {
@@ -558,17 +577,27 @@ impl Prover<'_, '_> {
         if let Some(&v) = self.memo.get(&key) {
             return v;
         }
-        let hm = moves(&self.s.eng, st, Side::H);
-        let cm = moves(&self.s.eng, st, Side::C);
+        let mine = moves(&self.s.eng, st, w);
+        let theirs = moves(&self.s.eng, st, w.opponent());
+        let joint = |a: Option<CmdId>, b: Option<CmdId>| {
+            let mut cmds = [None, None];
+            cmds[w] = a;
+            cmds[w.opponent()] = b;
+            cmds
+        };
         let r = if self.s.eng.simultaneous {
-            hm.iter()
-                .any(|&a| cm.iter().all(|&b| self.all_outcomes_win(st, [a, b], d - 1)))
-        } else if st.to_move == Side::H {
-            hm.iter()
-                .any(|&a| self.all_outcomes_win(st, [a, None], d - 1))
+            mine.iter().any(|&a| {
+                theirs
+                    .iter()
+                    .all(|&b| self.all_outcomes_win(st, joint(a, b), d - 1))
+            })
+        } else if st.to_move == w {
+            mine.iter()
+                .any(|&a| self.all_outcomes_win(st, joint(a, None), d - 1))
         } else {
-            cm.iter()
-                .all(|&b| self.all_outcomes_win(st, [None, b], d - 1))
+            theirs
+                .iter()
+                .all(|&b| self.all_outcomes_win(st, joint(None, b), d - 1))
         };
         if !self.s.stopped {
             self.memo.insert(key, r);
@@ -681,6 +710,7 @@ pub fn forced_win_in(
         s: &mut s,
         memo: FxHashMap::default(),
         built: 0,
+        winner: Side::H,
     };
     let result = pr.win(start, plies);
     let mut out = ForcedWin {
@@ -714,6 +744,54 @@ pub fn forced_win_in(
     }
     out.sampled = pr.s.sampled;
     out
+}
+
+/// A side's moves in an alternate position, judged by exact forced-win search (the tactics
+/// suite, `benches/tactics.rs`): for each move, whether `side` then forces a win within
+/// `plies - 1` further plies against every reply and chance outcome (`Some(true)`), whether
+/// the opponent does (`Some(false)`: the move loses by force), or neither (`None`). None when
+/// the node budget ran out first. The opponent's forced win after a move counts only when it
+/// holds for every chance outcome of the move.
+pub fn judge_moves(
+    prog: &RuleProgram,
+    st: &State,
+    plies: u32,
+    node_cap: u64,
+) -> Option<Vec<(Option<CmdId>, Option<bool>)>> {
+    let side = st.to_move;
+    if plies == 0 || st.outcome.is_some() {
+        return Some(Vec::new());
+    }
+    let mut s = Searcher::new(prog, 0);
+    s.node_budget = node_cap;
+    let mine = moves(&s.eng, st, side);
+    let mut out = Vec::with_capacity(mine.len());
+    let mut memo = [FxHashMap::default(), FxHashMap::default()];
+    for m in mine {
+        let mut cmds = [None, None];
+        cmds[side] = m;
+        let mut verdict = None;
+        for (w, want) in [(side, true), (side.opponent(), false)] {
+            let mut pr = Prover {
+                s: &mut s,
+                memo: std::mem::take(&mut memo[w.index()]),
+                built: 0,
+                winner: w,
+            };
+            let (won, n) = pr.outcomes_won(st, cmds, plies - 1);
+            let stopped = pr.s.stopped;
+            memo[w.index()] = std::mem::take(&mut pr.memo);
+            if stopped {
+                return None;
+            }
+            if n > 0 && won == n {
+                verdict = Some(want);
+                break;
+            }
+        }
+        out.push((m, verdict));
+    }
+    Some(out)
 }
 
 /// The strategy as indented text: one line per line of play, " → " between plies, a new

@@ -97,3 +97,44 @@ fn a_node_budget_replays_the_same_games() {
     };
     assert_eq!(strip(&a), strip(&b));
 }
+
+/// A small subset of the tactics suite (`cargo bench --bench tactics` has the rest): positions
+/// of the wrestling file (health 6) and of sumo (margin 3) whose right move exact forced-win
+/// search knows. The CPU at the file's level must find all but one of them.
+#[test]
+fn tactics_subset_the_cpu_finds_the_forced_wins_and_avoids_the_forced_losses() {
+    use kumite::search::tactics::{Collect, Kind, collect, solve_with};
+    use kumite::search::{CpuSettings, solve::forced_win_in};
+    let how = Collect {
+        max: 6,
+        ..Collect::default()
+    };
+    let mut total = 0;
+    let mut solved = 0;
+    for (path, from, to) in [
+        ("tests/designs/wrestling.kmt", "体力=20", "体力=6"),
+        ("rules/sumo.kmt", "後ろ余裕度=6", "後ろ余裕度=3"),
+    ] {
+        let text = std::fs::read_to_string(crate::common::root().join(path))
+            .expect("read")
+            .replace(from, to);
+        let prog = compile(&text).program.expect("compiles");
+        let suite = collect(&prog, &how);
+        assert!(suite.len() >= 4, "{path}: only {} tactics", suite.len());
+        let settings = CpuSettings::parse(&prog, "").expect("level");
+        for (i, t) in suite.iter().enumerate() {
+            // The suite's verdict against the solver `kumite solve` uses (h's forced win).
+            if t.state.to_move == Side::H {
+                let h_wins = forced_win_in(&prog, &t.state, how.plies, how.node_cap, None);
+                if t.kind == Kind::Win {
+                    assert_eq!(h_wins.exists, Some(true), "{path} game {} turn {}", t.game, t.turn);
+                }
+            }
+            assert!(!t.good.is_empty() && !t.bad.is_empty());
+            total += 1;
+            solved += usize::from(solve_with(&prog, &settings, t, i as u64).1);
+        }
+    }
+    eprintln!("tactics subset: the CPU found {solved} of {total}");
+    assert!(solved + 1 >= total, "the CPU found {solved} of {total}");
+}
