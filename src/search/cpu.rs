@@ -11,6 +11,7 @@ use crate::engine::rng::SplitMix;
 use crate::engine::{Engine, Side, State};
 use crate::program::{CmdId, RuleProgram};
 use rand::RngExt;
+use rustc_hash::FxHashMap;
 use std::sync::Arc;
 use std::sync::atomic::AtomicBool;
 use std::time::{Duration, Instant};
@@ -32,7 +33,15 @@ pub struct CpuPlayer<'p> {
     /// The turn of the last position [`Player::choose`] was asked about (a smaller one starts a
     /// new game).
     last_turn: Option<u32>,
+    /// Simultaneous mode: the local graph's mixes already computed, by position (its turn
+    /// included) and side, with the nodes they cost — only those that depend on the position
+    /// and the budget alone, so a game plays the same whether or not an earlier game filled
+    /// the cache (the report and the arena meet the same positions over and over).
+    mixes: FxHashMap<u64, (Vec<f64>, u64)>,
 }
+
+/// Mixes the cache keeps at most (it is emptied when full).
+const MIX_CACHE: usize = 1 << 16;
 
 /// Joint moves at the root above which a simultaneous game is searched by the matrix games
 /// instead of the local graph (a 100 × 100 position).
@@ -55,6 +64,7 @@ impl<'p> CpuPlayer<'p> {
             work: Default::default(),
             history: Vec::new(),
             last_turn: None,
+            mixes: FxHashMap::default(),
         }
     }
 
@@ -170,7 +180,7 @@ impl<'p> CpuPlayer<'p> {
             s.deadline =
                 Some(Instant::now() + Duration::from_millis(self.settings.period_ms as u64));
             s.node_budget = self.settings.nodes.unwrap_or(u64::MAX);
-            Self::simultaneous_strategy(&self.settings, s, st, side, &all)
+            Self::simultaneous_strategy(&self.settings, s, &mut self.mixes, st, side, &all)
         } else {
             let mistakes = std::mem::replace(&mut self.settings.mistakes, 0);
             let exact = std::mem::replace(&mut self.settings.exact, false);
@@ -224,7 +234,8 @@ impl<'p> CpuPlayer<'p> {
         let choice;
         let all = moves(&s.eng, st, side);
         if s.eng.simultaneous {
-            let probs = Self::simultaneous_strategy(&self.settings, s, st, side, &all);
+            let probs =
+                Self::simultaneous_strategy(&self.settings, s, &mut self.mixes, st, side, &all);
             let r: f64 = self.rng.random_range(0.0..1.0);
             let mut acc = 0.0;
             let mut pick = all.len() - 1;
@@ -325,6 +336,7 @@ impl CpuPlayer<'_> {
     fn simultaneous_strategy(
         settings: &CpuSettings,
         s: &mut Searcher,
+        cache: &mut FxHashMap<u64, (Vec<f64>, u64)>,
         st: &State,
         side: Side,
         mine: &[Option<CmdId>],
@@ -342,7 +354,23 @@ impl CpuPlayer<'_> {
         let until = s
             .deadline
             .unwrap_or_else(|| Instant::now() + Duration::from_secs(3600));
-        local_strategy(s, st, side, mine, positions, until)
+        let key = node_key(st, s.lcm)
+            ^ crate::engine::rng::mix(u64::from(st.turn) << 1 | side.index() as u64);
+        if let Some((p, nodes)) = cache.get(&key)
+            && p.len() == mine.len()
+        {
+            s.nodes += nodes;
+            return p.clone();
+        }
+        let before = s.nodes;
+        let (p, pure) = local_strategy(s, st, side, mine, positions, until);
+        if pure {
+            if cache.len() >= MIX_CACHE {
+                cache.clear();
+            }
+            cache.insert(key, (p.clone(), s.nodes - before));
+        }
+        p
     }
 
     /// The depth-limited matrix search's mix (`cpu:matrix`): the matrix game
