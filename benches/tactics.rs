@@ -13,11 +13,17 @@ use std::time::Instant;
 /// in fewer random moves).
 const FILES: &[(&str, &[(&str, &str)])] = &[
     ("rules/karate.kmt", &[]),
-    ("rules/karate.kmt", &[("h.体力=30,c.体力=31", "h.体力=8,c.体力=8")]),
+    (
+        "rules/karate.kmt",
+        &[("h.体力=30,c.体力=31", "h.体力=8,c.体力=8")],
+    ),
     ("rules/sumo.kmt", &[]),
     ("rules/sumo.kmt", &[("後ろ余裕度=6", "後ろ余裕度=3")]),
     ("rules/moge_battle.kmt", &[]),
-    ("rules/moge_battle.kmt", &[("h.HP=30,", "h.HP=10,"), ("c.HP=40,", "c.HP=12,")]),
+    (
+        "rules/moge_battle.kmt",
+        &[("h.HP=30,", "h.HP=10,"), ("c.HP=40,", "c.HP=12,")],
+    ),
     ("tests/designs/wrestling.kmt", &[]),
     ("tests/designs/wrestling.kmt", &[("体力=20", "体力=6")]),
 ];
@@ -79,7 +85,11 @@ fn main() {
                         t.turn,
                         t.kind,
                         name(m),
-                        t.good.iter().map(|&g| name(g)).collect::<Vec<_>>().join("/")
+                        t.good
+                            .iter()
+                            .map(|&g| name(g))
+                            .collect::<Vec<_>>()
+                            .join("/")
                     ));
                 }
             }

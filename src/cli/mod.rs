@@ -277,6 +277,28 @@ pub enum Command {
         #[arg(long, value_enum, default_value_t = Format::Text)]
         format: Format,
     },
+    /// Suggest the smallest edits of the file's numbers (constants, start values, costs,
+    /// thresholds, periods, the turn limit) that make the game fair, each with the exact game
+    /// value before and after (simultaneous games; the value of `kumite solve --value`).
+    Suggest {
+        /// Rule file.
+        file: PathBuf,
+        /// The goal: the game value for h within ±this.
+        #[arg(long, default_value_t = 0.05)]
+        max_value: f64,
+        /// The goal: under optimal play, at most this share of games without a winner.
+        #[arg(long, default_value_t = 0.10)]
+        max_draws: f64,
+        /// Edits per suggestion at most (1 or 2).
+        #[arg(long, default_value_t = 2, value_parser = clap::value_parser!(u64).range(1..=2))]
+        max_edits: u64,
+        /// Time budget for the search, in seconds.
+        #[arg(long, default_value_t = 60.0)]
+        seconds: f64,
+        /// Output format.
+        #[arg(long, value_enum, default_value_t = Format::Text)]
+        format: Format,
+    },
     /// Replay a match log written by `kumite match --log` and verify that the rules and seed
     /// give the same outcome.
     Replay {
@@ -522,6 +544,52 @@ pub fn run(cmd: Command) -> ExitCode {
                 &set,
                 format,
             )
+        }
+        Command::Suggest {
+            file,
+            max_value,
+            max_draws,
+            max_edits,
+            seconds,
+            format,
+        } => {
+            let text = match read_rules(&file).and_then(|t| load_program(&file, &[]).map(|_| t)) {
+                Ok(t) => t,
+                Err(e) => return fail(&e),
+            };
+            if !(max_value.is_finite()
+                && max_value >= 0.0
+                && (0.0..=1.0).contains(&max_draws)
+                && seconds.is_finite()
+                && seconds > 0.0)
+            {
+                return fail(
+                    "--max-value must be 0 or more, --max-draws within 0..1 and --seconds above 0",
+                );
+            }
+            let opts = crate::report::suggest::SuggestOptions {
+                goals: crate::report::suggest::Goals {
+                    max_abs_value: max_value,
+                    max_draws,
+                },
+                max_edits: max_edits as usize,
+                budget: std::time::Duration::from_secs_f64(seconds.min(1e6)),
+                ..Default::default()
+            };
+            match crate::report::suggest::suggest(&text, &opts) {
+                Ok(s) => {
+                    match format {
+                        Format::Text => print!("{}", crate::report::suggest::text(&s)),
+                        Format::Json => println!(
+                            "{}",
+                            serde_json::to_string(&s)
+                                .unwrap_or_else(|e| format!("{{\"error\":\"{e}\"}}"))
+                        ),
+                    }
+                    ExitCode::SUCCESS
+                }
+                Err(e) => fail(&format!("{}: {e}", file.display())),
+            }
         }
         Command::Replay { log } => match play::replay(&log) {
             Ok(msg) => {

@@ -10,6 +10,7 @@
 pub mod games;
 pub mod reach;
 mod sections;
+pub mod suggest;
 pub mod sweep;
 pub mod text;
 

@@ -15,7 +15,7 @@ use super::keys::table_key;
 use super::{Searcher, matrix, moves, position_key};
 use crate::engine::{Outcome, Side, State};
 use crate::program::{CmdId, RuleProgram};
-use rustc_hash::{FxHashMap, FxHasher};
+use rustc_hash::{FxHashMap, FxHashSet, FxHasher};
 use std::hash::{Hash, Hasher};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
@@ -52,6 +52,14 @@ pub const PLAY: TableSettings = TableSettings {
     discount: DISCOUNT,
     tolerance: TOLERANCE,
     max_sweeps: 100_000,
+};
+
+/// The mixes whose games [`ExactTable::decisive_share`] follows after a game value: discounted
+/// as in play, iterated from the game value's own values (they settle in few sweeps).
+pub const PLAY_SHARE: TableSettings = TableSettings {
+    discount: DISCOUNT,
+    tolerance: 1e-9,
+    max_sweeps: 5_000,
 };
 
 /// The game value (`solve --value`, the report's exact section, `--against`): undiscounted —
@@ -122,6 +130,8 @@ pub struct ExactTable {
     states: Vec<State>,
     /// Values of decided positions and of those past the bound.
     fixed: Vec<Option<f64>>,
+    /// The positions decided as draws (both sides won at once), by index.
+    drawn: FxHashSet<u32>,
     index: FxHashMap<u64, u32>,
     lcm: u32,
     /// Whether the index keys include the last commands ([`table_key`]).
@@ -285,6 +295,7 @@ impl ExactTable {
         index.insert(table_key(root, s.lcm, with_hist), 0);
         let mut kids: Vec<Kids> = Vec::new();
         let mut fixed: Vec<Option<f64>> = Vec::new();
+        let mut drawn = FxHashSet::default();
         let mut frontier = 0;
         let mut sampled = false;
         let mut i = 0;
@@ -314,6 +325,9 @@ impl ExactTable {
                 }
                 None => None,
             };
+            if st.outcome == Some(Outcome::Draw) {
+                drawn.insert(fixed.len() as u32);
+            }
             fixed.push(terminal);
             if terminal.is_some() {
                 kids.push((vec![], vec![], vec![]));
@@ -386,6 +400,7 @@ impl ExactTable {
             },
             value: fixed.iter().map(|f| f.unwrap_or(0.0)).collect(),
             fixed,
+            drawn,
             index,
             lcm: s.lcm,
             with_hist,
@@ -661,6 +676,64 @@ impl ExactTable {
             }
         }
         None
+    }
+
+    /// The probability that play from the root ends with a winner when both sides follow the
+    /// table's optimal mixes at every position: a draw, or play that never ends, is the rest.
+    /// Positions past the bound count as ending with a winner (they are estimates). Iterated
+    /// until it settles to 1e-9, for at most 10,000 sweeps or until `until`.
+    pub fn decisive_share(&self, until: Instant) -> f64 {
+        let n = self.kids.len();
+        // Each position's joint moves with their probabilities under the optimal mixes.
+        let joint: Vec<Vec<(usize, f64)>> = (0..n)
+            .map(|k| {
+                let (hm, cm, _) = &self.kids[k];
+                if self.fixed[k].is_some() || hm.is_empty() {
+                    return Vec::new();
+                }
+                let (_, rows, cols) = self.solve_at(&self.value, k);
+                let mut out = Vec::new();
+                for (a, x) in rows.iter().enumerate() {
+                    for (b, y) in cols.iter().enumerate() {
+                        if x * y > 0.0 {
+                            out.push((a * cm.len() + b, x * y));
+                        }
+                    }
+                }
+                out
+            })
+            .collect();
+        let mut p: Vec<f64> = self
+            .fixed
+            .iter()
+            .enumerate()
+            .map(|(k, f)| {
+                if f.is_some() && !self.drawn.contains(&(k as u32)) {
+                    1.0
+                } else {
+                    0.0
+                }
+            })
+            .collect();
+        for sweep in 0..10_000 {
+            let mut delta: f64 = 0.0;
+            for k in (0..n).rev() {
+                if joint[k].is_empty() {
+                    continue;
+                }
+                let idx = &self.kids[k].2;
+                let nv: f64 = joint[k]
+                    .iter()
+                    .map(|&(c, w)| w * idx[c].iter().map(|&(j, q)| q * p[j as usize]).sum::<f64>())
+                    .sum();
+                delta = delta.max((nv - p[k]).abs());
+                p[k] = nv;
+            }
+            if delta < 1e-9 || (sweep % 64 == 63 && Instant::now() >= until) {
+                break;
+            }
+        }
+        p.first().copied().unwrap_or(0.0)
     }
 
     /// How much a best reply gains against the table's strategies at `st` (in the discounted
@@ -948,7 +1021,9 @@ pub fn best_response(
             }
             let (a, nv) = (0..t.kids[k].0.len())
                 .map(|a| (a, DISCOUNT * row(&v, k, a)))
-                .fold((0, f64::NEG_INFINITY), |b, x| if x.1 > b.1 + 1e-12 { x } else { b });
+                .fold((0, f64::NEG_INFINITY), |b, x| {
+                    if x.1 > b.1 + 1e-12 { x } else { b }
+                });
             reply[k] = a;
             delta = delta.max((nv - v[k]).abs());
             v[k] = nv;

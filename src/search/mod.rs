@@ -159,6 +159,10 @@ pub struct GameValue {
     pub timed_out: bool,
     /// The bound on state values that was needed (None: every reachable position was solved).
     pub bound: Option<i64>,
+    /// The probability that a game from the start ends with a winner when both sides play the
+    /// optimal mixes (the rest: a draw, or play that never ends); positions past the bound
+    /// count as ending with a winner. See [`exact::ExactTable::decisive_share`].
+    pub decisive: f64,
 }
 
 impl GameValue {

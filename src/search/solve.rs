@@ -890,7 +890,14 @@ pub fn value_iteration_in(
         .iterate(&exact::GAME_VALUE, Instant::now() + VALUE_TIME, cancel)
         .ok()?;
     let (value, h, c, exploitability) = table.root_game();
+    // Whether games end is read from the mixes of play (discounted, as `cpu:exact` plays):
+    // undiscounted, a side sure to win may as well wait forever, and the solver's mix may.
+    let decisive = match table.iterate(&exact::PLAY_SHARE, Instant::now() + VALUE_TIME, cancel) {
+        Ok(_) => table.decisive_share(Instant::now() + VALUE_TIME),
+        Err(_) => return None,
+    };
     Some(GameValue {
+        decisive,
         value,
         h,
         c,

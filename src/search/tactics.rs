@@ -118,7 +118,11 @@ pub fn collect(prog: &RuleProgram, how: &Collect) -> Vec<Tactic> {
 
 fn classify(st: &State, judged: &[(Option<CmdId>, Option<bool>)], game: u64) -> Option<Tactic> {
     let pick = |f: &dyn Fn(Option<bool>) -> bool| -> Vec<Option<CmdId>> {
-        judged.iter().filter(|(_, v)| f(*v)).map(|(m, _)| *m).collect()
+        judged
+            .iter()
+            .filter(|(_, v)| f(*v))
+            .map(|(m, _)| *m)
+            .collect()
     };
     let wins = pick(&|v| v == Some(true));
     let (kind, good, bad) = if !wins.is_empty() && wins.len() < judged.len() {

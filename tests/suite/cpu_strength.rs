@@ -59,11 +59,16 @@ fn oshi_zumo_cpu_is_nearly_unexploitable_and_its_exact_table_is_not_exploited_by
     let exact = gives_away(&p, "cpu:exact");
     let cpu = gives_away(&p, "cpu");
     let weak = gives_away(&p, "cpu:S1");
-    eprintln!("Oshi-Zumo 10 coins, field 7, gives away: exact {exact:.4}, cpu {cpu:.4}, S1 {weak:.4}");
+    eprintln!(
+        "Oshi-Zumo 10 coins, field 7, gives away: exact {exact:.4}, cpu {cpu:.4}, S1 {weak:.4}"
+    );
     // Measured: 0.0000, 0.0015, 0.9267.
     assert!(exact <= 1e-6, "cpu:exact gives away {exact}");
     assert!(cpu <= 0.10, "the default CPU gives away {cpu}");
-    assert!(weak > cpu, "S1 ({weak}) should give away more than S3 ({cpu})");
+    assert!(
+        weak > cpu,
+        "S1 ({weak}) should give away more than S3 ({cpu})"
+    );
 }
 
 #[test]
@@ -127,7 +132,13 @@ fn tactics_subset_the_cpu_finds_the_forced_wins_and_avoids_the_forced_losses() {
             if t.state.to_move == Side::H {
                 let h_wins = forced_win_in(&prog, &t.state, how.plies, how.node_cap, None);
                 if t.kind == Kind::Win {
-                    assert_eq!(h_wins.exists, Some(true), "{path} game {} turn {}", t.game, t.turn);
+                    assert_eq!(
+                        h_wins.exists,
+                        Some(true),
+                        "{path} game {} turn {}",
+                        t.game,
+                        t.turn
+                    );
                 }
             }
             assert!(!t.good.is_empty() && !t.bad.is_empty());

@@ -37,3 +37,4 @@ mod regressions;
 mod report;
 mod rules_files;
 mod search;
+mod suggest;

@@ -1039,6 +1039,7 @@ fn the_game_value_says_which_limit_applied() {
         residual: 0.0,
         timed_out: false,
         bound,
+        decisive: 1.0,
     };
     let all = gv(6823, 0, None).positions_text();
     assert_eq!(all, "all 6,823 reachable positions (nothing estimated)");

@@ -1,0 +1,138 @@
+//! `kumite suggest` as a user runs it: planted imbalances in real rule files, the suggested
+//! edits applied to the text and the edited file solved again by `kumite solve --value`.
+
+use crate::common::{kumite, root};
+use kumite::report::suggest::{SuggestOptions, sites, suggest};
+
+/// CC Lemon with h starting on one charge (the planted imbalance: +0.474 for h).
+fn planted_cc_lemon() -> String {
+    let text = std::fs::read_to_string(root().join("rules/cc_lemon.kmt")).expect("read");
+    assert!(text.contains("\n!:[チャージ],[ガード]\n"));
+    text.replace(
+        "\n!:[チャージ],[ガード]\n",
+        "\n!:[チャージ],[ガード]\n!:h.チャージ=1\n",
+    )
+}
+
+/// `text` with a suggestion's edits applied at their lines and columns.
+fn apply(text: &str, edits: &[serde_json::Value]) -> String {
+    let mut lines: Vec<String> = text.lines().map(str::to_string).collect();
+    for e in edits {
+        let line = e["line"].as_u64().unwrap() as usize;
+        let col = e["column"].as_u64().unwrap() as usize;
+        let (from, to) = (e["from"].as_str().unwrap(), e["to"].as_str().unwrap());
+        let l = &mut lines[line - 1];
+        let at = l.char_indices().nth(col - 1).map(|x| x.0).unwrap();
+        assert_eq!(&l[at..at + from.len()], from, "line {line} column {col}");
+        l.replace_range(at..at + from.len(), to);
+    }
+    lines.join("\n") + "\n"
+}
+
+fn solve_value(path: &std::path::Path) -> f64 {
+    let (code, out, err) = kumite(&[
+        "solve",
+        path.to_str().unwrap(),
+        "--value",
+        "--depth",
+        "1",
+        "--format",
+        "json",
+    ]);
+    assert_eq!(code, 0, "{err}");
+    let v: serde_json::Value = serde_json::from_str(&out).expect("json");
+    v["value"].as_f64().expect("value")
+}
+
+#[test]
+fn a_planted_start_charge_is_fixed_and_the_after_value_is_what_solve_says() {
+    let dir = std::env::temp_dir().join(format!("kumite-suggest-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let planted = dir.join("cc_lemon_planted.kmt");
+    let text = planted_cc_lemon();
+    std::fs::write(&planted, &text).unwrap();
+    let (code, out, err) = kumite(&["suggest", planted.to_str().unwrap(), "--format", "json"]);
+    assert_eq!(code, 0, "{err}");
+    let s: serde_json::Value = serde_json::from_str(&out).expect("json");
+    assert!(
+        (s["before"]["value"].as_f64().unwrap() - 0.4739).abs() < 1e-3,
+        "{s}"
+    );
+    assert_eq!(s["already_met"], false);
+    let sugg = s["suggestions"].as_array().expect("suggestions");
+    assert!(!sugg.is_empty(), "{s}");
+    // The planted number itself, back to 0, comes first (one edit of one unit).
+    let first = &sugg[0]["edits"];
+    assert_eq!(first.as_array().unwrap().len(), 1);
+    assert_eq!(
+        (
+            first[0]["line"].as_u64(),
+            first[0]["from"].as_str(),
+            first[0]["to"].as_str()
+        ),
+        (Some(19), Some("1"), Some("0"))
+    );
+    for sg in sugg {
+        let after = sg["after"]["value"].as_f64().unwrap();
+        assert!(after.abs() <= 0.05 + 1e-12, "{sg}");
+        assert!(
+            sg["after"]["draws"].as_f64().unwrap() <= 0.10 + 1e-9,
+            "{sg}"
+        );
+        let edited = dir.join("edited.kmt");
+        std::fs::write(&edited, apply(&text, sg["edits"].as_array().unwrap())).unwrap();
+        // The edited file checks clean and solves to the value the suggestion reported.
+        let (code, _, err) = kumite(&["check", edited.to_str().unwrap()]);
+        assert_eq!(code, 0, "{err}");
+        assert!((solve_value(&edited) - after).abs() < 1e-9, "{sg}");
+    }
+    // Making charging add nothing also evens the value — by making the game undecidable: it is
+    // not suggested.
+    assert!(
+        !sugg.iter().any(|sg| sg["edits"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|e| e["line"] == 22)),
+        "{s}"
+    );
+    std::fs::remove_dir_all(&dir).ok();
+}
+
+#[test]
+fn a_fair_file_needs_no_edit_and_an_alternate_file_is_refused_with_a_reason() {
+    let text = std::fs::read_to_string(root().join("rules/cc_lemon.kmt")).unwrap();
+    let s = suggest(&text, &SuggestOptions::default()).expect("suggest");
+    assert!(s.already_met && s.suggestions.is_empty(), "{s:?}");
+    let (code, _, err) = kumite(&["suggest", "rules/karate.kmt"]);
+    assert_ne!(code, 0);
+    assert!(err.contains("simultaneous"), "{err}");
+}
+
+#[test]
+fn editable_numbers_are_the_games_numbers_not_names_keys_or_advantage_weights() {
+    // Oshi-Zumo: 入札10 is a name (its digits are not a number); the turn limit T1000 is.
+    let oz = std::fs::read_to_string(root().join("tests/designs/oshi_zumo.kmt")).unwrap();
+    let s = sites(&oz);
+    let at = |line: usize| {
+        s.iter()
+            .filter(|x| x.line == line)
+            .map(|x| x.value)
+            .collect::<Vec<_>>()
+    };
+    let line_of = |needle: &str| oz.lines().position(|l| l.starts_with(needle)).unwrap() + 1;
+    assert_eq!(at(line_of("~同時")), vec![1000]);
+    assert_eq!(at(line_of("所持金:")), vec![10]);
+    assert_eq!(at(line_of("S.金>=10::")), vec![10]);
+    assert_eq!(at(line_of("[入札10]:S.金-10")), vec![10]);
+    assert!(at(line_of("[入札10未満]:")).is_empty());
+    // Sumo: key bindings and the advantage block's weights are left alone.
+    let sumo = std::fs::read_to_string(root().join("rules/sumo.kmt")).unwrap();
+    let s = sites(&sumo);
+    for (i, l) in sumo.lines().enumerate() {
+        if l.starts_with("':") || l.starts_with("S.左マワシ取った:100") {
+            assert!(s.iter().all(|x| x.line != i + 1), "line {}: {l}", i + 1);
+        }
+    }
+    assert!(s.iter().any(|x| x.value == 6), "後ろ余裕度=6 is editable");
+}
