@@ -11,12 +11,16 @@
 //! **Certification**: the game value for h — the same value iteration as `kumite solve --value`
 //! over the same positions — before and after. `method` is "exact" when every reachable
 //! position was solved and the iteration converged; otherwise the value is labelled
-//! "estimated" with what limited it (the bound on state values, the iterations). Games whose
-//! value `solve --value` does not compute (alternate mode) are refused with a reason; sampled
-//! certification by CPU games is not built yet.
+//! "estimated" with what limited it (the bound on state values, the iterations).
 //!
 //! **Search**: cheapest first — every single edit by ±1, then ±2 and ±3 — within the time
 //! budget; when no single edit meets the goal, pairs of the single edits that came nearest.
+//!
+//! **Alternate games** have no game value here (their exact tables rarely fit): their balance
+//! is **sampled** — the report's CPU against itself, both seatings, the same seeds for every
+//! edit — as h's score and the first mover's, each with its 95% interval, and single edits by
+//! ±1 are compared by successive halving (16 games a seating, the better half with twice as
+//! many, up to 100).
 
 use crate::diag::Diagnostic;
 use crate::pipeline::compile;
@@ -114,9 +118,21 @@ pub struct Verdict {
     pub h_mix: Vec<(String, f64)>,
     /// c's.
     pub c_mix: Vec<(String, f64)>,
-    /// Under both optimal mixes, the share of games that end without a winner (a draw, or
-    /// play that never ends).
+    /// Under both optimal mixes (exact), or in the CPU games (sampled), the share of games
+    /// that end without a winner (a draw, play that never ends, the turn limit).
     pub draws: f64,
+    /// Sampled (alternate games): the games played, per seating (h first, c first).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub games: Option<u64>,
+    /// Sampled: the players (the report's CPU, the same for both sides).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub players: Option<String>,
+    /// Sampled: the 95% interval of `value` (h's score − ½).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub interval: Option<(f64, f64)>,
+    /// Sampled: the first mover's score − ½ over both seatings, with its 95% interval.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub first_mover: Option<(f64, f64, f64)>,
 }
 
 /// One suggestion: its edits and the value before and after.
@@ -145,6 +161,8 @@ pub struct Suggestions {
     pub already_met: bool,
     /// Suggestions meeting the goals, fewest and smallest edits first.
     pub suggestions: Vec<Suggestion>,
+    /// When none meets the goals: the edits that came nearest (at most 3), with their evidence.
+    pub nearest: Vec<Suggestion>,
     /// Edited files evaluated.
     pub tried: usize,
     /// Numbers of the file that edits may change.
@@ -245,7 +263,7 @@ pub fn verdict_of(text: &str) -> Result<Verdict, String> {
         ));
     };
     if !prog.settings.simultaneous {
-        return Err("suggestions need the game value that `kumite solve --value` computes, which is for simultaneous games (~同時); for an alternate game use `kumite report --sweep` for now".into());
+        return Ok(sampled_verdict(&prog, SAMPLE_GAMES));
     }
     let eng = crate::search::search_engine(&prog);
     let st = eng
@@ -253,6 +271,63 @@ pub fn verdict_of(text: &str) -> Result<Verdict, String> {
         .map_err(|e| format!("runtime error in the initial position: {}", e.message))?;
     let gv = value_iteration(&prog, &st, VALUE_BOUND, VALUE_POSITIONS);
     Ok(verdict(&prog, &gv))
+}
+
+/// Games per seating of a sampled verdict when nothing is being compared (the file itself).
+pub const SAMPLE_GAMES: u64 = 100;
+
+/// Seed of the sampled verdicts' games: every candidate plays the same seeds (common random
+/// numbers, so that differences between edits are not noise between seeds).
+const SAMPLE_SEED: u64 = 0x5EED_5A6E;
+
+/// An alternate game's balance from CPU games: the report's CPU (one reading mistake in ten
+/// moves, a node budget per move, so the games replay exactly) against itself, `games` games
+/// with h moving first and `games` with c moving first. `value` is h's score − ½ over both.
+fn sampled_verdict(prog: &crate::program::RuleProgram, games: u64) -> Verdict {
+    use super::games::{GameSet, play_set};
+    use crate::engine::Side;
+    let spec = super::varied_cpu("cpu", prog);
+    let progress = super::Progress::new();
+    let mut per = Vec::new();
+    for first in [Side::H, Side::C] {
+        let set = GameSet {
+            prog,
+            players: [spec.as_str(), spec.as_str()],
+            first,
+            games,
+            seed: SAMPLE_SEED ^ (first as u64) << 40,
+            count_rules: false,
+            record_uses: false,
+            tension: None,
+            jobs: None,
+        };
+        let recs = play_set(&set, &progress).unwrap_or_default();
+        per.push(super::Outcomes::of(&recs));
+    }
+    let n: u64 = per.iter().map(super::Outcomes::games).sum();
+    let h = (per[0].score(Side::H) * per[0].games() as f64
+        + per[1].score(Side::H) * per[1].games() as f64)
+        / n.max(1) as f64;
+    let mover = (per[0].score(Side::H) * per[0].games() as f64
+        + per[1].score(Side::C) * per[1].games() as f64)
+        / n.max(1) as f64;
+    let undecided: u64 = per.iter().map(|o| o.draws + o.timeouts + o.errors).sum();
+    let (hl, hh) = super::wilson_bounds(h, n);
+    let (ml, mh) = super::wilson_bounds(mover, n);
+    Verdict {
+        value: h - 0.5,
+        method: "sampled",
+        how: format!(
+            "{games} games per seating ({n} in all) of {spec} against itself, the same seeds for every edit"
+        ),
+        h_mix: Vec::new(),
+        c_mix: Vec::new(),
+        draws: undecided as f64 / n.max(1) as f64,
+        games: Some(games),
+        players: Some(spec),
+        interval: Some((hl - 0.5, hh - 0.5)),
+        first_mover: Some((mover - 0.5, ml - 0.5, mh - 0.5)),
+    }
 }
 
 fn verdict(prog: &crate::program::RuleProgram, gv: &GameValue) -> Verdict {
@@ -287,11 +362,21 @@ fn verdict(prog: &crate::program::RuleProgram, gv: &GameValue) -> Verdict {
         h_mix: mix(&gv.h),
         c_mix: mix(&gv.c),
         draws: (1.0 - gv.decisive).clamp(0.0, 1.0),
+        games: None,
+        players: None,
+        interval: None,
+        first_mover: None,
     }
 }
 
 fn meets(g: &Goals, v: &Verdict) -> bool {
-    v.value.abs() <= g.max_abs_value + 1e-12 && v.draws <= g.max_draws + 1e-9
+    distance(v) <= g.max_abs_value + 1e-12 && v.draws <= g.max_draws + 1e-9
+}
+
+/// How far from even: the value's size, or (sampled) the larger of h's and the first mover's
+/// distance from ½.
+fn distance(v: &Verdict) -> f64 {
+    v.value.abs().max(v.first_mover.map_or(0.0, |f| f.0.abs()))
 }
 
 /// Commands entering (+name) or leaving (−name) either side's start mix.
@@ -323,13 +408,25 @@ pub fn suggest(text: &str, opts: &SuggestOptions) -> Result<Suggestions, String>
     let before = verdict_of(text)?;
     let all = sites(text);
     let goals = vec![
+        if before.method == "sampled" {
+            format!(
+                "h's score and the first mover's within 50% ± {} points",
+                100.0 * opts.goals.max_abs_value
+            )
+        } else {
+            format!(
+                "game value for h within ±{} (0 = even)",
+                opts.goals.max_abs_value
+            )
+        },
         format!(
-            "game value for h within ±{} (0 = even)",
-            opts.goals.max_abs_value
-        ),
-        format!(
-            "under optimal play at most {:.0}% of games end without a winner",
-            100.0 * opts.goals.max_draws
+            "at most {:.0}% of games end without a winner ({})",
+            100.0 * opts.goals.max_draws,
+            if before.method == "sampled" {
+                "in the CPU games"
+            } else {
+                "under optimal play"
+            }
         ),
     ];
     let mut out = Suggestions {
@@ -337,6 +434,7 @@ pub fn suggest(text: &str, opts: &SuggestOptions) -> Result<Suggestions, String>
         already_met: meets(&opts.goals, &before),
         before: before.clone(),
         suggestions: Vec::new(),
+        nearest: Vec::new(),
         tried: 0,
         sites: all.len(),
         seconds: 0.0,
@@ -360,7 +458,9 @@ pub fn suggest(text: &str, opts: &SuggestOptions) -> Result<Suggestions, String>
             })
             .collect();
         edits.sort_by_key(|e| (e.line, e.column));
-        let method = if before.method == "exact" && after.method == "exact" {
+        let method = if after.method == "sampled" {
+            "sampled"
+        } else if before.method == "exact" && after.method == "exact" {
             "exact"
         } else {
             "estimated"
@@ -373,8 +473,13 @@ pub fn suggest(text: &str, opts: &SuggestOptions) -> Result<Suggestions, String>
             method,
         }
     };
+    if before.method == "sampled" {
+        sampled_search(text, &all, opts, &mut out, &make, end);
+        out.seconds = t0.elapsed().as_secs_f64();
+        return Ok(out);
+    }
     // Single edits, the smallest changes first.
-    let mut near: Vec<(f64, usize, i64)> = Vec::new();
+    let mut near: Vec<Tried> = Vec::new();
     'deltas: for delta in [1i64, -1, 2, -2, 3, -3] {
         for (k, s) in all.iter().enumerate() {
             let v = s.value + delta;
@@ -398,7 +503,7 @@ pub fn suggest(text: &str, opts: &SuggestOptions) -> Result<Suggestions, String>
                 out.suggestions.push(make(&[(s, v)], after));
             } else if after.value.abs() < before.value.abs() && after.draws <= opts.goals.max_draws
             {
-                near.push((after.value.abs(), k, v));
+                near.push((after.value.abs(), k, v, after));
             }
         }
         if out.suggestions.len() >= opts.max_suggestions {
@@ -406,9 +511,9 @@ pub fn suggest(text: &str, opts: &SuggestOptions) -> Result<Suggestions, String>
         }
     }
     // Pairs of the single edits that came nearest, when no single edit was enough.
+    near.sort_by(|a, b| a.0.total_cmp(&b.0));
+    near.truncate(8);
     if out.suggestions.is_empty() && opts.max_edits >= 2 && out.gave_up.is_none() {
-        near.sort_by(|a, b| a.0.total_cmp(&b.0));
-        near.truncate(8);
         'pairs: for i in 0..near.len() {
             for j in i + 1..near.len() {
                 let (a, b) = (&near[i], &near[j]);
@@ -448,39 +553,143 @@ pub fn suggest(text: &str, opts: &SuggestOptions) -> Result<Suggestions, String>
             .then(a.after.value.abs().total_cmp(&b.after.value.abs()))
     });
     out.suggestions.truncate(opts.max_suggestions);
+    if out.suggestions.is_empty() {
+        out.nearest = nearest(&near, &all, &make);
+    }
     out.seconds = t0.elapsed().as_secs_f64();
     Ok(out)
+}
+
+/// Builds a suggestion from its changes and the edited file's verdict.
+type MakeSuggestion<'a> = dyn Fn(&[(&Site, i64)], Verdict) -> Suggestion + 'a;
+
+/// A single edit tried: its distance from even, the site, the new value and the verdict.
+type Tried = (f64, usize, i64, Verdict);
+
+/// The first three of `tried` (nearest first) as suggestions.
+fn nearest(tried: &[Tried], all: &[Site], make: &MakeSuggestion) -> Vec<Suggestion> {
+    tried
+        .iter()
+        .take(3)
+        .map(|(_, k, v, after)| make(&[(&all[*k], *v)], after.clone()))
+        .collect()
+}
+
+/// Alternate games (sampled): every single edit by ±1 plays 16 games per seating; the
+/// nearer-to-even half (at most 16) plays again with twice the games, and so on up to
+/// [`SAMPLE_GAMES`] (successive halving); those that meet the goals then are suggested.
+fn sampled_search(
+    text: &str,
+    all: &[Site],
+    opts: &SuggestOptions,
+    out: &mut Suggestions,
+    make: &MakeSuggestion,
+    end: Instant,
+) {
+    let mut cands: Vec<(usize, i64)> = Vec::new();
+    for delta in [1i64, -1] {
+        for (k, s) in all.iter().enumerate() {
+            if s.value + delta >= 0 {
+                cands.push((k, s.value + delta));
+            }
+        }
+    }
+    let mut games = 16;
+    let mut last: Vec<Tried> = Vec::new();
+    loop {
+        let mut scored: Vec<Tried> = Vec::new();
+        for &(k, v) in &cands {
+            if Instant::now() >= end {
+                out.gave_up = Some(format!(
+                    "the {:.0} s budget ran out after {} edited files (the round of {games} games per seating)",
+                    opts.budget.as_secs_f64(),
+                    out.tried
+                ));
+                // The last complete round's best, on fewer games (their evidence says how many).
+                out.nearest = nearest(&last, all, make);
+                return;
+            }
+            out.tried += 1;
+            let c = compile(&edited(text, &[(&all[k], v)]));
+            let Some(prog) = c.program.filter(|p| !p.settings.simultaneous) else {
+                continue;
+            };
+            let after = sampled_verdict(&prog, games);
+            scored.push((distance(&after), k, v, after));
+        }
+        scored.sort_by(|a, b| a.0.total_cmp(&b.0));
+        if games >= SAMPLE_GAMES {
+            for (_, k, v, after) in &scored {
+                if out.suggestions.len() >= opts.max_suggestions {
+                    break;
+                }
+                if meets(&opts.goals, after) {
+                    out.suggestions.push(make(&[(&all[*k], *v)], after.clone()));
+                }
+            }
+            if out.suggestions.is_empty() {
+                out.nearest = nearest(&scored, all, make);
+            }
+            return;
+        }
+        let keep = (scored.len() / 2)
+            .min(16)
+            .max(opts.max_suggestions.min(scored.len()));
+        cands = scored.iter().take(keep).map(|x| (x.1, x.2)).collect();
+        last = scored;
+        games = (games * 2).min(SAMPLE_GAMES);
+    }
 }
 
 /// The suggestions as text.
 pub fn text(s: &Suggestions) -> String {
     let mut o = String::new();
-    let v = |x: &Verdict| {
-        format!(
-            "{:+.4} ({}, {:.0}% without a winner)",
+    let v = |x: &Verdict| match (x.interval, x.first_mover) {
+        (Some((lo, hi)), Some((f, flo, fhi))) => format!(
+            "h's score {:.1}% (95% {:.1}–{:.1}), first mover {:+.1} points ({:+.1} to {:+.1}), {:.0}% without a winner ({}, {} games a seating)",
+            100.0 * (x.value + 0.5),
+            100.0 * (lo + 0.5),
+            100.0 * (hi + 0.5),
+            100.0 * f,
+            100.0 * flo,
+            100.0 * fhi,
+            100.0 * x.draws,
+            x.method,
+            x.games.unwrap_or(0)
+        ),
+        _ => format!(
+            "game value for h {:+.4} ({}, {:.0}% without a winner)",
             x.value,
             x.method,
             100.0 * x.draws
-        )
+        ),
     };
     o.push_str(&format!("goals: {}\n", s.goals.join("; ")));
-    o.push_str(&format!(
-        "now: game value for h {} — {}\n",
-        v(&s.before),
-        s.before.how
-    ));
+    o.push_str(&format!("now: {} — {}\n", v(&s.before), s.before.how));
     if s.already_met {
         o.push_str("the file meets the goals already: no edit suggested\n");
         return o;
     }
     if s.suggestions.is_empty() {
-        o.push_str("no edit of one or two numbers found that meets the goals\n");
+        o.push_str("no edit tried meets the goals");
+        if !s.nearest.is_empty() {
+            o.push_str("; nearest:");
+        }
+        o.push('\n');
+        for sg in &s.nearest {
+            o.push_str(&format!("   → {}\n", v(&sg.after)));
+            for e in &sg.edits {
+                o.push_str(&format!(
+                    "      line {}:{}  {}  →  {}\n",
+                    e.line, e.column, e.before_line, e.after_line
+                ));
+            }
+        }
     }
     for (i, sg) in s.suggestions.iter().enumerate() {
         o.push_str(&format!(
-            "{}. value {} → {}{}\n",
+            "{}. → {}{}\n",
             i + 1,
-            v(&sg.before),
             v(&sg.after),
             if sg.mix_changes.is_empty() {
                 String::new()

@@ -100,13 +100,37 @@ fn a_planted_start_charge_is_fixed_and_the_after_value_is_what_solve_says() {
 }
 
 #[test]
-fn a_fair_file_needs_no_edit_and_an_alternate_file_is_refused_with_a_reason() {
+fn a_fair_file_needs_no_edit_and_a_broken_file_is_refused_with_a_reason() {
     let text = std::fs::read_to_string(root().join("rules/cc_lemon.kmt")).unwrap();
     let s = suggest(&text, &SuggestOptions::default()).expect("suggest");
     assert!(s.already_met && s.suggestions.is_empty(), "{s:?}");
-    let (code, _, err) = kumite(&["suggest", "rules/karate.kmt"]);
-    assert_ne!(code, 0);
-    assert!(err.contains("simultaneous"), "{err}");
+    assert!(suggest("[a]:S.x+\n", &SuggestOptions::default()).is_err());
+}
+
+#[test]
+fn sumo_is_judged_by_sampled_games_and_each_suggestion_replays_to_the_same_evidence() {
+    // Sumo is alternate: no game value; the report's CPU plays 100 games a seating, the same
+    // seeds for every edit. Its first mover is 6 points ahead (outside ±5).
+    let text = std::fs::read_to_string(root().join("rules/sumo.kmt")).unwrap();
+    let s = suggest(&text, &SuggestOptions::default()).expect("suggest");
+    assert_eq!(s.before.method, "sampled");
+    assert_eq!(s.before.games, Some(100));
+    assert!(!s.already_met, "{:?}", s.before);
+    assert!(!s.suggestions.is_empty(), "{s:?}");
+    for sg in &s.suggestions {
+        assert_eq!(sg.method, "sampled");
+        assert_eq!(sg.edits.len(), 1);
+        assert!(sg.after.value.abs() <= 0.05, "{sg:?}");
+        assert!(sg.after.first_mover.unwrap().0.abs() <= 0.05, "{sg:?}");
+        let e = &sg.edits[0];
+        let mut lines: Vec<String> = text.lines().map(str::to_string).collect();
+        let l = &mut lines[e.line - 1];
+        let at = l.char_indices().nth(e.column - 1).unwrap().0;
+        l.replace_range(at..at + e.from.len(), &e.to);
+        assert_eq!(l.trim(), e.after_line);
+        let again = kumite::report::suggest::verdict_of(&(lines.join("\n") + "\n")).unwrap();
+        assert_eq!(again, sg.after, "the evidence replays exactly");
+    }
 }
 
 #[test]

@@ -1,0 +1,57 @@
+#!/usr/bin/env bash
+# kumite suggest on planted imbalances (issue 42): bundled and test games with one number
+# changed; for each, whether a fix meeting the default goals was found within the 60 s budget,
+# with at most 2 edits, how long it took and the evidence. Usage: benches/suggest.sh
+set -euo pipefail
+cd "$(dirname "$0")/.."
+cargo build --release --quiet
+k=$PWD/target/release/kumite
+dir=$(mktemp -d)
+trap 'rm -rf "$dir"' EXIT
+# name | file | sed expression planting the imbalance | extra options
+cases=(
+  "cc_lemon h starts charged|rules/cc_lemon.kmt|s/^!:\[チャージ\],\[ガード\]\$/!:[チャージ],[ガード]\n!:h.チャージ=1/|"
+  "cc_lemon c starts charged|rules/cc_lemon.kmt|s/^!:\[チャージ\],\[ガード\]\$/!:[チャージ],[ガード]\n!:c.チャージ=1/|"
+  "cc_lemon h starts 2 charged|rules/cc_lemon.kmt|s/^!:\[チャージ\],\[ガード\]\$/!:[チャージ],[ガード]\n!:h.チャージ=2/|"
+  "oshi_zumo wrestler one square toward c|tests/designs/oshi_zumo.kmt|s/^!:金=所持金,余裕=初期余裕,/!:金=所持金,h.余裕=5,c.余裕=3,/|--max-draws 1"
+  "oshi_zumo h one coin more|tests/designs/oshi_zumo.kmt|s/^!:金=所持金,/!:h.金=10,c.金=9,/|--max-draws 1"
+  "sumo as bundled|rules/sumo.kmt||"
+  "sumo c stamina 9|rules/sumo.kmt|s/c.スタミナ=10/c.スタミナ=9/|"
+  "sumo margin 5|rules/sumo.kmt|s/^!:後ろ余裕度=6/!:後ろ余裕度=5/|"
+  "karate c health 30|rules/karate.kmt|s/c.体力=31/c.体力=30/|"
+  "wrestling health 19|tests/designs/wrestling.kmt|s/^!:体力=20/!:体力=19/|"
+  "ex2_spirit h margin 9|rules/ex2_spirit.kmt|s/^!:h.後ろ余裕度=10/!:h.後ろ余裕度=9/|"
+  "moge_battle boss HP 40|rules/moge_battle.kmt||"
+)
+found=0
+fair=0
+for c in "${cases[@]}"; do
+  IFS='|' read -r name file expr extra <<<"$c"
+  f="$dir/planted.kmt"
+  if [ -n "$expr" ]; then sed "$expr" "$file" >"$f"; else cp "$file" "$f"; fi
+  if cmp -s "$f" "$file" && [ -n "$expr" ]; then echo "$name: the planting did not apply"; continue; fi
+  # shellcheck disable=SC2086
+  out=$($k suggest "$f" --format json $extra 2>&1) || { echo "$name: error: $out" | head -3; continue; }
+  line=$(python3 - "$name" "$out" <<'PY'
+import json, sys
+name, raw = sys.argv[1], sys.argv[2]
+s = json.loads(raw)
+b = s["before"]
+def ev(v):
+    if v["method"] == "sampled":
+        return f"h {100*(v['value']+0.5):.1f}%, first mover {100*v['first_mover'][0]:+.1f} pts ({v['games']} games a seating)"
+    return f"value {v['value']:+.4f} ({v['method']}, {100*v['draws']:.0f}% without a winner)"
+if s["already_met"]:
+    print(f"FAIR {name}: already fair — {ev(b)}; {s['seconds']:.1f} s")
+elif s["suggestions"]:
+    sg = s["suggestions"][0]
+    eds = "; ".join(f"line {e['line']}: {e['before_line']} → {e['after_line']}" for e in sg["edits"])
+    print(f"OK  {name}: {ev(b)} → {ev(sg['after'])} by {eds}; {len(s['suggestions'])} found, {s['tried']} tried, {s['seconds']:.1f} s")
+else:
+    print(f"--  {name}: {ev(b)}: none found; {s['tried']} tried, {s['seconds']:.1f} s" + (f"; gave up: {s['gave_up']}" if s.get('gave_up') else ""))
+PY
+)
+  echo "$line"
+  case "$line" in OK*) found=$((found + 1));; FAIR*) fair=$((fair + 1));; esac
+done
+echo "fixed: $found of $((${#cases[@]} - fair)) unfair files ($fair already fair)"
