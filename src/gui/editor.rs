@@ -197,6 +197,52 @@ impl EditorPanel {
         TextEdit::store_state(ctx, self.id, state);
     }
 
+    /// Applies a suggestion's edits — each the number `from` at a 1-based line and character
+    /// column, replaced by `to` — as one undoable step, and selects the first. False (and
+    /// nothing changed) when the text no longer holds one of them there.
+    pub fn apply_edits(
+        &mut self,
+        ctx: &egui::Context,
+        edits: &[crate::report::suggest::Edit],
+    ) -> bool {
+        let mut spans = Vec::new();
+        for e in edits {
+            if e.line == 0 || e.column == 0 {
+                return false;
+            }
+            let start: usize = self
+                .text
+                .split_inclusive('\n')
+                .take(e.line - 1)
+                .map(str::len)
+                .sum();
+            let line = self.text[start..].split('\n').next().unwrap_or("");
+            let Some(at) = line.char_indices().nth(e.column - 1).map(|x| start + x.0) else {
+                return false;
+            };
+            if !self.text[at..].starts_with(&e.from) {
+                return false;
+            }
+            spans.push((at..at + e.from.len(), e.to.as_str()));
+        }
+        if spans.is_empty() {
+            return false;
+        }
+        spans.sort_by_key(|(r, _)| std::cmp::Reverse(r.start));
+        let mut new = self.text.clone();
+        for (r, to) in &spans {
+            new.replace_range(r.clone(), to);
+        }
+        // The first edit's new number, in the new text (later edits do not move it).
+        let (first, to) = spans
+            .last()
+            .map(|(r, to)| (r.start, to.len()))
+            .unwrap_or((0, 0));
+        let len = self.text.len();
+        self.replace(ctx, 0..len, &new, first..first + to);
+        true
+    }
+
     /// Undo (or redo) one step of the editor's history.
     pub fn undo(&mut self, ctx: &egui::Context, redo: bool) {
         let mut state = TextEdit::load_state(ctx, self.id).unwrap_or_default();
@@ -208,11 +254,21 @@ impl EditorPanel {
             self.text.clone(),
         );
         let mut undoer = state.undoer();
-        let target = if redo {
-            undoer.redo(&cur).cloned()
-        } else {
-            undoer.undo(&cur).cloned()
+        let mut step = |from: &(CCursorRange, String)| {
+            if redo {
+                undoer.redo(from).cloned()
+            } else {
+                undoer.undo(from).cloned()
+            }
         };
+        let mut target = step(&cur);
+        // The history records the cursor with the text: a point of the same text but another
+        // cursor (the editor was clicked since) is not a step back — take the one before it.
+        if let Some(t) = target.clone()
+            && t.1 == self.text
+        {
+            target = step(&t).or(Some(t));
+        }
         if let Some((sel, text)) = target {
             self.text = text;
             state.cursor.set_char_range(Some(sel));

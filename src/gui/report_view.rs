@@ -4,6 +4,7 @@
 
 use super::i18n::{Lang, T, tr, trf, trn};
 use crate::program::RuleProgram;
+use crate::report::suggest::{SuggestOptions, Suggestions, Verdict};
 use crate::report::{Progress, Rate, Report, ReportOptions, Sweep};
 use egui::{Color32, RichText, Ui};
 use egui_plot::{Bar, BarChart, FilledArea, HLine, Legend, Line, Plot, Points};
@@ -17,6 +18,16 @@ use std::time::{Duration, Instant};
 pub enum ReportAction {
     /// Show this 1-based source line in the editor.
     ShowLine(usize),
+    /// Apply a suggestion's edits to the editor (one undo step); the index is the
+    /// suggestion's, to mark it applied.
+    Apply(usize, Vec<crate::report::suggest::Edit>),
+}
+
+/// A suggestion search running on a background thread.
+struct SuggestRunning {
+    progress: Arc<Progress>,
+    rx: Receiver<Result<Suggestions, String>>,
+    started: Instant,
 }
 
 enum Msg {
@@ -47,6 +58,14 @@ pub struct ReportView {
     elapsed: f64,
     /// The last report was cancelled.
     cancelled: bool,
+    suggesting: Option<SuggestRunning>,
+    /// The last suggestions (Suggest fixes).
+    pub suggestions: Option<Suggestions>,
+    /// Why the last suggestion search could not run.
+    pub suggest_error: Option<String>,
+    /// Suggestions applied (by index), and those that no longer fit the text.
+    applied: Vec<usize>,
+    stale: Vec<usize>,
 }
 
 impl Default for ReportView {
@@ -60,7 +79,36 @@ impl Default for ReportView {
             error: None,
             elapsed: 0.0,
             cancelled: false,
+            suggesting: None,
+            suggestions: None,
+            suggest_error: None,
+            applied: Vec::new(),
+            stale: Vec::new(),
         }
+    }
+}
+
+/// A suggestion's evidence in one line: the exact (or estimated) value, or the sampled scores
+/// with their intervals and games.
+fn verdict_text(v: &Verdict) -> String {
+    match (v.interval, v.first_mover) {
+        (Some((lo, hi)), Some((f, flo, fhi))) => format!(
+            "h {:.1}% ({:.1}–{:.1}), first mover {:+.1} ({:+.1}…{:+.1}), {:.0}% no winner — sampled, {} games a seating",
+            100.0 * (v.value + 0.5),
+            100.0 * (lo + 0.5),
+            100.0 * (hi + 0.5),
+            100.0 * f,
+            100.0 * flo,
+            100.0 * fhi,
+            100.0 * v.draws,
+            v.games.unwrap_or(0)
+        ),
+        _ => format!(
+            "value {:+.4}, {:.0}% no winner — {}",
+            v.value,
+            100.0 * v.draws,
+            v.method
+        ),
     }
 }
 
@@ -168,6 +216,170 @@ impl ReportView {
         });
     }
 
+    /// True while a suggestion search runs.
+    pub fn suggesting(&self) -> bool {
+        self.suggesting.is_some()
+    }
+
+    /// Starts `kumite suggest` on `source` on a background thread.
+    pub fn start_suggest(&mut self, ctx: &egui::Context, source: &str) {
+        self.cancel_suggest();
+        self.suggest_error = None;
+        self.suggestions = None;
+        self.applied.clear();
+        self.stale.clear();
+        let progress = Progress::new();
+        let opts = SuggestOptions {
+            progress: progress.clone(),
+            ..Default::default()
+        };
+        let (tx, rx) = channel();
+        let (src, c) = (source.to_string(), ctx.clone());
+        let spawned = std::thread::Builder::new()
+            .name("kumite-suggest".into())
+            .spawn(move || {
+                let _ = tx.send(crate::report::suggest::suggest(&src, &opts));
+                c.request_repaint();
+            });
+        match spawned {
+            Ok(_) => {
+                self.suggesting = Some(SuggestRunning {
+                    progress,
+                    rx,
+                    started: Instant::now(),
+                })
+            }
+            Err(e) => self.suggest_error = Some(e.to_string()),
+        }
+    }
+
+    /// Stops a suggestion search (it ends at its next edited file, reporting what it found).
+    pub fn cancel_suggest(&mut self) {
+        if let Some(r) = &self.suggesting {
+            r.progress.cancel();
+        }
+    }
+
+    /// Marks suggestion `k` applied (or no longer fitting the text).
+    pub fn mark(&mut self, k: usize, applied: bool) {
+        if applied {
+            self.applied.push(k);
+        } else {
+            self.stale.push(k);
+        }
+    }
+
+    fn poll_suggest(&mut self) {
+        let Some(run) = &self.suggesting else {
+            return;
+        };
+        match run.rx.try_recv() {
+            Ok(Ok(s)) => {
+                self.suggestions = Some(s);
+                self.suggesting = None;
+            }
+            Ok(Err(e)) => {
+                self.suggest_error = Some(e);
+                self.suggesting = None;
+            }
+            Err(TryRecvError::Empty) => {}
+            Err(TryRecvError::Disconnected) => {
+                self.suggest_error = Some("the suggestion search stopped".into());
+                self.suggesting = None;
+            }
+        }
+    }
+
+    /// The Suggestions section: goals, the file now, each suggestion with its evidence and
+    /// Apply.
+    fn suggestions_ui(&self, ui: &mut Ui, lang: Lang) -> Option<ReportAction> {
+        let mut action = None;
+        if let Some(run) = &self.suggesting {
+            let games = run.progress.done.load(Ordering::Relaxed);
+            ui.horizontal(|ui| {
+                ui.spinner();
+                ui.label(trn(
+                    lang,
+                    T::SuggestProgress,
+                    &[
+                        &games,
+                        &format!("{:.1}", run.started.elapsed().as_secs_f64()),
+                    ],
+                ));
+            });
+            ui.ctx().request_repaint_after(Duration::from_millis(100));
+        }
+        if let Some(e) = &self.suggest_error {
+            ui.colored_label(Color32::from_rgb(230, 90, 80), e);
+        }
+        let Some(s) = &self.suggestions else {
+            return None;
+        };
+        ui.heading(tr(lang, T::Suggestions));
+        for g in &s.goals {
+            ui.weak(format!("• {g}"));
+        }
+        ui.label(trf(lang, T::SuggestNow, verdict_text(&s.before)));
+        if s.already_met {
+            ui.label(tr(lang, T::SuggestAlreadyFair));
+        } else if s.suggestions.is_empty() {
+            ui.label(tr(lang, T::SuggestNoneFound));
+            if !s.nearest.is_empty() {
+                ui.weak(tr(lang, T::SuggestNearest));
+            }
+        }
+        let list = if s.suggestions.is_empty() {
+            &s.nearest
+        } else {
+            &s.suggestions
+        };
+        for (k, sg) in list.iter().enumerate() {
+            ui.group(|ui| {
+                for e in &sg.edits {
+                    ui.horizontal_wrapped(|ui| {
+                        ui.monospace(format!("{}:{}", e.line, e.column));
+                        ui.label(RichText::new(&e.before_line).strikethrough());
+                        ui.label("→");
+                        ui.label(RichText::new(&e.after_line).strong());
+                    });
+                }
+                ui.label(format!("→ {}", verdict_text(&sg.after)));
+                if !sg.mix_changes.is_empty() {
+                    ui.weak(sg.mix_changes.join(", "));
+                }
+                if !s.suggestions.is_empty() {
+                    if self.applied.contains(&k) {
+                        ui.label(
+                            RichText::new(tr(lang, T::SuggestApplied))
+                                .color(Color32::from_rgb(90, 180, 110)),
+                        );
+                    } else if self.stale.contains(&k) {
+                        ui.colored_label(
+                            Color32::from_rgb(230, 170, 60),
+                            tr(lang, T::SuggestStale),
+                        );
+                    } else if ui
+                        .button(tr(lang, T::ApplyEdit))
+                        .on_hover_text(tr(lang, T::ApplyEditHover))
+                        .clicked()
+                    {
+                        action = Some(ReportAction::Apply(k, sg.edits.clone()));
+                    }
+                }
+            });
+        }
+        ui.weak(trn(
+            lang,
+            T::SuggestTried,
+            &[&s.sites, &s.tried, &format!("{:.1}", s.seconds)],
+        ));
+        if let Some(g) = &s.gave_up {
+            ui.weak(trf(lang, T::SuggestGaveUp, g));
+        }
+        ui.separator();
+        action
+    }
+
     /// Stops a running report at once: the window stops waiting; the games in progress end
     /// and the thread winds down by itself.
     pub fn cancel(&mut self) {
@@ -208,10 +420,18 @@ impl ReportView {
         }
     }
 
-    /// Draws the tab. `runnable`: a program to report on exists.
-    pub fn ui(&mut self, ui: &mut Ui, lang: Lang, runnable: bool) -> (bool, Option<ReportAction>) {
+    /// Draws the tab. `runnable`: a program to report on exists. Returns whether to start a
+    /// report, whether to start suggesting, and an action.
+    pub fn ui(
+        &mut self,
+        ui: &mut Ui,
+        lang: Lang,
+        runnable: bool,
+    ) -> (bool, bool, Option<ReportAction>) {
         self.poll(lang);
+        self.poll_suggest();
         let mut start = false;
+        let mut suggest = false;
         let mut action = None;
         ui.horizontal_wrapped(|ui| {
             let l = ui.label(tr(lang, T::Games));
@@ -242,7 +462,21 @@ impl ReportView {
             {
                 start = true;
             }
+            if self.suggesting() {
+                if ui.button(tr(lang, T::Cancel)).clicked() {
+                    self.cancel_suggest();
+                }
+            } else if ui
+                .add_enabled(runnable, egui::Button::new(tr(lang, T::SuggestFixes)))
+                .on_hover_text(tr(lang, T::SuggestFixesHover))
+                .clicked()
+            {
+                suggest = true;
+            }
         });
+        if let Some(a) = self.suggestions_ui(ui, lang) {
+            action = Some(a);
+        }
         if let Some(run) = &self.running {
             let done = run.progress.done.load(Ordering::Relaxed);
             let total = run.progress.total.load(Ordering::Relaxed).max(1);
@@ -268,7 +502,7 @@ impl ReportView {
             if !self.busy() && self.error.is_none() {
                 ui.weak(tr(lang, T::RunAReportTo));
             }
-            return (start, action);
+            return (start, suggest, action);
         };
         if !self.busy() && !self.cancelled && !r.cancelled {
             ui.weak(trf(
@@ -294,7 +528,7 @@ impl ReportView {
                 tension(ui, lang, &r);
                 sweep(ui, lang, &r);
             });
-        (start, action)
+        (start, suggest, action)
     }
 }
 

@@ -110,11 +110,22 @@ impl StudioApp {
     /// The Report tab; starting a report takes the last program that compiled.
     pub(super) fn report_tab(&mut self, ui: &mut Ui, lang: Lang) -> Option<usize> {
         let can = self.last_good.is_some();
-        let (start, action) = self.report.ui(ui, lang, can);
+        let (start, suggest, action) = self.report.ui(ui, lang, can);
         if start {
             self.start_report(ui.ctx());
         }
-        action.map(|super::report_view::ReportAction::ShowLine(l)| l)
+        if suggest && let Some(v) = self.last_good.clone() {
+            self.report.start_suggest(ui.ctx(), &v.source);
+        }
+        match action {
+            Some(super::report_view::ReportAction::ShowLine(l)) => Some(l),
+            Some(super::report_view::ReportAction::Apply(k, edits)) => {
+                let ok = self.editor.apply_edits(ui.ctx(), &edits);
+                self.report.mark(k, ok);
+                None
+            }
+            None => None,
+        }
     }
 
     /// Starts a balance report of the last program that compiled.

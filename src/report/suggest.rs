@@ -29,6 +29,7 @@ use crate::syntax::lexer::{LineKind, Tok, lex_line, line_kind, norm};
 use crate::syntax::names::Names;
 use serde::Serialize;
 use std::ops::Range;
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 /// What a suggestion must reach.
@@ -52,7 +53,7 @@ impl Default for Goals {
 }
 
 /// How the search runs.
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Debug)]
 pub struct SuggestOptions {
     /// The goals.
     pub goals: Goals,
@@ -62,6 +63,9 @@ pub struct SuggestOptions {
     pub budget: Duration,
     /// Suggestions listed at most.
     pub max_suggestions: usize,
+    /// Games played (sampled verdicts) and a cancel flag, shared with whoever watches (the
+    /// studio); a cancel ends the search at the next edited file, as a gave-up.
+    pub progress: Arc<super::Progress>,
 }
 
 impl Default for SuggestOptions {
@@ -71,6 +75,7 @@ impl Default for SuggestOptions {
             max_edits: 2,
             budget: Duration::from_secs(60),
             max_suggestions: 5,
+            progress: super::Progress::new(),
         }
     }
 }
@@ -89,7 +94,7 @@ pub struct Site {
 }
 
 /// One edit: the number at `line`:`column` from `from` to `to`.
-#[derive(Clone, Debug, PartialEq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 pub struct Edit {
     /// 1-based line.
     pub line: usize,
@@ -253,8 +258,14 @@ fn edited(text: &str, changes: &[(&Site, i64)]) -> String {
     t
 }
 
-/// The game value of `text` as `kumite solve --value` computes it, or why there is none.
+/// The balance of `text`: a simultaneous game's value as `kumite solve --value` computes it,
+/// or an alternate game's sampled verdict of [`SAMPLE_GAMES`] games a seating; or why there is
+/// none.
 pub fn verdict_of(text: &str) -> Result<Verdict, String> {
+    verdict_with(text, &super::Progress::new())
+}
+
+fn verdict_with(text: &str, progress: &Arc<super::Progress>) -> Result<Verdict, String> {
     let c = compile(text);
     let Some(prog) = c.program else {
         return Err(format!(
@@ -263,7 +274,7 @@ pub fn verdict_of(text: &str) -> Result<Verdict, String> {
         ));
     };
     if !prog.settings.simultaneous {
-        return Ok(sampled_verdict(&prog, SAMPLE_GAMES));
+        return Ok(sampled_verdict(&prog, SAMPLE_GAMES, progress));
     }
     let eng = crate::search::search_engine(&prog);
     let st = eng
@@ -283,11 +294,14 @@ const SAMPLE_SEED: u64 = 0x5EED_5A6E;
 /// An alternate game's balance from CPU games: the report's CPU (one reading mistake in ten
 /// moves, a node budget per move, so the games replay exactly) against itself, `games` games
 /// with h moving first and `games` with c moving first. `value` is h's score − ½ over both.
-fn sampled_verdict(prog: &crate::program::RuleProgram, games: u64) -> Verdict {
+fn sampled_verdict(
+    prog: &crate::program::RuleProgram,
+    games: u64,
+    progress: &Arc<super::Progress>,
+) -> Verdict {
     use super::games::{GameSet, play_set};
     use crate::engine::Side;
     let spec = super::varied_cpu("cpu", prog);
-    let progress = super::Progress::new();
     let mut per = Vec::new();
     for first in [Side::H, Side::C] {
         let set = GameSet {
@@ -301,7 +315,7 @@ fn sampled_verdict(prog: &crate::program::RuleProgram, games: u64) -> Verdict {
             tension: None,
             jobs: None,
         };
-        let recs = play_set(&set, &progress).unwrap_or_default();
+        let recs = play_set(&set, progress).unwrap_or_default();
         per.push(super::Outcomes::of(&recs));
     }
     let n: u64 = per.iter().map(super::Outcomes::games).sum();
@@ -405,7 +419,7 @@ fn line_of(text: &str, line: usize) -> String {
 pub fn suggest(text: &str, opts: &SuggestOptions) -> Result<Suggestions, String> {
     let t0 = Instant::now();
     let end = t0 + opts.budget;
-    let before = verdict_of(text)?;
+    let before = verdict_with(text, &opts.progress)?;
     let all = sites(text);
     let goals = vec![
         if before.method == "sampled" {
@@ -486,17 +500,12 @@ pub fn suggest(text: &str, opts: &SuggestOptions) -> Result<Suggestions, String>
             if v < 0 {
                 continue;
             }
-            if Instant::now() >= end {
-                out.gave_up = Some(format!(
-                    "the {:.0} s budget ran out after {} edited files (single edits by up to ±{})",
-                    opts.budget.as_secs_f64(),
-                    out.tried,
-                    delta.abs()
-                ));
+            if let Some(why) = stopped(opts, end, out.tried) {
+                out.gave_up = Some(format!("{why} (single edits by up to ±{})", delta.abs()));
                 break 'deltas;
             }
             out.tried += 1;
-            let Ok(after) = verdict_of(&edited(text, &[(s, v)])) else {
+            let Ok(after) = verdict_with(&edited(text, &[(s, v)]), &opts.progress) else {
                 continue;
             };
             if meets(&opts.goals, &after) {
@@ -520,17 +529,13 @@ pub fn suggest(text: &str, opts: &SuggestOptions) -> Result<Suggestions, String>
                 if a.1 == b.1 {
                     continue;
                 }
-                if Instant::now() >= end {
-                    out.gave_up = Some(format!(
-                        "the {:.0} s budget ran out after {} edited files (pairs of edits)",
-                        opts.budget.as_secs_f64(),
-                        out.tried
-                    ));
+                if let Some(why) = stopped(opts, end, out.tried) {
+                    out.gave_up = Some(format!("{why} (pairs of edits)"));
                     break 'pairs;
                 }
                 out.tried += 1;
                 let changes = [(&all[a.1], a.2), (&all[b.1], b.2)];
-                if let Ok(after) = verdict_of(&edited(text, &changes))
+                if let Ok(after) = verdict_with(&edited(text, &changes), &opts.progress)
                     && meets(&opts.goals, &after)
                 {
                     out.suggestions.push(make(&changes, after));
@@ -558,6 +563,20 @@ pub fn suggest(text: &str, opts: &SuggestOptions) -> Result<Suggestions, String>
     }
     out.seconds = t0.elapsed().as_secs_f64();
     Ok(out)
+}
+
+/// Why the search must stop now, if it must: cancelled, or the time budget ran out.
+fn stopped(opts: &SuggestOptions, end: Instant, tried: usize) -> Option<String> {
+    if opts.progress.cancelled() {
+        Some(format!("cancelled after {tried} edited files"))
+    } else if Instant::now() >= end {
+        Some(format!(
+            "the {:.0} s budget ran out after {tried} edited files",
+            opts.budget.as_secs_f64()
+        ))
+    } else {
+        None
+    }
 }
 
 /// Builds a suggestion from its changes and the edited file's verdict.
@@ -599,12 +618,8 @@ fn sampled_search(
     loop {
         let mut scored: Vec<Tried> = Vec::new();
         for &(k, v) in &cands {
-            if Instant::now() >= end {
-                out.gave_up = Some(format!(
-                    "the {:.0} s budget ran out after {} edited files (the round of {games} games per seating)",
-                    opts.budget.as_secs_f64(),
-                    out.tried
-                ));
+            if let Some(why) = stopped(opts, end, out.tried) {
+                out.gave_up = Some(format!("{why} (the round of {games} games per seating)"));
                 // The last complete round's best, on fewer games (their evidence says how many).
                 out.nearest = nearest(&last, all, make);
                 return;
@@ -614,7 +629,7 @@ fn sampled_search(
             let Some(prog) = c.program.filter(|p| !p.settings.simultaneous) else {
                 continue;
             };
-            let after = sampled_verdict(&prog, games);
+            let after = sampled_verdict(&prog, games, &opts.progress);
             scored.push((distance(&after), k, v, after));
         }
         scored.sort_by(|a, b| a.0.total_cmp(&b.0));

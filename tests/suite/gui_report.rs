@@ -221,3 +221,44 @@ fn right_clicking_a_starting_value_offers_to_sweep_it() {
         (1.0, 1.0, 0.0, 0.0)
     );
 }
+
+#[test]
+fn suggest_fixes_finds_the_planted_start_charge_and_apply_is_one_undo_step() {
+    // CC Lemon with h starting on one charge (worth +0.474 for h).
+    let text = kumite::gui::files::example("cc_lemon.kmt")
+        .unwrap()
+        .replace(
+            "\n!:[チャージ],[ガード]\n",
+            "\n!:[チャージ],[ガード]\n!:h.チャージ=1\n",
+        );
+    let mut h = harness(StudioApp::new_for_test(Lang::En, &text));
+    step_until(&mut h, "the checker", |a| a.is_checked());
+    h.key_press_modifiers(Modifiers::COMMAND, Key::Num4);
+    h.run();
+    h.get_by_label("Suggest fixes").click();
+    h.step();
+    assert!(h.state().report.suggesting());
+    step_until(&mut h, "the suggestions", |a| !a.report.suggesting());
+    let s = h.state().report.suggestions.clone().expect("suggestions");
+    assert!(!s.suggestions.is_empty(), "{s:?}");
+    assert_eq!(s.suggestions[0].edits[0].after_line, "!:h.チャージ=0");
+    h.get_by_label_contains("Now: value +0.4739");
+    // Apply the first: the editor's text changes by exactly that number.
+    h.get_all_by_label("Apply")
+        .next()
+        .expect("an Apply button")
+        .click();
+    h.run();
+    assert_eq!(
+        h.state().text(),
+        text.replace("!:h.チャージ=1", "!:h.チャージ=0")
+    );
+    h.get_by_label("Applied.");
+    step_until(&mut h, "the checker", |a| a.is_checked());
+    // One undo step (Edit → Undo) brings the planted file back.
+    h.get_by_label("Edit").click();
+    h.run();
+    h.get_by_label_contains("Undo Ctrl").click();
+    h.run();
+    assert_eq!(h.state().text(), text);
+}
