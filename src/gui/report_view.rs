@@ -4,7 +4,7 @@
 
 use super::i18n::{Lang, T, tr, trf, trn};
 use crate::program::RuleProgram;
-use crate::report::suggest::{SuggestOptions, Suggestions, Verdict};
+use crate::report::suggest::{SuggestOptions, Suggestions};
 use crate::report::{Progress, Rate, Report, ReportOptions, Sweep};
 use egui::{Color32, RichText, Ui};
 use egui_plot::{Bar, BarChart, FilledArea, HLine, Legend, Line, Plot, Points};
@@ -85,30 +85,6 @@ impl Default for ReportView {
             applied: Vec::new(),
             stale: Vec::new(),
         }
-    }
-}
-
-/// A suggestion's evidence in one line: the exact (or estimated) value, or the sampled scores
-/// with their intervals and games.
-fn verdict_text(v: &Verdict) -> String {
-    match (v.interval, v.first_mover) {
-        (Some((lo, hi)), Some((f, flo, fhi))) => format!(
-            "h {:.1}% ({:.1}–{:.1}), first mover {:+.1} ({:+.1}…{:+.1}), {:.0}% no winner — sampled, {} games a seating",
-            100.0 * (v.value + 0.5),
-            100.0 * (lo + 0.5),
-            100.0 * (hi + 0.5),
-            100.0 * f,
-            100.0 * flo,
-            100.0 * fhi,
-            100.0 * v.draws,
-            v.games.unwrap_or(0)
-        ),
-        _ => format!(
-            "value {:+.4}, {:.0}% no winner — {}",
-            v.value,
-            100.0 * v.draws,
-            v.method
-        ),
     }
 }
 
@@ -319,7 +295,11 @@ impl ReportView {
         for g in &s.goals {
             ui.weak(format!("• {g}"));
         }
-        ui.label(trf(lang, T::SuggestNow, verdict_text(&s.before)));
+        ui.label(trf(
+            lang,
+            T::SuggestNow,
+            crate::report::suggest::evidence(&s.before),
+        ));
         if s.already_met {
             ui.label(tr(lang, T::SuggestAlreadyFair));
         } else if s.suggestions.is_empty() {
@@ -343,7 +323,7 @@ impl ReportView {
                         ui.label(RichText::new(&e.after_line).strong());
                     });
                 }
-                ui.label(format!("→ {}", verdict_text(&sg.after)));
+                ui.label(format!("→ {}", crate::report::suggest::evidence(&sg.after)));
                 if !sg.mix_changes.is_empty() {
                     ui.weak(sg.mix_changes.join(", "));
                 }

@@ -656,10 +656,10 @@ fn sampled_search(
     }
 }
 
-/// The suggestions as text.
-pub fn text(s: &Suggestions) -> String {
-    let mut o = String::new();
-    let v = |x: &Verdict| match (x.interval, x.first_mover) {
+/// A verdict in one line: the game value (exact or estimated), or the sampled scores with
+/// their intervals and games.
+pub fn evidence(x: &Verdict) -> String {
+    match (x.interval, x.first_mover) {
         (Some((lo, hi)), Some((f, flo, fhi))) => format!(
             "h's score {:.1}% (95% {:.1}–{:.1}), first mover {:+.1} points ({:+.1} to {:+.1}), {:.0}% without a winner ({}, {} games a seating)",
             100.0 * (x.value + 0.5),
@@ -678,7 +678,13 @@ pub fn text(s: &Suggestions) -> String {
             x.method,
             100.0 * x.draws
         ),
-    };
+    }
+}
+
+/// The suggestions as text.
+pub fn text(s: &Suggestions) -> String {
+    let mut o = String::new();
+    let v = evidence;
     o.push_str(&format!("goals: {}\n", s.goals.join("; ")));
     o.push_str(&format!("now: {} — {}\n", v(&s.before), s.before.how));
     if s.already_met {

@@ -242,23 +242,23 @@ fn suggest_fixes_finds_the_planted_start_charge_and_apply_is_one_undo_step() {
     let s = h.state().report.suggestions.clone().expect("suggestions");
     assert!(!s.suggestions.is_empty(), "{s:?}");
     assert_eq!(s.suggestions[0].edits[0].after_line, "!:h.チャージ=0");
-    h.get_by_label_contains("Now: value +0.4739");
+    h.get_by_label_contains("Now: game value for h +0.4739");
     // Apply the first: the editor's text changes by exactly that number.
     h.get_all_by_label("Apply")
         .next()
         .expect("an Apply button")
         .click();
-    h.run();
+    step_until(&mut h, "the checker", |a| a.is_checked());
     assert_eq!(
         h.state().text(),
         text.replace("!:h.チャージ=1", "!:h.チャージ=0")
     );
     h.get_by_label("Applied.");
-    step_until(&mut h, "the checker", |a| a.is_checked());
     // One undo step (Edit → Undo) brings the planted file back.
     h.get_by_label("Edit").click();
-    h.run();
+    h.step();
+    h.step();
     h.get_by_label_contains("Undo Ctrl").click();
-    h.run();
+    step_until(&mut h, "the checker", |a| a.is_checked());
     assert_eq!(h.state().text(), text);
 }
