@@ -314,6 +314,7 @@ strings! {
     SuggestTried => ("{} numbers editable, {} edited files solved in {} s", "変更できる数値 {} 個、変更したファイル {} 個を {} 秒で評価"),
     SuggestGaveUp => ("Gave up: {}", "打ち切り: {}"),
     ApplyEdit => ("Apply", "適用"),
+    SuggestMixChanges => ("optimal play at the start: {}", "開始時の最適戦略の変化: {}"),
     ApplyEditHover => ("Apply these edits to the editor (one undo step)", "この変更をエディタに適用します(元に戻す 1 回で戻せます)"),
     SuggestApplied => ("Applied.", "適用しました。"),
     SuggestStale => ("The text changed: this edit no longer fits it.", "テキストが変わったため、この変更は適用できません。"),

@@ -325,7 +325,7 @@ impl ReportView {
                 }
                 ui.label(format!("→ {}", crate::report::suggest::evidence(&sg.after)));
                 if !sg.mix_changes.is_empty() {
-                    ui.weak(sg.mix_changes.join(", "));
+                    ui.weak(trf(lang, T::SuggestMixChanges, sg.mix_changes.join(", ")));
                 }
                 if !s.suggestions.is_empty() {
                     if self.applied.contains(&k) {
