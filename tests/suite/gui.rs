@@ -18,6 +18,9 @@ const GOOD: &str = "!:体力=3,[殴る]\n[殴る]:O.体力-1\nO.体力<=0:S.勝�
 
 fn harness(app: StudioApp) -> Harness<'static, StudioApp> {
     Harness::builder()
+        // A background check that finishes asks for repaints of its own (seen on CI:
+        // 6 steps to settle); a UI that never settles still fails at 32.
+        .with_max_steps(32)
         .with_size([1400.0, 900.0])
         .build_ui_state(|ui, app: &mut StudioApp| app.show(ui), app)
 }

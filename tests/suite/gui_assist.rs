@@ -15,6 +15,9 @@ const GOOD: &str =
 
 fn harness(text: &str) -> Harness<'static, StudioApp> {
     let mut h = Harness::builder()
+        // A background check that finishes asks for repaints of its own (seen on CI:
+        // 6 steps to settle); a UI that never settles still fails at 32.
+        .with_max_steps(32)
         .with_size([1400.0, 900.0])
         .build_ui_state(
             |ui, app: &mut StudioApp| app.show(ui),
@@ -264,6 +267,9 @@ fn measure_completion_frames_on_10k_lines() {
 #[test]
 fn the_writing_help_renders_in_japanese() {
     let mut h = Harness::builder()
+        // A background check that finishes asks for repaints of its own (seen on CI:
+        // 6 steps to settle); a UI that never settles still fails at 32.
+        .with_max_steps(32)
         .with_size([1400.0, 900.0])
         .build_ui_state(
             |ui, app: &mut StudioApp| app.show(ui),
