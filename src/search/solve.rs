@@ -915,3 +915,29 @@ pub fn value_iteration_in(
 /// reached are reported as not converged (a game with a vast bounded state space would
 /// otherwise run its 5,000 iterations for hours).
 pub const VALUE_TIME: Duration = Duration::from_secs(60);
+
+/// The game-value table of [`value_iteration_in`] itself, for callers that read the value of
+/// any position (the Python package compares it with OpenSpiel's value iteration): the same
+/// positions and bound, iterated undiscounted ([`exact::GAME_VALUE`]) — or, with `play`, as
+/// `cpu:exact` plays ([`exact::PLAY`], discounted: its strategies win rather than wait, where
+/// the undiscounted values may leave a stationary mix that never wins and can be exploited) —
+/// with how the iteration ended. None if cancelled.
+pub fn game_value_table(
+    prog: &RuleProgram,
+    start: &State,
+    bound: i64,
+    max_states: usize,
+    play: bool,
+    cancel: Option<&Arc<AtomicBool>>,
+) -> Option<(exact::ExactTable, exact::Iterated)> {
+    let mut table = exact::game_table(prog, start, bound, max_states, cancel, true).ok()?;
+    let settings = if play {
+        &exact::PLAY
+    } else {
+        &exact::GAME_VALUE
+    };
+    let it = table
+        .iterate(settings, Instant::now() + VALUE_TIME, cancel)
+        .ok()?;
+    Some((table, it))
+}

@@ -33,6 +33,7 @@ mod lsp;
 mod match_session;
 mod parse_cache;
 mod parser_props;
+mod python;
 mod regressions;
 mod report;
 mod rules_files;
