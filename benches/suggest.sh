@@ -22,6 +22,7 @@ cases=(
   "wrestling health 19|tests/designs/wrestling.kmt|s/^!:体力=20/!:体力=19/|"
   "ex2_spirit h margin 9|rules/ex2_spirit.kmt|s/^!:h.後ろ余裕度=10/!:h.後ろ余裕度=9/|"
   "moge_battle boss HP 40|rules/moge_battle.kmt||"
+  "dice_race no head start|tests/designs/dice_race.kmt|s/^先行:1\$/先行:0/|"
 )
 found=0
 fair=0

@@ -239,7 +239,8 @@ pub struct Forced {
     pub gave_up: Option<String>,
 }
 
-/// The value part of [`Solved`]: the equilibrium of a simultaneous game, or why there is none.
+/// The value part of [`Solved`]: the game value — a simultaneous game's equilibrium, an
+/// alternate game's value under optimal play (chance averaged).
 #[derive(serde::Serialize)]
 #[serde(untagged)]
 pub enum ValuePart {
@@ -255,13 +256,6 @@ pub enum ValuePart {
         converged: bool,
         /// How the value was computed, in words.
         value_method: String,
-    },
-    /// `--value` on an alternate game.
-    NotSimultaneous {
-        /// Always null.
-        value: Option<f64>,
-        /// Why.
-        value_method: &'static str,
     },
 }
 
@@ -381,7 +375,7 @@ pub fn solve(
         }
         t
     };
-    let value = if value && eng.simultaneous {
+    let value = if value {
         let gv =
             crate::search::value_iteration(prog, &st, VALUE_BOUND, crate::search::VALUE_POSITIONS);
         let name =
@@ -393,7 +387,12 @@ pub fn solve(
         };
         let converged = gv.residual < 1e-10;
         let value_method = format!(
-            "value iteration with a linear program per position over {}, {} iterations{}",
+            "value iteration with {} over {}, {} iterations{}",
+            if eng.simultaneous {
+                "a linear program per position"
+            } else {
+                "the mover's best move per position (chance averaged)"
+            },
             gv.positions_text(),
             gv.iterations,
             if converged {
@@ -424,11 +423,6 @@ pub fn solve(
             exploitability: gv.exploitability,
             converged,
             value_method,
-        })
-    } else if value {
-        Some(ValuePart::NotSimultaneous {
-            value: None,
-            value_method: "--value is for simultaneous games; see forced_win for alternate games",
         })
     } else {
         None

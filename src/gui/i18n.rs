@@ -317,6 +317,14 @@ strings! {
     SuggestMixChanges => ("optimal play at the start: {}", "開始時の最適戦略の変化: {}"),
     ApplyEditHover => ("Apply these edits to the editor (one undo step)", "この変更をエディタに適用します(元に戻す 1 回で戻せます)"),
     SuggestApplied => ("Applied.", "適用しました。"),
+    SuggestRemeasuring => ("Measuring the edited text again…", "変更後のテキストを測り直しています…"),
+    SuggestBefore => ("Before (the file)", "変更前(ファイル)"),
+    SuggestAfterNow => ("After (measured again on the editor's text)", "変更後(エディタのテキストで測り直し)"),
+    SuggestSameAsShown => ("The same as the suggestion's evidence.", "提案の根拠と同じ結果です。"),
+    SuggestDiffersFromShown => (
+        "Not the suggestion's evidence: the text has other changes too.",
+        "提案の根拠と異なります: テキストに他の変更もあります。",
+    ),
     SuggestStale => ("The text changed: this edit no longer fits it.", "テキストが変わったため、この変更は適用できません。"),
     CancelledTheSectionsComputed => (
         "Cancelled — the sections computed so far are shown.",

@@ -30,6 +30,15 @@ struct SuggestRunning {
     started: Instant,
 }
 
+/// An applied suggestion measured again on the editor's text (its balance, the way the
+/// suggestion measured it), shown beside the file's before.
+struct Remeasure {
+    /// The suggestion's index.
+    k: usize,
+    rx: Option<Receiver<Result<crate::report::suggest::Verdict, String>>>,
+    result: Option<Result<crate::report::suggest::Verdict, String>>,
+}
+
 enum Msg {
     Update(Report),
     Done(Result<Report, String>),
@@ -66,6 +75,7 @@ pub struct ReportView {
     /// Suggestions applied (by index), and those that no longer fit the text.
     applied: Vec<usize>,
     stale: Vec<usize>,
+    remeasure: Option<Remeasure>,
 }
 
 impl Default for ReportView {
@@ -84,6 +94,7 @@ impl Default for ReportView {
             suggest_error: None,
             applied: Vec::new(),
             stale: Vec::new(),
+            remeasure: None,
         }
     }
 }
@@ -204,6 +215,7 @@ impl ReportView {
         self.suggestions = None;
         self.applied.clear();
         self.stale.clear();
+        self.remeasure = None;
         let progress = Progress::new();
         let opts = SuggestOptions {
             progress: progress.clone(),
@@ -242,6 +254,94 @@ impl ReportView {
             self.applied.push(k);
         } else {
             self.stale.push(k);
+        }
+    }
+
+    /// True once an applied suggestion has been measured again (or failed to be).
+    pub fn remeasured(&self) -> bool {
+        self.remeasure.as_ref().is_some_and(|r| r.result.is_some())
+    }
+
+    /// Measures applied suggestion `k` again on `text` (the editor's text after the edits), on a
+    /// background thread: the same games (or the same solve) as its evidence.
+    pub fn remeasure(&mut self, ctx: &egui::Context, k: usize, text: String) {
+        let Some(sg) = self.suggestions.as_ref().and_then(|s| s.suggestions.get(k)) else {
+            return;
+        };
+        let after = sg.after.clone();
+        let (tx, rx) = channel();
+        let c = ctx.clone();
+        let spawned = std::thread::Builder::new()
+            .name("kumite-remeasure".into())
+            .spawn(move || {
+                let _ = tx.send(crate::report::suggest::replay(&text, &after));
+                c.request_repaint();
+            });
+        self.remeasure = Some(Remeasure {
+            k,
+            rx: spawned.is_ok().then_some(rx),
+            result: spawned.err().map(|e| Err(e.to_string())),
+        });
+    }
+
+    fn poll_remeasure(&mut self) {
+        if let Some(r) = &mut self.remeasure
+            && let Some(rx) = &r.rx
+        {
+            match rx.try_recv() {
+                Ok(v) => {
+                    r.result = Some(v);
+                    r.rx = None;
+                }
+                Err(TryRecvError::Empty) => {}
+                Err(TryRecvError::Disconnected) => {
+                    r.result = Some(Err("the measurement stopped".into()));
+                    r.rx = None;
+                }
+            }
+        }
+    }
+
+    /// Before and after side by side for an applied suggestion, once measured again.
+    fn remeasure_ui(
+        &self,
+        ui: &mut Ui,
+        lang: Lang,
+        k: usize,
+        sg: &crate::report::suggest::Suggestion,
+    ) {
+        let Some(r) = self.remeasure.as_ref().filter(|r| r.k == k) else {
+            return;
+        };
+        let ev = crate::report::suggest::evidence;
+        match &r.result {
+            None => {
+                ui.horizontal(|ui| {
+                    ui.spinner();
+                    ui.label(tr(lang, T::SuggestRemeasuring));
+                });
+                ui.ctx().request_repaint_after(Duration::from_millis(100));
+            }
+            Some(Err(e)) => {
+                ui.colored_label(Color32::from_rgb(230, 90, 80), e);
+            }
+            Some(Ok(now)) => {
+                // Two columns of the panel's width (their text wraps: the panel keeps its size).
+                ui.columns(2, |cols| {
+                    cols[0].strong(tr(lang, T::SuggestBefore));
+                    cols[0].label(ev(&sg.before));
+                    cols[1].strong(tr(lang, T::SuggestAfterNow));
+                    cols[1].label(ev(now));
+                });
+                if *now == sg.after {
+                    ui.weak(tr(lang, T::SuggestSameAsShown));
+                } else {
+                    ui.colored_label(
+                        Color32::from_rgb(230, 170, 60),
+                        tr(lang, T::SuggestDiffersFromShown),
+                    );
+                }
+            }
         }
     }
 
@@ -333,6 +433,7 @@ impl ReportView {
                             RichText::new(tr(lang, T::SuggestApplied))
                                 .color(Color32::from_rgb(90, 180, 110)),
                         );
+                        self.remeasure_ui(ui, lang, k, sg);
                     } else if self.stale.contains(&k) {
                         ui.colored_label(
                             Color32::from_rgb(230, 170, 60),
@@ -410,6 +511,7 @@ impl ReportView {
     ) -> (bool, bool, Option<ReportAction>) {
         self.poll(lang);
         self.poll_suggest();
+        self.poll_remeasure();
         let mut start = false;
         let mut suggest = false;
         let mut action = None;

@@ -122,6 +122,9 @@ impl StudioApp {
             Some(super::report_view::ReportAction::Apply(k, edits)) => {
                 let ok = self.editor.apply_edits(ui.ctx(), &edits);
                 self.report.mark(k, ok);
+                if ok {
+                    self.report.remeasure(ui.ctx(), k, self.editor.text.clone());
+                }
                 None
             }
             None => None,

@@ -138,6 +138,14 @@ pub struct Verdict {
     /// Sampled: the first mover's score − ½ over both seatings, with its 95% interval.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub first_mover: Option<(f64, f64, f64)>,
+    /// Sampled: how many different games were played in all. When each seating played one
+    /// game over and over (nothing random left in the rules or the players), the scores are
+    /// that one game's and have no interval.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub distinct_games: Option<u64>,
+    /// Sampled: the seed of the games (with `games`, they replay exactly: [`replay`]).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub seed: Option<u64>,
 }
 
 /// One suggestion: its edits and the value before and after.
@@ -262,10 +270,40 @@ fn edited(text: &str, changes: &[(&Site, i64)]) -> String {
 /// or an alternate game's sampled verdict of [`SAMPLE_GAMES`] games a seating; or why there is
 /// none.
 pub fn verdict_of(text: &str) -> Result<Verdict, String> {
-    verdict_with(text, &super::Progress::new())
+    verdict_with(text, &super::Progress::new(), Judge::Decide)
 }
 
-fn verdict_with(text: &str, progress: &Arc<super::Progress>) -> Result<Verdict, String> {
+/// `v` measured again on `text` the same way (a sampled verdict: the same games a seating and
+/// seed): a suggestion's evidence replays exactly.
+pub fn replay(text: &str, v: &Verdict) -> Result<Verdict, String> {
+    let (Some(games), Some(seed)) = (v.games, v.seed) else {
+        return verdict_of(text);
+    };
+    let c = compile(text);
+    let prog = c.program.ok_or("the file has errors")?;
+    Ok(sampled_verdict(&prog, games, seed, &super::Progress::new()))
+}
+
+/// How an alternate game is judged.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Judge {
+    /// Exactly if every position reachable fits [`ALTERNATE_EXACT_POSITIONS`], else sampled.
+    Decide,
+    /// By its game value (the file before the edits was solved exactly).
+    Exact,
+    /// By CPU games.
+    Sampled,
+}
+
+/// An alternate game is judged by its exact value when all its positions number at most this
+/// (a dice race, a small duel): listing them fails fast beyond.
+const ALTERNATE_EXACT_POSITIONS: usize = 20_000;
+
+fn verdict_with(
+    text: &str,
+    progress: &Arc<super::Progress>,
+    judge: Judge,
+) -> Result<Verdict, String> {
     let c = compile(text);
     let Some(prog) = c.program else {
         return Err(format!(
@@ -273,15 +311,27 @@ fn verdict_with(text: &str, progress: &Arc<super::Progress>) -> Result<Verdict, 
             c.diags.iter().filter(|d| d.is_error()).count()
         ));
     };
-    if !prog.settings.simultaneous {
-        return Ok(sampled_verdict(&prog, SAMPLE_GAMES, progress));
+    let simultaneous = prog.settings.simultaneous;
+    if !simultaneous && judge == Judge::Sampled {
+        return Ok(sampled_verdict(&prog, SAMPLE_GAMES, SAMPLE_SEED, progress));
     }
     let eng = crate::search::search_engine(&prog);
+    // The file's first mover (alternate games): the value is the game's as written.
+    let first = crate::engine::Side::first_mover(prog.settings.cpu_first && !simultaneous);
     let st = eng
-        .initial(crate::engine::Side::H)
+        .initial(first)
         .map_err(|e| format!("runtime error in the initial position: {}", e.message))?;
-    let gv = value_iteration(&prog, &st, VALUE_BOUND, VALUE_POSITIONS);
-    Ok(verdict(&prog, &gv))
+    let max = if simultaneous {
+        VALUE_POSITIONS
+    } else {
+        ALTERNATE_EXACT_POSITIONS
+    };
+    let gv = value_iteration(&prog, &st, VALUE_BOUND, max);
+    let v = verdict(&prog, &gv);
+    if !simultaneous && judge == Judge::Decide && v.method != "exact" {
+        return Ok(sampled_verdict(&prog, SAMPLE_GAMES, SAMPLE_SEED, progress));
+    }
+    Ok(v)
 }
 
 /// Games per seating of a sampled verdict when nothing is being compared (the file itself).
@@ -291,25 +341,32 @@ pub const SAMPLE_GAMES: u64 = 100;
 /// numbers, so that differences between edits are not noise between seeds).
 const SAMPLE_SEED: u64 = 0x5EED_5A6E;
 
+/// Seed of the last round's games (the edits that reach it play fresh seeds, all the same):
+/// the evidence shown is not the games the edits were picked on, so picking the best of many
+/// noisy estimates does not flatter them.
+const CONFIRM_SEED: u64 = 0xC0F1_53ED;
+
 /// An alternate game's balance from CPU games: the report's CPU (one reading mistake in ten
 /// moves, a node budget per move, so the games replay exactly) against itself, `games` games
 /// with h moving first and `games` with c moving first. `value` is h's score − ½ over both.
 fn sampled_verdict(
     prog: &crate::program::RuleProgram,
     games: u64,
+    seed: u64,
     progress: &Arc<super::Progress>,
 ) -> Verdict {
     use super::games::{GameSet, play_set};
     use crate::engine::Side;
     let spec = super::varied_cpu("cpu", prog);
     let mut per = Vec::new();
+    let mut sets = Vec::new();
     for first in [Side::H, Side::C] {
         let set = GameSet {
             prog,
             players: [spec.as_str(), spec.as_str()],
             first,
             games,
-            seed: SAMPLE_SEED ^ (first as u64) << 40,
+            seed: seed ^ (first as u64) << 40,
             count_rules: false,
             record_uses: false,
             tension: None,
@@ -317,7 +374,10 @@ fn sampled_verdict(
         };
         let recs = play_set(&set, progress).unwrap_or_default();
         per.push(super::Outcomes::of(&recs));
+        sets.push(recs);
     }
+    let varied = super::games::varied(sets.iter().map(Vec::as_slice));
+    let distinct = super::games::distinct_games(sets.iter().flatten());
     let n: u64 = per.iter().map(super::Outcomes::games).sum();
     let h = (per[0].score(Side::H) * per[0].games() as f64
         + per[1].score(Side::H) * per[1].games() as f64)
@@ -326,21 +386,43 @@ fn sampled_verdict(
         + per[1].score(Side::C) * per[1].games() as f64)
         / n.max(1) as f64;
     let undecided: u64 = per.iter().map(|o| o.draws + o.timeouts + o.errors).sum();
-    let (hl, hh) = super::wilson_bounds(h, n);
-    let (ml, mh) = super::wilson_bounds(mover, n);
+    // One game repeated is one observation: no interval (the report's rule).
+    let bounds = |x: f64| {
+        if varied {
+            let (lo, hi) = super::wilson_bounds(x, n);
+            (lo - 0.5, hi - 0.5)
+        } else {
+            (x - 0.5, x - 0.5)
+        }
+    };
+    let (hl, hh) = bounds(h);
+    let (ml, mh) = bounds(mover);
     Verdict {
         value: h - 0.5,
         method: "sampled",
-        how: format!(
-            "{games} games per seating ({n} in all) of {spec} against itself, the same seeds for every edit"
-        ),
+        how: if varied {
+            format!(
+                "{games} games per seating ({n} in all, {distinct} different) of {spec} against itself, {}",
+                if seed == SAMPLE_SEED {
+                    "the same seeds for every edit"
+                } else {
+                    "on fresh seeds (not those the edits were picked on), the same for every edit"
+                }
+            )
+        } else {
+            format!(
+                "{spec} against itself plays one game over and over in each seating ({distinct} different in {n}): nothing random is left in the rules or the players, so the scores are those games', not a sample"
+            )
+        },
         h_mix: Vec::new(),
         c_mix: Vec::new(),
         draws: undecided as f64 / n.max(1) as f64,
         games: Some(games),
         players: Some(spec),
-        interval: Some((hl - 0.5, hh - 0.5)),
-        first_mover: Some((mover - 0.5, ml - 0.5, mh - 0.5)),
+        interval: varied.then_some((hl, hh)),
+        first_mover: Some((mover - 0.5, ml, mh)),
+        distinct_games: Some(distinct),
+        seed: Some(seed),
     }
 }
 
@@ -380,11 +462,24 @@ fn verdict(prog: &crate::program::RuleProgram, gv: &GameValue) -> Verdict {
         players: None,
         interval: None,
         first_mover: None,
+        distinct_games: None,
+        seed: None,
     }
 }
 
 fn meets(g: &Goals, v: &Verdict) -> bool {
     distance(v) <= g.max_abs_value + 1e-12 && v.draws <= g.max_draws + 1e-9
+}
+
+/// Whether a sampled verdict's intervals reach into the goals' band: its h score's and its
+/// first mover's both overlap ±`max_abs_value`.
+fn within_noise(g: &Goals, v: &Verdict) -> bool {
+    let band = g.max_abs_value;
+    let overlaps = |lo: f64, hi: f64| lo <= band && hi >= -band;
+    match (v.interval, v.first_mover) {
+        (Some((lo, hi)), Some((_, flo, fhi))) => overlaps(lo, hi) && overlaps(flo, fhi),
+        _ => false,
+    }
 }
 
 /// How far from even: the value's size, or (sampled) the larger of h's and the first mover's
@@ -419,7 +514,22 @@ fn line_of(text: &str, line: usize) -> String {
 pub fn suggest(text: &str, opts: &SuggestOptions) -> Result<Suggestions, String> {
     let t0 = Instant::now();
     let end = t0 + opts.budget;
-    let before = verdict_with(text, &opts.progress)?;
+    let mut before = verdict_with(text, &opts.progress, Judge::Decide)?;
+    if before.method == "sampled"
+        && !meets(&opts.goals, &before)
+        && within_noise(&opts.goals, &before)
+    {
+        // Outside the goals by the estimate, inside them by its interval: too few games to
+        // tell. Four times as many decide it better (the interval halves).
+        if let Some(prog) = compile(text).program {
+            before = sampled_verdict(&prog, 4 * SAMPLE_GAMES, SAMPLE_SEED, &opts.progress);
+        }
+    }
+    // The edited files are judged as the file is: an alternate game solved exactly stays so.
+    let judge = match before.method {
+        "sampled" => Judge::Sampled,
+        _ => Judge::Exact,
+    };
     let all = sites(text);
     let goals = vec![
         if before.method == "sampled" {
@@ -505,14 +615,14 @@ pub fn suggest(text: &str, opts: &SuggestOptions) -> Result<Suggestions, String>
                 break 'deltas;
             }
             out.tried += 1;
-            let Ok(after) = verdict_with(&edited(text, &[(s, v)]), &opts.progress) else {
+            let Ok(after) = verdict_with(&edited(text, &[(s, v)]), &opts.progress, judge) else {
                 continue;
             };
             if meets(&opts.goals, &after) {
                 out.suggestions.push(make(&[(s, v)], after));
             } else if after.value.abs() < before.value.abs() && after.draws <= opts.goals.max_draws
             {
-                near.push((after.value.abs(), k, v, after));
+                near.push((after.value.abs(), vec![(k, v)], after));
             }
         }
         if out.suggestions.len() >= opts.max_suggestions {
@@ -525,8 +635,8 @@ pub fn suggest(text: &str, opts: &SuggestOptions) -> Result<Suggestions, String>
     if out.suggestions.is_empty() && opts.max_edits >= 2 && out.gave_up.is_none() {
         'pairs: for i in 0..near.len() {
             for j in i + 1..near.len() {
-                let (a, b) = (&near[i], &near[j]);
-                if a.1 == b.1 {
+                let (a, b) = (near[i].1[0], near[j].1[0]);
+                if a.0 == b.0 {
                     continue;
                 }
                 if let Some(why) = stopped(opts, end, out.tried) {
@@ -534,8 +644,8 @@ pub fn suggest(text: &str, opts: &SuggestOptions) -> Result<Suggestions, String>
                     break 'pairs;
                 }
                 out.tried += 1;
-                let changes = [(&all[a.1], a.2), (&all[b.1], b.2)];
-                if let Ok(after) = verdict_with(&edited(text, &changes), &opts.progress)
+                let changes = [(&all[a.0], a.1), (&all[b.0], b.1)];
+                if let Ok(after) = verdict_with(&edited(text, &changes), &opts.progress, judge)
                     && meets(&opts.goals, &after)
                 {
                     out.suggestions.push(make(&changes, after));
@@ -543,20 +653,7 @@ pub fn suggest(text: &str, opts: &SuggestOptions) -> Result<Suggestions, String>
             }
         }
     }
-    // Fewest edits, then the smallest change, then the value nearest 0.
-    out.suggestions.sort_by(|a, b| {
-        let size = |s: &Suggestion| {
-            s.edits
-                .iter()
-                .map(|e| {
-                    (e.to.parse::<i64>().unwrap_or(0) - e.from.parse::<i64>().unwrap_or(0)).abs()
-                })
-                .sum::<i64>()
-        };
-        (a.edits.len(), size(a))
-            .cmp(&(b.edits.len(), size(b)))
-            .then(a.after.value.abs().total_cmp(&b.after.value.abs()))
-    });
+    rank(&mut out.suggestions);
     out.suggestions.truncate(opts.max_suggestions);
     if out.suggestions.is_empty() {
         out.nearest = nearest(&near, &all, &make);
@@ -582,21 +679,71 @@ fn stopped(opts: &SuggestOptions, end: Instant, tried: usize) -> Option<String> 
 /// Builds a suggestion from its changes and the edited file's verdict.
 type MakeSuggestion<'a> = dyn Fn(&[(&Site, i64)], Verdict) -> Suggestion + 'a;
 
-/// A single edit tried: its distance from even, the site, the new value and the verdict.
-type Tried = (f64, usize, i64, Verdict);
+/// An edited file tried: its distance from even, its changes (site index, new value) and the
+/// verdict.
+type Tried = (f64, Vec<(usize, i64)>, Verdict);
+
+/// The changes `ch` with their sites.
+fn changes_of<'s>(all: &'s [Site], ch: &[(usize, i64)]) -> Vec<(&'s Site, i64)> {
+    ch.iter().map(|&(k, v)| (&all[k], v)).collect()
+}
 
 /// The first three of `tried` (nearest first) as suggestions.
 fn nearest(tried: &[Tried], all: &[Site], make: &MakeSuggestion) -> Vec<Suggestion> {
     tried
         .iter()
         .take(3)
-        .map(|(_, k, v, after)| make(&[(&all[*k], *v)], after.clone()))
+        .map(|(_, ch, after)| make(&changes_of(all, ch), after.clone()))
         .collect()
 }
 
-/// Alternate games (sampled): every single edit by ±1 plays 16 games per seating; the
-/// nearer-to-even half (at most 16) plays again with twice the games, and so on up to
-/// [`SAMPLE_GAMES`] (successive halving); those that meet the goals then are suggested.
+/// Fewest edits first, then the smallest change, then the verdict nearest even.
+fn rank(suggestions: &mut [Suggestion]) {
+    let size = |s: &Suggestion| {
+        s.edits
+            .iter()
+            .map(|e| (e.to.parse::<i64>().unwrap_or(0) - e.from.parse::<i64>().unwrap_or(0)).abs())
+            .sum::<i64>()
+    };
+    suggestions.sort_by(|a, b| {
+        (a.edits.len(), size(a))
+            .cmp(&(b.edits.len(), size(b)))
+            .then(distance(&a.after).total_cmp(&distance(&b.after)))
+    });
+}
+
+/// The steps a sampled search tries on a number `v`: ±1 and ±2, and ±a quarter for numbers
+/// of 12 or more (hit points, costs in the tens); none that would make it negative.
+fn steps(v: i64) -> Vec<i64> {
+    let q = v.abs() / 4;
+    let mut d = vec![1, -1, 2, -2];
+    if v.abs() >= 12 {
+        d.extend([q, -q]);
+    }
+    d.retain(|&d| v + d >= 0);
+    d.dedup();
+    d
+}
+
+/// Games per seating of the first round of a sampled search (the rounds after double it, up
+/// to [`SAMPLE_GAMES`]).
+const FIRST_ROUND_GAMES: u64 = 8;
+
+/// Every round keeps at least this many edits (so the last, on fresh seeds, judges as many:
+/// picked on noisy estimates, some fall back there).
+const KEEP_AT_LEAST: usize = 8;
+
+/// Pairs are made of this many of the first round's nearest single edits (on distinct
+/// numbers): 15 pairs. (More pairs were tried: pairs of large steps then crowd the rounds'
+/// places and the single edit that holds up on fresh seeds is lost — sumo, measured.)
+const PAIR_FROM: usize = 6;
+
+/// Alternate games (sampled): every single edit of [`steps`] plays [`FIRST_ROUND_GAMES`] games
+/// per seating; the nearer-to-even half (at most 16), with pairs of the best singles when two
+/// edits are allowed, plays again with twice the games, and so on up to [`SAMPLE_GAMES`]
+/// (successive halving, the same seeds for every edit); the last round plays fresh seeds
+/// ([`CONFIRM_SEED`]), and the edits that meet the goals on them are suggested, fewest and
+/// smallest edits first.
 fn sampled_search(
     text: &str,
     all: &[Site],
@@ -605,43 +752,69 @@ fn sampled_search(
     make: &MakeSuggestion,
     end: Instant,
 ) {
-    let mut cands: Vec<(usize, i64)> = Vec::new();
-    for delta in [1i64, -1] {
+    let t0 = Instant::now();
+    // Ring by ring: every number ±1 first, then ±2, then the larger steps — so that a first
+    // round cut short by the budget has tried the smallest edits of every number.
+    // A game far from even (by 15 points or more) needs large steps: their ring comes first.
+    let rings: [usize; 3] = if distance(&out.before) >= 0.15 {
+        [2, 1, 0]
+    } else {
+        [0, 1, 2]
+    };
+    let mut cands: Vec<Vec<(usize, i64)>> = Vec::new();
+    for ring in rings {
         for (k, s) in all.iter().enumerate() {
-            if s.value + delta >= 0 {
-                cands.push((k, s.value + delta));
+            for d in steps(s.value) {
+                if ring == (d.abs().min(3) - 1) as usize {
+                    cands.push(vec![(k, s.value + d)]);
+                }
             }
         }
     }
-    let mut games = 16;
+    // The first round may take this share of the budget; it ends early past it.
+    let first_round_end = t0 + (end.saturating_duration_since(t0)) * 2 / 5;
+    let mut games = FIRST_ROUND_GAMES;
     let mut last: Vec<Tried> = Vec::new();
     loop {
+        let confirm = games >= SAMPLE_GAMES;
+        let seed = if confirm { CONFIRM_SEED } else { SAMPLE_SEED };
+        let round_start = Instant::now();
         let mut scored: Vec<Tried> = Vec::new();
-        for &(k, v) in &cands {
+        for ch in &cands {
             if let Some(why) = stopped(opts, end, out.tried) {
                 out.gave_up = Some(format!("{why} (the round of {games} games per seating)"));
                 // The last complete round's best, on fewer games (their evidence says how many).
                 out.nearest = nearest(&last, all, make);
                 return;
             }
+            if games == FIRST_ROUND_GAMES && !scored.is_empty() && Instant::now() >= first_round_end
+            {
+                out.gave_up = Some(format!(
+                    "the first round used its share of the {:.0} s budget after {} of {} edits; the rest were not tried",
+                    opts.budget.as_secs_f64(),
+                    scored.len(),
+                    cands.len()
+                ));
+                break;
+            }
             out.tried += 1;
-            let c = compile(&edited(text, &[(&all[k], v)]));
+            let c = compile(&edited(text, &changes_of(all, ch)));
             let Some(prog) = c.program.filter(|p| !p.settings.simultaneous) else {
                 continue;
             };
-            let after = sampled_verdict(&prog, games, &opts.progress);
-            scored.push((distance(&after), k, v, after));
+            let after = sampled_verdict(&prog, games, seed, &opts.progress);
+            scored.push((distance(&after), ch.clone(), after));
         }
         scored.sort_by(|a, b| a.0.total_cmp(&b.0));
-        if games >= SAMPLE_GAMES {
-            for (_, k, v, after) in &scored {
-                if out.suggestions.len() >= opts.max_suggestions {
-                    break;
-                }
+        if confirm {
+            for (_, ch, after) in &scored {
                 if meets(&opts.goals, after) {
-                    out.suggestions.push(make(&[(&all[*k], *v)], after.clone()));
+                    out.suggestions
+                        .push(make(&changes_of(all, ch), after.clone()));
                 }
             }
+            rank(&mut out.suggestions);
+            out.suggestions.truncate(opts.max_suggestions);
             if out.suggestions.is_empty() {
                 out.nearest = nearest(&scored, all, make);
             }
@@ -649,34 +822,78 @@ fn sampled_search(
         }
         let keep = (scored.len() / 2)
             .min(16)
-            .max(opts.max_suggestions.min(scored.len()));
-        cands = scored.iter().take(keep).map(|x| (x.1, x.2)).collect();
+            .max(KEEP_AT_LEAST.max(opts.max_suggestions).min(scored.len()));
+        cands = scored.iter().take(keep).map(|x| x.1.clone()).collect();
+        if games == FIRST_ROUND_GAMES && opts.max_edits >= 2 {
+            // Pairs of the nearest single edits, each on its own number.
+            let mut best: Vec<(usize, i64)> = Vec::new();
+            for (_, ch, _) in &scored {
+                if best.len() < PAIR_FROM && !best.iter().any(|b| b.0 == ch[0].0) {
+                    best.push(ch[0]);
+                }
+            }
+            for i in 0..best.len() {
+                for j in i + 1..best.len() {
+                    cands.push(vec![best[i], best[j]]);
+                }
+            }
+        }
+        // Games a second at this round's pace; when the rounds left (each keeping half, at
+        // least KEEP_AT_LEAST) would overrun the budget, the best go to the last round at
+        // once, as many as it has time for.
+        let played = (scored.len() as u64 * 2 * games) as f64;
+        let rate = played / round_start.elapsed().as_secs_f64().max(1e-3);
+        let left = end.saturating_duration_since(Instant::now()).as_secs_f64() * 0.9;
+        let mut planned = 0.0;
+        let (mut n, mut g) = (cands.len(), games * 2);
+        while g < SAMPLE_GAMES {
+            planned += (n as u64 * 2 * g) as f64;
+            n = (n / 2).max(KEEP_AT_LEAST.min(n));
+            g *= 2;
+        }
+        planned += (n as u64 * 2 * SAMPLE_GAMES) as f64;
         last = scored;
-        games = (games * 2).min(SAMPLE_GAMES);
+        if planned / rate > left {
+            let fit = (left * rate / (2 * SAMPLE_GAMES) as f64) as usize;
+            cands.truncate(fit.clamp(1, KEEP_AT_LEAST));
+            games = SAMPLE_GAMES;
+        } else {
+            games = (games * 2).min(SAMPLE_GAMES);
+        }
     }
 }
 
 /// A verdict in one line: the game value (exact or estimated), or the sampled scores with
 /// their intervals and games.
 pub fn evidence(x: &Verdict) -> String {
-    match (x.interval, x.first_mover) {
-        (Some((lo, hi)), Some((f, flo, fhi))) => format!(
-            "h's score {:.1}% (95% {:.1}–{:.1}), first mover {:+.1} points ({:+.1} to {:+.1}), {:.0}% without a winner ({}, {} games a seating)",
-            100.0 * (x.value + 0.5),
-            100.0 * (lo + 0.5),
-            100.0 * (hi + 0.5),
-            100.0 * f,
-            100.0 * flo,
-            100.0 * fhi,
-            100.0 * x.draws,
-            x.method,
-            x.games.unwrap_or(0)
-        ),
-        _ => format!(
+    if x.method != "sampled" {
+        return format!(
             "game value for h {:+.4} ({}, {:.0}% without a winner)",
             x.value,
             x.method,
             100.0 * x.draws
+        );
+    }
+    let f = x.first_mover.unwrap_or((0.0, 0.0, 0.0));
+    match x.interval {
+        Some((lo, hi)) => format!(
+            "h's score {:.1}% (95% {:.1}–{:.1}), first mover {:+.1} points ({:+.1} to {:+.1}), {:.0}% without a winner (sampled, {} games a seating, {} different)",
+            100.0 * (x.value + 0.5),
+            100.0 * (lo + 0.5),
+            100.0 * (hi + 0.5),
+            100.0 * f.0,
+            100.0 * f.1,
+            100.0 * f.2,
+            100.0 * x.draws,
+            x.games.unwrap_or(0),
+            x.distinct_games.unwrap_or(0)
+        ),
+        None => format!(
+            "h's score {:.1}%, first mover {:+.1} points, {:.0}% without a winner (one game repeated in each seating — {} different in all — not a sample)",
+            100.0 * (x.value + 0.5),
+            100.0 * f.0,
+            100.0 * x.draws,
+            x.distinct_games.unwrap_or(0)
         ),
     }
 }

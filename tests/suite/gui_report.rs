@@ -257,6 +257,19 @@ fn suggest_fixes_finds_the_planted_start_charge_and_apply_is_one_undo_step() {
         text.replace("!:h.チャージ=1", "!:h.チャージ=0")
     );
     h.get_by_label("Applied.");
+    // The edited text is measured again, before and after side by side: the same as the
+    // suggestion's evidence.
+    step_until(&mut h, "the measurement again", |a| a.report.remeasured());
+    h.step();
+    h.get_by_label("Before (the file)");
+    h.get_by_label("After (measured again on the editor's text)");
+    // The suggestion's own "→ …" line and the grid's after cell.
+    assert_eq!(
+        h.get_all_by_label_contains("game value for h +0.0000")
+            .count(),
+        2
+    );
+    h.get_by_label("The same as the suggestion's evidence.");
     // One undo step (Edit → Undo) brings the planted file back.
     h.get_by_label("Edit").click();
     h.step();
