@@ -317,6 +317,10 @@ strings! {
     SuggestMixChanges => ("optimal play at the start: {}", "開始時の最適戦略の変化: {}"),
     ApplyEditHover => ("Apply these edits to the editor (one undo step)", "この変更をエディタに適用します(元に戻す 1 回で戻せます)"),
     SuggestApplied => ("Applied.", "適用しました。"),
+    SkillStoppedEarly => (
+        "Stopped after {} of {} games: its 99.9% interval was already clear of an even score.",
+        "{} / {} 局で打ち切り: 99.9% 区間がすでに五分から離れていました。",
+    ),
     SuggestRemeasuring => ("Measuring the edited text again…", "変更後のテキストを測り直しています…"),
     SuggestBefore => ("Before (the file)", "変更前(ファイル)"),
     SuggestAfterNow => ("After (measured again on the editor's text)", "変更後(エディタのテキストで測り直し)"),

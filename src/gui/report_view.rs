@@ -1015,7 +1015,12 @@ fn skill(ui: &mut Ui, lang: Lang, r: &Report) {
                     p.games,
                     p.distinct_games,
                     p.low.is_none(),
-                ));
+                ))
+                .on_hover_text(if p.games < p.planned_games {
+                    trn(lang, T::SkillStoppedEarly, &[&p.games, &p.planned_games])
+                } else {
+                    String::new()
+                });
                 ui.end_row();
             }
         });

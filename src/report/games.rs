@@ -340,12 +340,22 @@ const BLOCK: u64 = 8;
 
 /// Plays the set's games and returns their records in game order (fewer if cancelled).
 pub fn play_set(set: &GameSet, progress: &Arc<Progress>) -> Result<Vec<GameRec>, ArenaError> {
+    play_range(set, 0..set.games, progress)
+}
+
+/// Plays games `range` of the set (each with its own seed, as in the whole set) and returns
+/// their records in game order (fewer if cancelled).
+pub fn play_range(
+    set: &GameSet,
+    range: std::ops::Range<u64>,
+    progress: &Arc<Progress>,
+) -> Result<Vec<GameRec>, ArenaError> {
     // Fail early, with the player's message.
     let first = Worker::new(set, progress)?;
     if set.players.iter().any(|p| is_ai(p)) {
         let mut w = first;
         let mut out = Vec::new();
-        for i in 0..set.games {
+        for i in range {
             if progress.cancelled() {
                 break;
             }
@@ -359,7 +369,7 @@ pub fn play_set(set: &GameSet, progress: &Arc<Progress>) -> Result<Vec<GameRec>,
         .num_threads(set.jobs.unwrap_or(0))
         .build()
         .map_err(|e| ArenaError::Threads(e.to_string()))?;
-    let blocks = set.games.div_ceil(BLOCK);
+    let blocks = (range.end.saturating_sub(range.start)).div_ceil(BLOCK);
     let recs: Vec<Vec<GameRec>> = pool.install(|| {
         (0..blocks)
             .into_par_iter()
@@ -368,7 +378,8 @@ pub fn play_set(set: &GameSet, progress: &Arc<Progress>) -> Result<Vec<GameRec>,
                 |w, b| {
                     let mut out = Vec::new();
                     if let Ok(w) = w {
-                        for i in b * BLOCK..((b + 1) * BLOCK).min(set.games) {
+                        let from = range.start + b * BLOCK;
+                        for i in from..(from + BLOCK).min(range.end) {
                             if progress.cancelled() {
                                 break;
                             }

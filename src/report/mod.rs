@@ -269,10 +269,14 @@ pub fn wilson(p: f64, n: u64) -> Rate {
 
 /// The ends of the 95% Wilson score interval of a proportion `p` over `n` trials.
 pub fn wilson_bounds(p: f64, n: u64) -> (f64, f64) {
+    wilson_bounds_z(p, n, 1.959_963_984_540_054)
+}
+
+/// The Wilson interval of `p` over `n` games for the normal quantile `z` (1.96: 95%).
+pub fn wilson_bounds_z(p: f64, n: u64, z: f64) -> (f64, f64) {
     if n == 0 {
         return (0.0, 1.0);
     }
-    let z = 1.959_963_984_540_054_f64;
     let n = n as f64;
     let d = 1.0 + z * z / n;
     let c = (p + z * z / (2.0 * n)) / d;
@@ -465,6 +469,9 @@ pub struct SkillPair {
     pub games: u64,
     /// Different games among them.
     pub distinct_games: u64,
+    /// Games the pairing would have played: more than `games` when it stopped early, its
+    /// 99.9% interval already clear of an even score (random against the deepest level).
+    pub planned_games: u64,
 }
 
 /// Tension section (means over the outcome games).

@@ -288,6 +288,13 @@ pub fn render(r: &Report) -> String {
                 }),
                 games_line(p.games, p.distinct_games)
             );
+            if p.games < p.planned_games {
+                let _ = writeln!(
+                    s,
+                    "    stopped after {} of {} games: its 99.9% interval was already clear of an even score",
+                    p.games, p.planned_games
+                );
+            }
         }
     }
     let verdict = match r.skill_verdict {

@@ -182,6 +182,10 @@ fn a_game_of_chance_alone_has_no_choices_and_no_skill() {
     assert_eq!(d["choice_share"].as_f64(), Some(0.0));
     assert_eq!(d["command_use"]["h"]["振る"].as_f64(), Some(1.0));
     assert_eq!(r["skill_verdict"], "no_difference");
+    // Nothing to stop early on: random against the deepest level plays all its games.
+    for p in r["skill"].as_array().expect("skill") {
+        assert_eq!(p["games"], p["planned_games"], "{p}");
+    }
     let e = &r["outcome"]["exact"];
     assert_eq!(e["kind"], "value");
     assert!(
@@ -505,4 +509,29 @@ fn the_report_counts_different_games_and_checks_a_deeper_cpu() {
     assert_eq!(code, 0);
     assert!(text.contains("all the same game"), "{text}");
     assert!(!text.contains("(95%"), "{text}");
+}
+
+#[test]
+fn the_key_skill_pairing_stops_once_its_interval_is_clear_of_even() {
+    // Sumo: the deepest level beats random nearly every game; the pairing looks at its games
+    // every fifth of the way and stops once a 99.9% interval excludes an even score.
+    let sumo = root().join("rules/sumo.kmt");
+    let r = report(&[sumo.to_str().unwrap(), "--sections", "skill"]);
+    let key = r["skill"]
+        .as_array()
+        .expect("skill")
+        .iter()
+        .find(|p| p["a"] == "random" && p["b"] == "cpu:S5")
+        .expect("the key pairing")
+        .clone();
+    let (games, planned) = (
+        key["games"].as_u64().unwrap(),
+        key["planned_games"].as_u64().unwrap(),
+    );
+    assert!(
+        games < planned && planned % 5 == 0 && games % (planned / 5) == 0,
+        "{key}"
+    );
+    assert!(key["high"].as_f64().unwrap() < 0.5, "{key}");
+    assert_eq!(r["skill_verdict"], "skill_matters");
 }
