@@ -137,9 +137,66 @@ impl VecGame {
     fn step<'py>(
         &mut self,
         py: Python<'py>,
-        actions: PyReadonlyArray2<'py, i32>,
+        actions: &Bound<'py, PyAny>,
     ) -> PyResult<Stepped<'py>> {
-        let acts: ArrayView2<i32> = actions.as_array();
+        // int32 (what random_actions gives) without a copy; int64 (numpy's default integer)
+        // and other integer arrays converted.
+        let converted;
+        let acts: ArrayView2<i32> = if let Ok(a) = actions.extract::<PyReadonlyArray2<'py, i32>>() {
+            converted = a;
+            converted.as_array()
+        } else {
+            let refuse = || {
+                PyValueError::new_err(
+                    "actions must be an integer numpy array of shape (n, 2): h's and c's action per game",
+                )
+            };
+            let arr = py
+                .import("numpy")?
+                .call_method1("asarray", (actions,))
+                .map_err(|_| refuse())?;
+            let kind: String = arr.getattr("dtype")?.getattr("kind")?.extract()?;
+            if kind != "i" && kind != "u" {
+                return Err(refuse());
+            }
+            let a: PyReadonlyArray2<'py, i64> = arr
+                .call_method1("astype", ("int64",))
+                .and_then(|x| x.extract())
+                .map_err(|_| refuse())?;
+            let owned = a.as_array().mapv(|x| x.clamp(-1, i32::MAX as i64) as i32);
+            return self.step_with(py, owned.view());
+        };
+        self.step_with(py, acts)
+    }
+
+    /// Starts every game again.
+    fn reset(&mut self) -> PyResult<()> {
+        let eng = self.core.eng();
+        for st in &mut self.states {
+            eng.reset(st, self.first)
+                .map_err(|e| PyRuntimeError::new_err(runtime_text(&e)))?;
+        }
+        Ok(())
+    }
+
+    /// Game i's position, as a State.
+    fn state(&self, i: usize) -> PyResult<State> {
+        let st = self
+            .states
+            .get(i)
+            .ok_or_else(|| PyIndexError::new_err(format!("game {i} of {}", self.states.len())))?;
+        Ok(State {
+            core: self.core.clone(),
+            st: st.clone(),
+            rng: self.rngs[i],
+            error: None,
+        })
+    }
+}
+
+impl VecGame {
+    /// [`VecGame::step`] on actions already read.
+    fn step_with<'py>(&mut self, py: Python<'py>, acts: ArrayView2<i32>) -> PyResult<Stepped<'py>> {
         if acts.shape() != [self.states.len(), 2] {
             return Err(PyValueError::new_err(format!(
                 "actions must have shape ({}, 2), not {:?}",
@@ -181,29 +238,5 @@ impl VecGame {
         }
         drop(eng);
         Ok((rewards.into_pyarray(py), dones.into_pyarray(py)))
-    }
-
-    /// Starts every game again.
-    fn reset(&mut self) -> PyResult<()> {
-        let eng = self.core.eng();
-        for st in &mut self.states {
-            eng.reset(st, self.first)
-                .map_err(|e| PyRuntimeError::new_err(runtime_text(&e)))?;
-        }
-        Ok(())
-    }
-
-    /// Game i's position, as a State.
-    fn state(&self, i: usize) -> PyResult<State> {
-        let st = self
-            .states
-            .get(i)
-            .ok_or_else(|| PyIndexError::new_err(format!("game {i} of {}", self.states.len())))?;
-        Ok(State {
-            core: self.core.clone(),
-            st: st.clone(),
-            rng: self.rngs[i],
-            error: None,
-        })
     }
 }

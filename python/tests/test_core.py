@@ -166,6 +166,12 @@ def test_vec_game_steps_resets_and_agrees_with_single_states():
     assert v.games_done == done_total > 500 and v.errors == 0
     with pytest.raises(ValueError, match="shape"):
         v.step(np.zeros((3, 2), np.int32))
+    # numpy's default integers and nested lists are taken as they are; floats are refused,
+    # not truncated.
+    v.step(np.zeros((64, 2), dtype=int))
+    v.step([[0, 0]] * 64)
+    with pytest.raises(ValueError, match="integer numpy array"):
+        v.step(np.full((64, 2), 0.5))
 
 
 def test_builtin_players_choose_legal_moves():
