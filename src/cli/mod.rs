@@ -289,6 +289,10 @@ pub enum Command {
         /// The goal: under optimal play, at most this share of games without a winner.
         #[arg(long, default_value_t = 0.10)]
         max_draws: f64,
+        /// The goal: every command of each side is played by optimal play in some position
+        /// (no command that is never worth playing; games judged exactly only).
+        #[arg(long)]
+        every_command: bool,
         /// Edits per suggestion at most (1 or 2).
         #[arg(long, default_value_t = 2, value_parser = clap::value_parser!(u64).range(1..=2))]
         max_edits: u64,
@@ -549,6 +553,7 @@ pub fn run(cmd: Command) -> ExitCode {
             file,
             max_value,
             max_draws,
+            every_command,
             max_edits,
             seconds,
             format,
@@ -571,6 +576,7 @@ pub fn run(cmd: Command) -> ExitCode {
                 goals: crate::report::suggest::Goals {
                     max_abs_value: max_value,
                     max_draws,
+                    every_command,
                 },
                 max_edits: max_edits as usize,
                 budget: std::time::Duration::from_secs_f64(seconds.min(1e6)),

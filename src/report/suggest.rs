@@ -41,6 +41,9 @@ pub struct Goals {
     /// at most this share: an edit that makes a game even by making it undecidable (a charge
     /// that adds nothing) is no fix.
     pub max_draws: f64,
+    /// Every command of each side is played by optimal play in some position (exact verdicts:
+    /// [`Verdict::unused`] empty; a sampled verdict cannot tell and does not meet it).
+    pub every_command: bool,
 }
 
 impl Default for Goals {
@@ -48,6 +51,7 @@ impl Default for Goals {
         Goals {
             max_abs_value: 0.05,
             max_draws: 0.10,
+            every_command: false,
         }
     }
 }
@@ -143,6 +147,9 @@ pub struct Verdict {
     /// that one game's and have no interval.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub distinct_games: Option<u64>,
+    /// Exact (or estimated) verdicts: the commands optimal play never plays in any solved
+    /// position, as `h [X]` / `c [Y]` — never worth choosing (empty for sampled verdicts).
+    pub unused: Vec<String>,
     /// Sampled: the seed of the games (with `games`, they replay exactly: [`replay`]).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub seed: Option<u64>,
@@ -422,6 +429,7 @@ fn sampled_verdict(
         interval: varied.then_some((hl, hh)),
         first_mover: Some((mover - 0.5, ml, mh)),
         distinct_games: Some(distinct),
+        unused: Vec::new(),
         seed: Some(seed),
     }
 }
@@ -463,12 +471,28 @@ fn verdict(prog: &crate::program::RuleProgram, gv: &GameValue) -> Verdict {
         interval: None,
         first_mover: None,
         distinct_games: None,
+        unused: unused(prog, gv),
         seed: None,
     }
 }
 
 fn meets(g: &Goals, v: &Verdict) -> bool {
-    distance(v) <= g.max_abs_value + 1e-12 && v.draws <= g.max_draws + 1e-9
+    distance(v) <= g.max_abs_value + 1e-12
+        && v.draws <= g.max_draws + 1e-9
+        && (!g.every_command || (v.method != "sampled" && v.unused.is_empty()))
+}
+
+/// The commands of each side that optimal play never plays (see [`GameValue::used`]).
+fn unused(prog: &crate::program::RuleProgram, gv: &GameValue) -> Vec<String> {
+    let mut out = Vec::new();
+    for (side, name) in [(0, "h"), (1, "c")] {
+        for (c, cmd) in prog.commands.iter().enumerate() {
+            if !gv.used[side].contains(&Some(c as u32)) {
+                out.push(format!("{name} [{cmd}]"));
+            }
+        }
+    }
+    out
 }
 
 /// Whether a sampled verdict's intervals reach into the goals' band: its h score's and its
@@ -553,6 +577,14 @@ pub fn suggest(text: &str, opts: &SuggestOptions) -> Result<Suggestions, String>
             }
         ),
     ];
+    let mut goals = goals;
+    if opts.goals.every_command {
+        goals.push(if before.method == "sampled" {
+            "every command played by optimal play somewhere (cannot be judged from CPU games: not met)".into()
+        } else {
+            "every command played by optimal play in some position".into()
+        });
+    }
     let mut out = Suggestions {
         goals,
         already_met: meets(&opts.goals, &before),
@@ -620,7 +652,9 @@ pub fn suggest(text: &str, opts: &SuggestOptions) -> Result<Suggestions, String>
             };
             if meets(&opts.goals, &after) {
                 out.suggestions.push(make(&[(s, v)], after));
-            } else if after.value.abs() < before.value.abs() && after.draws <= opts.goals.max_draws
+            } else if (after.value.abs() < before.value.abs()
+                || (opts.goals.every_command && after.unused.len() < before.unused.len()))
+                && after.draws <= opts.goals.max_draws
             {
                 near.push((after.value.abs(), vec![(k, v)], after));
             }
@@ -867,8 +901,13 @@ fn sampled_search(
 /// their intervals and games.
 pub fn evidence(x: &Verdict) -> String {
     if x.method != "sampled" {
+        let never = if x.unused.is_empty() {
+            String::new()
+        } else {
+            format!("; never worth playing: {}", x.unused.join(", "))
+        };
         return format!(
-            "game value for h {:+.4} ({}, {:.0}% without a winner)",
+            "game value for h {:+.4} ({}, {:.0}% without a winner{never})",
             x.value,
             x.method,
             100.0 * x.draws

@@ -683,7 +683,15 @@ impl ExactTable {
     /// Positions past the bound count as ending with a winner (they are estimates). Iterated
     /// until it settles to 1e-9, for at most 10,000 sweeps or until `until`.
     pub fn decisive_share(&self, until: Instant) -> f64 {
+        self.decisive_and_used(until).0
+    }
+
+    /// [`Self::decisive_share`], and each side's moves that its optimal mix plays with a
+    /// positive probability in some position (solved, not decided, not past the bound): the
+    /// moves good play uses somewhere. A command missing from them is never worth playing.
+    pub fn decisive_and_used(&self, until: Instant) -> (f64, [Vec<Option<CmdId>>; 2]) {
         let n = self.kids.len();
+        let mut used: [Vec<Option<CmdId>>; 2] = [Vec::new(), Vec::new()];
         // Each position's joint moves with their probabilities under the optimal mixes.
         let joint: Vec<Vec<(usize, f64)>> = (0..n)
             .map(|k| {
@@ -692,6 +700,13 @@ impl ExactTable {
                     return Vec::new();
                 }
                 let (_, rows, cols) = self.solve_at(&self.value, k);
+                for (side, moves, mix) in [(0, hm, &rows), (1, cm, &cols)] {
+                    for (m, &p) in moves.iter().zip(mix.iter()) {
+                        if p > 1e-6 && !used[side].contains(m) {
+                            used[side].push(*m);
+                        }
+                    }
+                }
                 let mut out = Vec::new();
                 for (a, x) in rows.iter().enumerate() {
                     for (b, y) in cols.iter().enumerate() {
@@ -733,7 +748,7 @@ impl ExactTable {
                 break;
             }
         }
-        p.first().copied().unwrap_or(0.0)
+        (p.first().copied().unwrap_or(0.0), used)
     }
 
     /// How much a best reply gains against the table's strategies at `st` (in the discounted

@@ -163,6 +163,9 @@ pub struct GameValue {
     /// optimal mixes (the rest: a draw, or play that never ends); positions past the bound
     /// count as ending with a winner. See [`exact::ExactTable::decisive_share`].
     pub decisive: f64,
+    /// Each side's moves (h's, c's) that optimal play (discounted, as in `decisive`) uses
+    /// with a positive probability in some solved position.
+    pub used: [Vec<Option<CmdId>>; 2],
 }
 
 impl GameValue {

@@ -892,12 +892,14 @@ pub fn value_iteration_in(
     let (value, h, c, exploitability) = table.root_game();
     // Whether games end is read from the mixes of play (discounted, as `cpu:exact` plays):
     // undiscounted, a side sure to win may as well wait forever, and the solver's mix may.
-    let decisive = match table.iterate(&exact::PLAY_SHARE, Instant::now() + VALUE_TIME, cancel) {
-        Ok(_) => table.decisive_share(Instant::now() + VALUE_TIME),
-        Err(_) => return None,
-    };
+    let (decisive, used) =
+        match table.iterate(&exact::PLAY_SHARE, Instant::now() + VALUE_TIME, cancel) {
+            Ok(_) => table.decisive_and_used(Instant::now() + VALUE_TIME),
+            Err(_) => return None,
+        };
     Some(GameValue {
         decisive,
+        used,
         value,
         h,
         c,

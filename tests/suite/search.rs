@@ -1040,6 +1040,7 @@ fn the_game_value_says_which_limit_applied() {
         timed_out: false,
         bound,
         decisive: 1.0,
+        used: Default::default(),
     };
     let all = gv(6823, 0, None).positions_text();
     assert_eq!(all, "all 6,823 reachable positions (nothing estimated)");

@@ -219,3 +219,56 @@ fn a_dice_races_fair_head_start_is_found_exactly_as_a_sweep_finds_it() {
     );
     std::fs::remove_dir_all(&dir).ok();
 }
+
+#[test]
+fn commands_never_worth_playing_are_named_and_the_every_command_goal_counts_them() {
+    // Small Oshi-Zumo (4 coins, a field of 5): with optimal play nobody ever bids 3 or 4 — in
+    // no position is either worth it. CC Lemon uses every command somewhere.
+    let oz = root().join("tests/designs/oshi_zumo_small.kmt");
+    let (code, out, err) = kumite(&[
+        "suggest",
+        oz.to_str().unwrap(),
+        "--every-command",
+        "--max-draws",
+        "1",
+        "--seconds",
+        "20",
+        "--format",
+        "json",
+    ]);
+    assert_eq!(code, 0, "{err}");
+    let s: serde_json::Value = serde_json::from_str(&out).expect("json");
+    let unused: Vec<&str> = s["before"]["unused"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|u| u.as_str().unwrap())
+        .collect();
+    assert_eq!(
+        unused,
+        ["h [入札3]", "h [入札4]", "c [入札3]", "c [入札4]"],
+        "{s}"
+    );
+    assert_eq!(
+        s["already_met"], false,
+        "value 0 and draws allowed, but bids unused"
+    );
+    assert!(s["goals"].to_string().contains("every command"), "{s}");
+    for sg in s["suggestions"].as_array().unwrap() {
+        assert!(sg["after"]["unused"].as_array().unwrap().is_empty(), "{sg}");
+    }
+    let cc = std::fs::read_to_string(root().join("rules/cc_lemon.kmt")).unwrap();
+    let opts = SuggestOptions {
+        goals: kumite::report::suggest::Goals {
+            every_command: true,
+            ..Default::default()
+        },
+        ..Default::default()
+    };
+    let s = suggest(&cc, &opts).unwrap();
+    assert!(
+        s.before.unused.is_empty() && s.already_met,
+        "{:?}",
+        s.before
+    );
+}
