@@ -306,6 +306,14 @@ enum Judge {
 /// (a dice race, a small duel): listing them fails fast beyond.
 const ALTERNATE_EXACT_POSITIONS: usize = 20_000;
 
+/// A simultaneous game is judged by its value when value iteration settles within this (and
+/// listing and iterating take at most twice this) over fewer than
+/// [`SIMULTANEOUS_SOLVE_POSITIONS`] positions; else by CPU games.
+const SIMULTANEOUS_SOLVE_TIME: Duration = Duration::from_secs(5);
+
+/// See [`SIMULTANEOUS_SOLVE_TIME`].
+const SIMULTANEOUS_SOLVE_POSITIONS: usize = 50_000;
+
 fn verdict_with(
     text: &str,
     progress: &Arc<super::Progress>,
@@ -319,7 +327,7 @@ fn verdict_with(
         ));
     };
     let simultaneous = prog.settings.simultaneous;
-    if !simultaneous && judge == Judge::Sampled {
+    if judge == Judge::Sampled {
         return Ok(sampled_verdict(&prog, SAMPLE_GAMES, SAMPLE_SEED, progress));
     }
     let eng = crate::search::search_engine(&prog);
@@ -333,6 +341,27 @@ fn verdict_with(
     } else {
         ALTERNATE_EXACT_POSITIONS
     };
+    if simultaneous && judge == Judge::Decide {
+        // A simultaneous game whose value takes long to find (fencing: 63,672 positions, 28 s,
+        // not converged) cannot have every edit solved: it is judged by CPU games instead.
+        let t0 = Instant::now();
+        let gv = crate::search::solve::value_iteration_timed(
+            &prog,
+            &st,
+            VALUE_BOUND,
+            SIMULTANEOUS_SOLVE_POSITIONS,
+            SIMULTANEOUS_SOLVE_TIME,
+            None,
+        )
+        .ok_or("cancelled")?;
+        if gv.timed_out
+            || gv.states >= SIMULTANEOUS_SOLVE_POSITIONS
+            || t0.elapsed() > SIMULTANEOUS_SOLVE_TIME * 2
+        {
+            return Ok(sampled_verdict(&prog, SAMPLE_GAMES, SAMPLE_SEED, progress));
+        }
+        return Ok(verdict(&prog, &gv));
+    }
     let gv = value_iteration(&prog, &st, VALUE_BOUND, max);
     let v = verdict(&prog, &gv);
     if !simultaneous && judge == Judge::Decide && v.method != "exact" {
@@ -427,7 +456,8 @@ fn sampled_verdict(
         games: Some(games),
         players: Some(spec),
         interval: varied.then_some((hl, hh)),
-        first_mover: Some((mover - 0.5, ml, mh)),
+        // Both choose at once: nobody moves first.
+        first_mover: (!prog.settings.simultaneous).then_some((mover - 0.5, ml, mh)),
         distinct_games: Some(distinct),
         unused: Vec::new(),
         seed: Some(seed),
@@ -502,6 +532,7 @@ fn within_noise(g: &Goals, v: &Verdict) -> bool {
     let overlaps = |lo: f64, hi: f64| lo <= band && hi >= -band;
     match (v.interval, v.first_mover) {
         (Some((lo, hi)), Some((_, flo, fhi))) => overlaps(lo, hi) && overlaps(flo, fhi),
+        (Some((lo, hi)), None) => overlaps(lo, hi),
         _ => false,
     }
 }
@@ -542,9 +573,11 @@ pub fn suggest(text: &str, opts: &SuggestOptions) -> Result<Suggestions, String>
     if before.method == "sampled"
         && !meets(&opts.goals, &before)
         && within_noise(&opts.goals, &before)
+        && t0.elapsed() * 3 * 4 < opts.budget
     {
         // Outside the goals by the estimate, inside them by its interval: too few games to
-        // tell. Four times as many decide it better (the interval halves).
+        // tell. Four times as many decide it better (the interval halves) — when they take at
+        // most a third of the budget at the pace of the first measurement.
         if let Some(prog) = compile(text).program {
             before = sampled_verdict(&prog, 4 * SAMPLE_GAMES, SAMPLE_SEED, &opts.progress);
         }
@@ -556,7 +589,12 @@ pub fn suggest(text: &str, opts: &SuggestOptions) -> Result<Suggestions, String>
     };
     let all = sites(text);
     let goals = vec![
-        if before.method == "sampled" {
+        if before.method == "sampled" && before.first_mover.is_none() {
+            format!(
+                "h's score within 50% ± {} points (CPU games: the game is too large to solve for every edit)",
+                100.0 * opts.goals.max_abs_value
+            )
+        } else if before.method == "sampled" {
             format!(
                 "h's score and the first mover's within 50% ± {} points",
                 100.0 * opts.goals.max_abs_value
@@ -833,7 +871,7 @@ fn sampled_search(
             }
             out.tried += 1;
             let c = compile(&edited(text, &changes_of(all, ch)));
-            let Some(prog) = c.program.filter(|p| !p.settings.simultaneous) else {
+            let Some(prog) = c.program else {
                 continue;
             };
             let after = sampled_verdict(&prog, games, seed, &opts.progress);
@@ -913,24 +951,31 @@ pub fn evidence(x: &Verdict) -> String {
             100.0 * x.draws
         );
     }
-    let f = x.first_mover.unwrap_or((0.0, 0.0, 0.0));
+    let mover = |with_interval: bool| match x.first_mover {
+        Some((f, lo, hi)) if with_interval => format!(
+            ", first mover {:+.1} points ({:+.1} to {:+.1})",
+            100.0 * f,
+            100.0 * lo,
+            100.0 * hi
+        ),
+        Some((f, _, _)) => format!(", first mover {:+.1} points", 100.0 * f),
+        None => String::new(),
+    };
     match x.interval {
         Some((lo, hi)) => format!(
-            "h's score {:.1}% (95% {:.1}–{:.1}), first mover {:+.1} points ({:+.1} to {:+.1}), {:.0}% without a winner (sampled, {} games a seating, {} different)",
+            "h's score {:.1}% (95% {:.1}–{:.1}){}, {:.0}% without a winner (sampled, {} games a seating, {} different)",
             100.0 * (x.value + 0.5),
             100.0 * (lo + 0.5),
             100.0 * (hi + 0.5),
-            100.0 * f.0,
-            100.0 * f.1,
-            100.0 * f.2,
+            mover(true),
             100.0 * x.draws,
             x.games.unwrap_or(0),
             x.distinct_games.unwrap_or(0)
         ),
         None => format!(
-            "h's score {:.1}%, first mover {:+.1} points, {:.0}% without a winner (one game repeated in each seating — {} different in all — not a sample)",
+            "h's score {:.1}%{}, {:.0}% without a winner (one game repeated in each seating — {} different in all — not a sample)",
             100.0 * (x.value + 0.5),
-            100.0 * f.0,
+            mover(false),
             100.0 * x.draws,
             x.distinct_games.unwrap_or(0)
         ),

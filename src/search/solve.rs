@@ -882,21 +882,33 @@ pub fn value_iteration_in(
     max_states: usize,
     cancel: Option<&Arc<AtomicBool>>,
 ) -> Option<GameValue> {
+    value_iteration_timed(prog, start, bound, max_states, VALUE_TIME, cancel)
+}
+
+/// [`value_iteration_in`] with `time` for iterating instead of [`VALUE_TIME`] (past it the
+/// values reached are returned with `timed_out`).
+pub fn value_iteration_timed(
+    prog: &RuleProgram,
+    start: &State,
+    bound: i64,
+    max_states: usize,
+    time: Duration,
+    cancel: Option<&Arc<AtomicBool>>,
+) -> Option<GameValue> {
     let mut table = match exact::game_table(prog, start, bound, max_states, cancel, false) {
         Ok(t) => t,
         Err(_) => return None, // cancelled (a bounded listing stops at nothing else)
     };
     let it = table
-        .iterate(&exact::GAME_VALUE, Instant::now() + VALUE_TIME, cancel)
+        .iterate(&exact::GAME_VALUE, Instant::now() + time, cancel)
         .ok()?;
     let (value, h, c, exploitability) = table.root_game();
     // Whether games end is read from the mixes of play (discounted, as `cpu:exact` plays):
     // undiscounted, a side sure to win may as well wait forever, and the solver's mix may.
-    let (decisive, used) =
-        match table.iterate(&exact::PLAY_SHARE, Instant::now() + VALUE_TIME, cancel) {
-            Ok(_) => table.decisive_and_used(Instant::now() + VALUE_TIME),
-            Err(_) => return None,
-        };
+    let (decisive, used) = match table.iterate(&exact::PLAY_SHARE, Instant::now() + time, cancel) {
+        Ok(_) => table.decisive_and_used(Instant::now() + time),
+        Err(_) => return None,
+    };
     Some(GameValue {
         decisive,
         used,

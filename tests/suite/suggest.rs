@@ -272,3 +272,30 @@ fn commands_never_worth_playing_are_named_and_the_every_command_goal_counts_them
         s.before
     );
 }
+
+#[test]
+fn a_simultaneous_game_too_large_to_solve_for_every_edit_is_judged_by_cpu_games() {
+    // The fencing duel: 63,672 positions within ±12 and not converged in 28 s — value
+    // iteration for every edit is out of reach, so the file and its edits are judged by the
+    // report's CPU against itself; there is no first mover in a simultaneous game.
+    let f = root().join("tests/designs/fencing.kmt");
+    let (code, out, err) = kumite(&[
+        "suggest",
+        f.to_str().unwrap(),
+        "--seconds",
+        "5",
+        "--format",
+        "json",
+    ]);
+    assert_eq!(code, 0, "{err}");
+    let s: serde_json::Value = serde_json::from_str(&out).expect("json");
+    assert_eq!(s["before"]["method"], "sampled", "{s}");
+    assert!(s["before"]["first_mover"].is_null(), "{s}");
+    assert!(s["before"]["interval"].is_array(), "{s}");
+    assert!(s["goals"][0].as_str().unwrap().contains("too large to solve"), "{s}");
+    // 5 s is spent before the first edit: it says so rather than "none".
+    assert!(
+        s["gave_up"].as_str().unwrap().contains("budget ran out"),
+        "{s}"
+    );
+}
