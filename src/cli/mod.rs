@@ -293,6 +293,10 @@ pub enum Command {
         /// (no command that is never worth playing; games judged exactly only).
         #[arg(long)]
         every_command: bool,
+        /// The goal: skill matters — random loses to the deepest CPU level (the report's key
+        /// skill pairing, checked on the file and on each suggestion found).
+        #[arg(long)]
+        skill_matters: bool,
         /// Edits per suggestion at most (1 or 2).
         #[arg(long, default_value_t = 2, value_parser = clap::value_parser!(u64).range(1..=2))]
         max_edits: u64,
@@ -554,6 +558,7 @@ pub fn run(cmd: Command) -> ExitCode {
             max_value,
             max_draws,
             every_command,
+            skill_matters,
             max_edits,
             seconds,
             format,
@@ -577,6 +582,7 @@ pub fn run(cmd: Command) -> ExitCode {
                     max_abs_value: max_value,
                     max_draws,
                     every_command,
+                    skill_matters,
                 },
                 max_edits: max_edits as usize,
                 budget: std::time::Duration::from_secs_f64(seconds.min(1e6)),

@@ -410,43 +410,18 @@ impl<'a> ReportRun<'a> {
                     self.skill_games
                 } / 2;
                 let seed = self.opts.seed ^ SEED_SKILL ^ ((i * 4 + j) as u64) << 32;
-                // The key pairing looks at its games four times before the end and stops once
-                // a 99.9% interval of random's score is clear of ½ (so early looks hardly add
-                // to the 5% error of the last); the other pairings play all theirs.
-                let looks: Vec<u64> = if key {
-                    (1..=5).map(|k| (half * k / 5).max(1)).collect()
-                } else {
-                    vec![half]
-                };
-                let mut sets: [Vec<GameRec>; 2] = [Vec::new(), Vec::new()];
-                let mut done = 0;
-                for (n, &upto) in looks.iter().enumerate() {
-                    for (a_side, players) in [(0usize, [a, b]), (1usize, [b, a])] {
-                        let seed = seed ^ (a_side as u64) << 48;
-                        let set = GameSet {
-                            prog: self.prog,
-                            players,
-                            first: self.file_first,
-                            games: half,
-                            seed,
-                            count_rules: false,
-                            record_uses: false,
-                            tension: None,
-                            jobs: self.opts.jobs,
-                        };
-                        sets[a_side].extend(play_range(&set, done..upto, self.progress)?);
-                    }
-                    done = upto;
-                    if self.progress.cancelled() {
-                        return Ok(None);
-                    }
-                    if n + 1 < looks.len() {
-                        let (s, g) = a_score(&sets);
-                        let (lo, hi) = crate::report::wilson_bounds_z(s, g, EARLY_LOOK_Z);
-                        if hi < 0.5 || lo > 0.5 {
-                            break;
-                        }
-                    }
+                let sets = play_pairing(
+                    self.prog,
+                    [a, b],
+                    self.file_first,
+                    half,
+                    seed,
+                    key,
+                    self.opts.jobs,
+                    self.progress,
+                )?;
+                if self.progress.cancelled() {
+                    return Ok(None);
                 }
                 let each_varied = varied(sets.iter().map(Vec::as_slice));
                 let (a_rate, games) = a_score(&sets);
@@ -549,12 +524,64 @@ fn restricted_verdict(
     }
 }
 
+/// A skill pairing's games: `half` with `players[0]` (a) as h, `half` with a as c, each set
+/// from its own seeds. With `early` (the key pairing) it looks at its games four times before
+/// the end and stops once a 99.9% interval of a's score is clear of ½ (so early looks hardly
+/// add to the 5% error of the last). Returns the two sets (a as h, a as c).
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn play_pairing(
+    prog: &RuleProgram,
+    [a, b]: [&str; 2],
+    first: Side,
+    half: u64,
+    seed: u64,
+    early: bool,
+    jobs: Option<usize>,
+    progress: &Arc<Progress>,
+) -> Result<[Vec<GameRec>; 2], crate::arena::ArenaError> {
+    let looks: Vec<u64> = if early {
+        (1..=5).map(|k| (half * k / 5).max(1)).collect()
+    } else {
+        vec![half]
+    };
+    let mut sets: [Vec<GameRec>; 2] = [Vec::new(), Vec::new()];
+    let mut done = 0;
+    for (n, &upto) in looks.iter().enumerate() {
+        for (a_side, players) in [(0usize, [a, b]), (1usize, [b, a])] {
+            let set = GameSet {
+                prog,
+                players,
+                first,
+                games: half,
+                seed: seed ^ (a_side as u64) << 48,
+                count_rules: false,
+                record_uses: false,
+                tension: None,
+                jobs,
+            };
+            sets[a_side].extend(play_range(&set, done..upto, progress)?);
+        }
+        done = upto;
+        if progress.cancelled() {
+            break;
+        }
+        if n + 1 < looks.len() {
+            let (s, g) = a_score(&sets);
+            let (lo, hi) = crate::report::wilson_bounds_z(s, g, EARLY_LOOK_Z);
+            if hi < 0.5 || lo > 0.5 {
+                break;
+            }
+        }
+    }
+    Ok(sets)
+}
+
 /// The normal quantile of the key skill pairing's early looks (99.9%, two-sided).
 const EARLY_LOOK_Z: f64 = 3.290_526_731_491_926;
 
 /// Side a's score over its games on both sides (`sets[0]`: a is h; `sets[1]`: a is c), and the
 /// games.
-fn a_score(sets: &[Vec<GameRec>; 2]) -> (f64, u64) {
+pub(crate) fn a_score(sets: &[Vec<GameRec>; 2]) -> (f64, u64) {
     let (mut score, mut games) = (0.0, 0);
     for (a_side, recs) in sets.iter().enumerate() {
         let o = Outcomes::of(recs);
@@ -567,7 +594,7 @@ fn a_score(sets: &[Vec<GameRec>; 2]) -> (f64, u64) {
 /// Games of random against the deepest level: enough to see a difference of
 /// [`SKILL_POINTS`] from an even score with 80% power at the 5% level (196 games), and at
 /// least the outcome's games per seating.
-fn skill_key_games(n: u64) -> u64 {
+pub(crate) fn skill_key_games(n: u64) -> u64 {
     (n.max(skill_power_games()) + 1) & !1
 }
 

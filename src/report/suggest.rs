@@ -44,6 +44,9 @@ pub struct Goals {
     /// Every command of each side is played by optimal play in some position (exact verdicts:
     /// [`Verdict::unused`] empty; a sampled verdict cannot tell and does not meet it).
     pub every_command: bool,
+    /// Skill matters: random loses to the report's deepest CPU level (the report's key skill
+    /// pairing, checked on the file and on each suggestion found — not during the search).
+    pub skill_matters: bool,
 }
 
 impl Default for Goals {
@@ -52,7 +55,66 @@ impl Default for Goals {
             max_abs_value: 0.05,
             max_draws: 0.10,
             every_command: false,
+            skill_matters: false,
         }
+    }
+}
+
+/// The report's key skill pairing on a file: random against the deepest level.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct SkillCheck {
+    /// The deepest level's spec.
+    pub deepest: String,
+    /// Random's score against it.
+    pub random_score: f64,
+    /// Its 95% interval (None: one game repeated).
+    pub low: Option<f64>,
+    /// Upper end.
+    pub high: Option<f64>,
+    /// Games played, and how many were planned (fewer: stopped early, its 99.9% interval clear
+    /// of ½).
+    pub games: u64,
+    /// See `games`.
+    pub planned_games: u64,
+    /// Random loses: the interval lies below ½.
+    pub matters: bool,
+}
+
+/// Seed of the skill checks' games (the same for the file and every suggestion).
+const SKILL_SEED: u64 = 0x5C11_1C4E;
+
+/// The key skill pairing on `prog` (see [`SkillCheck`]).
+fn skill_check(prog: &crate::program::RuleProgram, progress: &Arc<super::Progress>) -> SkillCheck {
+    use super::sections::{a_score, play_pairing, skill_key_games};
+    let deepest = super::varied_cpu(super::SKILL_LEVELS[super::SKILL_LEVELS.len() - 1], prog);
+    let random = super::varied_cpu(super::SKILL_LEVELS[0], prog);
+    let half = skill_key_games(2 * SAMPLE_GAMES) / 2;
+    let first = crate::engine::Side::first_mover(prog.settings.cpu_first);
+    let sets = play_pairing(
+        prog,
+        [random.as_str(), deepest.as_str()],
+        first,
+        half,
+        SKILL_SEED,
+        true,
+        None,
+        progress,
+    )
+    .unwrap_or_default();
+    let (rate, games) = a_score(&sets);
+    let r = super::sampled(
+        rate,
+        games,
+        super::games::varied(sets.iter().map(Vec::as_slice)),
+    );
+    SkillCheck {
+        deepest,
+        random_score: r.value,
+        low: r.low,
+        high: r.high,
+        games,
+        planned_games: 2 * half,
+        matters: r.high.unwrap_or(r.value) < 0.5,
     }
 }
 
@@ -168,6 +230,9 @@ pub struct Suggestion {
     pub method: &'static str,
     /// Commands that enter (+) or leave (−) the start's optimal mixes.
     pub mix_changes: Vec<String>,
+    /// With the skill goal: the key skill pairing on the edited file.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub skill: Option<SkillCheck>,
 }
 
 /// What `kumite suggest` found.
@@ -177,6 +242,12 @@ pub struct Suggestions {
     pub goals: Vec<String>,
     /// The file's own value.
     pub before: Verdict,
+    /// With the skill goal: the key skill pairing on the file.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub before_skill: Option<SkillCheck>,
+    /// With the skill goal: suggestions found for balance but dropped because skill no longer
+    /// matters in them.
+    pub dropped_for_skill: usize,
     /// Whether the file meets the goals already.
     pub already_met: bool,
     /// Suggestions meeting the goals, fewest and smallest edits first.
@@ -567,6 +638,58 @@ fn line_of(text: &str, line: usize) -> String {
 
 /// Searches for the smallest edits of `text`'s numbers that meet the goals.
 pub fn suggest(text: &str, opts: &SuggestOptions) -> Result<Suggestions, String> {
+    let mut out = suggest_balance(text, opts)?;
+    if !opts.goals.skill_matters {
+        return Ok(out);
+    }
+    // Skill is checked on the file and on each suggestion the balance search found (each
+    // check plays up to 200 games: too many to check every edit tried).
+    let t0 = Instant::now();
+    out.goals.push(
+        "skill matters: random loses to the deepest CPU level (checked on the file and on each suggestion, not during the search)"
+            .into(),
+    );
+    if let Some(prog) = compile(text).program {
+        let before = skill_check(&prog, &opts.progress);
+        if !before.matters {
+            out.already_met = false;
+        }
+        out.before_skill = Some(before);
+    }
+    let found = std::mem::take(&mut out.suggestions);
+    for mut sg in found {
+        let edited_text = apply_edits(text, &sg.edits);
+        if let Some(prog) = compile(&edited_text).program {
+            let check = skill_check(&prog, &opts.progress);
+            let matters = check.matters;
+            sg.skill = Some(check);
+            if matters {
+                out.suggestions.push(sg);
+                continue;
+            }
+        }
+        out.dropped_for_skill += 1;
+    }
+    out.seconds += t0.elapsed().as_secs_f64();
+    Ok(out)
+}
+
+/// `text` with `edits` applied (each at its line and column, replacing `from` by `to`).
+fn apply_edits(text: &str, edits: &[Edit]) -> String {
+    let mut lines: Vec<String> = text.lines().map(str::to_string).collect();
+    for e in edits {
+        if let Some(l) = lines.get_mut(e.line - 1)
+            && let Some((at, _)) = l.char_indices().nth(e.column - 1)
+            && l[at..].starts_with(&e.from)
+        {
+            l.replace_range(at..at + e.from.len(), &e.to);
+        }
+    }
+    lines.join("\n") + "\n"
+}
+
+/// The balance goals' search (everything but the skill check).
+fn suggest_balance(text: &str, opts: &SuggestOptions) -> Result<Suggestions, String> {
     let t0 = Instant::now();
     let end = t0 + opts.budget;
     let mut before = verdict_with(text, &opts.progress, Judge::Decide)?;
@@ -626,6 +749,8 @@ pub fn suggest(text: &str, opts: &SuggestOptions) -> Result<Suggestions, String>
     let mut out = Suggestions {
         goals,
         already_met: meets(&opts.goals, &before),
+        before_skill: None,
+        dropped_for_skill: 0,
         before: before.clone(),
         suggestions: Vec::new(),
         nearest: Vec::new(),
@@ -665,6 +790,7 @@ pub fn suggest(text: &str, opts: &SuggestOptions) -> Result<Suggestions, String>
             before: before.clone(),
             after,
             method,
+            skill: None,
         }
     };
     if before.method == "sampled" {
@@ -982,12 +1108,39 @@ pub fn evidence(x: &Verdict) -> String {
     }
 }
 
+/// A skill check in one line.
+pub fn skill_text(k: &SkillCheck) -> String {
+    let interval = match (k.low, k.high) {
+        (Some(lo), Some(hi)) => format!(" (95% {:.1}–{:.1})", 100.0 * lo, 100.0 * hi),
+        _ => " (one game repeated)".into(),
+    };
+    format!(
+        "random scores {:.1}%{interval} against {} over {} games{} — {}",
+        100.0 * k.random_score,
+        k.deepest,
+        k.games,
+        if k.games < k.planned_games {
+            format!(" (stopped early of {})", k.planned_games)
+        } else {
+            String::new()
+        },
+        if k.matters {
+            "skill matters"
+        } else {
+            "skill is not shown to matter"
+        }
+    )
+}
+
 /// The suggestions as text.
 pub fn text(s: &Suggestions) -> String {
     let mut o = String::new();
     let v = evidence;
     o.push_str(&format!("goals: {}\n", s.goals.join("; ")));
     o.push_str(&format!("now: {} — {}\n", v(&s.before), s.before.how));
+    if let Some(k) = &s.before_skill {
+        o.push_str(&format!("skill now: {}\n", skill_text(k)));
+    }
     if s.already_met {
         o.push_str("the file meets the goals already: no edit suggested\n");
         return o;
@@ -1025,6 +1178,15 @@ pub fn text(s: &Suggestions) -> String {
                 e.line, e.column, e.before_line, e.after_line
             ));
         }
+        if let Some(k) = &sg.skill {
+            o.push_str(&format!("   skill: {}\n", skill_text(k)));
+        }
+    }
+    if s.dropped_for_skill > 0 {
+        o.push_str(&format!(
+            "{} suggestion(s) for balance dropped: skill no longer matters in them\n",
+            s.dropped_for_skill
+        ));
     }
     o.push_str(&format!(
         "{} numbers editable, {} edited files solved in {:.1} s{}\n",

@@ -292,10 +292,45 @@ fn a_simultaneous_game_too_large_to_solve_for_every_edit_is_judged_by_cpu_games(
     assert_eq!(s["before"]["method"], "sampled", "{s}");
     assert!(s["before"]["first_mover"].is_null(), "{s}");
     assert!(s["before"]["interval"].is_array(), "{s}");
-    assert!(s["goals"][0].as_str().unwrap().contains("too large to solve"), "{s}");
+    assert!(
+        s["goals"][0]
+            .as_str()
+            .unwrap()
+            .contains("too large to solve"),
+        "{s}"
+    );
     // 5 s is spent before the first edit: it says so rather than "none".
     assert!(
         s["gave_up"].as_str().unwrap().contains("budget ran out"),
         "{s}"
     );
+}
+
+#[test]
+fn the_skill_goal_is_checked_on_the_file_and_on_each_suggestion() {
+    // A game of chance alone is even (value 0) but skill cannot matter in it: the file does
+    // not meet the goal, and says so with the key skill pairing's evidence.
+    let dice = "~同時\n!:[振る]\n[振る],rand(1,2)<=1:S.点+1\nS.点>=5:S.勝利\n";
+    let opts = SuggestOptions {
+        goals: kumite::report::suggest::Goals {
+            skill_matters: true,
+            ..Default::default()
+        },
+        ..Default::default()
+    };
+    let s = suggest(dice, &opts).expect("suggest");
+    let k = s.before_skill.clone().expect("checked");
+    assert!(!k.matters && !s.already_met, "{k:?}");
+    assert_eq!(k.games, k.planned_games, "nothing to stop early on: {k:?}");
+    // Sumo with c's stamina 9: every suggestion kept has skill mattering, checked on it.
+    let text = std::fs::read_to_string(root().join("rules/sumo.kmt"))
+        .unwrap()
+        .replace("c.スタミナ=10", "c.スタミナ=9");
+    let s = suggest(&text, &opts).expect("suggest");
+    assert!(s.before_skill.as_ref().unwrap().matters);
+    assert!(!s.suggestions.is_empty(), "{s:?}");
+    for sg in &s.suggestions {
+        let k = sg.skill.as_ref().expect("checked");
+        assert!(k.matters && k.high.unwrap() < 0.5, "{k:?}");
+    }
 }
