@@ -589,8 +589,25 @@ impl ExactTable {
         }
         let mine = if side == Side::H { hm } else { cm };
         if self.simultaneous && hm.len() > 1 && cm.len() > 1 {
-            let (_, rows, cols) = self.solve_at(&self.value, k);
-            let p = if side == Side::H { rows } else { cols };
+            // Each side's mix is read as the row player's of its own matrix (c's: the game
+            // transposed and negated). Read off one solution, h's and c's mixes come from
+            // different ends of the simplex — the primal and the dual —, which pick different
+            // optimal mixes when there are several: against a side that errs, h's then
+            // punished mistakes more than c's (fencing, the CPU against itself with one
+            // reading mistake in ten moves: h 59% in a symmetric game).
+            let p = match side {
+                Side::H => self.solve_at(&self.value, k).1,
+                Side::C => {
+                    let a: Vec<Vec<f64>> = (0..cm.len())
+                        .map(|y| {
+                            (0..hm.len())
+                                .map(|x| -self.payoff(&self.value, k, x, y))
+                                .collect()
+                        })
+                        .collect();
+                    matrix::solve(&a).rows
+                }
+            };
             return Some(mine.iter().copied().zip(p).collect());
         }
         if mine.len() == 1 {
