@@ -213,12 +213,8 @@ impl VecGame {
             let st = &mut self.states[i];
             let cmd = |a: i32| (a >= 0 && a < nc).then_some(a as CmdId);
             let cmds = [cmd(acts[[i, 0]]), cmd(acts[[i, 1]])];
-            self.script.picks.clear();
-            self.script.sampler = Some(self.rngs[i]);
-            let r = eng.play_scripted(st, cmds, &mut self.script);
-            self.rngs[i] = self.script.sampler.take().unwrap_or(self.rngs[i]);
-            if r.is_err() {
-                st.outcome = Some(Outcome::Draw);
+            // A runtime error ends the game as a draw (play_sampled sets it) and is counted.
+            if play_sampled(&eng, st, cmds, &mut self.rngs[i], &mut self.script).is_some() {
                 self.errors += 1;
             }
             if let Some(o) = st.outcome {
