@@ -40,7 +40,11 @@ impl Proc {
 
 impl Drop for Proc {
     fn drop(&mut self) {
-        // A misbehaving AI (or one still running after its grace) is killed at once.
+        // A misbehaving AI (or one still running after its grace) is killed at once, with
+        // everything it started: an AI run through `sh -c` leaves its children behind when
+        // only the shell is killed, and they keep our standard error open (a pipe reading it
+        // would wait for them).
+        kill_group(&self.child);
         if let Ok(Some(_)) = self.child.try_wait() {
             return;
         }
@@ -48,6 +52,17 @@ impl Drop for Proc {
         let _ = self.child.wait();
     }
 }
+
+/// Kills the AI's process group (it leads its own: see [`AiPlayer::spawn`]); a group already
+/// gone is no error.
+#[cfg(unix)]
+fn kill_group(child: &Child) {
+    use rustix::process::{Pid, Signal, kill_process_group};
+    let _ = kill_process_group(Pid::from_child(child), Signal::KILL);
+}
+
+#[cfg(not(unix))]
+fn kill_group(_child: &Child) {}
 
 /// How long an AI may take to exit by itself after its last game (see [`Proc::close`]).
 const EXIT_GRACE: Duration = Duration::from_secs(1);
@@ -109,6 +124,9 @@ impl AiPlayer {
         c.stdin(Stdio::piped())
             .stdout(Stdio::piped())
             .stderr(Stdio::inherit());
+        // Its own process group, so that ending it ends what it started (see Proc's drop).
+        #[cfg(unix)]
+        std::os::unix::process::CommandExt::process_group(&mut c, 0);
         let mut child = c.spawn().map_err(|e| {
             PlayerError::new(
                 FailKind::CannotStart,

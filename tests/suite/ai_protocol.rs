@@ -283,3 +283,48 @@ fn the_ai_reads_every_end_including_the_last_games() {
     assert_eq!(ends.lines().count(), 3, "ends logged: {ends:?}");
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// Whether process `pid` is still alive (a zombie waiting to be reaped counts as gone).
+fn alive(pid: &str) -> bool {
+    std::fs::read_to_string(format!("/proc/{pid}/stat")).is_ok_and(|s| {
+        s.rsplit(')')
+            .next()
+            .is_some_and(|t| !t.trim_start().starts_with('Z'))
+    })
+}
+
+#[cfg(target_os = "linux")]
+#[test]
+fn an_ai_that_times_out_is_ended_with_everything_it_started() {
+    // The AI (run through sh) starts a child that would sleep for a minute, answers once and
+    // then never again: it forfeits on its timeout, and its child must not outlive the match
+    // (it would keep kumite's standard error open: `kumite match … | tail` waited for it).
+    let pidfile = tmp("child.pid");
+    let _ = std::fs::remove_file(&pidfile);
+    let ai = format!(
+        "ai:sh -c 'sleep 60 >/dev/null 2>&1 & echo $! > {}; echo n; echo 押す; wait'",
+        pidfile.display()
+    );
+    let (code, out, _) = kumite(&[
+        "match",
+        "rules/ex1_push.kmt",
+        "--h",
+        &ai,
+        "--c",
+        "random",
+        "--ai-timeout",
+        "0.3",
+        "--format",
+        "json",
+    ]);
+    assert_eq!(code, 15, "{out}");
+    let pid = std::fs::read_to_string(&pidfile).expect("the AI wrote its child's pid");
+    let pid = pid.trim();
+    // The kill is sent before kumite exits; reaping the orphan may take a moment.
+    let t0 = std::time::Instant::now();
+    while alive(pid) && t0.elapsed() < std::time::Duration::from_secs(10) {
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    assert!(!alive(pid), "the AI's child {pid} outlived the match");
+    let _ = std::fs::remove_file(&pidfile);
+}
