@@ -263,9 +263,24 @@ pub enum ValuePart {
 #[derive(serde::Serialize)]
 pub struct Mixes {
     /// h's.
-    pub h: serde_json::Map<String, serde_json::Value>,
+    pub h: Mix,
     /// c's.
-    pub c: serde_json::Map<String, serde_json::Value>,
+    pub c: Mix,
+}
+
+/// One side's mixed strategy: (command name, probability) in the rules' command order, written
+/// as a JSON object.
+pub struct Mix(pub Vec<(String, f64)>);
+
+impl serde::Serialize for Mix {
+    fn serialize<S: serde::Serializer>(&self, ser: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeMap;
+        let mut m = ser.serialize_map(Some(self.0.len()))?;
+        for (k, p) in &self.0 {
+            m.serialize_entry(k, p)?;
+        }
+        m.end()
+    }
 }
 
 /// `--against PLAYER`: a best reply's value against the player as c.
@@ -380,11 +395,7 @@ pub fn solve(
             crate::search::value_iteration(prog, &st, VALUE_BOUND, crate::search::VALUE_POSITIONS);
         let name =
             |m: &Option<u32>| m.map_or("pass".to_string(), |c| prog.commands[c as usize].clone());
-        let strat = |v: &[(Option<u32>, f64)]| -> serde_json::Map<String, serde_json::Value> {
-            v.iter()
-                .map(|(m, p)| (name(m), serde_json::json!(p)))
-                .collect()
-        };
+        let strat = |v: &[(Option<u32>, f64)]| Mix(v.iter().map(|(m, p)| (name(m), *p)).collect());
         let converged = gv.residual < 1e-10;
         let value_method = format!(
             "value iteration with {} over {}, {} iterations{}",
@@ -538,7 +549,7 @@ pub fn solve_text(v: &Solved) -> String {
             } else {
                 String::new()
             };
-            let (h, c) = (compact(&m.states["h"]), compact(&m.states["c"]));
+            let (h, c) = (compact(&m.states.h), compact(&m.states.c));
             // A game without states of its own (only 勝利/敗北) has none to show.
             let after = if h.is_empty() && c.is_empty() {
                 String::new()
@@ -565,9 +576,8 @@ pub fn solve_text(v: &Solved) -> String {
                     .map_or("null".into(), |m| format!("\"{m}\""))
             ));
             if let Some(tree) = &f.strategy {
-                let tree = serde_json::to_value(tree).unwrap_or_default();
                 s.push_str("strategy (h's move, then every c reply and chance outcome):\n");
-                s.push_str(&crate::search::solve::strategy_json_text(&tree, 40, 40));
+                s.push_str(&crate::search::solve::strategy_text(tree, 40, 40));
             }
         }
         Some(false) => s.push_str(&format!(
@@ -621,24 +631,17 @@ fn plies(n: u32) -> String {
 
 /// A mixed strategy as text: `グー 22.1%, パー 55.8%, チョキ 22.1%` (the JSON keeps the exact
 /// probabilities).
-fn mix_text(m: &serde_json::Map<String, serde_json::Value>) -> String {
-    m.iter()
-        .map(|(k, p)| match p.as_f64() {
-            Some(p) => format!("{k} {:.1}%", p * 100.0),
-            None => format!("{k} {p}"),
-        })
+fn mix_text(m: &Mix) -> String {
+    m.0.iter()
+        .map(|(k, p)| format!("{k} {:.1}%", p * 100.0))
         .collect::<Vec<_>>()
         .join(", ")
 }
 
-fn compact(v: &serde_json::Value) -> String {
-    v.as_object()
-        .map(|m| {
-            m.iter()
-                .filter(|(k, _)| *k != "勝利" && *k != "敗北")
-                .map(|(k, x)| format!("{k}={x}"))
-                .collect::<Vec<_>>()
-                .join(" ")
-        })
-        .unwrap_or_default()
+fn compact(v: &crate::engine::players::StateValues) -> String {
+    v.0.iter()
+        .filter(|(k, _)| k != "勝利" && k != "敗北")
+        .map(|(k, x)| format!("{k}={x}"))
+        .collect::<Vec<_>>()
+        .join(" ")
 }

@@ -401,20 +401,63 @@ pub fn play_game<P: Player + ?Sized>(
     end
 }
 
-/// Both sides' state values as JSON (`勝利`/`敗北` included).
-pub fn final_states(eng: &Engine, st: &State) -> serde_json::Value {
-    let mut out = serde_json::Map::new();
-    for side in Side::BOTH {
-        out.insert(side.name().into(), side_states(eng, st, side));
+/// One side's state values, (name, value) in the rules' order (`勝利`/`敗北` first), written as a
+/// JSON object.
+#[derive(Clone, Debug, PartialEq, Eq, Default)]
+pub struct StateValues(pub Vec<(String, i64)>);
+
+impl serde::Serialize for StateValues {
+    fn serialize<S: serde::Serializer>(&self, ser: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeMap;
+        let mut m = ser.serialize_map(Some(self.0.len()))?;
+        for (k, v) in &self.0 {
+            m.serialize_entry(k, v)?;
+        }
+        m.end()
     }
-    serde_json::Value::Object(out)
 }
 
-/// One side's state values as a JSON object.
-pub fn side_states(eng: &Engine, st: &State, side: Side) -> serde_json::Value {
-    let mut m = serde_json::Map::new();
-    for (i, n) in eng.prog.states.iter().enumerate() {
-        m.insert(n.clone(), serde_json::json!(eng.val(st, side, i as u32)));
+/// Both sides' state values (`{"h":{…},"c":{…}}` in JSON).
+#[derive(Clone, Debug, PartialEq, Eq, Default, serde::Serialize)]
+pub struct BothStates {
+    /// h's.
+    pub h: StateValues,
+    /// c's.
+    pub c: StateValues,
+}
+
+impl std::ops::Index<Side> for BothStates {
+    type Output = StateValues;
+    fn index(&self, side: Side) -> &StateValues {
+        match side {
+            Side::H => &self.h,
+            Side::C => &self.c,
+        }
     }
-    serde_json::Value::Object(m)
+}
+
+/// Both sides' state values (`勝利`/`敗北` included).
+pub fn both_states(eng: &Engine, st: &State) -> BothStates {
+    BothStates {
+        h: side_states(eng, st, Side::H),
+        c: side_states(eng, st, Side::C),
+    }
+}
+
+/// Both sides' state values as JSON (`勝利`/`敗北` included), as logs and the AI protocol write
+/// them.
+pub fn final_states(eng: &Engine, st: &State) -> serde_json::Value {
+    serde_json::to_value(both_states(eng, st)).unwrap_or_default()
+}
+
+/// One side's state values.
+pub fn side_states(eng: &Engine, st: &State, side: Side) -> StateValues {
+    StateValues(
+        eng.prog
+            .states
+            .iter()
+            .enumerate()
+            .map(|(i, n)| (n.clone(), eng.val(st, side, i as u32)))
+            .collect(),
+    )
 }

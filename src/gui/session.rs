@@ -187,7 +187,7 @@ pub struct Replay {
     /// The first step after which the match differs from the path (chance went otherwise).
     pub diverged: Option<usize>,
     /// Expected both-sides states after each remaining step (as the solver printed them).
-    pub expected: VecDeque<serde_json::Value>,
+    pub expected: VecDeque<crate::engine::players::BothStates>,
     /// Step automatically.
     pub auto: bool,
     /// When the next automatic step is due.
@@ -536,7 +536,7 @@ impl MatchSession {
     pub fn load_replay(
         &mut self,
         moves: Vec<[Option<CmdId>; 2]>,
-        expected: Vec<serde_json::Value>,
+        expected: Vec<crate::engine::players::BothStates>,
     ) {
         self.replay = Some(Replay {
             moves: moves.into(),
@@ -561,7 +561,7 @@ impl MatchSession {
             self.pending[s] = Some(mv[s]);
         }
         self.play_turn();
-        let actual = crate::engine::players::final_states(&self.engine(), &self.st);
+        let actual = crate::engine::players::both_states(&self.engine(), &self.st);
         if let Some(r) = self.replay.as_mut() {
             r.played += 1;
             if let Some(exp) = r.expected.pop_front()

@@ -4,6 +4,7 @@
 
 use super::i18n::{Lang, T, tr, trf, trn};
 use super::session::{Job, Polled};
+use crate::engine::players::{BothStates, StateValues};
 use crate::engine::{Side, State};
 use crate::pipeline::Compiled;
 use crate::program::{CmdId, RuleProgram};
@@ -50,7 +51,7 @@ pub struct WinPathResult {
     /// Command names of the program searched.
     pub names: Vec<String>,
     /// Both sides' states at the start (as the steps show them).
-    pub start_states: serde_json::Value,
+    pub start_states: crate::engine::players::BothStates,
 }
 
 /// The commands of a path as joint moves; None if a name does not resolve (cannot happen for a
@@ -137,7 +138,7 @@ pub fn compute(
         has_chance: prog.rules.iter().any(|r| r.has_rand),
         elapsed: t0.elapsed(),
         names: prog.commands.clone(),
-        start_states: crate::engine::players::final_states(
+        start_states: crate::engine::players::both_states(
             &crate::engine::Engine::new(prog, 0),
             start,
         ),
@@ -332,15 +333,13 @@ fn good_color(ui: &Ui) -> Color32 {
 }
 
 /// "名前 1, 名前 2" of one side's states, without 勝利/敗北; changed ones marked with *.
-fn states_line(now: &serde_json::Value, before: Option<&serde_json::Value>) -> (String, bool) {
+fn states_line(now: &StateValues, before: Option<&StateValues>) -> (String, bool) {
     let mut out = Vec::new();
     let mut changed = false;
-    if let Some(m) = now.as_object() {
-        for (k, v) in m.iter().skip(2) {
-            let ch = before.is_some_and(|b| b.get(k) != Some(v));
-            changed |= ch;
-            out.push(format!("{k} {v}{}", if ch { "*" } else { "" }));
-        }
+    for (i, (k, v)) in now.0.iter().enumerate().skip(2) {
+        let ch = before.is_some_and(|b| b.0.get(i) != Some(&(k.clone(), *v)));
+        changed |= ch;
+        out.push(format!("{k} {v}{}", if ch { "*" } else { "" }));
     }
     (out.join(", "), changed)
 }
@@ -385,15 +384,16 @@ fn show_result(ui: &mut Ui, lang: Lang, r: &WinPathResult, action: &mut Option<W
                     ui.strong(tr(lang, T::Command));
                     ui.strong(tr(lang, T::StatesAfterTheStep));
                     ui.end_row();
-                    let mut prev: Option<&serde_json::Value> = Some(&r.start_states);
+                    let mut prev: Option<&BothStates> = Some(&r.start_states);
                     for (i, s) in steps.iter().enumerate() {
                         ui.label((i + 1).to_string());
                         ui.label(s.side);
                         ui.monospace(s.command.as_deref().unwrap_or("pass"));
                         ui.vertical(|ui| {
-                            for side in ["h", "c"] {
+                            for side in Side::BOTH {
                                 let (t, ch) = states_line(&s.states[side], prev.map(|p| &p[side]));
-                                let text = RichText::new(format!("{side}: {t}")).size(11.5);
+                                let text =
+                                    RichText::new(format!("{}: {t}", side.name())).size(11.5);
                                 ui.label(if ch { text.strong() } else { text });
                             }
                         });

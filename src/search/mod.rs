@@ -103,7 +103,7 @@ pub struct PathStep {
     /// The command (null for a pass); in simultaneous mode "h/c".
     pub command: Option<String>,
     /// Both sides' states after the step.
-    pub states: serde_json::Value,
+    pub states: crate::engine::players::BothStates,
     /// Probability of the chance outcome the path assumes at this step (1 without chance).
     pub probability: f64,
 }

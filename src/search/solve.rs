@@ -412,7 +412,7 @@ fn path_to(
         steps.push(PathStep {
             side,
             command,
-            states: crate::engine::players::final_states(&s.eng, &stt),
+            states: crate::engine::players::both_states(&s.eng, &stt),
             probability: m.prob,
         });
         k = m.parent as usize;
@@ -798,33 +798,26 @@ pub fn judge_moves(
 /// indented line for each of several replies or chance outcomes; at most `max_plies` deep and
 /// `max_lines` lines.
 pub fn strategy_text(st: &Strategy, max_plies: u32, max_lines: usize) -> String {
-    strategy_json_text(&serde_json::json!(st), max_plies, max_lines)
-}
-
-/// [`strategy_text`] for a strategy in its JSON form (as `kumite solve --format json` prints it).
-pub fn strategy_json_text(st: &serde_json::Value, max_plies: u32, max_lines: usize) -> String {
-    use serde_json::Value;
     fn join(line: &mut String, seg: &str) {
         if !line.trim().is_empty() {
             line.push_str(" → ");
         }
         line.push_str(seg);
     }
-    fn label(b: &Value) -> String {
-        let p = b["p"].as_f64().unwrap_or(1.0);
-        let p = match b["outcome"].as_str().filter(|o| !o.is_empty()) {
-            _ if p >= 1.0 - 1e-12 => String::new(),
-            Some(o) => format!("({:.0}%: {o})", p * 100.0),
-            None => format!("({:.0}%)", p * 100.0),
+    fn label(b: &Branch) -> String {
+        let p = match b.outcome.as_deref().filter(|o| !o.is_empty()) {
+            _ if b.p >= 1.0 - 1e-12 => String::new(),
+            Some(o) => format!("({:.0}%: {o})", b.p * 100.0),
+            None => format!("({:.0}%)", b.p * 100.0),
         };
-        match (b["c"].as_str(), p.is_empty()) {
+        match (&b.c, p.is_empty()) {
             (Some(c), true) => format!("c: {c}"),
             (Some(c), false) => format!("c: {c} {p}"),
             (None, _) => p,
         }
     }
     fn walk(
-        n: &Value,
+        n: &Strategy,
         mut line: String,
         indent: usize,
         depth: u32,
@@ -834,34 +827,33 @@ pub fn strategy_json_text(st: &serde_json::Value, max_plies: u32, max_lines: usi
         if out.len() >= max_lines {
             return;
         }
-        if let Some(h) = n["h"].as_str() {
+        if let Some(h) = &n.h {
             join(&mut line, &format!("h: {h}"));
         }
-        if n["to_move"] == "win" {
+        if n.to_move == "win" {
             line.push_str(" (win)");
             out.push(line);
             return;
         }
-        let next = n["next"].as_array().map_or(&[][..], Vec::as_slice);
-        if n["truncated"] == true || depth == 0 || next.is_empty() {
+        if n.truncated || depth == 0 || n.next.is_empty() {
             join(&mut line, "…");
             out.push(line);
             return;
         }
-        if next.len() == 1 {
-            let l = label(&next[0]);
+        if let [only] = n.next.as_slice() {
+            let l = label(only);
             if !l.is_empty() {
                 join(&mut line, &l);
             }
-            walk(&next[0]["then"], line, indent, depth - 1, out, max_lines);
+            walk(&only.then, line, indent, depth - 1, out, max_lines);
         } else {
             if !line.trim().is_empty() {
                 out.push(line);
             }
-            for b in next {
+            for b in &n.next {
                 let mut l = " ".repeat(indent + 2);
                 l.push_str(&label(b));
-                walk(&b["then"], l, indent + 2, depth - 1, out, max_lines);
+                walk(&b.then, l, indent + 2, depth - 1, out, max_lines);
             }
         }
     }

@@ -123,11 +123,11 @@ fn a_replay_plays_the_path_and_notices_when_chance_differs() {
         false,
     );
     probe.choose(Side::H, Some(push)).unwrap();
-    let after1 = kumite::engine::players::final_states(
+    let after1 = kumite::engine::players::both_states(
         &kumite::engine::Engine::new(probe.prog(), 7),
         &probe.st,
     );
-    let wrong = serde_json::json!({"h": {}, "c": {}});
+    let wrong = kumite::engine::players::BothStates::default();
     s.load_replay(moves, vec![after1, wrong]);
     // The CPU waits while a replay is loaded.
     s.tick(None);
