@@ -8,7 +8,7 @@
 //! counts of the whole run.
 
 use crate::engine::players::{GameEnd, MatchOptions, Player, RandomPlayer, SearchWork, play_game};
-use crate::engine::{Engine, Side, State};
+use crate::engine::{Engine, GameResult, Side, State};
 use crate::players::{SpecError, is_ai, make_player, player_seed, ready_player};
 use crate::program::{CmdId, RuleProgram};
 use serde::{Deserialize, Serialize};
@@ -98,10 +98,10 @@ impl ArenaStats {
     pub fn record(&mut self, game: u64, end: &GameEnd) {
         self.games += 1;
         match end.result {
-            "h" => self.h_wins += 1,
-            "c" => self.c_wins += 1,
-            "draw" => self.draws += 1,
-            _ => self.errors += 1,
+            GameResult::H => self.h_wins += 1,
+            GameResult::C => self.c_wins += 1,
+            GameResult::Draw => self.draws += 1,
+            GameResult::Error => self.errors += 1,
         }
         self.turns_total += u64::from(end.turns);
         let t = end.turns as usize;
@@ -272,7 +272,7 @@ impl<'p> Worker<'p> {
                 stats.record(
                     i,
                     &GameEnd {
-                        result: "error",
+                        result: GameResult::Error,
                         turns: 0,
                         error: Some(e.to_string()),
                         forfeit: None,

@@ -1,7 +1,7 @@
 //! `kumite match`, `kumite arena`, `kumite perft`.
 
 use crate::engine::players::{MatchOptions, MatchResult, Player, play_match};
-use crate::engine::{Engine, State};
+use crate::engine::{Engine, GameResult, State};
 use crate::players::make_player;
 use crate::program::{CmdId, RuleProgram};
 use crate::side::Side;
@@ -297,11 +297,11 @@ pub fn print_result(p: &Played, json: bool) {
         outln!("{}", serde_json::to_string(r).unwrap_or_default());
         return;
     }
-    let who = |x: &str| match x {
-        "h" => "h wins",
-        "c" => "c wins",
-        "draw" => "draw",
-        _ => "error",
+    let who = |x: GameResult| match x {
+        GameResult::H => "h wins",
+        GameResult::C => "c wins",
+        GameResult::Draw => "draw",
+        GameResult::Error => "error",
     };
     match (&r.error, &r.forfeit) {
         (Some(e), _) => outln!("error after {} turns: {e}", r.turns),

@@ -9,7 +9,7 @@
 //! decided by line 33: h [フォール] with c.体力<=8
 //! ```
 
-use crate::engine::{Change, TurnTrace};
+use crate::engine::{Change, GameResult, TurnTrace};
 use crate::program::{CCond, CEffect, LOSE_STATE, RuleProgram, WIN_STATE};
 use crate::side::Side;
 use crate::syntax::lexer::is_name_char;
@@ -81,15 +81,15 @@ fn net<'a>(changes: &[&'a Change]) -> Vec<(Side, &'a str, i64, i64)> {
 pub fn decided_by(
     p: &RuleProgram,
     last: Option<&TurnTrace>,
-    result: &str,
+    result: GameResult,
     turns: u32,
     max_turns: Option<u32>,
 ) -> Option<String> {
     let winners: &[Side] = match result {
-        "h" => &[Side::H],
-        "c" => &[Side::C],
-        "draw" => &[Side::H, Side::C],
-        _ => return None,
+        GameResult::H => &[Side::H],
+        GameResult::C => &[Side::C],
+        GameResult::Draw => &[Side::H, Side::C],
+        GameResult::Error => return None,
     };
     let mut found: Vec<(usize, Side, String)> = Vec::new();
     if let Some(t) = last {
@@ -112,7 +112,7 @@ pub fn decided_by(
     }
     if found.is_empty() {
         return match (result, max_turns) {
-            ("draw", Some(m)) if turns >= m => {
+            (GameResult::Draw, Some(m)) if turns >= m => {
                 Some(format!("decided by the turn limit: {m} turns, a draw"))
             }
             _ => None,
@@ -122,7 +122,7 @@ pub fn decided_by(
         .iter()
         .map(|(line, _, conds)| format!("line {line}: {conds}"))
         .collect();
-    Some(if result == "draw" {
+    Some(if result == GameResult::Draw {
         format!("both won at the same end check — {}", parts.join("; "))
     } else {
         format!("decided by {}", parts.join("; "))

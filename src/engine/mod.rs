@@ -65,6 +65,53 @@ impl Outcome {
     }
 }
 
+/// How a played game ended: a winner, a draw, or an error (a runtime error or a game that could
+/// not start: no winner). Written "h", "c", "draw" or "error" in JSON and logs.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, serde::Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum GameResult {
+    /// h won (or c forfeited).
+    H,
+    /// c won (or h forfeited).
+    C,
+    /// Both won at the same check, or the turn limit was reached.
+    Draw,
+    /// A runtime error ended the game.
+    Error,
+}
+
+impl GameResult {
+    /// "h", "c", "draw" or "error".
+    pub fn as_str(self) -> &'static str {
+        match self {
+            GameResult::H => "h",
+            GameResult::C => "c",
+            GameResult::Draw => "draw",
+            GameResult::Error => "error",
+        }
+    }
+
+    /// The game's outcome (None after an error).
+    pub fn outcome(self) -> Option<Outcome> {
+        match self {
+            GameResult::H => Some(Outcome::H),
+            GameResult::C => Some(Outcome::C),
+            GameResult::Draw => Some(Outcome::Draw),
+            GameResult::Error => None,
+        }
+    }
+}
+
+impl From<Outcome> for GameResult {
+    fn from(o: Outcome) -> Self {
+        match o {
+            Outcome::H => GameResult::H,
+            Outcome::C => GameResult::C,
+            Outcome::Draw => GameResult::Draw,
+        }
+    }
+}
+
 /// An arithmetic error during a match: it ends the match cleanly.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct RuntimeError {

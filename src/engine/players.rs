@@ -1,6 +1,6 @@
 //! Players that choose commands, and the match loop that runs them.
 
-use super::{Engine, Outcome, RuntimeError, Side, State, TurnTrace};
+use super::{Engine, GameResult, Outcome, RuntimeError, Side, State, TurnTrace};
 use crate::program::{CmdId, RuleProgram};
 
 /// Why a player could not go on; the player forfeits the game. The number is the process exit
@@ -183,8 +183,8 @@ pub struct Forfeit {
 /// The result of a match.
 #[derive(Clone, Debug, serde::Serialize)]
 pub struct MatchResult {
-    /// "h", "c", "draw" or "error".
-    pub result: &'static str,
+    /// Who won, a draw, or an error.
+    pub result: GameResult,
     /// Turns played.
     pub turns: u32,
     /// Seed.
@@ -223,8 +223,8 @@ pub struct MatchOptions {
 /// How a game ended, without its record (see [`play_game`]).
 #[derive(Debug)]
 pub struct GameEnd {
-    /// "h", "c", "draw" or "error".
-    pub result: &'static str,
+    /// Who won, a draw, or an error.
+    pub result: GameResult,
     /// Turns played.
     pub turns: u32,
     /// The runtime error, if the game ended with one.
@@ -299,7 +299,7 @@ pub fn play_game<P: Player + ?Sized>(
     mut on_turn: impl FnMut(&Engine, &State, &[Side], [Option<CmdId>; 2], Option<TurnTrace>),
 ) -> GameEnd {
     let mut end = GameEnd {
-        result: "error",
+        result: GameResult::Error,
         turns: 0,
         error: None,
         forfeit: None,
@@ -371,16 +371,16 @@ pub fn play_game<P: Player + ?Sized>(
         }
     };
     let (result, o) = match (&forfeit, outcome) {
-        (Some((s, _)), _) => (
-            s.opponent().name(),
-            if *s == Side::H {
+        (Some((s, _)), _) => {
+            let o = if *s == Side::H {
                 Outcome::C
             } else {
                 Outcome::H
-            },
-        ),
-        (None, Some(o)) => (o.as_str(), o),
-        (None, None) => ("error", Outcome::Draw),
+            };
+            (GameResult::from(o), o)
+        }
+        (None, Some(o)) => (GameResult::from(o), o),
+        (None, None) => (GameResult::Error, Outcome::Draw),
     };
     let reason = forfeit
         .as_ref()

@@ -6,7 +6,7 @@ use crate::analysis::{VictoryGraph, evaluate};
 use crate::arena::ArenaError;
 use crate::arena::game_seed;
 use crate::engine::players::{GameEnd, MatchOptions, Player, PlayerError, play_game};
-use crate::engine::{Engine, Outcome, Side, State};
+use crate::engine::{Engine, GameResult, Outcome, Side, State};
 use crate::players::{SpecError, is_ai, make_player, ready_player};
 use crate::program::{CmdId, RuleProgram};
 use std::sync::Arc;
@@ -274,11 +274,11 @@ impl<'p> Worker<'p> {
         rec.trail = trail;
         let limit = set.prog.settings.turn_limit;
         rec.end = match end.result {
-            "h" => End::H,
-            "c" => End::C,
-            "draw" if end.turns >= limit => End::Timeout,
-            "draw" => End::Draw,
-            _ => End::Error,
+            GameResult::H => End::H,
+            GameResult::C => End::C,
+            GameResult::Draw if end.turns >= limit => End::Timeout,
+            GameResult::Draw => End::Draw,
+            GameResult::Error => End::Error,
         };
         for (side, s) in self.seats.iter().enumerate() {
             rec.choices += s.choices;

@@ -5,6 +5,7 @@ use crate::common;
 use kumite::side::Side;
 
 use common::{kumite, root};
+use kumite::engine::GameResult;
 use kumite::engine::players::MatchOptions;
 use kumite::pipeline::compile;
 use serde_json::Value;
@@ -170,10 +171,10 @@ fn arena_games_are_the_matches_of_their_seeds() {
             };
             let r = kumite::cli::play::run_match(&prog, h, c, &opts, 0.0, false, 5.0).unwrap();
             match r.result {
-                "h" => h_wins += 1,
-                "c" => c_wins += 1,
-                "draw" => draws += 1,
-                other => panic!("{file} game {i}: {other}"),
+                GameResult::H => h_wins += 1,
+                GameResult::C => c_wins += 1,
+                GameResult::Draw => draws += 1,
+                GameResult::Error => panic!("{file} game {i}: error"),
             }
             turns += u64::from(r.turns);
         }

@@ -197,7 +197,7 @@ fn the_cpu_beats_random_players() {
                 },
                 |_, _, _| {},
             );
-            wins += usize::from(r.result == "h");
+            wins += usize::from(r.result == kumite::engine::GameResult::H);
         }
         assert!(wins >= min_wins, "{f}: cpu won {wins} of {games}");
     }
