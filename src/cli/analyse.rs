@@ -559,7 +559,7 @@ pub fn solve_text(v: &Solved) -> String {
             s.push_str(&format!(
                 "  {:>3}. {} [{}]{luck}{after}\n",
                 i + 1,
-                m.side,
+                m.side.as_str(),
                 cmd
             ));
         }

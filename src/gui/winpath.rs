@@ -9,7 +9,7 @@ use crate::engine::{Side, State};
 use crate::pipeline::Compiled;
 use crate::program::{CmdId, RuleProgram};
 use crate::search::solve::{Budget, ShortestWin, shortest_win_in, thousands, value_iteration_in};
-use crate::search::{GameValue, PathStep};
+use crate::search::{GameValue, Mover, PathStep};
 use egui::{Color32, RichText, Ui};
 use std::sync::Arc;
 use std::time::Duration;
@@ -67,9 +67,9 @@ pub fn path_moves(prog: &RuleProgram, steps: &[PathStep]) -> Option<Vec<[Option<
     steps
         .iter()
         .map(|s| match s.side {
-            "h" => Some([one(s.command.as_deref().unwrap_or("pass"))?, None]),
-            "c" => Some([None, one(s.command.as_deref().unwrap_or("pass"))?]),
-            _ => {
+            Mover::H => Some([one(s.command.as_deref().unwrap_or("pass"))?, None]),
+            Mover::C => Some([None, one(s.command.as_deref().unwrap_or("pass"))?]),
+            Mover::Both | Mover::Win => {
                 // "a/b": a command name may itself contain '/', so try every split.
                 let t = s.command.as_deref()?;
                 t.match_indices('/')
@@ -387,7 +387,7 @@ fn show_result(ui: &mut Ui, lang: Lang, r: &WinPathResult, action: &mut Option<W
                     let mut prev: Option<&BothStates> = Some(&r.start_states);
                     for (i, s) in steps.iter().enumerate() {
                         ui.label((i + 1).to_string());
-                        ui.label(s.side);
+                        ui.label(s.side.as_str());
                         ui.monospace(s.command.as_deref().unwrap_or("pass"));
                         ui.vertical(|ui| {
                             for side in Side::BOTH {

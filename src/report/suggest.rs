@@ -177,12 +177,36 @@ pub struct Edit {
 }
 
 /// A game value and how it was found.
+/// How a verdict knows: every position solved (exact), values partly estimated by the derived
+/// evaluation (estimated), or CPU games (sampled). Lower-case in JSON.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Method {
+    /// Every reachable position solved and converged.
+    Exact,
+    /// Value iteration with positions past a bound estimated, or not converged.
+    Estimated,
+    /// The CPU's games.
+    Sampled,
+}
+
+impl Method {
+    /// "exact", "estimated" or "sampled".
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Method::Exact => "exact",
+            Method::Estimated => "estimated",
+            Method::Sampled => "sampled",
+        }
+    }
+}
+
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct Verdict {
     /// The value for h (+1 win, −1 loss, 0 draw or endless).
     pub value: f64,
-    /// "exact" (every position solved, converged) or "estimated".
-    pub method: &'static str,
+    /// Exact (every position solved, converged), estimated, or sampled (CPU games).
+    pub method: Method,
     /// Positions solved, and which limit left the rest to an estimate.
     pub how: String,
     /// h's optimal mix at the start: command and probability (those above 0).
@@ -226,8 +250,8 @@ pub struct Suggestion {
     pub before: Verdict,
     /// The file with the edits.
     pub after: Verdict,
-    /// "exact" when both values are, else "estimated".
-    pub method: &'static str,
+    /// Exact when both values are, sampled when the after is, else estimated.
+    pub method: Method,
     /// Commands that enter (+) or leave (−) the start's optimal mixes.
     pub mix_changes: Vec<String>,
     /// With the skill goal: the key skill pairing on the edited file.
@@ -435,7 +459,7 @@ fn verdict_with(
     }
     let gv = value_iteration(&prog, &st, VALUE_BOUND, max);
     let v = verdict(&prog, &gv);
-    if !simultaneous && judge == Judge::Decide && v.method != "exact" {
+    if !simultaneous && judge == Judge::Decide && v.method != Method::Exact {
         return Ok(sampled_verdict(&prog, SAMPLE_GAMES, SAMPLE_SEED, progress));
     }
     Ok(v)
@@ -506,7 +530,7 @@ fn sampled_verdict(
     let (ml, mh) = bounds(mover);
     Verdict {
         value: h - 0.5,
-        method: "sampled",
+        method: Method::Sampled,
         how: if varied {
             format!(
                 "{games} games per seating ({n} in all, {distinct} different) of {spec} against itself, {}",
@@ -562,7 +586,11 @@ fn verdict(prog: &crate::program::RuleProgram, gv: &GameValue) -> Verdict {
         } else {
             gv.value
         },
-        method: if exact { "exact" } else { "estimated" },
+        method: if exact {
+            Method::Exact
+        } else {
+            Method::Estimated
+        },
         how,
         h_mix: mix(&gv.h),
         c_mix: mix(&gv.c),
@@ -580,7 +608,7 @@ fn verdict(prog: &crate::program::RuleProgram, gv: &GameValue) -> Verdict {
 fn meets(g: &Goals, v: &Verdict) -> bool {
     distance(v) <= g.max_abs_value + 1e-12
         && v.draws <= g.max_draws + 1e-9
-        && (!g.every_command || (v.method != "sampled" && v.unused.is_empty()))
+        && (!g.every_command || (v.method != Method::Sampled && v.unused.is_empty()))
 }
 
 /// The commands of each side that optimal play never plays (see [`GameValue::used`]).
@@ -693,7 +721,7 @@ fn suggest_balance(text: &str, opts: &SuggestOptions) -> Result<Suggestions, Str
     let t0 = Instant::now();
     let end = t0 + opts.budget;
     let mut before = verdict_with(text, &opts.progress, Judge::Decide)?;
-    if before.method == "sampled"
+    if before.method == Method::Sampled
         && !meets(&opts.goals, &before)
         && within_noise(&opts.goals, &before)
         && t0.elapsed() * 3 * 4 < opts.budget
@@ -707,17 +735,17 @@ fn suggest_balance(text: &str, opts: &SuggestOptions) -> Result<Suggestions, Str
     }
     // The edited files are judged as the file is: an alternate game solved exactly stays so.
     let judge = match before.method {
-        "sampled" => Judge::Sampled,
+        Method::Sampled => Judge::Sampled,
         _ => Judge::Exact,
     };
     let all = sites(text);
     let goals = vec![
-        if before.method == "sampled" && before.first_mover.is_none() {
+        if before.method == Method::Sampled && before.first_mover.is_none() {
             format!(
                 "h's score within 50% ± {} points (CPU games: the game is too large to solve for every edit)",
                 100.0 * opts.goals.max_abs_value
             )
-        } else if before.method == "sampled" {
+        } else if before.method == Method::Sampled {
             format!(
                 "h's score and the first mover's within 50% ± {} points",
                 100.0 * opts.goals.max_abs_value
@@ -731,7 +759,7 @@ fn suggest_balance(text: &str, opts: &SuggestOptions) -> Result<Suggestions, Str
         format!(
             "at most {:.0}% of games end without a winner ({})",
             100.0 * opts.goals.max_draws,
-            if before.method == "sampled" {
+            if before.method == Method::Sampled {
                 "in the CPU games"
             } else {
                 "under optimal play"
@@ -740,7 +768,7 @@ fn suggest_balance(text: &str, opts: &SuggestOptions) -> Result<Suggestions, Str
     ];
     let mut goals = goals;
     if opts.goals.every_command {
-        goals.push(if before.method == "sampled" {
+        goals.push(if before.method == Method::Sampled {
             "every command played by optimal play somewhere (cannot be judged from CPU games: not met)".into()
         } else {
             "every command played by optimal play in some position".into()
@@ -777,12 +805,12 @@ fn suggest_balance(text: &str, opts: &SuggestOptions) -> Result<Suggestions, Str
             })
             .collect();
         edits.sort_by_key(|e| (e.line, e.column));
-        let method = if after.method == "sampled" {
-            "sampled"
-        } else if before.method == "exact" && after.method == "exact" {
-            "exact"
+        let method = if after.method == Method::Sampled {
+            Method::Sampled
+        } else if before.method == Method::Exact && after.method == Method::Exact {
+            Method::Exact
         } else {
-            "estimated"
+            Method::Estimated
         };
         Suggestion {
             edits,
@@ -793,7 +821,7 @@ fn suggest_balance(text: &str, opts: &SuggestOptions) -> Result<Suggestions, Str
             skill: None,
         }
     };
-    if before.method == "sampled" {
+    if before.method == Method::Sampled {
         sampled_search(text, &all, opts, &mut out, &make, end);
         out.seconds = t0.elapsed().as_secs_f64();
         return Ok(out);
@@ -1064,7 +1092,7 @@ fn sampled_search(
 /// A verdict in one line: the game value (exact or estimated), or the sampled scores with
 /// their intervals and games.
 pub fn evidence(x: &Verdict) -> String {
-    if x.method != "sampled" {
+    if x.method != Method::Sampled {
         let never = if x.unused.is_empty() {
             String::new()
         } else {
@@ -1073,7 +1101,7 @@ pub fn evidence(x: &Verdict) -> String {
         return format!(
             "game value for h {:+.4} ({}, {:.0}% without a winner{never})",
             x.value,
-            x.method,
+            x.method.as_str(),
             100.0 * x.draws
         );
     }

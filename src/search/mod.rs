@@ -95,11 +95,47 @@ pub const CHANCE_EXACT: u64 = 16;
 /// Samples drawn for a move with more than [`CHANCE_EXACT`] outcome combinations.
 pub const CHANCE_SAMPLES: u32 = 16;
 
+/// Who moves at a step or node: "h", "c", "both" (simultaneous), or "win" (h has won: a
+/// strategy tree's leaf) in JSON.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Mover {
+    /// h alone.
+    H,
+    /// c alone.
+    C,
+    /// Both at once (simultaneous mode).
+    Both,
+    /// Nobody: h has won.
+    Win,
+}
+
+impl Mover {
+    /// "h", "c", "both" or "win".
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Mover::H => "h",
+            Mover::C => "c",
+            Mover::Both => "both",
+            Mover::Win => "win",
+        }
+    }
+}
+
+impl From<Side> for Mover {
+    fn from(s: Side) -> Self {
+        match s {
+            Side::H => Mover::H,
+            Side::C => Mover::C,
+        }
+    }
+}
+
 /// One step of a win path.
 #[derive(Clone, Debug, serde::Serialize)]
 pub struct PathStep {
-    /// "h" or "c" (or "both" in simultaneous mode).
-    pub side: &'static str,
+    /// Who moved: h or c, or both in simultaneous mode.
+    pub side: Mover,
     /// The command (null for a pass); in simultaneous mode "h/c".
     pub command: Option<String>,
     /// Both sides' states after the step.

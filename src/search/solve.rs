@@ -7,7 +7,7 @@
 //! optional cancel flag.
 
 use super::exact;
-use super::{GameValue, PathStep, Searcher, moves, position_key};
+use super::{GameValue, Mover, PathStep, Searcher, moves, position_key};
 use crate::engine::{Outcome, State};
 use crate::program::{CmdId, RuleProgram};
 use crate::side::Side;
@@ -395,7 +395,7 @@ fn path_to(
         let (cm, mover) = (arena.cmds(k), m.mover as usize);
         let (side, command) = if s.eng.simultaneous {
             (
-                "both",
+                Mover::Both,
                 Some(format!(
                     "{}/{}",
                     cmd_name(prog, cm[0]),
@@ -404,7 +404,7 @@ fn path_to(
             )
         } else {
             (
-                Side::from_index(mover).name(),
+                Mover::from(Side::from_index(mover)),
                 cm[mover].map(|c| prog.commands[c as usize].clone()),
             )
         };
@@ -425,8 +425,8 @@ fn path_to(
 /// c and every chance outcome.
 #[derive(Clone, Debug, PartialEq, serde::Serialize)]
 pub struct Strategy {
-    /// Who moves here: "h", "c", "both" (simultaneous), or "win" (h has won).
-    pub to_move: &'static str,
+    /// Who moves here: h, c, both (simultaneous), or nobody: h has won.
+    pub to_move: Mover,
     /// h's move (at "h" and "both" nodes; "pass" for no command).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub h: Option<String>,
@@ -628,7 +628,7 @@ impl Prover<'_, '_> {
     fn build(&mut self, st: &State, d: u32) -> Strategy {
         self.built += 1;
         let mut node = Strategy {
-            to_move: "win",
+            to_move: Mover::Win,
             h: None,
             next: vec![],
             truncated: false,
@@ -640,11 +640,9 @@ impl Prover<'_, '_> {
         let prog = self.s.eng.prog;
         let sim = self.s.eng.simultaneous;
         node.to_move = if sim {
-            "both"
-        } else if st.to_move == Side::H {
-            "h"
+            Mover::Both
         } else {
-            "c"
+            Mover::from(st.to_move)
         };
         if self.built >= TREE_CAP || d == 0 {
             node.truncated = true;
@@ -830,7 +828,7 @@ pub fn strategy_text(st: &Strategy, max_plies: u32, max_lines: usize) -> String 
         if let Some(h) = &n.h {
             join(&mut line, &format!("h: {h}"));
         }
-        if n.to_move == "win" {
+        if n.to_move == Mover::Win {
             line.push_str(" (win)");
             out.push(line);
             return;

@@ -38,7 +38,7 @@ use kumite::program::RuleProgram;
 use kumite::search::solve::{
     ShortestWin, forced_win_in, shortest_win_in, strategy_text, value_iteration_in,
 };
-use kumite::search::{CpuPlayer, CpuSettings, Searcher, search_engine};
+use kumite::search::{CpuPlayer, CpuSettings, Mover, Searcher, search_engine};
 use proptest::prelude::*;
 use proptest::strategy::ValueTree;
 use proptest::test_runner::{Config, RngAlgorithm, TestRng, TestRunner};
@@ -1142,13 +1142,13 @@ fn replay_path(
     for (i, step) in path.iter().enumerate() {
         let mut cmds = [None, None];
         match (step.side, &step.command) {
-            ("both", Some(c)) => {
+            (Mover::Both, Some(c)) => {
                 let (a, b) = c.split_once('/').ok_or(format!("solve: step {i} {c}"))?;
                 cmds = [id(a)?, id(b)?];
             }
-            ("h", c) => cmds[0] = c.as_deref().map(id).transpose()?.flatten(),
-            ("c", c) => cmds[1] = c.as_deref().map(id).transpose()?.flatten(),
-            (s, c) => return Err(format!("solve: step {i} side {s} command {c:?}")),
+            (Mover::H, c) => cmds[0] = c.as_deref().map(id).transpose()?.flatten(),
+            (Mover::C, c) => cmds[1] = c.as_deref().map(id).transpose()?.flatten(),
+            (s, c) => return Err(format!("solve: step {i} side {s:?} command {c:?}")),
         }
         for (s, c) in cmds.iter().enumerate() {
             if let Some(c) = c

@@ -344,10 +344,10 @@ fn forced_win_comes_with_a_strategy_tree() {
     let f = forced_win_in(&p, &st, 9, 1_000_000, None);
     assert_eq!((f.exists, f.min_plies), (Some(true), Some(5)));
     let tree = f.strategy.expect("a strategy");
-    assert_eq!(tree.to_move, "h");
+    assert_eq!(tree.to_move, kumite::search::Mover::H);
     // Every reply of c is answered, and every line ends in a win.
     fn check(n: &kumite::search::solve::Strategy, plies: u32) -> u32 {
-        if n.to_move == "win" {
+        if n.to_move == kumite::search::Mover::Win {
             return plies;
         }
         assert!(!n.truncated && !n.next.is_empty());

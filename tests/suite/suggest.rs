@@ -2,7 +2,7 @@
 //! edits applied to the text and the edited file solved again by `kumite solve --value`.
 
 use crate::common::{kumite, root};
-use kumite::report::suggest::{SuggestOptions, sites, suggest};
+use kumite::report::suggest::{Method, SuggestOptions, sites, suggest};
 
 /// CC Lemon with h starting on one charge (the planted imbalance: +0.474 for h).
 fn planted_cc_lemon() -> String {
@@ -117,13 +117,13 @@ fn sumo_is_judged_by_sampled_games_and_each_suggestion_replays_to_the_same_evide
         .unwrap()
         .replace("c.スタミナ=10", "c.スタミナ=9");
     let s = suggest(&text, &SuggestOptions::default()).expect("suggest");
-    assert_eq!(s.before.method, "sampled");
+    assert_eq!(s.before.method, Method::Sampled);
     assert_eq!(s.before.games, Some(400));
     assert!(!s.already_met, "{:?}", s.before);
     assert!(s.before.first_mover.unwrap().1 > 0.0, "{:?}", s.before);
     assert!(!s.suggestions.is_empty(), "{s:?}");
     for sg in &s.suggestions {
-        assert_eq!(sg.method, "sampled");
+        assert_eq!(sg.method, Method::Sampled);
         assert!(!sg.edits.is_empty() && sg.edits.len() <= 2);
         assert!(sg.after.value.abs() <= 0.05, "{sg:?}");
         assert!(sg.after.first_mover.unwrap().0.abs() <= 0.05, "{sg:?}");
@@ -199,10 +199,10 @@ fn a_dice_races_fair_head_start_is_found_exactly_as_a_sweep_finds_it() {
         .unwrap();
     assert_eq!(fair.0, 1, "{sweep:?}");
     let s = suggest(&planted, &SuggestOptions::default()).expect("suggest");
-    assert_eq!(s.before.method, "exact");
+    assert_eq!(s.before.method, Method::Exact);
     assert!((s.before.value - sweep[0].1).abs() < 1e-9);
     let best = &s.suggestions[0];
-    assert_eq!(best.method, "exact");
+    assert_eq!(best.method, Method::Exact);
     assert_eq!(
         (
             best.edits.len(),
