@@ -12,7 +12,6 @@ fn root() -> PathBuf {
 
 #[test]
 fn the_command_line_builds_and_runs_without_the_studio() {
-    let target = root().join("target").join("headless");
     let cargo = env!("CARGO");
     let tree = Command::new(cargo)
         .args([
@@ -45,28 +44,10 @@ fn the_command_line_builds_and_runs_without_the_studio() {
             "the headless build depends on {gui}"
         );
     }
-    // An unoptimised build (dependencies too): this test asks whether it builds and runs, not
-    // how fast — 35 s on a fresh clone instead of 77 s for an optimised one.
-    let build = Command::new(cargo)
-        .args([
-            "build",
-            "--no-default-features",
-            "--bin",
-            "kumite",
-            "--config",
-            "profile.dev.package.\"*\".opt-level=0",
-            "--config",
-            "profile.dev.debug=0",
-        ])
-        .env("CARGO_TARGET_DIR", &target)
-        .current_dir(root())
-        .output()
-        .expect("cargo build");
-    assert!(
-        build.status.success(),
-        "headless build failed:\n{}",
-        String::from_utf8_lossy(&build.stderr)
-    );
+    // An unoptimised build (dependencies too), shared with the Python test: this test asks
+    // whether it builds and runs, not how fast.
+    let target = crate::common::headless_build(&crate::common::python())
+        .unwrap_or_else(|e| panic!("headless build failed:\n{e}"));
     let bin = target.join("debug").join("kumite");
     let run = |args: &[&str]| {
         let out = Command::new(&bin)

@@ -3,8 +3,8 @@
 //! OpenSpiel adapter under OpenSpiel's value iteration, CFR and MCTS, the PettingZoo adapters
 //! under PettingZoo's API tests — with this build's `kumite` command line for cross-checks.
 //!
-//! The extension is built unoptimised in `target/headless`, beside the headless test's build of
-//! the same library features (the two share the compiled library): this test asks whether the
+//! The extension is built unoptimised in `target/headless`, in the same cargo run as the
+//! headless test's command line (`common::headless_build`: the library compiled once for both): this test asks whether the
 //! package works, not how fast (`benches/python.sh` measures the release build). It needs a
 //! Python 3 with numpy, pytest, open_spiel, cvxpy (OpenSpiel's value iteration) and pettingzoo:
 //! `.ci/run` installs them and sets `KUMITE_REQUIRE_PYTHON=1`, so that CI fails instead of
@@ -45,7 +45,7 @@ fn copy_package(from: &Path, to: &Path) {
 
 #[test]
 fn the_python_package_passes_its_own_tests() {
-    let python = std::env::var("KUMITE_PYTHON").unwrap_or_else(|_| "python3".into());
+    let python = crate::common::python();
     match Command::new(&python).args(["-c", MODULES]).output() {
         Err(e) => return skip_or_fail(&format!("{python} cannot be run ({e})")),
         Ok(o) if !o.status.success() => {
@@ -55,29 +55,9 @@ fn the_python_package_passes_its_own_tests() {
         }
         Ok(_) => {}
     }
-    let target = root().join("target").join("headless");
-    let cargo = env!("CARGO");
-    // The headless test's settings (see tests/suite/headless.rs), so the library is shared.
-    let build = Command::new(cargo)
-        .args([
-            "build",
-            "-p",
-            "kumite-py",
-            "--config",
-            "profile.dev.package.\"*\".opt-level=0",
-            "--config",
-            "profile.dev.debug=0",
-        ])
-        .env("CARGO_TARGET_DIR", &target)
-        .env("PYO3_PYTHON", &python)
-        .current_dir(root())
-        .output()
-        .expect("cargo build -p kumite-py");
-    assert!(
-        build.status.success(),
-        "building the Python extension failed:\n{}",
-        String::from_utf8_lossy(&build.stderr)
-    );
+    // Built with the headless test's command line, in one cargo run (see common::headless_build).
+    let target = crate::common::headless_build(&python)
+        .unwrap_or_else(|e| panic!("building the Python extension failed:\n{e}"));
     // What maturin would install: the Python sources and the extension as kumite/_core.
     let site = target.join("python-site");
     let pkg = site.join("kumite");
