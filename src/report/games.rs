@@ -335,7 +335,9 @@ fn tension_of(leads: &[f64], end: End) -> GameTension {
     t
 }
 
-/// Games a worker plays between two looks at the queue.
+/// Games a worker plays between two looks at the queue, at most: a set too small for every
+/// thread to get several blocks plays smaller ones (8 games on two threads were one block on
+/// one thread, the other idle).
 const BLOCK: u64 = 8;
 
 /// Plays the set's games and returns their records in game order (fewer if cancelled).
@@ -369,7 +371,9 @@ pub fn play_range(
         .num_threads(set.jobs.unwrap_or(0))
         .build()
         .map_err(|e| ArenaError::Threads(e.to_string()))?;
-    let blocks = (range.end.saturating_sub(range.start)).div_ceil(BLOCK);
+    let games = range.end.saturating_sub(range.start);
+    let block = (games / (4 * pool.current_num_threads() as u64)).clamp(1, BLOCK);
+    let blocks = games.div_ceil(block);
     let recs: Vec<Vec<GameRec>> = pool.install(|| {
         (0..blocks)
             .into_par_iter()
@@ -378,8 +382,8 @@ pub fn play_range(
                 |w, b| {
                     let mut out = Vec::new();
                     if let Ok(w) = w {
-                        let from = range.start + b * BLOCK;
-                        for i in from..(from + BLOCK).min(range.end) {
+                        let from = range.start + b * block;
+                        for i in from..(from + block).min(range.end) {
                             if progress.cancelled() {
                                 break;
                             }

@@ -721,6 +721,8 @@ fn suggest_balance(text: &str, opts: &SuggestOptions) -> Result<Suggestions, Str
     let t0 = Instant::now();
     let end = t0 + opts.budget;
     let mut before = verdict_with(text, &opts.progress, Judge::Decide)?;
+    // Games a second of the file's sampled measurement (the search's rounds are planned by it).
+    let mut pace = before.games.map_or(0.0, |g| 2.0 * g as f64) / t0.elapsed().as_secs_f64();
     if before.method == Method::Sampled
         && !meets(&opts.goals, &before)
         && within_noise(&opts.goals, &before)
@@ -730,7 +732,9 @@ fn suggest_balance(text: &str, opts: &SuggestOptions) -> Result<Suggestions, Str
         // tell. Four times as many decide it better (the interval halves) — when they take at
         // most a third of the budget at the pace of the first measurement.
         if let Some(prog) = compile(text).program {
+            let t = Instant::now();
             before = sampled_verdict(&prog, 4 * SAMPLE_GAMES, SAMPLE_SEED, &opts.progress);
+            pace = (8 * SAMPLE_GAMES) as f64 / t.elapsed().as_secs_f64();
         }
     }
     // The edited files are judged as the file is: an alternate game solved exactly stays so.
@@ -822,7 +826,7 @@ fn suggest_balance(text: &str, opts: &SuggestOptions) -> Result<Suggestions, Str
         }
     };
     if before.method == Method::Sampled {
-        sampled_search(text, &all, opts, &mut out, &make, end);
+        sampled_search(text, &all, opts, &mut out, &make, end, pace);
         out.seconds = t0.elapsed().as_secs_f64();
         return Ok(out);
     }
@@ -964,6 +968,26 @@ const KEEP_AT_LEAST: usize = 8;
 /// places and the single edit that holds up on fresh seeds is lost — sumo, measured.)
 const PAIR_FROM: usize = 6;
 
+/// Games the rounds of [`sampled_search`] would play for `n` single edits: `first` games a
+/// seating each, then the better half (at most 16, at least [`KEEP_AT_LEAST`]; with pairs of
+/// [`PAIR_FROM`] singles when two edits are allowed) with twice the games, up to `full`.
+fn planned_games(n: usize, max_edits: usize, first: u64, full: u64) -> f64 {
+    let mut planned = (n as u64 * 2 * first) as f64;
+    let pairs = if max_edits >= 2 {
+        PAIR_FROM * (PAIR_FROM - 1) / 2
+    } else {
+        0
+    };
+    let mut n = (n / 2).min(16).max(KEEP_AT_LEAST.min(n)) + pairs;
+    let mut g = first * 2;
+    while g < full {
+        planned += (n as u64 * 2 * g) as f64;
+        n = (n / 2).max(KEEP_AT_LEAST.min(n));
+        g *= 2;
+    }
+    planned + (n as u64 * 2 * full) as f64
+}
+
 /// Alternate games (sampled): every single edit of [`steps`] plays [`FIRST_ROUND_GAMES`] games
 /// per seating; the nearer-to-even half (at most 16), with pairs of the best singles when two
 /// edits are allowed, plays again with twice the games, and so on up to [`SAMPLE_GAMES`]
@@ -977,6 +1001,7 @@ fn sampled_search(
     out: &mut Suggestions,
     make: &MakeSuggestion,
     end: Instant,
+    pace: f64,
 ) {
     let t0 = Instant::now();
     // Ring by ring: every number ±1 first, then ±2, then the larger steps — so that a first
@@ -999,22 +1024,61 @@ fn sampled_search(
     }
     // The first round may take this share of the budget; it ends early past it.
     let first_round_end = t0 + (end.saturating_duration_since(t0)) * 2 / 5;
-    let mut games = FIRST_ROUND_GAMES;
+    // Where games are cheap enough that the whole search at FIRST_ROUND_GAMES .. SAMPLE_GAMES
+    // would take a small part of the budget (sumo: 2 s of 60), every round plays `scale` times
+    // as many (2×, 4× or 8×, as long as the plan fits a third of the budget at the measured
+    // pace): the budget buys estimates with less noise instead of going unused.
+    let scale = [8u64, 4, 2]
+        .into_iter()
+        .find(|&s| {
+            planned_games(
+                cands.len(),
+                opts.max_edits,
+                FIRST_ROUND_GAMES * s,
+                SAMPLE_GAMES * s,
+            ) / pace.max(1e-9)
+                <= end.saturating_duration_since(t0).as_secs_f64() / 3.0
+        })
+        .unwrap_or(1);
+    let first_games = FIRST_ROUND_GAMES * scale;
+    let full_games = SAMPLE_GAMES * scale;
+    let mut games = first_games;
     let mut last: Vec<Tried> = Vec::new();
+    // Seconds one edit takes in the last round, at the last pace measured.
+    let mut confirm_secs = 0.0;
     loop {
-        let confirm = games >= SAMPLE_GAMES;
+        let confirm = games >= full_games;
         let seed = if confirm { CONFIRM_SEED } else { SAMPLE_SEED };
         let round_start = Instant::now();
         let mut scored: Vec<Tried> = Vec::new();
         for ch in &cands {
-            if let Some(why) = stopped(opts, end, out.tried) {
-                out.gave_up = Some(format!("{why} (the round of {games} games per seating)"));
+            // The last round judges its edits best first while the budget lasts, and keeps
+            // those judged when it runs out (an edit it could not finish is not started).
+            let no_time = confirm
+                && !scored.is_empty()
+                && Instant::now() + Duration::from_secs_f64(confirm_secs) > end;
+            if let Some(why) = stopped(opts, end, out.tried).or_else(|| {
+                no_time.then(|| {
+                    format!(
+                        "the {:.0} s budget would run out during the next edit",
+                        opts.budget.as_secs_f64()
+                    )
+                })
+            }) {
+                out.gave_up = Some(format!(
+                    "{why} (the round of {games} games per seating, after {} of {} edits)",
+                    scored.len(),
+                    cands.len()
+                ));
+                if confirm && !scored.is_empty() {
+                    break;
+                }
                 // The last complete round's best, on fewer games (their evidence says how many).
                 out.nearest = nearest(&last, all, make);
                 return;
             }
-            if games == FIRST_ROUND_GAMES && !scored.is_empty() && Instant::now() >= first_round_end
-            {
+            let edit_start = Instant::now();
+            if games == first_games && !scored.is_empty() && Instant::now() >= first_round_end {
                 out.gave_up = Some(format!(
                     "the first round used its share of the {:.0} s budget after {} of {} edits; the rest were not tried",
                     opts.budget.as_secs_f64(),
@@ -1029,6 +1093,9 @@ fn sampled_search(
                 continue;
             };
             let after = sampled_verdict(&prog, games, seed, &opts.progress);
+            if confirm {
+                confirm_secs = edit_start.elapsed().as_secs_f64();
+            }
             scored.push((distance(&after), ch.clone(), after));
         }
         scored.sort_by(|a, b| a.0.total_cmp(&b.0));
@@ -1050,7 +1117,7 @@ fn sampled_search(
             .min(16)
             .max(KEEP_AT_LEAST.max(opts.max_suggestions).min(scored.len()));
         cands = scored.iter().take(keep).map(|x| x.1.clone()).collect();
-        if games == FIRST_ROUND_GAMES && opts.max_edits >= 2 {
+        if games == first_games && opts.max_edits >= 2 {
             // Pairs of the nearest single edits, each on its own number.
             let mut best: Vec<(usize, i64)> = Vec::new();
             for (_, ch, _) in &scored {
@@ -1072,19 +1139,20 @@ fn sampled_search(
         let left = end.saturating_duration_since(Instant::now()).as_secs_f64() * 0.9;
         let mut planned = 0.0;
         let (mut n, mut g) = (cands.len(), games * 2);
-        while g < SAMPLE_GAMES {
+        while g < full_games {
             planned += (n as u64 * 2 * g) as f64;
             n = (n / 2).max(KEEP_AT_LEAST.min(n));
             g *= 2;
         }
-        planned += (n as u64 * 2 * SAMPLE_GAMES) as f64;
+        planned += (n as u64 * 2 * full_games) as f64;
         last = scored;
+        confirm_secs = (2 * full_games) as f64 / rate;
         if planned / rate > left {
-            let fit = (left * rate / (2 * SAMPLE_GAMES) as f64) as usize;
-            cands.truncate(fit.clamp(1, KEEP_AT_LEAST));
-            games = SAMPLE_GAMES;
+            // As many as the pace says fit, and the rest in order while time is left.
+            cands.truncate(KEEP_AT_LEAST);
+            games = full_games;
         } else {
-            games = (games * 2).min(SAMPLE_GAMES);
+            games = (games * 2).min(full_games);
         }
     }
 }
