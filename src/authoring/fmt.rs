@@ -73,6 +73,30 @@ fn format_code(code: &str) -> Option<String> {
     same.then_some(out)
 }
 
+/// Whether `after` means what `before` means but for the values of integer literals — the check
+/// `kumite suggest` makes of every edit: line by line, the same comments and the same tokens
+/// (names by their text), an integer only for an integer, and no other text changed.
+pub fn same_but_numbers(before: &str, after: &str) -> bool {
+    let (a, b): (Vec<&str>, Vec<&str>) =
+        (before.split('\n').collect(), after.split('\n').collect());
+    a.len() == b.len()
+        && a.iter().zip(&b).all(|(x, y)| {
+            if x == y {
+                return true;
+            }
+            let ((xc, xm), (yc, ym)) = (split_comment(x), split_comment(y));
+            let (Some(xt), Some(yt)) = (tokens(xc), tokens(yc)) else {
+                return false;
+            };
+            xm == ym
+                && xt.len() == yt.len()
+                && xt.iter().zip(&yt).all(|(p, q)| match (&p.0, &q.0) {
+                    (Tok::Int(_), Tok::Int(_)) => true,
+                    _ => p.0 == q.0 && p.1 == q.1,
+                })
+        })
+}
+
 /// Splits a line into code and comment (the comment with its `#`).
 fn split_comment(line: &str) -> (&str, &str) {
     match line.char_indices().find(|(_, c)| norm(*c) == '#') {
@@ -134,6 +158,23 @@ pub fn format_checked(text: &str, diags: &[Diagnostic]) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn only_numbers_values_may_change() {
+        let f = "!:h.体力=20 # 体力 20\n[突く]:O.体力-3\n";
+        assert!(same_but_numbers(f, f));
+        assert!(same_but_numbers(f, &f.replace("-3", "-12")));
+        assert!(same_but_numbers(f, &f.replace("=20 #", "=7 #")));
+        // A comment, a name, a decimal for an integer, a sign, a line more: not numbers' values.
+        assert!(!same_but_numbers(f, &f.replace("体力 20", "体力 21")));
+        assert!(!same_but_numbers(f, &f.replace("O.体力-3", "O.体力+3")));
+        assert!(!same_but_numbers(f, &f.replace("-3", "-3.5")));
+        assert!(!same_but_numbers(f, &f.replace("体力-3", "体力x-3")));
+        assert!(!same_but_numbers(f, &format!("{f}\n")));
+        // Digits inside a name are the name's.
+        let g = "':z=[入札1]\n";
+        assert!(!same_but_numbers(g, &g.replace("入札1", "入札2")));
+    }
 
     #[test]
     fn spaces_go_and_meaning_stays() {

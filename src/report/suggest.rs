@@ -368,6 +368,13 @@ fn edited(text: &str, changes: &[(&Site, i64)]) -> String {
     t
 }
 
+/// [`edited`] when the edit changes nothing but numbers' values (the token check of
+/// [`crate::authoring::fmt::same_but_numbers`]); None (the edit is not tried) otherwise.
+fn edited_checked(text: &str, changes: &[(&Site, i64)]) -> Option<String> {
+    let t = edited(text, changes);
+    crate::authoring::fmt::same_but_numbers(text, &t).then_some(t)
+}
+
 /// The balance of `text`: a simultaneous game's value as `kumite solve --value` computes it,
 /// or an alternate game's sampled verdict of [`SAMPLE_GAMES`] games a seating; or why there is
 /// none.
@@ -843,7 +850,9 @@ fn suggest_balance(text: &str, opts: &SuggestOptions) -> Result<Suggestions, Str
                 break 'deltas;
             }
             out.tried += 1;
-            let Ok(after) = verdict_with(&edited(text, &[(s, v)]), &opts.progress, judge) else {
+            let Some(after) = edited_checked(text, &[(s, v)])
+                .and_then(|t| verdict_with(&t, &opts.progress, judge).ok())
+            else {
                 continue;
             };
             if meets(&opts.goals, &after) {
@@ -875,7 +884,8 @@ fn suggest_balance(text: &str, opts: &SuggestOptions) -> Result<Suggestions, Str
                 }
                 out.tried += 1;
                 let changes = [(&all[a.0], a.1), (&all[b.0], b.1)];
-                if let Ok(after) = verdict_with(&edited(text, &changes), &opts.progress, judge)
+                if let Some(after) = edited_checked(text, &changes)
+                    .and_then(|t| verdict_with(&t, &opts.progress, judge).ok())
                     && meets(&opts.goals, &after)
                 {
                     out.suggestions.push(make(&changes, after));
@@ -1088,8 +1098,9 @@ fn sampled_search(
                 break;
             }
             out.tried += 1;
-            let c = compile(&edited(text, &changes_of(all, ch)));
-            let Some(prog) = c.program else {
+            let Some(prog) =
+                edited_checked(text, &changes_of(all, ch)).and_then(|t| compile(&t).program)
+            else {
                 continue;
             };
             let after = sampled_verdict(&prog, games, seed, &opts.progress);
