@@ -44,25 +44,44 @@ impl Drop for Proc {
         // everything it started: an AI run through `sh -c` leaves its children behind when
         // only the shell is killed, and they keep our standard error open (a pipe reading it
         // would wait for them).
-        kill_group(&self.child);
-        if let Ok(Some(_)) = self.child.try_wait() {
-            return;
+        kill_group(self.child.id());
+        if !matches!(self.child.try_wait(), Ok(Some(_))) {
+            let _ = self.child.kill();
+            let _ = self.child.wait();
         }
-        let _ = self.child.kill();
-        let _ = self.child.wait();
+        let id = self.child.id();
+        live().retain(|&p| p != id);
     }
 }
 
-/// Kills the AI's process group (it leads its own: see [`AiPlayer::spawn`]); a group already
-/// gone is no error.
+/// The process groups of the AIs running now (each AI leads its own: see [`AiPlayer::spawn`]).
+static LIVE: std::sync::Mutex<Vec<u32>> = std::sync::Mutex::new(Vec::new());
+
+fn live() -> std::sync::MutexGuard<'static, Vec<u32>> {
+    LIVE.lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner)
+}
+
+/// Kills every running AI with everything it started. An AI runs in its own process group, so
+/// a Ctrl-C at the terminal (sent to Kumite's group) does not reach it: the command line calls
+/// this when it is interrupted or terminated, before it exits.
+pub fn kill_all() {
+    for &pid in live().iter() {
+        kill_group(pid);
+    }
+}
+
+/// Kills process group `pid`; a group already gone is no error.
 #[cfg(unix)]
-fn kill_group(child: &Child) {
+fn kill_group(pid: u32) {
     use rustix::process::{Pid, Signal, kill_process_group};
-    let _ = kill_process_group(Pid::from_child(child), Signal::KILL);
+    if let Some(pid) = i32::try_from(pid).ok().and_then(Pid::from_raw) {
+        let _ = kill_process_group(pid, Signal::KILL);
+    }
 }
 
 #[cfg(not(unix))]
-fn kill_group(_child: &Child) {}
+fn kill_group(_pid: u32) {}
 
 /// How long an AI may take to exit by itself after its last game (see [`Proc::close`]).
 const EXIT_GRACE: Duration = Duration::from_secs(1);
@@ -142,6 +161,7 @@ impl AiPlayer {
                 ));
             }
         };
+        live().push(child.id());
         let (tx, rx) = channel();
         std::thread::spawn(move || read_lines(stdout, &tx));
         self.proc = Some(Proc {

@@ -8,6 +8,7 @@ use std::process::ExitCode;
 static ALLOC: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
 fn main() -> ExitCode {
+    end_ais_on_signals();
     let cli = kumite::cli::Cli::parse();
     match cli.command {
         Some(kumite::cli::Command::Studio { file }) => studio(file),
@@ -15,6 +16,25 @@ fn main() -> ExitCode {
         None => studio(None),
     }
 }
+
+/// Ctrl-C, a hang-up or a terminate request ends Kumite as it would without a handler (exit
+/// status 128 + the signal), but first ends the external AIs it runs: each leads its own process
+/// group (so that ending one ends what it started), which the terminal's Ctrl-C does not reach.
+#[cfg(unix)]
+fn end_ais_on_signals() {
+    use signal_hook::consts::{SIGHUP, SIGINT, SIGTERM};
+    if let Ok(mut signals) = signal_hook::iterator::Signals::new([SIGINT, SIGTERM, SIGHUP]) {
+        std::thread::spawn(move || {
+            if let Some(sig) = signals.forever().next() {
+                kumite::ai_protocol::kill_all();
+                std::process::exit(128 + sig);
+            }
+        });
+    }
+}
+
+#[cfg(not(unix))]
+fn end_ais_on_signals() {}
 
 #[cfg(not(feature = "studio"))]
 fn studio(_file: Option<std::path::PathBuf>) -> ExitCode {

@@ -328,3 +328,53 @@ fn an_ai_that_times_out_is_ended_with_everything_it_started() {
     assert!(!alive(pid), "the AI's child {pid} outlived the match");
     let _ = std::fs::remove_file(&pidfile);
 }
+
+#[cfg(target_os = "linux")]
+#[test]
+fn ctrl_c_ends_kumite_and_the_ais_it_runs() {
+    // An AI leads its own process group, which the terminal's Ctrl-C does not reach: kumite
+    // ends it (and what it started) before exiting with 130, as an interrupted program does.
+    let pidfile = tmp("interrupted.pid");
+    let _ = std::fs::remove_file(&pidfile);
+    let ai = format!(
+        "ai:sh -c 'sleep 60 >/dev/null 2>&1 & echo $! > {}; echo n; sleep 60'",
+        pidfile.display()
+    );
+    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_kumite"))
+        .args(["match", "rules/ex1_push.kmt", "--h", &ai, "--c", "random"])
+        .args(["--ai-timeout", "100"])
+        .current_dir(common::root())
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .expect("start kumite");
+    let t0 = std::time::Instant::now();
+    let wait = std::time::Duration::from_secs(20);
+    let pid = loop {
+        match std::fs::read_to_string(&pidfile) {
+            Ok(p) if p.ends_with('\n') => break p.trim().to_string(),
+            _ if t0.elapsed() > wait => panic!("the AI never started"),
+            _ => std::thread::sleep(std::time::Duration::from_millis(20)),
+        }
+    };
+    // The AI is waiting for its turn now (it wrote the pid before its name).
+    std::thread::sleep(std::time::Duration::from_millis(300));
+    let sent = std::process::Command::new("kill")
+        .args(["-INT", &child.id().to_string()])
+        .status()
+        .expect("kill");
+    assert!(sent.success());
+    let status = loop {
+        if let Some(s) = child.try_wait().expect("wait") {
+            break s;
+        }
+        assert!(t0.elapsed() < wait, "kumite did not end on Ctrl-C");
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    };
+    assert_eq!(status.code(), Some(130));
+    while alive(&pid) && t0.elapsed() < wait {
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    assert!(!alive(&pid), "the AI's child {pid} outlived kumite");
+    let _ = std::fs::remove_file(&pidfile);
+}
