@@ -278,8 +278,9 @@ pub enum Command {
         format: Format,
     },
     /// Suggest the smallest edits of the file's numbers (constants, start values, costs,
-    /// thresholds, periods, the turn limit) that make the game fair, each with the exact game
-    /// value before and after (simultaneous games; the value of `kumite solve --value`).
+    /// thresholds, periods, the turn limit) that make the game fair, each with its evidence
+    /// before and after: the exact game value where the game can be solved for every edit (the
+    /// value of `kumite solve --value`), else the report's CPU games with their intervals.
     Suggest {
         /// Rule file.
         file: PathBuf,
@@ -297,6 +298,10 @@ pub enum Command {
         /// skill pairing, checked on the file and on each suggestion found).
         #[arg(long)]
         skill_matters: bool,
+        /// The goal: games last at most N turns on average (expected under optimal play, or
+        /// the CPU games' mean when sampled).
+        #[arg(long, value_name = "N")]
+        max_turns: Option<f64>,
         /// Edits per suggestion at most (1 or 2).
         #[arg(long, default_value_t = 2, value_parser = clap::value_parser!(u64).range(1..=2))]
         max_edits: u64,
@@ -559,6 +564,7 @@ pub fn run(cmd: Command) -> ExitCode {
             max_draws,
             every_command,
             skill_matters,
+            max_turns,
             max_edits,
             seconds,
             format,
@@ -571,10 +577,11 @@ pub fn run(cmd: Command) -> ExitCode {
                 && max_value >= 0.0
                 && (0.0..=1.0).contains(&max_draws)
                 && seconds.is_finite()
-                && seconds > 0.0)
+                && seconds > 0.0
+                && max_turns.is_none_or(|t| t.is_finite() && t > 0.0))
             {
                 return fail(
-                    "--max-value must be 0 or more, --max-draws within 0..1 and --seconds above 0",
+                    "--max-value must be 0 or more, --max-draws within 0..1, --max-turns and --seconds above 0",
                 );
             }
             let opts = crate::report::suggest::SuggestOptions {
@@ -583,6 +590,7 @@ pub fn run(cmd: Command) -> ExitCode {
                     max_draws,
                     every_command,
                     skill_matters,
+                    max_turns,
                 },
                 max_edits: max_edits as usize,
                 budget: std::time::Duration::from_secs_f64(seconds.min(1e6)),

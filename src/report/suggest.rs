@@ -47,6 +47,10 @@ pub struct Goals {
     /// Skill matters: random loses to the report's deepest CPU level (the report's key skill
     /// pairing, checked on the file and on each suggestion found — not during the search).
     pub skill_matters: bool,
+    /// Games last at most this many turns on average: the expected length under optimal play
+    /// (exact verdicts of games of at most [`crate::search::solve::LENGTH_POSITIONS`]
+    /// positions), the CPU games' mean (sampled). A verdict without a length does not meet it.
+    pub max_turns: Option<f64>,
 }
 
 impl Default for Goals {
@@ -56,6 +60,7 @@ impl Default for Goals {
             max_draws: 0.10,
             every_command: false,
             skill_matters: false,
+            max_turns: None,
         }
     }
 }
@@ -216,6 +221,9 @@ pub struct Verdict {
     /// Under both optimal mixes (exact), or in the CPU games (sampled), the share of games
     /// that end without a winner (a draw, play that never ends, the turn limit).
     pub draws: f64,
+    /// The mean length of a game in turns: expected under both optimal mixes (exact; None for
+    /// a game too large, or play that goes on to the turn limit), or the CPU games' (sampled).
+    pub turns: Option<f64>,
     /// Sampled (alternate games): the games played, per seating (h first, c first).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub games: Option<u64>,
@@ -555,6 +563,13 @@ fn sampled_verdict(
         h_mix: Vec::new(),
         c_mix: Vec::new(),
         draws: undecided as f64 / n.max(1) as f64,
+        turns: Some(
+            sets.iter()
+                .flatten()
+                .map(|r| f64::from(r.turns))
+                .sum::<f64>()
+                / n.max(1) as f64,
+        ),
         games: Some(games),
         players: Some(spec),
         interval: varied.then_some((hl, hh)),
@@ -602,6 +617,7 @@ fn verdict(prog: &crate::program::RuleProgram, gv: &GameValue) -> Verdict {
         h_mix: mix(&gv.h),
         c_mix: mix(&gv.c),
         draws: (1.0 - gv.decisive).clamp(0.0, 1.0),
+        turns: gv.length,
         games: None,
         players: None,
         interval: None,
@@ -616,6 +632,8 @@ fn meets(g: &Goals, v: &Verdict) -> bool {
     distance(v) <= g.max_abs_value + 1e-12
         && v.draws <= g.max_draws + 1e-9
         && (!g.every_command || (v.method != Method::Sampled && v.unused.is_empty()))
+        && g.max_turns
+            .is_none_or(|m| v.turns.is_some_and(|t| t <= m + 1e-9))
 }
 
 /// The commands of each side that optimal play never plays (see [`GameValue::used`]).
@@ -778,6 +796,13 @@ fn suggest_balance(text: &str, opts: &SuggestOptions) -> Result<Suggestions, Str
         ),
     ];
     let mut goals = goals;
+    if let Some(t) = opts.goals.max_turns {
+        goals.push(if before.method == Method::Sampled {
+            format!("games last at most {t} turns on average (in the CPU games)")
+        } else {
+            format!("games last at most {t} turns on average under optimal play")
+        });
+    }
     if opts.goals.every_command {
         goals.push(if before.method == Method::Sampled {
             "every command played by optimal play somewhere (cannot be judged from CPU games: not met)".into()
@@ -1171,6 +1196,9 @@ fn sampled_search(
 /// A verdict in one line: the game value (exact or estimated), or the sampled scores with
 /// their intervals and games.
 pub fn evidence(x: &Verdict) -> String {
+    let turns = x
+        .turns
+        .map_or(String::new(), |t| format!(", {t:.1} turns on average"));
     if x.method != Method::Sampled {
         let never = if x.unused.is_empty() {
             String::new()
@@ -1178,7 +1206,7 @@ pub fn evidence(x: &Verdict) -> String {
             format!("; never worth playing: {}", x.unused.join(", "))
         };
         return format!(
-            "game value for h {:+.4} ({}, {:.0}% without a winner{never})",
+            "game value for h {:+.4} ({}, {:.0}% without a winner{turns}{never})",
             x.value,
             x.method.as_str(),
             100.0 * x.draws
@@ -1196,7 +1224,7 @@ pub fn evidence(x: &Verdict) -> String {
     };
     match x.interval {
         Some((lo, hi)) => format!(
-            "h's score {:.1}% (95% {:.1}–{:.1}){}, {:.0}% without a winner (sampled, {} games a seating, {} different)",
+            "h's score {:.1}% (95% {:.1}–{:.1}){}, {:.0}% without a winner{turns} (sampled, {} games a seating, {} different)",
             100.0 * (x.value + 0.5),
             100.0 * (lo + 0.5),
             100.0 * (hi + 0.5),
@@ -1206,7 +1234,7 @@ pub fn evidence(x: &Verdict) -> String {
             x.distinct_games.unwrap_or(0)
         ),
         None => format!(
-            "h's score {:.1}%{}, {:.0}% without a winner (one game repeated in each seating — {} different in all — not a sample)",
+            "h's score {:.1}%{}, {:.0}% without a winner{turns} (one game repeated in each seating — {} different in all — not a sample)",
             100.0 * (x.value + 0.5),
             mover(false),
             100.0 * x.draws,

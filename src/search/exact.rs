@@ -641,6 +641,11 @@ impl ExactTable {
         self.length_from(*self.index.get(&self.key(st))? as usize, None)
     }
 
+    /// [`Self::expected_length`] from the start, giving up (None) at `until`.
+    pub fn expected_length_at_start(&self, until: Instant) -> Option<f64> {
+        self.length_from(0, Some(until))
+    }
+
     /// The expected length from position `root` by value iteration; None when it exceeds the
     /// turn limit (optimal play goes on until the limit ends it) or `deadline` passes first.
     fn length_from(&self, root: usize, deadline: Option<Instant>) -> Option<f64> {

@@ -202,6 +202,10 @@ pub struct GameValue {
     /// Each side's moves (h's, c's) that optimal play (discounted, as in `decisive`) uses
     /// with a positive probability in some solved position.
     pub used: [Vec<Option<CmdId>>; 2],
+    /// The expected number of turns of a game from the start under those mixes, for a game
+    /// of at most [`solve::LENGTH_POSITIONS`] positions; None for a larger one, or when play
+    /// goes on to the turn limit (or for ever).
+    pub length: Option<f64>,
 }
 
 impl GameValue {

@@ -899,9 +899,13 @@ pub fn value_iteration_timed(
         Ok(_) => table.decisive_and_used(Instant::now() + time),
         Err(_) => return None,
     };
+    let length = (table.positions <= LENGTH_POSITIONS)
+        .then(|| table.expected_length_at_start(Instant::now() + time))
+        .flatten();
     Some(GameValue {
         decisive,
         used,
+        length,
         value,
         h,
         c,
@@ -914,6 +918,10 @@ pub fn value_iteration_timed(
         bound: table.bound,
     })
 }
+
+/// Games of at most this many positions get their expected length under optimal play
+/// ([`GameValue::length`]; `kumite suggest --max-turns` reads it).
+pub const LENGTH_POSITIONS: usize = 20_000;
 
 /// The time value iteration may take once the positions are listed: past it the values
 /// reached are reported as not converged (a game with a vast bounded state space would

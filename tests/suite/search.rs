@@ -1041,6 +1041,7 @@ fn the_game_value_says_which_limit_applied() {
         bound,
         decisive: 1.0,
         used: Default::default(),
+        length: None,
     };
     let all = gv(6823, 0, None).positions_text();
     assert_eq!(all, "all 6,823 reachable positions (nothing estimated)");

@@ -221,6 +221,54 @@ fn a_dice_races_fair_head_start_is_found_exactly_as_a_sweep_finds_it() {
 }
 
 #[test]
+fn the_length_goal_uses_the_expected_length_that_exact_play_shows() {
+    // The dice race's expected length under optimal play, against cpu:exact playing itself
+    // (20,000 games: standard error about 0.01 turns), and a goal below it that only a
+    // shorter race meets.
+    let file = root().join("tests/designs/dice_race.kmt");
+    let text = std::fs::read_to_string(&file).unwrap();
+    let s = suggest(&text, &SuggestOptions::default()).expect("suggest");
+    let expected = s
+        .before
+        .turns
+        .expect("an exact verdict of a small game has a length");
+    let (code, out, err) = kumite(&[
+        "arena",
+        file.to_str().unwrap(),
+        "--h",
+        "cpu:exact",
+        "--c",
+        "cpu:exact",
+        "--games",
+        "20000",
+        "--format",
+        "json",
+    ]);
+    assert_eq!(code, 0, "{err}");
+    let played: serde_json::Value = serde_json::from_str(&out).unwrap();
+    let mean = played["mean_turns"].as_f64().unwrap();
+    assert!(
+        (mean - expected).abs() < 0.06,
+        "played {mean}, expected {expected}"
+    );
+    let goal = expected - 0.5;
+    let mut opts = SuggestOptions::default();
+    opts.goals.max_turns = Some(goal);
+    let s = suggest(&text, &opts).expect("suggest");
+    assert!(!s.already_met);
+    assert!(
+        s.goals.iter().any(|g| g.contains("turns on average")),
+        "{:?}",
+        s.goals
+    );
+    assert!(!s.suggestions.is_empty(), "{s:?}");
+    for sg in &s.suggestions {
+        assert!(sg.after.turns.is_some_and(|t| t <= goal), "{sg:?}");
+        assert!(sg.after.value.abs() <= 0.05, "{sg:?}");
+    }
+}
+
+#[test]
 fn commands_never_worth_playing_are_named_and_the_every_command_goal_counts_them() {
     // Small Oshi-Zumo (4 coins, a field of 5): with optimal play nobody ever bids 3 or 4 — in
     // no position is either worth it. CC Lemon uses every command somewhere.
