@@ -76,6 +76,8 @@ pub struct ReportView {
     applied: Vec<usize>,
     stale: Vec<usize>,
     remeasure: Option<Remeasure>,
+    /// The goals Suggest fixes searches for (`kumite suggest`'s defaults until changed).
+    pub goals: crate::report::suggest::Goals,
 }
 
 impl Default for ReportView {
@@ -95,6 +97,7 @@ impl Default for ReportView {
             applied: Vec::new(),
             stale: Vec::new(),
             remeasure: None,
+            goals: Default::default(),
         }
     }
 }
@@ -208,6 +211,49 @@ impl ReportView {
         self.suggesting.is_some()
     }
 
+    /// The goals of Suggest fixes, as `kumite suggest`'s options set them.
+    fn goals_ui(&mut self, ui: &mut Ui, lang: Lang) {
+        let g = &mut self.goals;
+        egui::Grid::new("suggest-goals")
+            .num_columns(2)
+            .show(ui, |ui| {
+                let l = ui.label(tr(lang, T::GoalEven));
+                ui.add(
+                    egui::DragValue::new(&mut g.max_abs_value)
+                        .range(0.0..=1.0)
+                        .speed(0.005)
+                        .max_decimals(3),
+                )
+                .labelled_by(l.id)
+                .on_hover_text(tr(lang, T::GoalEvenHover));
+                ui.end_row();
+                let l = ui.label(tr(lang, T::GoalDraws));
+                let mut pct = g.max_draws * 100.0;
+                if ui
+                    .add(egui::DragValue::new(&mut pct).range(0.0..=100.0).speed(1.0))
+                    .labelled_by(l.id)
+                    .changed()
+                {
+                    g.max_draws = pct / 100.0;
+                }
+                ui.end_row();
+                let mut limit = g.max_turns.is_some();
+                let l = ui.checkbox(&mut limit, tr(lang, T::GoalTurns));
+                let mut turns = g.max_turns.unwrap_or(30.0);
+                ui.add_enabled(
+                    limit,
+                    egui::DragValue::new(&mut turns)
+                        .range(1.0..=100_000.0)
+                        .speed(0.5),
+                )
+                .labelled_by(l.id);
+                g.max_turns = limit.then_some(turns);
+                ui.end_row();
+            });
+        ui.checkbox(&mut g.every_command, tr(lang, T::GoalEveryCommand));
+        ui.checkbox(&mut g.skill_matters, tr(lang, T::GoalSkill));
+    }
+
     /// Starts `kumite suggest` on `source` on a background thread.
     pub fn start_suggest(&mut self, ctx: &egui::Context, source: &str) {
         self.cancel_suggest();
@@ -219,6 +265,7 @@ impl ReportView {
         let progress = Progress::new();
         let opts = SuggestOptions {
             progress: progress.clone(),
+            goals: self.goals,
             ..Default::default()
         };
         let (tx, rx) = channel();
@@ -555,6 +602,14 @@ impl ReportView {
             {
                 suggest = true;
             }
+            // A small form: it stays open while its fields are set (a click outside closes it).
+            let (goals, _) = egui::containers::menu::MenuButton::new(tr(lang, T::SuggestGoals))
+                .config(
+                    egui::containers::menu::MenuConfig::new()
+                        .close_behavior(egui::PopupCloseBehavior::CloseOnClickOutside),
+                )
+                .ui(ui, |ui| self.goals_ui(ui, lang));
+            goals.on_hover_text(tr(lang, T::SuggestGoalsHover));
         });
         if let Some(a) = self.suggestions_ui(ui, lang) {
             action = Some(a);

@@ -278,3 +278,46 @@ fn suggest_fixes_finds_the_planted_start_charge_and_apply_is_one_undo_step() {
     step_until(&mut h, "the checker", |a| a.is_checked());
     assert_eq!(h.state().text(), text);
 }
+
+#[test]
+fn the_goals_menu_sets_what_suggest_fixes_searches_for() {
+    // The dice race is fair as written (+0.0061, 8.1 turns on average); asked for games of at
+    // most 7.5 turns through the Goals menu, Suggest fixes finds a shorter, still fair race.
+    let text =
+        std::fs::read_to_string(crate::common::root().join("tests/designs/dice_race.kmt")).unwrap();
+    let mut h = harness(StudioApp::new_for_test(Lang::En, &text));
+    step_until(&mut h, "the checker", |a| a.is_checked());
+    h.key_press_modifiers(Modifiers::COMMAND, Key::Num4);
+    h.run();
+    h.get_by_label("Goals").click();
+    h.run();
+    h.get_by_role_and_label(
+        egui::accesskit::Role::CheckBox,
+        "Games last at most (turns on average)",
+    )
+    .click();
+    h.run();
+    assert_eq!(h.state().report.goals.max_turns, Some(30.0));
+    // The turns field, now enabled, is labelled by its checkbox.
+    h.get_by_label("Games last at most (turns on average)")
+        .set_value_accesskit(7.5);
+    h.run();
+    assert_eq!(h.state().report.goals.max_turns, Some(7.5));
+    h.key_press(Key::Escape);
+    h.run();
+    h.get_by_label("Suggest fixes").click();
+    h.step();
+    step_until(&mut h, "the suggestions", |a| !a.report.suggesting());
+    let s = h.state().report.suggestions.clone().expect("suggestions");
+    assert!(!s.already_met, "{s:?}");
+    assert!(
+        s.goals.iter().any(|g| g.contains("7.5 turns")),
+        "{:?}",
+        s.goals
+    );
+    assert!(!s.suggestions.is_empty(), "{s:?}");
+    for sg in &s.suggestions {
+        assert!(sg.after.turns.is_some_and(|t| t <= 7.5), "{sg:?}");
+    }
+    h.get_by_label_contains("games last at most 7.5 turns");
+}
