@@ -274,12 +274,7 @@ pub struct Mix(pub Vec<(String, f64)>);
 
 impl serde::Serialize for Mix {
     fn serialize<S: serde::Serializer>(&self, ser: S) -> Result<S::Ok, S::Error> {
-        use serde::ser::SerializeMap;
-        let mut m = ser.serialize_map(Some(self.0.len()))?;
-        for (k, p) in &self.0 {
-            m.serialize_entry(k, p)?;
-        }
-        m.end()
+        crate::engine::players::serialize_pairs(&self.0, ser)
     }
 }
 

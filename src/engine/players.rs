@@ -408,13 +408,21 @@ pub struct StateValues(pub Vec<(String, i64)>);
 
 impl serde::Serialize for StateValues {
     fn serialize<S: serde::Serializer>(&self, ser: S) -> Result<S::Ok, S::Error> {
-        use serde::ser::SerializeMap;
-        let mut m = ser.serialize_map(Some(self.0.len()))?;
-        for (k, v) in &self.0 {
-            m.serialize_entry(k, v)?;
-        }
-        m.end()
+        serialize_pairs(&self.0, ser)
     }
+}
+
+/// (name, value) pairs written as one JSON object, in their order.
+pub fn serialize_pairs<S: serde::Serializer, T: serde::Serialize>(
+    pairs: &[(String, T)],
+    ser: S,
+) -> Result<S::Ok, S::Error> {
+    use serde::ser::SerializeMap;
+    let mut m = ser.serialize_map(Some(pairs.len()))?;
+    for (k, v) in pairs {
+        m.serialize_entry(k, v)?;
+    }
+    m.end()
 }
 
 /// Both sides' state values (`{"h":{…},"c":{…}}` in JSON).
