@@ -66,11 +66,13 @@ pub trait Evaluate {
     /// The advantage-block sum for side `x` (each line that holds adds weight × value).
     fn advantage(&self, eng: &Engine, st: &State, x: Side) -> f64;
     /// The evaluation of an undecided position for `x`: the opponent's soft distance minus
-    /// one's own, plus one's advantage minus the opponent's.
+    /// one's own, plus one's advantage minus the opponent's. The two differences are taken
+    /// first, so the score is exactly antisymmetric however large the advantage sums (2^62
+    /// each: summed left to right, a distance of 1,024 was lost in one side's rounding).
     fn score(&self, eng: &Engine, st: &State, x: Side) -> f64 {
         let dx = self.distance(eng, st, x).1;
         let dy = self.distance(eng, st, x.opponent()).1;
-        (dy - dx) + self.advantage(eng, st, x) - self.advantage(eng, st, x.opponent())
+        (dy - dx) + (self.advantage(eng, st, x) - self.advantage(eng, st, x.opponent()))
     }
     /// The evaluation for `x`: ±1e9 once decided (0 for a draw), else [`Evaluate::score`].
     fn evaluate(&self, eng: &Engine, st: &State, x: Side) -> f64 {

@@ -873,7 +873,7 @@ impl Evaluate for FastEval {
         let dx = self.distance(eng, st, x).1;
         let dy = self.distance(eng, st, x.opponent()).1;
         let [ax, ay] = self.advantages(eng, st, [x, x.opponent()]);
-        (dy - dx) + ax - ay
+        (dy - dx) + (ax - ay)
     }
 
     /// [`Evaluate::evaluate`] through a direct-mapped cache: the evaluation is antisymmetric,

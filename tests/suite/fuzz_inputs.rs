@@ -1784,6 +1784,17 @@ proptest! {
     }
 }
 
+/// Found by `near_valid_files_run_everywhere` (2026-12-05): advantage sums of 2^62 a side
+/// made the evaluation lose a distance of 1,024 in one side's rounding only (0 for h, −1,024
+/// for c). The score now takes the advantage difference first.
+#[test]
+fn huge_advantages_keep_the_evaluation_antisymmetric() {
+    let text = "${\n[攻撃]:[左打];[右打]\n[技]:[攻撃];[待つ]\n費用:2\nK:費用*2+1\n}\n!:h.体力=9223372036854775807\n:[押す]\n[押す]:O.体力-1\n[待つ]:S.体力\n%0.5{\n![攻撃]:((h.体力))\n}\nO.体力<=0,[押す]:S.勝利\n";
+    if let Err(e) = fuzz_case(text, 0) {
+        panic!("{e}");
+    }
+}
+
 proptest! {
     #![proptest_config(cfg(6000))]
     #[test]
