@@ -7,13 +7,21 @@ use std::process::ExitCode;
 #[global_allocator]
 static ALLOC: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
+/// The signal that is ending Kumite (0: none). Set before the AIs are killed: a match whose
+/// AI then dies must not end the program with its own status first.
+static ENDING: std::sync::atomic::AtomicI32 = std::sync::atomic::AtomicI32::new(0);
+
 fn main() -> ExitCode {
     end_ais_on_signals();
     let cli = kumite::cli::Cli::parse();
-    match cli.command {
+    let code = match cli.command {
         Some(kumite::cli::Command::Studio { file }) => studio(file),
         Some(cmd) => kumite::cli::run(cmd),
         None => studio(None),
+    };
+    match ENDING.load(std::sync::atomic::Ordering::SeqCst) {
+        0 => code,
+        sig => std::process::exit(128 + sig),
     }
 }
 
@@ -26,6 +34,7 @@ fn end_ais_on_signals() {
     if let Ok(mut signals) = signal_hook::iterator::Signals::new([SIGINT, SIGTERM, SIGHUP]) {
         std::thread::spawn(move || {
             if let Some(sig) = signals.forever().next() {
+                ENDING.store(sig, std::sync::atomic::Ordering::SeqCst);
                 kumite::ai_protocol::kill_all();
                 std::process::exit(128 + sig);
             }
