@@ -257,6 +257,7 @@ impl<'p> CpuPlayer<'p> {
             s.start_line(st, &self.history);
             for depth in 1..=self.settings.depth {
                 s.keep_outcomes = depth < self.settings.depth;
+                s.root_depth = depth;
                 s.stopped = false;
                 if depth > 1 && s.stop_now() {
                     break;
@@ -315,6 +316,7 @@ impl<'p> CpuPlayer<'p> {
             choice = best;
         }
         s.keep_outcomes = false;
+        s.root_depth = 0;
         self.last_nodes = s.nodes;
         // Reading mistakes: in E of every 10 moves play another enabled command.
         if self.settings.mistakes > 0

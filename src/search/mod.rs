@@ -94,6 +94,9 @@ pub fn moves(eng: &Engine, st: &State, side: Side) -> Vec<Option<CmdId>> {
 pub const CHANCE_EXACT: u64 = 16;
 /// Samples drawn for a move with more than [`CHANCE_EXACT`] outcome combinations.
 pub const CHANCE_SAMPLES: u32 = 16;
+/// The fewest chance outcomes a move below the root gets in the CPU's alternate search (see
+/// `Searcher::chance_width`).
+pub const MIN_CHANCE_WIDTH: u64 = 4;
 
 /// Who moves at a step or node: "h", "c", "both" (simultaneous), or "win" (h has won: a
 /// strategy tree's leaf) in JSON.

@@ -53,6 +53,11 @@ pub struct Searcher<'p> {
     pub node_budget: u64,
     /// Enumerate chance exactly up to this many outcome combinations per move, else sample.
     pub chance_exact: u64,
+    /// The depth of the deepening's current iteration in the CPU's alternate search (0 outside
+    /// it): a move `p` plies below the root's gets a chance width of
+    /// [`Self::chance_exact`] halved `p` times, at least [`MIN_CHANCE_WIDTH`] (see
+    /// [`Self::move_outcomes`]).
+    pub root_depth: u32,
     /// Set once a move's chance was sampled rather than enumerated.
     pub sampled: bool,
     pub(super) deadline: Option<Instant>,
@@ -127,6 +132,7 @@ impl<'p> Searcher<'p> {
             cancel: Arc::new(AtomicBool::new(false)),
             node_budget: u64::MAX,
             chance_exact: CHANCE_EXACT,
+            root_depth: 0,
             sampled: false,
             deadline: None,
             thin: 1.0,

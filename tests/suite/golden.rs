@@ -3,7 +3,7 @@
 //! code (issue 12) must leave every one of them byte for byte the same; a change of behaviour
 //! shows here as a diff against `tests/golden/FILE.txt`.
 //!
-//! To accept a deliberate change: `KUMITE_BLESS=1 cargo test --release --test golden`, then
+//! To accept a deliberate change: `KUMITE_BLESS=1 cargo test --release --test suite golden`, then
 //! read the diff of `tests/golden/` before committing it.
 
 use crate::common;
