@@ -487,7 +487,7 @@ fn the_report_counts_different_games_and_checks_a_deeper_cpu() {
     assert!(o["h_score"]["low"].as_f64().is_some(), "{o}");
     let d = &o["depth_check"];
     assert!(
-        d["players"][0].as_str().expect("deeper").contains("S5"),
+        d["players"][0].as_str().expect("deeper").contains("S4"),
         "{d}"
     );
     assert!(d["agrees"].is_boolean() || d["agrees"].is_null(), "{d}");
