@@ -433,8 +433,21 @@ impl ExactTable {
     ) -> Result<Iterated, Stop> {
         let n = self.kids.len();
         let mut value = std::mem::take(&mut self.value);
-        let mut changed = vec![0u32; n];
-        let mut solved = vec![0u32; n];
+        let preds = self.predecessors();
+        // The positions to solve in this sweep (a max-heap: deepest, i.e. highest index, first)
+        // and in the next. A position is solved again in a sweep when a successor changed
+        // since it was last solved: every predecessor of a position that changed is solved in
+        // the next sweep, and those the sweep has not reached yet (lower indexes) in this one
+        // too — the positions a scan of the whole table would pick, in the same order, without
+        // scanning it (a sweep of the fencing duel's 63,672 positions looked at every one of
+        // their 1.6 million successors to solve a few hundred).
+        let mut heap: std::collections::BinaryHeap<u32> = (0..n as u32)
+            .filter(|&k| self.fixed[k as usize].is_none())
+            .collect();
+        let mut next: Vec<u32> = Vec::new();
+        // The sweep each position was last queued for: the first sweep queues every one.
+        let mut in_heap = vec![1u32; n];
+        let mut in_next = vec![0u32; n];
         let mut out = Iterated::default();
         let cancelled = || cancel.is_some_and(|c| c.load(Ordering::Relaxed));
         'sweeps: loop {
@@ -448,34 +461,36 @@ impl ExactTable {
             }
             out.sweeps += 1;
             let sweep = out.sweeps;
+            if sweep > 1 {
+                heap.extend(next.drain(..).inspect(|&k| in_heap[k as usize] = sweep));
+            }
             let mut delta: f64 = 0.0;
-            for k in (0..n).rev() {
-                if self.fixed[k].is_some() {
-                    continue;
-                }
-                let since = solved[k];
-                if sweep > 1
-                    && !self.kids[k]
-                        .2
-                        .iter()
-                        .flatten()
-                        .any(|&(j, _)| changed[j as usize] >= since)
-                {
-                    continue;
-                }
-                if k % 256 == 0 && Instant::now() >= until {
+            let mut solved = 0u64;
+            while let Some(k) = heap.pop() {
+                let k = k as usize;
+                if solved % 256 == 255 && Instant::now() >= until {
                     out.timed_out = true;
                     out.residual = out.residual.max(delta);
                     break 'sweeps;
                 }
-                solved[k] = sweep;
+                solved += 1;
                 let nv = settings.discount * self.value_at(&value, k);
                 let d = (nv - value[k]).abs();
                 delta = delta.max(d);
                 value[k] = nv;
                 // A change far below the tolerance is not passed on.
                 if d > settings.tolerance * 1e-3 {
-                    changed[k] = sweep;
+                    for &p in &preds[k] {
+                        let pu = p as usize;
+                        if in_next[pu] != sweep + 1 {
+                            in_next[pu] = sweep + 1;
+                            next.push(p);
+                        }
+                        if pu < k && in_heap[pu] != sweep {
+                            in_heap[pu] = sweep;
+                            heap.push(p);
+                        }
+                    }
                 }
             }
             out.residual = delta;
@@ -486,6 +501,24 @@ impl ExactTable {
         self.sweeps = out.sweeps;
         self.value = value;
         Ok(out)
+    }
+
+    /// Per position, the undecided positions that have it among their successors (each
+    /// once).
+    fn predecessors(&self) -> Vec<Vec<u32>> {
+        let mut preds: Vec<Vec<u32>> = vec![Vec::new(); self.kids.len()];
+        for (k, (_, _, idx)) in self.kids.iter().enumerate() {
+            if self.fixed[k].is_some() {
+                continue;
+            }
+            for &(j, _) in idx.iter().flatten() {
+                let pj = &mut preds[j as usize];
+                if pj.last() != Some(&(k as u32)) {
+                    pj.push(k as u32);
+                }
+            }
+        }
+        preds
     }
 
     /// The value for h of the matrix game at position `k` under values `v` (as
