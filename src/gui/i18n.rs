@@ -437,12 +437,12 @@ strings! {
         "{} 局の結果が変わったが得点は動かず: 勝ち方は変わるが勝率は変わらない",
     ),
     DeeperCpusFirstMover => (
-        "Deeper CPUs (+2 plies): first-mover advantage {} points over {} games per seating",
-        "より深い CPU(+2 手): 先手の有利 {} ポイント(各先手 {} 局)",
+        "Deeper CPUs (+{} ply): first-mover advantage {} points over {} games per seating",
+        "より深い CPU(+{} 手): 先手の有利 {} ポイント(各先手 {} 局)",
     ),
     DeeperCpusHScore => (
-        "Deeper CPUs (+2 plies): h's score {} points from even over {} games",
-        "より深い CPU(+2 手): h の得点 五分から {} ポイント({} 局)",
+        "Deeper CPUs (+{} ply): h's score {} points from even over {} games",
+        "より深い CPU(+{} 手): h の得点 五分から {} ポイント({} 局)",
     ),
     DepthAgrees => ("agrees (within 10 points)", "一致(10 ポイント以内)"),
     DepthUnclear => (

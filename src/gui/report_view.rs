@@ -166,13 +166,14 @@ impl ReportView {
                 }
             }
         };
-        // One core stays free for the window, so it answers at once while games run.
-        let cores = std::thread::available_parallelism().map_or(2, |n| n.get());
+        // Every core plays games, as `kumite report` does: the window needs little of one (a
+        // frame in about a millisecond, ten a second while a report runs) and the system gives
+        // it its share when it wakes. (Leaving it a core of its own made a report on a 2-core
+        // machine take twice as long as on the command line.)
         let opts = ReportOptions {
             games: self.games.max(1),
             seed: self.seed,
             sweep,
-            jobs: Some(cores.saturating_sub(1).max(1)),
             ..Default::default()
         };
         let progress = Progress::new();
@@ -765,7 +766,7 @@ fn outcome(ui: &mut Ui, lang: Lang, r: &Report) {
                     ),
                     _ => format!("{:+.1}", 100.0 * deep.value),
                 };
-                let text = trn(lang, label, &[&range, &d.games]);
+                let text = trn(lang, label, &[&d.plies, &range, &d.games]);
                 let warn = Color32::from_rgb(230, 170, 60);
                 match d.agrees {
                     Some(true) => {

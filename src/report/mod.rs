@@ -355,6 +355,8 @@ pub struct OutcomeReport {
 pub struct DepthCheck {
     /// The deeper players, h's and c's.
     pub players: [String; 2],
+    /// How many plies deeper than the outcome players they search.
+    pub plies: u32,
     /// Games per seating.
     pub games: u64,
     /// h's score with them.

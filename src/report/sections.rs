@@ -13,6 +13,10 @@ const SEED_SAMPLE: u64 = 0x5A5A_0001;
 const SEED_SKILL: u64 = 0x5A5A_0100;
 const SEED_DEPTH: u64 = 0x5A5A_1000;
 
+/// How many plies deeper than the outcome players the depth check's CPUs search (see
+/// `ReportRun::depth_players`).
+pub const DEPTH_CHECK_PLIES: u32 = 1;
+
 /// Computes the report. `source` is the rule file (for line texts and constant sweeps);
 /// `update` gets the report so far after each section.
 ///
@@ -693,8 +697,8 @@ impl ReportRun<'_> {
     /// worse check than two.)
     fn depth_players(&self) -> Option<[String; 2]> {
         Some([
-            deeper(&self.pair[0], self.prog, 1)?,
-            deeper(&self.pair[1], self.prog, 1)?,
+            deeper(&self.pair[0], self.prog, DEPTH_CHECK_PLIES)?,
+            deeper(&self.pair[1], self.prog, DEPTH_CHECK_PLIES)?,
         ])
     }
 
@@ -732,6 +736,7 @@ impl ReportRun<'_> {
         let first_mover_advantage = (per.len() == 2).then(|| first_mover(&per, varied));
         Ok(Some(Some(DepthCheck {
             players,
+            plies: DEPTH_CHECK_PLIES,
             games,
             h_score,
             first_mover_advantage,

@@ -83,6 +83,8 @@ fn the_report_tab_runs_a_report_and_its_rules_lead_to_their_lines() {
     // Example 1: the first mover always wins, and the solver proves it.
     h.get_by_label("h has a forced win");
     h.get_by_label_contains("First-mover advantage: +50.0 points");
+    // The depth check says how much deeper its CPUs read (it said +2 when they read +1).
+    h.get_by_label_contains("Deeper CPUs (+1 ply)");
     // One command only: random plays it as well as any search.
     h.get_by_label_contains("Skill makes no difference of 10 points or more");
     assert_eq!(r.length.as_ref().unwrap().median, 21);

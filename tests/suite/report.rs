@@ -490,6 +490,7 @@ fn the_report_counts_different_games_and_checks_a_deeper_cpu() {
         d["players"][0].as_str().expect("deeper").contains("S4"),
         "{d}"
     );
+    assert_eq!(d["plies"], 1, "{d}");
     assert!(d["agrees"].is_boolean() || d["agrees"].is_null(), "{d}");
     // Deterministic players: one game per seating, said so, with no interval.
     let args = [
