@@ -3,7 +3,7 @@
 //! the sweep — each a method of [`ReportRun`].
 
 use super::*;
-use crate::report::games::play_range;
+use crate::report::games::{play_range, play_sets};
 use crate::side::Side;
 
 /// Seeds of the report's game sets, so that sets share games where they should (restricted
@@ -373,20 +373,44 @@ impl<'a> ReportRun<'a> {
     ) -> Result<Option<Vec<Restricted>>, ReportError> {
         let prog = self.prog;
         let games = self.restricted_games.min(self.n);
+        // Every command's variant, then every variant's games in one pool (see `play_sets`).
+        let variants: Vec<RuleProgram> = (0..prog.commands.len())
+            .map(|cmd| {
+                let mut p = prog.clone();
+                p.banned = vec![(side.index() * prog.commands.len() + cmd) as u32];
+                p
+            })
+            .collect();
+        let [a, b] = [self.pair[0].as_str(), self.pair[1].as_str()];
+        let sets: Vec<GameSet> = variants
+            .iter()
+            .flat_map(|p| {
+                self.seatings.iter().map(move |&first| GameSet {
+                    prog: p,
+                    players: [a, b],
+                    first,
+                    games,
+                    seed: self.opts.seed ^ SEED_OUTCOME ^ (first as u64) << 40,
+                    count_rules: false,
+                    record_uses: false,
+                    tension: None,
+                    jobs: self.opts.jobs,
+                })
+            })
+            .collect();
+        let ranges: Vec<(&GameSet, std::ops::Range<u64>)> =
+            sets.iter().map(|s| (s, 0..games)).collect();
+        let mut played = play_sets(&ranges, self.progress)?.into_iter();
+        if self.progress.cancelled() {
+            return Ok(None);
+        }
         let mut out = Vec::new();
         for cmd in 0..prog.commands.len() {
-            let mut p = prog.clone();
-            p.banned = vec![(side.index() * prog.commands.len() + cmd) as u32];
             let mut recs = Vec::new();
             let mut base = Vec::new();
-            for (k, &first) in self.seatings.iter().enumerate() {
-                let seed = self.opts.seed ^ SEED_OUTCOME ^ (first as u64) << 40;
-                let [a, b] = [self.pair[0].as_str(), self.pair[1].as_str()];
-                recs.extend(self.games(&p, [a, b], first, games, seed, false, false, false)?);
-                base.extend(outcome_sets[k].iter().take(games as usize));
-            }
-            if self.progress.cancelled() {
-                return Ok(None);
+            for set in outcome_sets.iter().take(self.seatings.len()) {
+                recs.extend(played.next().unwrap_or_default());
+                base.extend(set.iter().take(games as usize));
             }
             out.push(restricted_verdict(
                 prog,
