@@ -445,7 +445,7 @@ impl<'a> ReportRun<'a> {
                     half,
                     seed,
                     // Every pairing looks up to seven times and stops once its 99.9% interval is
-                    // clear of an even score (karate: random against S1 and S3 after 10 of
+                    // clear of an even score (karate: random against S1 and S3 after 20 of
                     // 50 games; the pairings with S5 are the report's dearest games).
                     true,
                     self.opts.jobs,
