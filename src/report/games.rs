@@ -387,17 +387,12 @@ pub fn play_sets(
         }
         return Ok(out);
     }
-    use rayon::prelude::*;
-    let jobs = sets.first().and_then(|(s, _)| s.jobs).unwrap_or(0);
-    let pool = rayon::ThreadPoolBuilder::new()
-        .num_threads(jobs)
-        .build()
-        .map_err(|e| ArenaError::Threads(e.to_string()))?;
-    let games: u64 = sets
-        .iter()
-        .map(|(_, r)| r.end.saturating_sub(r.start))
-        .sum();
-    let block = (games / (4 * pool.current_num_threads() as u64)).clamp(1, BLOCK);
+    let threads = match sets.first().and_then(|(s, _)| s.jobs).unwrap_or(0) {
+        0 => std::thread::available_parallelism().map_or(1, |n| n.get()),
+        n => n,
+    };
+    let games: u64 = sets.iter().map(|(_, r)| r.end.saturating_sub(r.start)).sum();
+    let block = (games / (4 * threads as u64)).clamp(1, BLOCK);
     // Blocks of every set, in order: (set, first game, end).
     let blocks: Vec<(usize, u64, u64)> = sets
         .iter()
@@ -408,30 +403,53 @@ pub fn play_sets(
                 .map(move |from| (k, from, (from + block).min(r.end)))
         })
         .collect();
-    let recs: Vec<(usize, Vec<GameRec>)> = pool.install(|| {
-        blocks
-            .into_par_iter()
-            .map_init(
-                || -> Vec<Option<Worker>> { (0..sets.len()).map(|_| None).collect() },
-                |workers, (k, from, to)| {
-                    let set = sets[k].0;
-                    let mut out = Vec::new();
-                    if workers[k].is_none() {
-                        workers[k] = Worker::new(set, progress).ok();
+    // Each thread takes the next block until none is left, keeping one worker per set for the
+    // whole call: a worker's evaluation caches stay warm from one block to the next.
+    let next = std::sync::atomic::AtomicUsize::new(0);
+    let play = || {
+        let mut workers: Vec<Option<Worker>> = (0..sets.len()).map(|_| None).collect();
+        let mut mine: Vec<(usize, usize, Vec<GameRec>)> = Vec::new();
+        loop {
+            let b = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+            let Some(&(k, from, to)) = blocks.get(b) else {
+                break;
+            };
+            let set = sets[k].0;
+            if workers[k].is_none() {
+                workers[k] = Worker::new(set, progress).ok();
+            }
+            let mut out = Vec::new();
+            if let Some(w) = workers[k].as_mut() {
+                for i in from..to {
+                    if progress.cancelled() {
+                        break;
                     }
-                    if let Some(w) = workers[k].as_mut() {
-                        for i in from..to {
-                            if progress.cancelled() {
-                                break;
-                            }
-                            out.push(w.play(set, i, progress));
-                        }
-                    }
-                    (k, out)
-                },
-            )
-            .collect()
-    });
+                    out.push(w.play(set, i, progress));
+                }
+            }
+            mine.push((b, k, out));
+        }
+        mine
+    };
+    let mut recs: Vec<(usize, usize, Vec<GameRec>)> = std::thread::scope(|sc| {
+        let others: Vec<_> = (1..threads)
+            .map(|_| {
+                std::thread::Builder::new()
+                    .name("kumite-games".into())
+                    .spawn_scoped(sc, play)
+            })
+            .collect();
+        let mut all = play();
+        for h in others {
+            match h {
+                Ok(h) => all.extend(h.join().unwrap_or_else(|e| std::panic::resume_unwind(e))),
+                Err(e) => return Err(ArenaError::Threads(e.to_string())),
+            }
+        }
+        Ok(all)
+    })?;
+    recs.sort_unstable_by_key(|r| r.0);
+    let recs = recs.into_iter().map(|(_, k, r)| (k, r));
     let mut out: Vec<Vec<GameRec>> = (0..sets.len()).map(|_| Vec::new()).collect();
     for (k, r) in recs {
         out[k].extend(r);
