@@ -391,7 +391,10 @@ pub fn play_sets(
         0 => std::thread::available_parallelism().map_or(1, |n| n.get()),
         n => n,
     };
-    let games: u64 = sets.iter().map(|(_, r)| r.end.saturating_sub(r.start)).sum();
+    let games: u64 = sets
+        .iter()
+        .map(|(_, r)| r.end.saturating_sub(r.start))
+        .sum();
     let block = (games / (4 * threads as u64)).clamp(1, BLOCK);
     // Blocks of every set, in order: (set, first game, end).
     let blocks: Vec<(usize, u64, u64)> = sets
