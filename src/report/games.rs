@@ -359,23 +359,24 @@ pub fn play_range(
 
 /// Plays games of several sets at once — for each set the games of its range, each with its
 /// own seed as in the whole set — and returns each set's records in game order (fewer if
-/// cancelled). One pool for all: the threads go from one set's games to the next without
+/// cancelled). One call for all: the threads go from one set's games to the next without
 /// waiting for the slowest game of each (restricted play's 22 sets of karate were 44 waits).
 pub fn play_sets(
     sets: &[(&GameSet, std::ops::Range<u64>)],
     progress: &Arc<Progress>,
 ) -> Result<Vec<Vec<GameRec>>, ArenaError> {
     // Fail early, with the player's message.
-    for (set, _) in sets {
-        Worker::new(set, progress)?;
-    }
+    let checked = sets
+        .iter()
+        .map(|(set, _)| Worker::new(set, progress))
+        .collect::<Result<Vec<_>, _>>()?;
     if sets
         .iter()
         .any(|(set, _)| set.players.iter().any(|p| is_ai(p)))
     {
+        // An external AI plays one game after another through its one process.
         let mut out = Vec::new();
-        for (set, range) in sets {
-            let mut w = Worker::new(set, progress)?;
+        for ((set, range), mut w) in sets.iter().zip(checked) {
             let mut recs = Vec::new();
             for i in range.clone() {
                 if progress.cancelled() {
@@ -387,6 +388,7 @@ pub fn play_sets(
         }
         return Ok(out);
     }
+    drop(checked);
     let threads = match sets.first().and_then(|(s, _)| s.jobs).unwrap_or(0) {
         0 => std::thread::available_parallelism().map_or(1, |n| n.get()),
         n => n,

@@ -373,7 +373,7 @@ impl<'a> ReportRun<'a> {
     ) -> Result<Option<Vec<Restricted>>, ReportError> {
         let prog = self.prog;
         let games = self.restricted_games.min(self.n);
-        // Every command's variant, then every variant's games in one pool (see `play_sets`).
+        // Every command's variant, then every variant's games in one call (see `play_sets`).
         let variants: Vec<RuleProgram> = (0..prog.commands.len())
             .map(|cmd| {
                 let mut p = prog.clone();
@@ -443,11 +443,10 @@ impl<'a> ReportRun<'a> {
                     [a, b],
                     self.file_first,
                     half,
-                    seed,
                     // Every pairing looks up to seven times and stops once its 99.9% interval is
                     // clear of an even score (karate: random against S1 and S3 after 20 of
                     // 50 games; the pairings with S5 are the report's dearest games).
-                    true,
+                    seed,
                     self.opts.jobs,
                     self.progress,
                 )?;
@@ -556,21 +555,18 @@ fn restricted_verdict(
 }
 
 /// A skill pairing's games: `half` with `players[0]` (a) as h, `half` with a as c, each set
-/// from its own seeds. With `early` (every pairing of the report) it looks at its games up to
-/// six times before the end and stops once a 99.9% interval of a's score is clear of ½ (so
+/// from its own seeds. It looks at its games up to six times before the end and stops once a 99.9% interval of a's score is clear of ½ (so
 /// early looks hardly add to the 5% error of the last). Returns the two sets (a as h, a as c).
-#[allow(clippy::too_many_arguments)]
 pub(crate) fn play_pairing(
     prog: &RuleProgram,
     [a, b]: [&str; 2],
     first: Side,
     half: u64,
     seed: u64,
-    early: bool,
     jobs: Option<usize>,
     progress: &Arc<Progress>,
 ) -> Result<[Vec<GameRec>; 2], crate::arena::ArenaError> {
-    let looks: Vec<u64> = if early {
+    let looks: Vec<u64> = {
         // 10 and 20 games first (a 0–10 score is already clear of ½ at 99.9%: random against
         // a search in karate), then every fifth of the plan: at most seven looks, so that
         // together they add under 0.7% to the last look's 5% error.
@@ -582,8 +578,6 @@ pub(crate) fn play_pairing(
         l.sort_unstable();
         l.dedup();
         l
-    } else {
-        vec![half]
     };
     let mut sets: [Vec<GameRec>; 2] = [Vec::new(), Vec::new()];
     let mut done = 0;

@@ -101,7 +101,6 @@ fn skill_check(prog: &crate::program::RuleProgram, progress: &Arc<super::Progres
         first,
         half,
         SKILL_SEED,
-        true,
         None,
         progress,
     )
