@@ -1,0 +1,50 @@
+#!/usr/bin/env bash
+# The alternate CPU's depth ladder (issue 41: "levels still scale from weak to strong"): each
+# level against the one below it, and the default against random, in the bundled alternate
+# fights. Prints the first player's points (win 1, draw ½) over GAMES games with seats swapped
+# (GAMES/2 each way) and both players' thinking time a move, so strength can be read against
+# time. Mistakes are off (E0) so the ladder measures the search alone.
+# Usage: benches/alternate_ladder.sh [GAMES] [FILE…]   (default 400 games; karate and sumo)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+games=${1:-400}
+shift || true
+files=("$@")
+if [ ${#files[@]} -eq 0 ]; then
+  files=(rules/karate.kmt rules/sumo.kmt)
+fi
+cargo build --release --quiet
+k=./target/release/kumite
+half=$((games / 2))
+
+points() { # file A B
+  python3 - "$k" "$1" "$2" "$3" "$half" <<'EOF'
+import json, subprocess, sys
+k, f, a, b, n = sys.argv[1:6]
+def run(h, c, seed):
+    out = subprocess.run([k, "arena", f, "--h", h, "--c", c, "--games", n, "--seed", str(seed),
+                          "--format", "json"], capture_output=True, text=True, check=True).stdout
+    return json.loads(out)
+x = run(a, b, 1)
+y = run(b, a, 2)
+pts = x["h_wins"] + y["c_wins"] + 0.5 * (x["draws"] + y["draws"])
+total = x["games"] + y["games"]
+def ms(*stats):
+    stats = [s for s in stats if s]
+    if not stats:
+        return "-"
+    return f'{1000 * sum(s["seconds"] for s in stats) / sum(s["moves"] for s in stats):.2f} ms'
+print(f"  {a:<12} vs {b:<12} {pts:g}/{total} = {100 * pts / total:5.1f}%   "
+      f"a move: {ms(x['search']['h'], y['search']['c'])} against {ms(x['search']['c'], y['search']['h'])}",
+      flush=True)
+EOF
+}
+
+for f in "${files[@]}"; do
+  echo "=== $f ($games games a pairing, seats swapped)"
+  points "$f" cpu:S2,E0 cpu:S1,E0
+  points "$f" cpu:S3,E0 cpu:S2,E0
+  points "$f" cpu:S4,E0 cpu:S3,E0
+  points "$f" cpu:S5,E0 cpu:S4,E0
+  points "$f" cpu random
+done
