@@ -254,6 +254,7 @@ impl<'p> CpuPlayer<'p> {
             // moves' own order, so the choice does not depend on the order of search).
             let mut order: Vec<usize> = (0..all.len()).collect();
             let mut values = vec![f64::NEG_INFINITY; all.len()];
+            let mut best_k = 0; // the index of `best`
             s.start_line(st, &self.history);
             for depth in 1..=self.settings.depth {
                 s.keep_outcomes = depth < self.settings.depth;
@@ -266,6 +267,8 @@ impl<'p> CpuPlayer<'p> {
                 let mut best_here: Option<usize> = None;
                 let mut best_v = f64::NEG_INFINITY;
                 let mut best_d = u32::MAX;
+                // Whether this iteration has finished searching the last one's choice.
+                let mut best_searched = false;
                 for &k in &order {
                     // Each root move is searched only while time remains; at depth 1 the best
                     // of the moves examined so far stands.
@@ -279,6 +282,7 @@ impl<'p> CpuPlayer<'p> {
                     // exact values and the tie-break below can see them.
                     let lo = best_v - best_v.abs() * 1e-9 - 1e-9;
                     let v = s.move_value(st, cmds, side, depth, Some((lo, f64::INFINITY)));
+                    best_searched |= k == best_k && !s.stopped;
                     // Ties go to the move that brings this side nearer to winning (in the
                     // position it leads to, before any reply): the side presses instead of
                     // only keeping the balance.
@@ -302,11 +306,21 @@ impl<'p> CpuPlayer<'p> {
                         break;
                     }
                 }
-                if s.stopped && depth > 1 {
+                if s.stopped && depth > 1 && !best_searched {
                     break; // keep the last complete iteration's move
                 }
+                // An iteration cut short by the period or the node budget still counts once it
+                // has finished the last iteration's choice (searched first, or with equal
+                // value among the first): every move it finished was compared with that one
+                // at this depth, so a better one is played (the moves not reached were valued
+                // below it one ply shallower). Karate, `cpu:S9,N10000` against S4: 41.0% of
+                // the points instead of 32.0% (400 games, seats swapped).
                 if let Some(b) = best_here {
                     best = all[b];
+                    best_k = b;
+                }
+                if s.stopped {
+                    break;
                 }
                 if best_v >= SURE_WIN {
                     break; // a certain win found

@@ -208,7 +208,7 @@ impl<'p> Searcher<'p> {
 
     /// Starts the line of a search from `root` (alternate mode), after the game's earlier
     /// positions `past` (keys, oldest first; the latest [`HISTORY`] of them count).
-    pub(super) fn start_line(&mut self, root: &State, past: &[u64]) {
+    pub fn start_line(&mut self, root: &State, past: &[u64]) {
         self.line.clear();
         self.line
             .extend(past[past.len().saturating_sub(HISTORY)..].iter().copied());
@@ -255,7 +255,7 @@ impl<'p> Searcher<'p> {
     /// fall outside the window, the remaining outcomes are skipped and a bound is returned
     /// (fail-soft, as a cut-off in negamax: at most alpha when the move is worse, at least beta
     /// when better). Inside the window the mean is exact.
-    pub(super) fn move_value(
+    pub fn move_value(
         &mut self,
         st: &State,
         cmds: [Option<CmdId>; 2],

@@ -1059,3 +1059,60 @@ fn the_game_value_says_which_limit_applied() {
         "{bound}"
     );
 }
+
+#[test]
+fn an_iteration_cut_short_plays_a_move_it_found_better_than_the_last_choice() {
+    // With a node budget that runs out during iteration 3, the CPU plays the choice of
+    // iteration 2 unless iteration 3 finished that move and found another one better at
+    // depth 3 — then that one. Checked against a fresh searcher's depth-3 values, on karate
+    // positions from a seeded random game; some position must see the switch.
+    use kumite::search::{CpuPlayer, CpuSettings};
+    let p = file("karate.kmt");
+    let e = search_engine(&p);
+    let mut st = e.initial(Side::H).expect("start");
+    let mut x = 5u64;
+    let (mut cut_short, mut switched) = (0, 0);
+    let value = |st: &kumite::engine::State, m: Option<kumite::program::CmdId>| {
+        let mut s = Searcher::new(&p, 0xC0FFEE);
+        s.root_depth = 3;
+        s.start_line(st, &[]);
+        let mut cmds = [None, None];
+        cmds[st.to_move] = m;
+        s.move_value(st, cmds, st.to_move, 3, None)
+    };
+    for _ in 0..30 {
+        if st.outcome.is_some() {
+            break;
+        }
+        let side = st.to_move;
+        let run = |spec: &str| {
+            let mut cpu = CpuPlayer::new(&p, CpuSettings::parse(&p, spec).expect("spec"), 1);
+            let m = cpu.think(&st, side);
+            (m, cpu.last_nodes)
+        };
+        let (m2, n2) = run("S2,E0,P3600000");
+        let (_, n3) = run("S3,E0,P3600000");
+        let budget = n2 + (n3 - n2) / 2;
+        if budget >= 100 && n3 > n2 + 2 {
+            cut_short += 1;
+            let (m, _) = run(&format!("S9,E0,P3600000,N{budget}"));
+            if m != m2 {
+                switched += 1;
+                let (v, v2) = (value(&st, m), value(&st, m2));
+                assert!(
+                    v >= v2 - 1e-6 * v2.abs().max(1.0),
+                    "played {m:?} worth {v} at depth 3 instead of iteration 2's {m2:?} worth {v2}"
+                );
+            }
+        }
+        random_move(&e, &mut st, &mut x);
+    }
+    assert!(
+        cut_short >= 10,
+        "only {cut_short} positions had a budget to cut"
+    );
+    assert!(
+        switched > 0,
+        "no cut-short iteration changed the move in {cut_short} positions"
+    );
+}
