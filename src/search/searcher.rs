@@ -322,8 +322,8 @@ impl<'p> Searcher<'p> {
             }
         }
         if self.stopped {
-            // An interrupted search's values are not compared (the root keeps its last complete
-            // iteration, or at depth 1 the first move examined).
+            // An interrupted search's values are not compared (the root keeps the moves its
+            // iteration finished, see `CpuPlayer::think`, or at depth 1 the first examined).
             self.bound_pool.push(ub);
             return 0.0;
         }
