@@ -25,8 +25,8 @@ pub struct CpuSettings {
     #[serde(default)]
     pub matrix: bool,
     /// `N<nodes>`: at most this many search nodes per move (the deepest search completed within
-    /// them is played, or a move the next, unfinished one found better). Unlike P it does not depend on the machine's speed or load, so games
-    /// replay exactly; `kumite report` uses it.
+    /// them is played, or a move the next, unfinished one found better). Unlike P it does not
+    /// depend on the machine's speed or load, so games replay exactly; `kumite report` uses it.
     pub nodes: Option<u64>,
 }
 
