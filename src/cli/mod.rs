@@ -346,6 +346,107 @@ pub enum Command {
         #[arg(short, long)]
         output: Option<PathBuf>,
     },
+    /// Learn an evaluation from self-play (the CPU at S2 with three mistakes in ten, against
+    /// itself): a logistic regression that predicts h's result from a position's state values,
+    /// enabled commands, derived distances and derived evaluation. Writes FILE.trained.json
+    /// next to the file (FILE's name with .trained.json for .kmt); `cpu:trained` then plays
+    /// with it (alternate games).
+    Train {
+        /// Rule file.
+        file: PathBuf,
+        /// Self-play games.
+        #[arg(long, default_value_t = 3000, value_parser = clap::value_parser!(u64).range(1..=10_000_000))]
+        games: u64,
+        /// Seed of the first game (game k is seeded SEED + k).
+        #[arg(long, default_value_t = 1)]
+        seed: u64,
+        /// Write here instead of next to the rule file.
+        #[arg(short, long)]
+        output: Option<PathBuf>,
+        /// Output format of the summary.
+        #[arg(long, value_enum, default_value_t = Format::Text)]
+        format: Format,
+    },
+}
+
+/// Where `kumite train` writes, and `cpu:trained` reads, the learned evaluation of `file`.
+pub fn trained_path(file: &Path) -> PathBuf {
+    file.with_extension("trained.json")
+}
+
+/// `kumite train`.
+fn train(file: &Path, games: u64, seed: u64, output: Option<&PathBuf>, format: Format) -> ExitCode {
+    let text = match read_rules(file) {
+        Ok(t) => t,
+        Err(e) => return fail(&e),
+    };
+    let prog = match load_program(file, &[]) {
+        Ok(p) => p,
+        Err(e) => return fail(&e),
+    };
+    if prog.settings.simultaneous {
+        return fail(&format!(
+            "{}: a simultaneous game — its CPU plays the local game graph's mixes, which a learned evaluation does not change; `kumite train` is for alternate games",
+            file.display()
+        ));
+    }
+    let t0 = std::time::Instant::now();
+    let learned = crate::search::trained::train(&prog, games, seed, &play::text_hash(&text));
+    let secs = t0.elapsed().as_secs_f64();
+    let out = output.cloned().unwrap_or_else(|| trained_path(file));
+    let json = match serde_json::to_string_pretty(&learned) {
+        Ok(j) => j,
+        Err(e) => return fail(&e),
+    };
+    if let Err(e) = std::fs::write(&out, json + "\n") {
+        return fail(&format!("cannot write {}: {e}", out.display()));
+    }
+    if format == Format::Json {
+        outln!(
+            "{}",
+            serde_json::json!({
+                "file": out.display().to_string(),
+                "games": learned.games,
+                "positions": learned.positions,
+                "players": learned.players,
+                "log_loss": learned.log_loss,
+                "derived_log_loss": learned.derived_log_loss,
+                "seconds": secs,
+            })
+        );
+    } else {
+        outln!(
+            "learned from {} self-play games ({}, seeds {} to {}), {} positions, in {secs:.1} s",
+            learned.games,
+            learned.players,
+            seed,
+            seed.wrapping_add(games - 1),
+            learned.positions
+        );
+        outln!(
+            "predicting h's result: log loss {:.4} (the derived evaluation alone: {:.4}; a coin: 0.6931)",
+            learned.log_loss,
+            learned.derived_log_loss
+        );
+        let mut top: Vec<(&String, f64)> = learned
+            .features
+            .iter()
+            .zip(&learned.weights)
+            .map(|(n, w)| (n, *w))
+            .collect();
+        top.sort_by(|a, b| b.1.abs().total_cmp(&a.1.abs()));
+        let shown: Vec<String> = top
+            .iter()
+            .take(6)
+            .map(|(n, w)| format!("{n} {w:+.2}"))
+            .collect();
+        outln!(
+            "heaviest features (per standard deviation, for h): {}",
+            shown.join(", ")
+        );
+        outln!("wrote {} — play it with cpu:trained", out.display());
+    }
+    ExitCode::SUCCESS
 }
 
 /// `kumite fmt`.
@@ -422,6 +523,13 @@ pub fn run(cmd: Command) -> ExitCode {
             color,
         } => check(&files, format, deny_warnings, &color),
         Command::Expand { file, output } => expand(&file, output.as_ref()),
+        Command::Train {
+            file,
+            games,
+            seed,
+            output,
+            format,
+        } => train(&file, games, seed, output.as_ref(), format),
         Command::Fmt { files, check } => fmt(&files, check),
         Command::Lsp { .. } => match crate::lsp::run_stdio() {
             Ok(()) => ExitCode::SUCCESS,
@@ -857,7 +965,47 @@ pub fn load_program(file: &Path, sets: &[String]) -> Result<crate::program::Rule
         ));
     };
     play::apply_sets(&mut prog, sets)?;
+    prog.learned = read_learned(file, &text, &prog);
     Ok(prog)
+}
+
+/// The learned evaluation next to `file` ([`trained_path`]) when it was learned on this text.
+fn read_learned(
+    file: &Path,
+    text: &str,
+    prog: &crate::program::RuleProgram,
+) -> Result<std::sync::Arc<crate::program::Learned>, String> {
+    let path = trained_path(file);
+    let json = std::fs::read_to_string(&path).map_err(|_| {
+        format!(
+            "no learned evaluation for {} ({} not found): run `kumite train {}`",
+            file.display(),
+            path.display(),
+            file.display()
+        )
+    })?;
+    let learned: crate::program::Learned = serde_json::from_str(&json)
+        .map_err(|e| format!("{} cannot be read: {e}", path.display()))?;
+    if learned.rules_hash != play::text_hash(text) {
+        return Err(format!(
+            "{} was learned on another version of {}: run `kumite train {}` again",
+            path.display(),
+            file.display(),
+            file.display()
+        ));
+    }
+    if learned.features != crate::search::trained::feature_names(prog)
+        || [learned.mean.len(), learned.sd.len(), learned.weights.len()]
+            .iter()
+            .any(|&n| n != learned.features.len())
+    {
+        return Err(format!(
+            "{} was learned with other features (another version of kumite): run `kumite train {}` again",
+            path.display(),
+            file.display()
+        ));
+    }
+    Ok(std::sync::Arc::new(learned))
 }
 
 fn arena(run: &crate::arena::ArenaRun, format: Format) -> ExitCode {

@@ -64,6 +64,7 @@ impl Default for MatchSettings {
                 period_ms: 500,
                 exact: false,
                 matrix: false,
+                trained: false,
                 nodes: None,
             },
             realtime: false,
@@ -108,6 +109,7 @@ pub fn file_cpu(s: &crate::program::Settings) -> CpuSettings {
         period_ms: s.period_ms,
         exact: false,
         matrix: false,
+        trained: false,
         nodes: None,
     }
 }

@@ -565,6 +565,7 @@ fn assemble(
     } = t;
     RuleProgram {
         banned: Vec::new(),
+        learned: Err(super::NO_LEARNED.to_string()),
         states: b.states,
         commands: b.commands,
         init_values,

@@ -255,7 +255,47 @@ pub struct RuleProgram {
     /// Commands a side may never use, as flag indices `side * commands + command`: kept off
     /// after every availability run (restricted play in `kumite report`; empty otherwise).
     pub banned: Vec<u32>,
+    /// The learned evaluation `cpu:trained` plays with (`kumite train`), attached by whoever
+    /// read the file (the command line reads `FILE.trained.json` next to it), or why there is
+    /// none.
+    pub learned: Result<std::sync::Arc<Learned>, String>,
 }
+
+/// A learned evaluation (`kumite train`): logistic-regression weights that predict h's result
+/// from a position's features (see `search::trained`), with what they were learned from.
+#[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct Learned {
+    /// Always "kumite-trained".
+    pub kind: String,
+    /// The hash of the rule text it was learned on (the text's FNV-1a, as match logs keep it).
+    pub rules_hash: String,
+    /// The feature names, in order.
+    pub features: Vec<String>,
+    /// Each feature's mean and standard deviation over the training positions.
+    pub mean: Vec<f64>,
+    /// See `mean`.
+    pub sd: Vec<f64>,
+    /// The logistic regression's intercept and weights (on standardised features).
+    pub bias: f64,
+    /// See `bias`.
+    pub weights: Vec<f64>,
+    /// The self-play games and the positions they gave.
+    pub games: u64,
+    /// See `games`.
+    pub positions: u64,
+    /// The players of the self-play games.
+    pub players: String,
+    /// The seed of the first game.
+    pub seed: u64,
+    /// Log loss of the learned prediction of h's result over the training positions, and of
+    /// the derived evaluation's alone (one weight and an intercept fitted the same way).
+    pub log_loss: f64,
+    /// See `log_loss`.
+    pub derived_log_loss: f64,
+}
+
+/// Why a freshly compiled program has no learned evaluation.
+pub const NO_LEARNED: &str = "no learned evaluation was read for these rules: run `kumite train FILE` (it writes FILE's name with .trained.json next to it)";
 
 impl RuleProgram {
     /// Id of a state by name.

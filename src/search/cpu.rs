@@ -55,6 +55,11 @@ impl<'p> CpuPlayer<'p> {
     pub fn new(prog: &'p RuleProgram, settings: CpuSettings, seed: u64) -> Self {
         let mut searcher = Searcher::new(prog, seed ^ 0xC0FFEE);
         searcher.thin = settings.thin;
+        if settings.trained
+            && let Ok(learned) = &prog.learned
+        {
+            searcher.set_learned(learned);
+        }
         Self {
             settings,
             table: None,
@@ -480,8 +485,13 @@ impl Player for CpuPlayer<'_> {
             return "cpu exact".into();
         }
         format!(
-            "cpu{} S{} D{} E{} P{}",
+            "cpu{}{} S{} D{} E{} P{}",
             if self.settings.matrix { " matrix" } else { "" },
+            if self.settings.trained {
+                " trained"
+            } else {
+                ""
+            },
             self.settings.depth,
             self.settings.thin,
             self.settings.mistakes,

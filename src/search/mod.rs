@@ -35,6 +35,7 @@ mod searcher;
 mod settings;
 pub mod solve;
 pub mod tactics;
+pub mod trained;
 pub use cpu::CpuPlayer;
 pub use keys::position_key;
 pub use searcher::Searcher;

@@ -73,6 +73,11 @@ pub struct Searcher<'p> {
     bound_pool: Vec<Vec<(f64, bool, f64)>>,
     /// Evaluation units that make a position about three-quarters of a win (see `eval`).
     pub(super) scale: f64,
+    /// `cpu:trained`: the learned evaluation's weights on the raw features and its intercept
+    /// (see [`super::trained`]); None for the derived evaluation.
+    pub(super) learned: Option<(Vec<f64>, f64)>,
+    /// The features of the position being valued, reused.
+    pub(super) feature_buf: Vec<f64>,
 }
 
 /// A move's chance outcomes as [`Searcher::outcomes`] gave them, with the nodes it counted and
@@ -145,6 +150,8 @@ impl<'p> Searcher<'p> {
             move_pool: Vec::new(),
             bound_pool: Vec::new(),
             scale,
+            learned: None,
+            feature_buf: Vec::new(),
         }
     }
 
@@ -186,6 +193,9 @@ impl<'p> Searcher<'p> {
     fn eval(&mut self, st: &State, x: Side) -> f64 {
         if st.outcome.is_some() {
             self.fast.evaluate(&self.eng, st, x)
+        } else if self.learned.is_some() {
+            let q = self.learned_value(st);
+            if x == Side::H { q } else { -q }
         } else {
             self.fast.squashed(&self.eng, st, x, self.scale)
         }

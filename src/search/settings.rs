@@ -24,6 +24,10 @@ pub struct CpuSettings {
     /// ([`local`](super::local)); kept to measure the new search against.
     #[serde(default)]
     pub matrix: bool,
+    /// `trained`: leaves valued by the learned evaluation of `kumite train` (the program's
+    /// [`RuleProgram::learned`]) instead of the derived one.
+    #[serde(default)]
+    pub trained: bool,
     /// `N<nodes>`: at most this many search nodes per move (the deepest search completed within
     /// them is played, or a move the next, unfinished one found better). Unlike P it does not
     /// depend on the machine's speed or load, so games replay exactly; `kumite report` uses it.
@@ -53,6 +57,7 @@ impl CpuSettings {
             period_ms: s.period_ms,
             exact: false,
             matrix: false,
+            trained: false,
             nodes: None,
         };
         // Full-width and IME forms read as ASCII, as everywhere in the language (`Ｓ５`).
@@ -60,6 +65,16 @@ impl CpuSettings {
         for item in folded.split(',').map(str::trim).filter(|x| !x.is_empty()) {
             if item.eq_ignore_ascii_case("matrix") {
                 c.matrix = true;
+                continue;
+            }
+            if item.eq_ignore_ascii_case("trained") {
+                if let Err(why) = &prog.learned {
+                    return Err(CpuSpecError {
+                        item: item.to_string(),
+                        problem: CpuSpecProblem::NotTrained(why.clone()),
+                    });
+                }
+                c.trained = true;
                 continue;
             }
             if item.eq_ignore_ascii_case("exact") {
@@ -100,7 +115,7 @@ impl CpuSettings {
 /// A CPU setting that cannot be read (`kumite match --h cpu:S99`).
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 #[error(
-    "cpu setting '{item}': {problem} (expected exact, matrix, S<depth 1–30>, D<thinning 1–1000>, E<mistakes 0–10>, P<ms 1–3600000> or N<nodes per move 100–10000000000>)"
+    "cpu setting '{item}': {problem} (expected exact, matrix, trained, S<depth 1–30>, D<thinning 1–1000>, E<mistakes 0–10>, P<ms 1–3600000> or N<nodes per move 100–10000000000>)"
 )]
 pub struct CpuSpecError {
     /// The setting as given (full-width forms folded).
@@ -129,4 +144,7 @@ pub enum CpuSpecProblem {
     /// Nothing the CPU knows.
     #[error("unknown setting")]
     Unknown,
+    /// `trained` without a learned evaluation for these rules.
+    #[error("{0}")]
+    NotTrained(String),
 }

@@ -554,3 +554,72 @@ fn a_match_between_programs_prints_only_its_result() {
         "{out}"
     );
 }
+
+#[test]
+fn train_writes_a_learned_evaluation_that_cpu_trained_plays_and_refuses_when_stale() {
+    let dir = std::env::temp_dir().join(format!("kumite-train-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("tmp");
+    let f = dir.join("karate.kmt");
+    let text = common::read(&common::root().join("rules").join("karate.kmt"));
+    std::fs::write(&f, &text).expect("write");
+    let path = f.to_str().expect("path");
+    let play = |spec: &str| {
+        kumite(&[
+            "match", path, "--h", spec, "--c", "random", "--seed", "3", "--format", "json",
+        ])
+    };
+    // No learned file yet: a clear error that says what to run.
+    let (code, _, err) = play("cpu:trained");
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains("kumite train"), "{err}");
+    // Learn (a small run), twice: the same file both times.
+    let (code, out, err) = kumite(&["train", path, "--games", "80", "--format", "json"]);
+    assert_eq!(code, 0, "{err}");
+    let v: serde_json::Value = serde_json::from_str(&out).expect("json");
+    assert!(v["positions"].as_u64().unwrap_or(0) > 80, "{out}");
+    // The regression includes the derived evaluation, so on its own positions it predicts the
+    // results at least as well as the derived evaluation alone.
+    let (loss, derived) = (
+        v["log_loss"].as_f64().expect("loss"),
+        v["derived_log_loss"].as_f64().expect("derived"),
+    );
+    assert!(loss <= derived + 1e-9 && derived < 0.6932, "{out}");
+    let learned = dir.join("karate.trained.json");
+    let first = std::fs::read_to_string(&learned).expect("written next to the file");
+    kumite(&["train", path, "--games", "80"]);
+    assert_eq!(first, std::fs::read_to_string(&learned).expect("again"));
+    let l: serde_json::Value = serde_json::from_str(&first).expect("json");
+    assert_eq!(l["kind"], "kumite-trained");
+    assert!(
+        l["features"]
+            .as_array()
+            .expect("features")
+            .iter()
+            .any(|n| n == "c.体力"),
+        "{first}"
+    );
+    // The trained CPU plays, and replays the same game.
+    let (code, a, err) = play("cpu:trained,N20000");
+    assert_eq!(code, 0, "{err}");
+    assert_eq!(a, play("cpu:trained,N20000").1);
+    // An edited file makes the learned evaluation stale: refused, with what to do.
+    std::fs::write(&f, format!("{text}\n# an edit\n")).expect("edit");
+    let (code, _, err) = play("cpu:trained");
+    assert_eq!(code, 2, "{err}");
+    assert!(
+        err.contains("another version") && err.contains("kumite train"),
+        "{err}"
+    );
+    // A simultaneous game has nothing to learn here, and says so.
+    let cc = common::root().join("rules").join("cc_lemon.kmt");
+    let (code, _, err) = kumite(&[
+        "train",
+        cc.to_str().expect("path"),
+        "--games",
+        "5",
+        "-o",
+        dir.join("cc.json").to_str().expect("path"),
+    ]);
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains("alternate games"), "{err}");
+}

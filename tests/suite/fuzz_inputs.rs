@@ -1522,6 +1522,7 @@ fn analyse_and_play(prog: &RuleProgram, seed: u64, tally: &mut Tally) -> Result<
                     period_ms: 300,
                     exact: false,
                     matrix: false,
+                    trained: false,
                     nodes: None,
                 };
                 let mut cpu = CpuPlayer::new(prog, settings, seed);
@@ -1584,6 +1585,7 @@ fn analyse_and_play(prog: &RuleProgram, seed: u64, tally: &mut Tally) -> Result<
                 period_ms: 5,
                 exact: false,
                 matrix: false,
+                trained: false,
                 nodes: None,
             };
             let mut cpu = CpuPlayer::new(prog, settings, seed);

@@ -1,0 +1,229 @@
+//! The learned evaluation (`kumite train`, `cpu:trained`): self-play games of the CPU, then a
+//! logistic regression that predicts h's result from a position's features — both sides' state
+//! values, their enabled commands, both derived distances to winning, the derived evaluation
+//! itself and the side to move. The search then values its leaves by that prediction instead of
+//! the derived evaluation alone (the same search, depth and chance handling).
+
+use super::{CpuPlayer, CpuSettings, Searcher};
+use crate::engine::players::{MatchOptions, Player, play_match};
+use crate::engine::{GameResult, Side, State};
+use crate::program::{Learned, RuleProgram};
+use rayon::prelude::*;
+
+/// The players of the self-play games: a shallow search with a few deliberate mistakes, so the
+/// games visit varied positions (`E3`: three moves in ten are another enabled command).
+pub const TRAIN_PLAYERS: &str = "S2,E3";
+
+/// Distances to winning are capped here as features (an unreachable win is this far).
+const DISTANCE_CAP: u32 = 40;
+
+/// Gradient steps of the regression (full batch, standardised features).
+const STEPS: usize = 600;
+
+/// Positions per block of the gradient's partial sums.
+const BLOCK: usize = 4096;
+
+/// The names of the features [`features`] writes, in order.
+pub fn feature_names(prog: &RuleProgram) -> Vec<String> {
+    let mut names = Vec::new();
+    for side in ["h", "c"] {
+        names.extend(prog.states.iter().map(|s| format!("{side}.{s}")));
+    }
+    for side in ["h", "c"] {
+        names.extend(prog.commands.iter().map(|c| format!("{side}.[{c}]")));
+    }
+    names.extend(
+        [
+            "h distance to winning",
+            "c distance to winning",
+            "derived evaluation (h)",
+            "h to move",
+        ]
+        .map(String::from),
+    );
+    names
+}
+
+impl Searcher<'_> {
+    /// Writes the features of `st` (h's view) into `out`, in [`feature_names`]' order.
+    pub fn features(&self, st: &State, out: &mut Vec<f64>) {
+        out.clear();
+        out.extend(st.vals.iter().map(|&v| v as f64));
+        out.extend(st.enabled.iter().map(|&b| f64::from(u8::from(b))));
+        for x in [Side::H, Side::C] {
+            out.push(f64::from(
+                self.fast.to_win(&self.eng, st, x).min(DISTANCE_CAP),
+            ));
+        }
+        out.push(self.fast.squashed(&self.eng, st, Side::H, self.scale) / 0.9e9);
+        out.push(if st.to_move == Side::H { 1.0 } else { -1.0 });
+    }
+
+    /// Values leaves by `learned` from now on (see [`Searcher::eval`]).
+    pub fn set_learned(&mut self, learned: &Learned) {
+        let w: Vec<f64> = learned
+            .weights
+            .iter()
+            .zip(&learned.sd)
+            .map(|(w, sd)| w / sd)
+            .collect();
+        let offset = learned.bias - w.iter().zip(&learned.mean).map(|(w, m)| w * m).sum::<f64>();
+        self.learned = Some((w, offset));
+    }
+
+    /// The learned prediction of h's result in `st`, on the search's scale (±0.9e9).
+    pub(super) fn learned_value(&mut self, st: &State) -> f64 {
+        let mut f = std::mem::take(&mut self.feature_buf);
+        self.features(st, &mut f);
+        let (w, offset) = self.learned.as_ref().expect("learned weights");
+        let z = offset + w.iter().zip(&f).map(|(w, x)| w * x).sum::<f64>();
+        self.feature_buf = f;
+        // 2·σ(z) − 1, h's expected result.
+        0.9e9 * (z / 2.0).tanh()
+    }
+}
+
+/// Learns an evaluation for `prog` from `games` self-play games of [`TRAIN_PLAYERS`] (game k
+/// seeded `seed + k`), on every core. `rules_hash` names the rule text it is learned on.
+pub fn train(prog: &RuleProgram, games: u64, seed: u64, rules_hash: &str) -> Learned {
+    let per_game: Vec<(Vec<Vec<f64>>, f64)> = (0..games)
+        .into_par_iter()
+        .map(|k| {
+            let g = seed.wrapping_add(k);
+            let settings = CpuSettings::parse(prog, TRAIN_PLAYERS).expect("settings");
+            let mut a = CpuPlayer::new(prog, settings.clone(), crate::engine::rng::mix(g));
+            let mut b = CpuPlayer::new(prog, settings, crate::engine::rng::mix(g ^ 0xC));
+            let fs = Searcher::new(prog, 1);
+            let mut players: [&mut dyn Player; 2] = [&mut a, &mut b];
+            let mut rows = Vec::new();
+            let mut first = Vec::new();
+            // The starting position too, then every undecided position after a turn.
+            let r = play_match(
+                prog,
+                &mut players,
+                &MatchOptions {
+                    seed: g,
+                    ..Default::default()
+                },
+                |_, st, _| {
+                    if st.outcome.is_none() {
+                        fs.features(st, &mut first);
+                        rows.push(first.clone());
+                    }
+                },
+            );
+            let y = match r.result {
+                GameResult::H => 1.0,
+                GameResult::C => 0.0,
+                _ => 0.5,
+            };
+            (rows, y)
+        })
+        .collect();
+    let mut xs = Vec::new();
+    let mut ys = Vec::new();
+    for (rows, y) in per_game {
+        ys.extend(std::iter::repeat_n(y, rows.len()));
+        xs.extend(rows);
+    }
+    let names = feature_names(prog);
+    let d = names.len();
+    let n = xs.len().max(1) as f64;
+    let mut mean = vec![0.0; d];
+    let mut sd = vec![0.0; d];
+    for x in &xs {
+        for k in 0..d {
+            mean[k] += x[k] / n;
+        }
+    }
+    for x in &xs {
+        for k in 0..d {
+            sd[k] += (x[k] - mean[k]).powi(2) / n;
+        }
+    }
+    for s in &mut sd {
+        *s = if *s < 1e-12 { 1.0 } else { s.sqrt() };
+    }
+    let z: Vec<Vec<f64>> = xs
+        .iter()
+        .map(|x| (0..d).map(|k| (x[k] - mean[k]) / sd[k]).collect())
+        .collect();
+    let (bias, weights, log_loss) = fit(&z, &ys, |_| true);
+    let derived = d - 2;
+    let (_, _, derived_log_loss) = fit(&z, &ys, |k| k == derived);
+    Learned {
+        kind: "kumite-trained".into(),
+        rules_hash: rules_hash.into(),
+        features: names,
+        mean,
+        sd,
+        bias,
+        weights,
+        games,
+        positions: xs.len() as u64,
+        players: format!("cpu:{TRAIN_PLAYERS} against itself"),
+        seed,
+        log_loss,
+        derived_log_loss,
+    }
+}
+
+/// Logistic regression of `ys` (h's result: 1, ½, 0) on the features `use_k` admits, by full-
+/// batch gradient descent with a small L2 penalty: (intercept, weights, mean log loss).
+fn fit(z: &[Vec<f64>], ys: &[f64], use_k: impl Fn(usize) -> bool) -> (f64, Vec<f64>, f64) {
+    let d = z.first().map_or(0, Vec::len);
+    let on: Vec<bool> = (0..d).map(use_k).collect();
+    let n = z.len().max(1) as f64;
+    let (mut b, mut w) = (0.0, vec![0.0; d]);
+    let rate = 0.5;
+    for _ in 0..STEPS {
+        // Partial sums over fixed blocks, added in order: the same weights on any number of
+        // cores (a learned file replays the same games everywhere).
+        let parts: Vec<(f64, Vec<f64>)> = z
+            .par_chunks(BLOCK)
+            .zip(ys.par_chunks(BLOCK))
+            .map(|(xs, ys)| {
+                let (mut gb, mut gw) = (0.0, vec![0.0; d]);
+                for (x, &y) in xs.iter().zip(ys) {
+                    let e = sigmoid(b + dot(&w, x)) - y;
+                    gb += e;
+                    for k in 0..d {
+                        gw[k] += e * x[k];
+                    }
+                }
+                (gb, gw)
+            })
+            .collect();
+        let (mut gb, mut gw) = (0.0, vec![0.0; d]);
+        for (pb, pw) in parts {
+            gb += pb;
+            for k in 0..d {
+                gw[k] += pw[k];
+            }
+        }
+        b -= rate * gb / n;
+        for k in 0..d {
+            if on[k] {
+                w[k] -= rate * (gw[k] / n + 1e-4 * w[k]);
+            }
+        }
+    }
+    let loss = z
+        .iter()
+        .zip(ys)
+        .map(|(x, &y)| {
+            let p = sigmoid(b + dot(&w, x)).clamp(1e-12, 1.0 - 1e-12);
+            -(y * p.ln() + (1.0 - y) * (1.0 - p).ln())
+        })
+        .sum::<f64>()
+        / n;
+    (b, w, loss)
+}
+
+fn dot(w: &[f64], x: &[f64]) -> f64 {
+    w.iter().zip(x).map(|(a, b)| a * b).sum()
+}
+
+fn sigmoid(z: f64) -> f64 {
+    1.0 / (1.0 + (-z).exp())
+}
