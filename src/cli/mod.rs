@@ -369,11 +369,6 @@ pub enum Command {
     },
 }
 
-/// Where `kumite train` writes, and `cpu:trained` reads, the learned evaluation of `file`.
-pub fn trained_path(file: &Path) -> PathBuf {
-    file.with_extension("trained.json")
-}
-
 /// `kumite train`.
 fn train(file: &Path, games: u64, seed: u64, output: Option<&PathBuf>, format: Format) -> ExitCode {
     let text = match read_rules(file) {
@@ -391,9 +386,12 @@ fn train(file: &Path, games: u64, seed: u64, output: Option<&PathBuf>, format: F
         ));
     }
     let t0 = std::time::Instant::now();
-    let learned = crate::search::trained::train(&prog, games, seed, &play::text_hash(&text));
+    let learned =
+        crate::search::trained::train(&prog, games, seed, &crate::program::text_hash(&text));
     let secs = t0.elapsed().as_secs_f64();
-    let out = output.cloned().unwrap_or_else(|| trained_path(file));
+    let out = output
+        .cloned()
+        .unwrap_or_else(|| crate::search::trained::trained_path(file));
     let json = match serde_json::to_string_pretty(&learned) {
         Ok(j) => j,
         Err(e) => return fail(&e),
@@ -965,47 +963,8 @@ pub fn load_program(file: &Path, sets: &[String]) -> Result<crate::program::Rule
         ));
     };
     play::apply_sets(&mut prog, sets)?;
-    prog.learned = read_learned(file, &text, &prog);
+    prog.learned = crate::search::trained::read_for(file, &text, &prog);
     Ok(prog)
-}
-
-/// The learned evaluation next to `file` ([`trained_path`]) when it was learned on this text.
-fn read_learned(
-    file: &Path,
-    text: &str,
-    prog: &crate::program::RuleProgram,
-) -> Result<std::sync::Arc<crate::program::Learned>, String> {
-    let path = trained_path(file);
-    let json = std::fs::read_to_string(&path).map_err(|_| {
-        format!(
-            "no learned evaluation for {} ({} not found): run `kumite train {}`",
-            file.display(),
-            path.display(),
-            file.display()
-        )
-    })?;
-    let learned: crate::program::Learned = serde_json::from_str(&json)
-        .map_err(|e| format!("{} cannot be read: {e}", path.display()))?;
-    if learned.rules_hash != play::text_hash(text) {
-        return Err(format!(
-            "{} was learned on another version of {}: run `kumite train {}` again",
-            path.display(),
-            file.display(),
-            file.display()
-        ));
-    }
-    if learned.features != crate::search::trained::feature_names(prog)
-        || [learned.mean.len(), learned.sd.len(), learned.weights.len()]
-            .iter()
-            .any(|&n| n != learned.features.len())
-    {
-        return Err(format!(
-            "{} was learned with other features (another version of kumite): run `kumite train {}` again",
-            path.display(),
-            file.display()
-        ));
-    }
-    Ok(std::sync::Arc::new(learned))
 }
 
 fn arena(run: &crate::arena::ArenaRun, format: Format) -> ExitCode {

@@ -241,12 +241,7 @@ pub struct Played {
 
 /// A stable hash of rule text, to tell in a replay whether the rules changed.
 pub fn text_hash(text: &str) -> String {
-    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
-    for b in text.bytes() {
-        h ^= b as u64;
-        h = h.wrapping_mul(0x0100_0000_01b3);
-    }
-    format!("{h:016x}")
+    crate::program::text_hash(text)
 }
 
 /// Runs `kumite match`, writing the log if asked (also when a player failed).

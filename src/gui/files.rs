@@ -26,6 +26,49 @@ pub const EXAMPLES: &[(&str, &str)] = &[
     ("ex5_macro.kmt", include_str!("../../rules/ex5_macro.kmt")),
 ];
 
+/// The learned evaluations (`kumite train`) of the bundled examples that have one: (file name,
+/// its `.trained.json`).
+pub const EXAMPLE_LEARNED: &[(&str, &str)] = &[
+    ("sumo.kmt", include_str!("../../rules/sumo.trained.json")),
+    (
+        "karate.kmt",
+        include_str!("../../rules/karate.trained.json"),
+    ),
+    (
+        "moge_battle.kmt",
+        include_str!("../../rules/moge_battle.trained.json"),
+    ),
+];
+
+/// The learned evaluation `cpu:trained` uses for the document at `path` (or unsaved) whose text
+/// `text` compiled to `prog`: the file next to it, else — for a bundled example's text — the
+/// bundled one; or why there is none.
+pub fn learned_for(
+    path: Option<&Path>,
+    text: &str,
+    prog: &crate::program::RuleProgram,
+) -> Result<std::sync::Arc<crate::program::Learned>, String> {
+    use crate::search::trained::{parse_for, read_for, trained_path};
+    if let Some(p) = path
+        && trained_path(p).exists()
+    {
+        return read_for(p, text, prog);
+    }
+    let bundled = EXAMPLES
+        .iter()
+        .find(|(_, t)| *t == text)
+        .and_then(|(n, _)| EXAMPLE_LEARNED.iter().find(|(m, _)| m == n));
+    match (bundled, path) {
+        (Some((name, json)), _) => {
+            parse_for(json, &format!("the bundled {name}"), name, text, prog)
+        }
+        (None, Some(p)) => read_for(p, text, prog),
+        (None, None) => {
+            Err("the rules are not saved: save them and run `kumite train FILE`".to_string())
+        }
+    }
+}
+
 /// The text of a bundled example by file name.
 pub fn example(name: &str) -> Option<&'static str> {
     EXAMPLES.iter().find(|(n, _)| *n == name).map(|(_, t)| *t)

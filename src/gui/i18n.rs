@@ -729,6 +729,16 @@ strings! {
     CpuLastSearch => ("CPU's last move: {} positions in {} ({} M/s)", "CPU の前の手: {} 局面を {} で探索({} M/s)"),
     ExactBuilding => ("building the exact table… {} s", "完全な表を作成中… {} 秒"),
     ExactUnavailable => ("no exact table ({}); playing by search", "完全な表は作れません({})。探索で指します"),
+    LearnedEvaluation => ("learned evaluation (kumite train)", "学習した評価 (kumite train)"),
+    LearnedHover => (
+        "The same search, valuing the positions at its horizon by the evaluation `kumite train FILE` learned from self-play for this file (FILE.trained.json next to it; the bundled examples come with theirs)",
+        "同じ探索で、読みの先の局面を `kumite train FILE` が自己対戦から学習した評価(ファイルと同じ場所の FILE.trained.json。同梱サンプルには付属)で評価する",
+    ),
+    LearnedFrom => (
+        "learned from {} self-play games, {} positions (log loss {} against the derived evaluation's {})",
+        "自己対戦 {} 局・{} 局面から学習(対数損失 {}、導出評価のみでは {})",
+    ),
+    LearnedMissing => ("not available: {}; playing with the derived evaluation", "使えません: {}。導出した評価で指します"),
     ReportCannotStart => ("cannot start the report: {}", "レポートを開始できません: {}"),
     ReportDied => ("the report stopped unexpectedly", "レポートが予期せず止まりました"),
 }

@@ -1,7 +1,7 @@
 //! The match panel: play the CPU with the keys of the `':` lines (or by clicking), watch both
 //! sides' states, the derived evaluation and the turn log.
 
-use super::i18n::{Lang, T, tr, trn};
+use super::i18n::{Lang, T, tr, trf, trn};
 use super::session::{Controller, MatchSession, key_name};
 use super::worker::ProgramView;
 use crate::engine::{Outcome, Side};
@@ -84,6 +84,9 @@ pub struct MatchPanel {
     pub message: Option<String>,
     /// The rules changed since the match started and the user chose to keep playing.
     pub keep_old_rules: bool,
+    /// The learned evaluation of the current rules (for `cpu:trained`), or why there is none;
+    /// the studio sets it after each check.
+    pub learned: Result<Arc<crate::program::Learned>, String>,
     log_cache: (usize, Vec<LogLine>),
 }
 
@@ -95,6 +98,7 @@ impl Default for MatchPanel {
             seed: 1,
             message: None,
             keep_old_rules: false,
+            learned: Err(crate::program::NO_LEARNED.to_string()),
             log_cache: (usize::MAX, Vec::new()),
         }
     }
@@ -145,6 +149,7 @@ impl MatchPanel {
             self.settings.cpu.clone()
         };
         c.exact = self.settings.cpu.exact;
+        c.trained = self.settings.cpu.trained && self.learned.is_ok();
         c
     }
 
@@ -161,6 +166,7 @@ impl MatchPanel {
             self.cpu_settings(view),
             None,
         )?;
+        s.learned = self.learned.as_ref().ok().cloned();
         s.realtime = self.settings.realtime;
         s.started = !edit;
         self.session = Some(s);
@@ -444,6 +450,11 @@ impl MatchPanel {
             }
             ui.checkbox(&mut self.settings.cpu.exact, tr(lang, T::ExactUnbeatable))
                 .on_hover_text(tr(lang, T::PlaysFromAnExact));
+            ui.checkbox(
+                &mut self.settings.cpu.trained,
+                tr(lang, T::LearnedEvaluation),
+            )
+            .on_hover_text(tr(lang, T::LearnedHover));
             if let (Some(s), Some(v)) = (self.session.as_mut(), view) {
                 let mut want = if self.settings.file_cpu {
                     file_cpu(&v.settings)
@@ -451,11 +462,28 @@ impl MatchPanel {
                     self.settings.cpu.clone()
                 };
                 want.exact = self.settings.cpu.exact;
+                want.trained = self.settings.cpu.trained && self.learned.is_ok();
                 if s.cpu != want && Arc::ptr_eq(&s.compiled, &v.compiled) {
                     s.cpu = want;
+                    s.learned = self.learned.as_ref().ok().cloned();
                 }
             }
         });
+        if self.settings.cpu.trained {
+            ui.weak(match &self.learned {
+                Ok(l) => trn(
+                    lang,
+                    T::LearnedFrom,
+                    &[
+                        &l.games,
+                        &l.positions,
+                        &format!("{:.3}", l.log_loss),
+                        &format!("{:.3}", l.derived_log_loss),
+                    ],
+                ),
+                Err(why) => trf(lang, T::LearnedMissing, why),
+            });
+        }
         if self.settings.cpu.exact
             && let Some(status) = self.session.as_ref().and_then(|s| s.exact_status(lang))
         {

@@ -439,8 +439,12 @@ impl StudioApp {
         }
         if let Some(c) = self.worker.poll() {
             self.editor.view.set_marks(&c);
-            if c.view.is_some() {
-                self.last_good = c.view.clone();
+            if let Some(v) = &c.view {
+                self.last_good = Some(v.clone());
+                if let Some(prog) = &v.compiled.program {
+                    self.matchp.learned =
+                        files::learned_for(self.doc.path.as_deref(), &c.text, prog);
+                }
             }
             self.editor.assist.update(&c, self.last_good.as_ref());
             self.checked = Some(c);

@@ -238,6 +238,8 @@ pub struct MatchSession {
     pub started: bool,
     /// A win path being replayed.
     pub replay: Option<Replay>,
+    /// The learned evaluation a `trained` CPU plays with (see `MatchPanel::learned`).
+    pub learned: Option<Arc<crate::program::Learned>>,
 }
 
 /// The program of a compiled text that has one.
@@ -310,6 +312,7 @@ impl MatchSession {
             next_tick: None,
             started: true,
             replay: None,
+            learned: None,
         })
     }
 
@@ -656,8 +659,12 @@ impl MatchSession {
         let past: Vec<State> = self.turns.iter().map(|t| t.before.clone()).collect();
         let seed = crate::engine::rng::mix(self.seed ^ ((self.st.turn as u64) << 8) ^ side as u64);
         let exact = self.exact.clone();
+        let learned = self.learned.clone().filter(|_| settings.trained);
         let job = Job::spawn("kumite-cpu", ctx, move |cancel| {
             let mut cpu = CpuPlayer::new(program_of(&compiled), settings, seed);
+            if let Some(l) = &learned {
+                cpu.set_learned(l);
+            }
             cpu.set_cancel_flag(cancel);
             cpu.set_history(&past);
             // An exact table built for an earlier move serves the following ones.

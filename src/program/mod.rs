@@ -294,6 +294,16 @@ pub struct Learned {
     pub derived_log_loss: f64,
 }
 
+/// The hash match logs and learned evaluations keep of a rule text (64-bit FNV-1a, in hex).
+pub fn text_hash(text: &str) -> String {
+    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+    for b in text.bytes() {
+        h ^= b as u64;
+        h = h.wrapping_mul(0x0100_0000_01b3);
+    }
+    format!("{h:016x}")
+}
+
 /// Why a freshly compiled program has no learned evaluation.
 pub const NO_LEARNED: &str = "no learned evaluation was read for these rules: run `kumite train FILE` (it writes FILE's name with .trained.json next to it)";
 

@@ -80,6 +80,12 @@ impl<'p> CpuPlayer<'p> {
         self.history = past.into_iter().map(|st| node_key(st, lcm)).collect();
     }
 
+    /// Values the search's leaves by `learned` (`cpu:trained` where the program carries none,
+    /// as in the studio, which reads the file next to the document itself).
+    pub fn set_learned(&mut self, learned: &crate::program::Learned) {
+        self.searcher.set_learned(learned);
+    }
+
     /// Uses `flag` as the cancel flag (a window shares one flag with its thinking thread).
     pub fn set_cancel_flag(&mut self, flag: Arc<AtomicBool>) {
         self.searcher.cancel = flag;

@@ -9,6 +9,8 @@ use crate::engine::players::{MatchOptions, Player, play_match};
 use crate::engine::{GameResult, Side, State};
 use crate::program::{Learned, RuleProgram};
 use rayon::prelude::*;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 /// The players of the self-play games: a shallow search with a few deliberate mistakes, so the
 /// games visit varied positions (`E3`: three moves in ten are another enabled command).
@@ -226,4 +228,59 @@ fn dot(w: &[f64], x: &[f64]) -> f64 {
 
 fn sigmoid(z: f64) -> f64 {
     1.0 / (1.0 + (-z).exp())
+}
+
+/// Where `kumite train` writes, and `cpu:trained` reads, the learned evaluation of `file`
+/// (`rules/karate.kmt` → `rules/karate.trained.json`).
+pub fn trained_path(file: &Path) -> PathBuf {
+    file.with_extension("trained.json")
+}
+
+/// The learned evaluation next to `file` ([`trained_path`]), when it was learned on `text` (the
+/// rules `prog` was compiled from) with the features this version computes; else why not, with
+/// what to run.
+pub fn read_for(file: &Path, text: &str, prog: &RuleProgram) -> Result<Arc<Learned>, String> {
+    let path = trained_path(file);
+    let json = std::fs::read_to_string(&path).map_err(|_| {
+        format!(
+            "no learned evaluation for {} ({} not found): run `kumite train {}`",
+            file.display(),
+            path.display(),
+            file.display()
+        )
+    })?;
+    parse_for(
+        &json,
+        &path.display().to_string(),
+        &file.display().to_string(),
+        text,
+        prog,
+    )
+}
+
+/// [`read_for`] of a learned file's contents `json` (named `source`) for the rule file `file`.
+pub fn parse_for(
+    json: &str,
+    source: &str,
+    file: &str,
+    text: &str,
+    prog: &RuleProgram,
+) -> Result<Arc<Learned>, String> {
+    let learned: Learned =
+        serde_json::from_str(json).map_err(|e| format!("{source} cannot be read: {e}"))?;
+    if learned.rules_hash != crate::program::text_hash(text) {
+        return Err(format!(
+            "{source} was learned on another version of {file}: run `kumite train {file}` again"
+        ));
+    }
+    if learned.features != feature_names(prog)
+        || [learned.mean.len(), learned.sd.len(), learned.weights.len()]
+            .iter()
+            .any(|&n| n != learned.features.len())
+    {
+        return Err(format!(
+            "{source} was learned with other features (another version of kumite): run `kumite train {file}` again"
+        ));
+    }
+    Ok(Arc::new(learned))
 }

@@ -485,3 +485,37 @@ fn the_tree_view_says_whether_an_unreachable_condition_blocks_the_win() {
     h.get_by_label_contains("その側の手では成立させられない条件");
     assert!(h.query_by_label_contains("の勝利を阻む").is_none());
 }
+
+#[test]
+fn the_learned_cpu_is_chosen_in_the_match_panel_for_a_bundled_example_and_explains_when_missing() {
+    let mut h = harness(StudioApp::new_for_test(Lang::En, ""));
+    settle(&mut h);
+    open_example(&mut h, "karate.kmt");
+    h.get_by_label("learned evaluation (kumite train)").click();
+    h.run();
+    assert!(h.state().matchp.settings.cpu.trained);
+    h.get_by_label_contains("learned from 3000 self-play games");
+    h.key_press(Key::F5);
+    h.step();
+    // h strikes (j: 左突き); the learned CPU (c) answers.
+    h.key_press(Key::J);
+    h.step();
+    cpu_done(&mut h);
+    let s = h.state().matchp.session.as_ref().unwrap();
+    assert!(s.cpu.trained, "the match uses the learned evaluation");
+    assert!(s.learned.is_some());
+    assert_eq!(s.st.turn, 2, "h and c have both moved");
+
+    // Rules that were never saved or trained: the box says why, and the CPU plays as before.
+    let mut h = harness(StudioApp::new_for_test(
+        Lang::En,
+        "!:余裕=3\n[押す]:O.余裕-1\nO.余裕<=0:S.勝利\n':p=[押す]\n",
+    ));
+    settle(&mut h);
+    h.get_by_label("learned evaluation (kumite train)").click();
+    h.run();
+    h.get_by_label_contains("not available: the rules are not saved");
+    h.key_press(Key::F5);
+    h.step();
+    assert!(!h.state().matchp.session.as_ref().unwrap().cpu.trained);
+}
