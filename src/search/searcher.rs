@@ -78,6 +78,8 @@ pub struct Searcher<'p> {
     pub(super) learned: Option<(Vec<f64>, f64)>,
     /// The features of the position being valued, reused.
     pub(super) feature_buf: Vec<f64>,
+    /// Learned values by position key (see `learned_value`).
+    pub(super) learned_cache: Vec<(u64, f64)>,
 }
 
 /// A move's chance outcomes as [`Searcher::outcomes`] gave them, with the nodes it counted and
@@ -152,6 +154,7 @@ impl<'p> Searcher<'p> {
             scale,
             learned: None,
             feature_buf: Vec::new(),
+            learned_cache: Vec::new(),
         }
     }
 

@@ -22,6 +22,9 @@ const DISTANCE_CAP: u32 = 40;
 /// Gradient steps of the regression (full batch, standardised features).
 const STEPS: usize = 600;
 
+/// Slots of the learned values' cache (a power of two).
+const LEARNED_CACHE: usize = 1 << 14;
+
 /// Positions per block of the gradient's partial sums.
 const BLOCK: usize = 4096;
 
@@ -71,17 +74,29 @@ impl Searcher<'_> {
             .collect();
         let offset = learned.bias - w.iter().zip(&learned.mean).map(|(w, m)| w * m).sum::<f64>();
         self.learned = Some((w, offset));
+        self.learned_cache.clear();
     }
 
-    /// The learned prediction of h's result in `st`, on the search's scale (±0.9e9).
+    /// The learned prediction of h's result in `st`, on the search's scale (±0.9e9); kept in
+    /// a small direct-mapped cache by position (the search meets the same leaves again).
     pub(super) fn learned_value(&mut self, st: &State) -> f64 {
+        let key = super::keys::node_key(st, self.lcm) | 1;
+        let slot = (key ^ (key >> 32)) as usize & (LEARNED_CACHE - 1);
+        if self.learned_cache.len() != LEARNED_CACHE {
+            self.learned_cache = vec![(0, 0.0); LEARNED_CACHE];
+        }
+        if self.learned_cache[slot].0 == key {
+            return self.learned_cache[slot].1;
+        }
         let mut f = std::mem::take(&mut self.feature_buf);
         self.features(st, &mut f);
         let (w, offset) = self.learned.as_ref().expect("learned weights");
         let z = offset + w.iter().zip(&f).map(|(w, x)| w * x).sum::<f64>();
         self.feature_buf = f;
         // 2·σ(z) − 1, h's expected result.
-        0.9e9 * (z / 2.0).tanh()
+        let v = 0.9e9 * (z / 2.0).tanh();
+        self.learned_cache[slot] = (key, v);
+        v
     }
 }
 
