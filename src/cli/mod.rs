@@ -371,10 +371,6 @@ pub enum Command {
 
 /// `kumite train`.
 fn train(file: &Path, games: u64, seed: u64, output: Option<&PathBuf>, format: Format) -> ExitCode {
-    let text = match read_rules(file) {
-        Ok(t) => t,
-        Err(e) => return fail(&e),
-    };
     let prog = match load_program(file, &[]) {
         Ok(p) => p,
         Err(e) => return fail(&e),
@@ -386,8 +382,7 @@ fn train(file: &Path, games: u64, seed: u64, output: Option<&PathBuf>, format: F
         ));
     }
     let t0 = std::time::Instant::now();
-    let learned =
-        crate::search::trained::train(&prog, games, seed, &crate::program::text_hash(&text));
+    let learned = crate::search::trained::train(&prog, games, seed);
     let secs = t0.elapsed().as_secs_f64();
     let out = output
         .cloned()
@@ -962,8 +957,9 @@ pub fn load_program(file: &Path, sets: &[String]) -> Result<crate::program::Rule
             c.diags.iter().filter(|d| d.is_error()).count()
         ));
     };
+    // The learned evaluation belongs to the rules as written; `--set` start values keep it.
+    prog.learned = crate::search::trained::read_for(file, &prog);
     play::apply_sets(&mut prog, sets)?;
-    prog.learned = crate::search::trained::read_for(file, &text, &prog);
     Ok(prog)
 }
 

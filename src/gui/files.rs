@@ -40,29 +40,25 @@ pub const EXAMPLE_LEARNED: &[(&str, &str)] = &[
     ),
 ];
 
-/// The learned evaluation `cpu:trained` uses for the document at `path` (or unsaved) whose text
-/// `text` compiled to `prog`: the file next to it, else — for a bundled example's text — the
-/// bundled one; or why there is none.
+/// The learned evaluation `cpu:trained` uses for the document at `path` (or unsaved) that
+/// compiled to `prog`: the file next to it, else a bundled example's when the rules do what
+/// that example's do; or why there is none.
 pub fn learned_for(
     path: Option<&Path>,
-    text: &str,
     prog: &crate::program::RuleProgram,
 ) -> Result<std::sync::Arc<crate::program::Learned>, String> {
     use crate::search::trained::{parse_for, read_for, trained_path};
     if let Some(p) = path
         && trained_path(p).exists()
     {
-        return read_for(p, text, prog);
+        return read_for(p, prog);
     }
-    let bundled = EXAMPLES
+    let bundled = EXAMPLE_LEARNED
         .iter()
-        .find(|(_, t)| *t == text)
-        .and_then(|(n, _)| EXAMPLE_LEARNED.iter().find(|(m, _)| m == n));
+        .find_map(|(name, json)| parse_for(json, &format!("the bundled {name}"), name, prog).ok());
     match (bundled, path) {
-        (Some((name, json)), _) => {
-            parse_for(json, &format!("the bundled {name}"), name, text, prog)
-        }
-        (None, Some(p)) => read_for(p, text, prog),
+        (Some(l), _) => Ok(l),
+        (None, Some(p)) => read_for(p, prog),
         (None, None) => {
             Err("the rules are not saved: save them and run `kumite train FILE`".to_string())
         }

@@ -442,8 +442,7 @@ impl StudioApp {
             if let Some(v) = &c.view {
                 self.last_good = Some(v.clone());
                 if let Some(prog) = &v.compiled.program {
-                    self.matchp.learned =
-                        files::learned_for(self.doc.path.as_deref(), &c.text, prog);
+                    self.matchp.learned = files::learned_for(self.doc.path.as_deref(), prog);
                 }
             }
             self.editor.assist.update(&c, self.last_good.as_ref());

@@ -267,7 +267,8 @@ pub struct RuleProgram {
 pub struct Learned {
     /// Always "kumite-trained".
     pub kind: String,
-    /// The hash of the rule text it was learned on (the text's FNV-1a, as match logs keep it).
+    /// The [`RuleProgram::behaviour_hash`] of the rules it was learned on (unchanged by
+    /// comments and layout, changed by any number or rule).
     pub rules_hash: String,
     /// The feature names, in order.
     pub features: Vec<String>,

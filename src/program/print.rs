@@ -63,6 +63,33 @@ impl RuleProgram {
             self.effect_text(i)
         )
     }
+    /// A hash of what the rules do rather than how their text is written: states, commands,
+    /// start values, settings, every expanded rule and advantage line (with its weight) as
+    /// compiled — so comments, spacing, full-width forms and macros written out or not leave it
+    /// alone, and any change of a number, a rule or a name changes it. A learned evaluation is
+    /// kept for the rules of this hash (`kumite train`).
+    pub fn behaviour_hash(&self) -> String {
+        use std::fmt::Write;
+        let mut s = String::new();
+        let _ = writeln!(
+            s,
+            "{:?}|{:?}|{:?}|{:?}|{:?}|{:?}",
+            self.states,
+            self.commands,
+            self.init_values,
+            self.init_enabled,
+            self.settings,
+            self.banned
+        );
+        for i in 0..self.rules.len() {
+            let _ = writeln!(s, "{}", self.rule_text(i));
+        }
+        for (i, a) in self.adv.iter().enumerate() {
+            let _ = writeln!(s, "{}×{}", a.weight, self.adv_text(i));
+        }
+        super::text_hash(&s)
+    }
+
     /// Advantage line `i` as text.
     pub fn adv_text(&self, i: usize) -> String {
         let a = &self.adv[i];

@@ -101,8 +101,8 @@ impl Searcher<'_> {
 }
 
 /// Learns an evaluation for `prog` from `games` self-play games of [`TRAIN_PLAYERS`] (game k
-/// seeded `seed + k`), on every core. `rules_hash` names the rule text it is learned on.
-pub fn train(prog: &RuleProgram, games: u64, seed: u64, rules_hash: &str) -> Learned {
+/// seeded `seed + k`), on every core.
+pub fn train(prog: &RuleProgram, games: u64, seed: u64) -> Learned {
     let per_game: Vec<(Vec<Vec<f64>>, f64)> = (0..games)
         .into_par_iter()
         .map(|k| {
@@ -170,7 +170,7 @@ pub fn train(prog: &RuleProgram, games: u64, seed: u64, rules_hash: &str) -> Lea
     let (_, _, derived_log_loss) = fit(&z, &ys, |k| k == derived);
     Learned {
         kind: "kumite-trained".into(),
-        rules_hash: rules_hash.into(),
+        rules_hash: prog.behaviour_hash(),
         features: names,
         mean,
         sd,
@@ -251,10 +251,10 @@ pub fn trained_path(file: &Path) -> PathBuf {
     file.with_extension("trained.json")
 }
 
-/// The learned evaluation next to `file` ([`trained_path`]), when it was learned on `text` (the
-/// rules `prog` was compiled from) with the features this version computes; else why not, with
-/// what to run.
-pub fn read_for(file: &Path, text: &str, prog: &RuleProgram) -> Result<Arc<Learned>, String> {
+/// The learned evaluation next to `file` ([`trained_path`]), when it was learned on rules that
+/// do what `prog` does (its [`RuleProgram::behaviour_hash`], before any `--set`) with the
+/// features this version computes; else why not, with what to run.
+pub fn read_for(file: &Path, prog: &RuleProgram) -> Result<Arc<Learned>, String> {
     let path = trained_path(file);
     let json = std::fs::read_to_string(&path).map_err(|_| {
         format!(
@@ -268,7 +268,6 @@ pub fn read_for(file: &Path, text: &str, prog: &RuleProgram) -> Result<Arc<Learn
         &json,
         &path.display().to_string(),
         &file.display().to_string(),
-        text,
         prog,
     )
 }
@@ -278,14 +277,13 @@ pub fn parse_for(
     json: &str,
     source: &str,
     file: &str,
-    text: &str,
     prog: &RuleProgram,
 ) -> Result<Arc<Learned>, String> {
     let learned: Learned =
         serde_json::from_str(json).map_err(|e| format!("{source} cannot be read: {e}"))?;
-    if learned.rules_hash != crate::program::text_hash(text) {
+    if learned.rules_hash != prog.behaviour_hash() {
         return Err(format!(
-            "{source} was learned on another version of {file}: run `kumite train {file}` again"
+            "{source} was learned on other rules than {file} has now (a number, rule or name changed): run `kumite train {file}` again"
         ));
     }
     if learned.features != feature_names(prog)

@@ -602,12 +602,16 @@ fn train_writes_a_learned_evaluation_that_cpu_trained_plays_and_refuses_when_sta
     let (code, a, err) = play("cpu:trained,N20000");
     assert_eq!(code, 0, "{err}");
     assert_eq!(a, play("cpu:trained,N20000").1);
-    // An edited file makes the learned evaluation stale: refused, with what to do.
-    std::fs::write(&f, format!("{text}\n# an edit\n")).expect("edit");
+    // Comments and blank lines leave the rules as they were: still played, the same game.
+    std::fs::write(&f, format!("# a note\n\n{text}\n\n# the end\n")).expect("edit");
+    assert_eq!(play("cpu:trained,N20000").1, a);
+    // A changed number makes the learned evaluation stale: refused, with what to do.
+    assert!(text.contains("突き費用:2"));
+    std::fs::write(&f, text.replace("突き費用:2", "突き費用:3")).expect("edit");
     let (code, _, err) = play("cpu:trained");
     assert_eq!(code, 2, "{err}");
     assert!(
-        err.contains("another version") && err.contains("kumite train"),
+        err.contains("other rules") && err.contains("kumite train"),
         "{err}"
     );
     // A simultaneous game has nothing to learn here, and says so.
