@@ -21,26 +21,7 @@ k=./target/release/kumite
 half=$((games / 2))
 
 points() { # file A B
-  python3 - "$k" "$1" "$2" "$3" "$half" <<'EOF'
-import json, subprocess, sys
-k, f, a, b, n = sys.argv[1:6]
-def run(h, c, seed):
-    out = subprocess.run([k, "arena", f, "--h", h, "--c", c, "--games", n, "--seed", str(seed),
-                          "--format", "json"], capture_output=True, text=True, check=True).stdout
-    return json.loads(out)
-x = run(a, b, 1)
-y = run(b, a, 2)
-pts = x["h_wins"] + y["c_wins"] + 0.5 * (x["draws"] + y["draws"])
-total = x["games"] + y["games"]
-def ms(*stats):
-    stats = [s for s in stats if s]
-    if not stats:
-        return "-"
-    return f'{1000 * sum(s["seconds"] for s in stats) / sum(s["moves"] for s in stats):.2f} ms'
-print(f"  {a:<12} vs {b:<12} {pts:g}/{total} = {100 * pts / total:5.1f}%   "
-      f"a move: {ms(x['search']['h'], y['search']['c'])} against {ms(x['search']['c'], y['search']['h'])}",
-      flush=True)
-EOF
+  python3 benches/points.py "$k" "$1" "$2" "$3" "$half"
 }
 
 for f in "${files[@]}"; do

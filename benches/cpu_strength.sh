@@ -24,20 +24,7 @@ half=$((games / 2))
 
 # Points of player A against B: A as h over half the games, then A as c (seeds differ).
 points() { # file A B
-  python3 - "$k" "$1" "$2" "$3" "$half" <<'EOF'
-import json, subprocess, sys
-k, f, a, b, n = sys.argv[1:6]
-def run(h, c, seed):
-    out = subprocess.run([k, "arena", f, "--h", h, "--c", c, "--games", n, "--seed", str(seed),
-                          "--format", "json"], capture_output=True, text=True, check=True).stdout
-    return json.loads(out)
-x = run(a, b, 1)
-y = run(b, a, 2)
-pts = x["h_wins"] + y["c_wins"] + 0.5 * (x["draws"] + y["draws"])
-total = x["games"] + y["games"]
-print(f"{a} vs {b}: {pts:g}/{total} = {100 * pts / total:.1f}% "
-      f"(as h {x['h_wins']}-{x['draws']}-{x['c_wins']}, as c {y['c_wins']}-{y['draws']}-{y['h_wins']})")
-EOF
+  python3 benches/points.py "$k" "$1" "$2" "$3" "$half"
 }
 
 exploit() { # file player
