@@ -384,6 +384,17 @@ fn train(file: &Path, games: u64, seed: u64, output: Option<&PathBuf>, format: F
     let t0 = std::time::Instant::now();
     let learned = crate::search::trained::train(&prog, games, seed);
     let secs = t0.elapsed().as_secs_f64();
+    let results = learned.results.unwrap_or_default();
+    if let Some(why) = results.nothing_to_learn() {
+        eprintln!(
+            "kumite train: {}: {why} (cpu:{} against itself, {} distinct game{}); nothing written — a learned evaluation needs games won and lost (or drawn) from different positions",
+            file.display(),
+            crate::search::trained::TRAIN_PLAYERS,
+            results.distinct,
+            if results.distinct == 1 { "" } else { "s" }
+        );
+        return ExitCode::from(1);
+    }
     let out = output
         .cloned()
         .unwrap_or_else(|| crate::search::trained::trained_path(file));
@@ -404,6 +415,7 @@ fn train(file: &Path, games: u64, seed: u64, output: Option<&PathBuf>, format: F
                 "players": learned.players,
                 "log_loss": learned.log_loss,
                 "derived_log_loss": learned.derived_log_loss,
+                "results": results,
                 "seconds": secs,
             })
         );
@@ -415,6 +427,13 @@ fn train(file: &Path, games: u64, seed: u64, output: Option<&PathBuf>, format: F
             seed,
             seed.wrapping_add(games - 1),
             learned.positions
+        );
+        outln!(
+            "results: h won {}, c won {}, {} drawn; {} distinct games",
+            results.h_wins,
+            results.c_wins,
+            results.draws,
+            results.distinct
         );
         outln!(
             "predicting h's result: log loss {:.4} (the derived evaluation alone: {:.4}; a coin: 0.6931)",

@@ -293,6 +293,42 @@ pub struct Learned {
     pub log_loss: f64,
     /// See `log_loss`.
     pub derived_log_loss: f64,
+    /// How the self-play games ended (files written before it was kept have none).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub results: Option<SelfPlayResults>,
+}
+
+/// How the self-play games of a learned evaluation ended.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct SelfPlayResults {
+    /// Games h won.
+    pub h_wins: u64,
+    /// Games c won.
+    pub c_wins: u64,
+    /// Games drawn (both won at once, the turn limit, or a rule error).
+    pub draws: u64,
+    /// Different games among them (by the positions played through).
+    pub distinct: u64,
+}
+
+impl SelfPlayResults {
+    /// Why these games teach nothing about which positions are better, if they do not: every
+    /// game ended the same way.
+    pub fn nothing_to_learn(&self) -> Option<String> {
+        let n = self.h_wins + self.c_wins + self.draws;
+        let why = if self.draws == n {
+            format!("all {n} self-play games were draws")
+        } else if self.h_wins == n {
+            format!("h won all {n} self-play games")
+        } else if self.c_wins == n {
+            format!("c won all {n} self-play games")
+        } else {
+            return None;
+        };
+        Some(format!(
+            "{why}, so no position predicts the result better than another"
+        ))
+    }
 }
 
 /// The hash match logs and learned evaluations keep of a rule text (64-bit FNV-1a, in hex).

@@ -7,14 +7,16 @@
 use super::{CpuPlayer, CpuSettings, Searcher};
 use crate::engine::players::{MatchOptions, Player, play_match};
 use crate::engine::{GameResult, Side, State};
-use crate::program::{Learned, RuleProgram};
+use crate::program::{Learned, RuleProgram, SelfPlayResults};
 use rayon::prelude::*;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 /// The players of the self-play games: a shallow search with a few deliberate mistakes, so the
-/// games visit varied positions (`E3`: three moves in ten are another enabled command).
-pub const TRAIN_PLAYERS: &str = "S2,E3";
+/// games visit varied positions (`E3`: three moves in ten are another enabled command), bounded
+/// by nodes rather than time (a minute a move is never reached first), so that the same seeds
+/// give the same games on any machine, however loaded.
+pub const TRAIN_PLAYERS: &str = "S2,E3,P60000,N100000";
 
 /// Distances to winning are capped here as features (an unreachable win is this far).
 const DISTANCE_CAP: u32 = 40;
@@ -103,7 +105,12 @@ impl Searcher<'_> {
 /// Learns an evaluation for `prog` from `games` self-play games of [`TRAIN_PLAYERS`] (game k
 /// seeded `seed + k`), on every core.
 pub fn train(prog: &RuleProgram, games: u64, seed: u64) -> Learned {
-    let per_game: Vec<(Vec<Vec<f64>>, f64)> = (0..games)
+    train_within(prog, games, seed, None)
+}
+
+/// [`train`] with the self-play games cut off as draws after `max_turns` turns.
+pub fn train_within(prog: &RuleProgram, games: u64, seed: u64, max_turns: Option<u32>) -> Learned {
+    let per_game: Vec<(Vec<Vec<f64>>, GameResult, u64)> = (0..games)
         .into_par_iter()
         .map(|k| {
             let g = seed.wrapping_add(k);
@@ -114,32 +121,48 @@ pub fn train(prog: &RuleProgram, games: u64, seed: u64) -> Learned {
             let mut players: [&mut dyn Player; 2] = [&mut a, &mut b];
             let mut rows = Vec::new();
             let mut first = Vec::new();
+            // The game's fingerprint: the positions it went through, in order.
+            let mut path = 0u64;
             // The starting position too, then every undecided position after a turn.
             let r = play_match(
                 prog,
                 &mut players,
                 &MatchOptions {
                     seed: g,
+                    max_turns,
                     ..Default::default()
                 },
                 |_, st, _| {
+                    path = crate::engine::rng::mix(path ^ st.fingerprint(true));
                     if st.outcome.is_none() {
                         fs.features(st, &mut first);
                         rows.push(first.clone());
                     }
                 },
             );
-            let y = match r.result {
-                GameResult::H => 1.0,
-                GameResult::C => 0.0,
-                _ => 0.5,
-            };
-            (rows, y)
+            (rows, r.result, path)
         })
         .collect();
     let mut xs = Vec::new();
     let mut ys = Vec::new();
-    for (rows, y) in per_game {
+    let mut results = SelfPlayResults::default();
+    let mut paths = rustc_hash::FxHashSet::default();
+    for (rows, result, path) in per_game {
+        let y = match result {
+            GameResult::H => {
+                results.h_wins += 1;
+                1.0
+            }
+            GameResult::C => {
+                results.c_wins += 1;
+                0.0
+            }
+            _ => {
+                results.draws += 1;
+                0.5
+            }
+        };
+        paths.insert(path);
         ys.extend(std::iter::repeat_n(y, rows.len()));
         xs.extend(rows);
     }
@@ -165,9 +188,9 @@ pub fn train(prog: &RuleProgram, games: u64, seed: u64) -> Learned {
         .iter()
         .map(|x| (0..d).map(|k| (x[k] - mean[k]) / sd[k]).collect())
         .collect();
-    let (bias, weights, log_loss) = fit(&z, &ys, |_| true);
+    let (bias, weights, log_loss) = fit(&z, &ys, d, |_| true);
     let derived = d - 2;
-    let (_, _, derived_log_loss) = fit(&z, &ys, |k| k == derived);
+    let (_, _, derived_log_loss) = fit(&z, &ys, d, |k| k == derived);
     Learned {
         kind: "kumite-trained".into(),
         rules_hash: prog.behaviour_hash(),
@@ -182,13 +205,22 @@ pub fn train(prog: &RuleProgram, games: u64, seed: u64) -> Learned {
         seed,
         log_loss,
         derived_log_loss,
+        results: Some(SelfPlayResults {
+            distinct: paths.len() as u64,
+            ..results
+        }),
     }
 }
 
 /// Logistic regression of `ys` (h's result: 1, ½, 0) on the features `use_k` admits, by full-
 /// batch gradient descent with a small L2 penalty: (intercept, weights, mean log loss).
-fn fit(z: &[Vec<f64>], ys: &[f64], use_k: impl Fn(usize) -> bool) -> (f64, Vec<f64>, f64) {
-    let d = z.first().map_or(0, Vec::len);
+/// `d` features (every row of `z` has them; there may be no rows).
+fn fit(
+    z: &[Vec<f64>],
+    ys: &[f64],
+    d: usize,
+    use_k: impl Fn(usize) -> bool,
+) -> (f64, Vec<f64>, f64) {
     let on: Vec<bool> = (0..d).map(use_k).collect();
     let n = z.len().max(1) as f64;
     let (mut b, mut w) = (0.0, vec![0.0; d]);

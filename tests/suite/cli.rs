@@ -577,6 +577,16 @@ fn train_writes_a_learned_evaluation_that_cpu_trained_plays_and_refuses_when_sta
     assert_eq!(code, 0, "{err}");
     let v: serde_json::Value = serde_json::from_str(&out).expect("json");
     assert!(v["positions"].as_u64().unwrap_or(0) > 80, "{out}");
+    // How the games ended: all 80 counted, and many different games (E3 mistakes vary them).
+    let r = &v["results"];
+    let count = |k: &str| r[k].as_u64().expect("count");
+    assert_eq!(
+        count("h_wins") + count("c_wins") + count("draws"),
+        80,
+        "{out}"
+    );
+    assert!(count("h_wins") > 0 && count("c_wins") > 0, "{out}");
+    assert!(count("distinct") > 40, "{out}");
     // The regression includes the derived evaluation, so on its own positions it predicts the
     // results at least as well as the derived evaluation alone.
     let (loss, derived) = (
@@ -626,4 +636,21 @@ fn train_writes_a_learned_evaluation_that_cpu_trained_plays_and_refuses_when_sta
     ]);
     assert_eq!(code, 2, "{err}");
     assert!(err.contains("alternate games"), "{err}");
+    // Games that all end the same way teach nothing: said, and no file written.
+    let ex5 = common::root().join("rules").join("ex5_macro.kmt");
+    let out5 = dir.join("ex5.json");
+    let (code, _, err) = kumite(&[
+        "train",
+        ex5.to_str().expect("path"),
+        "--games",
+        "20",
+        "-o",
+        out5.to_str().expect("path"),
+    ]);
+    assert_eq!(code, 1, "{err}");
+    assert!(
+        err.contains("all 20 self-play games were draws") && err.contains("nothing written"),
+        "{err}"
+    );
+    assert!(!out5.exists());
 }

@@ -1602,6 +1602,23 @@ fn analyse_and_play(prog: &RuleProgram, seed: u64, tally: &mut Tally) -> Result<
         }
     }
 
+    // A little learning (`kumite train`): two short self-play games, every result counted, the
+    // weights finite, and the file it would write read back for these rules.
+    if seed % 13 == 3 && !prog.settings.simultaneous && !skip("train") {
+        let learned = kumite::search::trained::train_within(prog, 2, seed, Some(8));
+        let r = learned.results.unwrap_or_default();
+        if r.h_wins + r.c_wins + r.draws != 2 || r.distinct == 0 || r.distinct > 2 {
+            return Err(format!("train: results {r:?} for 2 games"));
+        }
+        if !learned.bias.is_finite() || learned.weights.iter().any(|w| !w.is_finite()) {
+            return Err(format!("train: weights not finite: {:?}", learned.weights));
+        }
+        let json = serde_json::to_string(&learned).map_err(|e| format!("train: {e}"))?;
+        if let Err(e) = kumite::search::trained::parse_for(&json, "x.trained.json", "x.kmt", prog) {
+            return Err(format!("train: its own file refused: {e}"));
+        }
+    }
+
     // A short match with traces (`kumite match --h random --c random --max-turns …`).
     if seed.is_multiple_of(2) && !skip("match") {
         let mut h = RandomPlayer::new(seed);
