@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The alternate CPU's depth ladder (issue 41: "levels still scale from weak to strong"): each
 # level against the one below it, and the default against random, in the bundled alternate
-# fights; then the learned evaluation (`kumite train FILE`, 3,000 self-play games, written next
+# fights; then the learned evaluation (`kumite train FILE`, 10,000 self-play games, written next
 # to the file) — `cpu:trained` against the default at the same depth, against S4, and against
 # random. Prints the first player's points (win 1, draw ½) over GAMES games with seats swapped
 # (GAMES/2 each way) and both players' thinking time a move, so strength can be read against

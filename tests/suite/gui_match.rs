@@ -494,7 +494,7 @@ fn the_learned_cpu_is_chosen_in_the_match_panel_for_a_bundled_example_and_explai
     h.get_by_label("learned evaluation (kumite train)").click();
     h.run();
     assert!(h.state().matchp.settings.cpu.trained);
-    h.get_by_label_contains("learned from 3000 self-play games");
+    h.get_by_label_contains("learned from 10000 self-play games");
     h.key_press(Key::F5);
     h.step();
     // h strikes (j: 左突き); the learned CPU (c) answers.
