@@ -47,7 +47,10 @@ pub fn learned_for(
     path: Option<&Path>,
     prog: &crate::program::RuleProgram,
 ) -> Result<std::sync::Arc<crate::program::Learned>, String> {
-    use crate::search::trained::{parse_for, read_for, trained_path};
+    use crate::search::trained::{SIMULTANEOUS, parse_for, read_for, trained_path};
+    if prog.settings.simultaneous {
+        return Err(SIMULTANEOUS.to_string());
+    }
     if let Some(p) = path
         && trained_path(p).exists()
     {

@@ -739,6 +739,23 @@ strings! {
         "自己対戦 {} 局・{} 局面から学習(対数損失 {}、導出評価のみでは {})",
     ),
     LearnedMissing => ("not available: {}; playing with the derived evaluation", "使えません: {}。導出した評価で指します"),
+    LearnNow => ("Learn now", "今すぐ学習"),
+    LearnNowHover => (
+        "Plays {} games of the CPU against itself on every core and writes {} next to the rule file (as `kumite train` does); the learned evaluation is then used",
+        "CPU 同士の対局を全コアで {} 局行い、ルールファイルの隣に {} を書き出します(`kumite train` と同じ)。学習した評価がそのまま使われます",
+    ),
+    LearnSaveFirst => (
+        "Save the rules first: the learned evaluation is written next to the file",
+        "先にルールを保存してください。学習した評価はファイルの隣に書き出します",
+    ),
+    Learning => (
+        "learning from self-play… {} of {} games ({} s)",
+        "自己対戦で学習中… {} / {} 局({} 秒)",
+    ),
+    LearnCancel => ("Cancel", "中止"),
+    LearnCancelled => ("learning cancelled: nothing written", "学習を中止しました(何も書き出していません)"),
+    LearnFailed => ("learning gave nothing: {}", "学習できませんでした: {}"),
+    LearnWrote => ("learned in {} s and wrote {}", "{} 秒で学習し {} を書き出しました"),
     ReportCannotStart => ("cannot start the report: {}", "レポートを開始できません: {}"),
     ReportDied => ("the report stopped unexpectedly", "レポートが予期せず止まりました"),
 }

@@ -87,7 +87,25 @@ pub struct MatchPanel {
     /// The learned evaluation of the current rules (for `cpu:trained`), or why there is none;
     /// the studio sets it after each check.
     pub learned: Result<Arc<crate::program::Learned>, String>,
+    /// The saved file whose learned evaluation the Learn button writes (the studio sets it with
+    /// `learned`).
+    pub learn_path: Option<std::path::PathBuf>,
+    /// A learning run started with the Learn button.
+    training: Option<Training>,
+    /// What the last learning run ended with.
+    learn_message: Option<String>,
     log_cache: (usize, Vec<LogLine>),
+}
+
+/// Games the Learn button plays (as `kumite train`'s default).
+pub const LEARN_GAMES: u64 = 10_000;
+
+/// A learning run on its own thread.
+struct Training {
+    watch: Arc<crate::search::trained::Watch>,
+    games: u64,
+    started: std::time::Instant,
+    rx: std::sync::mpsc::Receiver<Result<std::path::PathBuf, String>>,
 }
 
 impl Default for MatchPanel {
@@ -99,9 +117,33 @@ impl Default for MatchPanel {
             message: None,
             keep_old_rules: false,
             learned: Err(crate::program::NO_LEARNED.to_string()),
+            learn_path: None,
+            training: None,
+            learn_message: None,
             log_cache: (usize::MAX, Vec::new()),
         }
     }
+}
+
+/// Learns `prog` as `kumite train` does (its default games and seed) and writes the result
+/// next to `file`: the path written, or why nothing was (cancelled, every game alike, the
+/// file cannot be written).
+fn learn_and_write(
+    prog: &crate::program::RuleProgram,
+    file: &std::path::Path,
+    watch: &crate::search::trained::Watch,
+) -> Result<std::path::PathBuf, String> {
+    use crate::search::trained::{train_watched, trained_path};
+    let learned =
+        train_watched(prog, LEARN_GAMES, 1, None, watch).ok_or_else(|| "cancelled".to_string())?;
+    if let Some(why) = learned.results.and_then(|r| r.nothing_to_learn()) {
+        return Err(why);
+    }
+    let out = trained_path(file);
+    let json = serde_json::to_string_pretty(&learned).map_err(|e| e.to_string())?;
+    std::fs::write(&out, json + "\n")
+        .map_err(|e| format!("cannot write {}: {e}", out.display()))?;
+    Ok(out)
 }
 
 /// The CPU settings of a file's `~` line.
@@ -483,6 +525,7 @@ impl MatchPanel {
                 ),
                 Err(why) => trf(lang, T::LearnedMissing, why),
             });
+            self.learn_ui(ui, lang, view);
         }
         if self.settings.cpu.exact
             && let Some(status) = self.session.as_ref().and_then(|s| s.exact_status(lang))
@@ -494,6 +537,116 @@ impl MatchPanel {
             }
             ui.weak(status);
         }
+    }
+
+    /// True while a learning run started from the panel is going.
+    pub fn is_learning(&self) -> bool {
+        self.training.is_some()
+    }
+
+    /// The Learn button (learn an evaluation for the saved rules, as `kumite train`), its
+    /// progress while it runs and what it ended with.
+    fn learn_ui(&mut self, ui: &mut Ui, lang: Lang, view: Option<&Arc<ProgramView>>) {
+        self.poll_training(lang, view);
+        if let Some(t) = &self.training {
+            use std::sync::atomic::Ordering;
+            let done = t.watch.games_done.load(Ordering::Relaxed);
+            let secs = t.started.elapsed().as_secs();
+            ui.label(trn(lang, T::Learning, &[&done, &t.games, &secs]));
+            ui.horizontal(|ui| {
+                ui.add(
+                    egui::ProgressBar::new(done as f32 / t.games.max(1) as f32)
+                        .desired_width((ui.available_width() - 80.0).max(60.0))
+                        .show_percentage(),
+                );
+                if ui.button(tr(lang, T::LearnCancel)).clicked() {
+                    t.watch.cancel.store(true, Ordering::Relaxed);
+                }
+            });
+            ui.ctx().request_repaint_after(Duration::from_millis(200));
+            return;
+        }
+        let Some(v) = view else { return };
+        let alternate = !v.settings.simultaneous;
+        if alternate && self.learned.is_err() {
+            let path = self.learn_path.clone();
+            let hover = match &path {
+                Some(p) => trn(
+                    lang,
+                    T::LearnNowHover,
+                    &[
+                        &LEARN_GAMES,
+                        &crate::search::trained::trained_path(p).display(),
+                    ],
+                ),
+                None => tr(lang, T::LearnSaveFirst).to_string(),
+            };
+            let clicked = ui
+                .add_enabled(path.is_some(), egui::Button::new(tr(lang, T::LearnNow)))
+                .on_hover_text(&hover)
+                .on_disabled_hover_text(&hover)
+                .clicked();
+            if clicked && let Some(p) = path {
+                self.start_training(v, p, ui.ctx().clone());
+            }
+        }
+        if let Some(m) = &self.learn_message {
+            ui.weak(m);
+        }
+    }
+
+    /// Starts learning `view`'s rules on a thread, writing next to `path`.
+    fn start_training(&mut self, view: &ProgramView, path: std::path::PathBuf, ctx: egui::Context) {
+        let watch = Arc::new(crate::search::trained::Watch::default());
+        let (tx, rx) = std::sync::mpsc::channel();
+        let compiled = view.compiled.clone();
+        let w = watch.clone();
+        let spawned = std::thread::Builder::new()
+            .name("kumite-learn".into())
+            .spawn(move || {
+                let r = match &compiled.program {
+                    None => Err("the rules have errors".to_string()),
+                    Some(prog) => learn_and_write(prog, &path, &w),
+                };
+                let _ = tx.send(r);
+                ctx.request_repaint();
+            });
+        self.learn_message = None;
+        match spawned {
+            Ok(_) => {
+                self.training = Some(Training {
+                    watch,
+                    games: LEARN_GAMES,
+                    started: std::time::Instant::now(),
+                    rx,
+                });
+            }
+            Err(e) => self.learn_message = Some(e.to_string()),
+        }
+    }
+
+    /// Takes a finished learning run's answer: the evaluation it wrote is read back for the
+    /// rules shown now (they may have changed while it learned).
+    fn poll_training(&mut self, lang: Lang, view: Option<&Arc<ProgramView>>) {
+        let Some(t) = &self.training else { return };
+        let answer = match t.rx.try_recv() {
+            Ok(a) => a,
+            Err(std::sync::mpsc::TryRecvError::Empty) => return,
+            Err(std::sync::mpsc::TryRecvError::Disconnected) => Err("stopped".to_string()),
+        };
+        let secs = format!("{:.1}", t.started.elapsed().as_secs_f64());
+        let cancelled = t.watch.cancel.load(std::sync::atomic::Ordering::Relaxed);
+        self.training = None;
+        self.learn_message = Some(match answer {
+            Ok(written) => {
+                if let Some(prog) = view.and_then(|v| v.compiled.program.as_ref()) {
+                    self.learned = super::files::learned_for(self.learn_path.as_deref(), prog);
+                }
+                trn(lang, T::LearnWrote, &[&secs, &written.display()])
+            }
+            Err(_) if cancelled => tr(lang, T::LearnCancelled).to_string(),
+            Err(e) => trf(lang, T::LearnFailed, e),
+        });
     }
 
     fn status(ui: &mut Ui, lang: Lang, s: &MatchSession, message: Option<&str>) {

@@ -443,6 +443,7 @@ impl StudioApp {
                 self.last_good = Some(v.clone());
                 if let Some(prog) = &v.compiled.program {
                     self.matchp.learned = files::learned_for(self.doc.path.as_deref(), prog);
+                    self.matchp.learn_path = self.doc.path.clone();
                 }
             }
             self.editor.assist.update(&c, self.last_good.as_ref());

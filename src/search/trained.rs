@@ -18,6 +18,9 @@ use std::sync::Arc;
 /// give the same games on any machine, however loaded.
 pub const TRAIN_PLAYERS: &str = "S2,E3,P60000,N100000";
 
+/// Why a simultaneous game has no learned evaluation.
+pub const SIMULTANEOUS: &str = "a simultaneous game: its CPU plays the local game graph's mixes, which a learned evaluation does not change (`kumite train` is for alternate games)";
+
 /// Distances to winning are capped here as features (an unreachable win is this far).
 const DISTANCE_CAP: u32 = 40;
 
@@ -110,9 +113,35 @@ pub fn train(prog: &RuleProgram, games: u64, seed: u64) -> Learned {
 
 /// [`train`] with the self-play games cut off as draws after `max_turns` turns.
 pub fn train_within(prog: &RuleProgram, games: u64, seed: u64, max_turns: Option<u32>) -> Learned {
+    train_watched(prog, games, seed, max_turns, &Watch::default())
+        .expect("training is cancelled only through its watch")
+}
+
+/// How far a training run is, and a way to stop it (the studio's Learn button).
+#[derive(Debug, Default)]
+pub struct Watch {
+    /// Self-play games finished.
+    pub games_done: std::sync::atomic::AtomicU64,
+    /// Set to stop: the games not yet started are skipped and nothing is learned.
+    pub cancel: std::sync::atomic::AtomicBool,
+}
+
+/// [`train_within`], counting finished games in `watch` and stopping (None) when it is
+/// cancelled.
+pub fn train_watched(
+    prog: &RuleProgram,
+    games: u64,
+    seed: u64,
+    max_turns: Option<u32>,
+    watch: &Watch,
+) -> Option<Learned> {
+    use std::sync::atomic::Ordering;
     let per_game: Vec<(Vec<Vec<f64>>, GameResult, u64)> = (0..games)
         .into_par_iter()
         .map(|k| {
+            if watch.cancel.load(Ordering::Relaxed) {
+                return (Vec::new(), GameResult::Draw, 0);
+            }
             let g = seed.wrapping_add(k);
             let settings = CpuSettings::parse(prog, TRAIN_PLAYERS).expect("settings");
             let mut a = CpuPlayer::new(prog, settings.clone(), crate::engine::rng::mix(g));
@@ -140,9 +169,13 @@ pub fn train_within(prog: &RuleProgram, games: u64, seed: u64, max_turns: Option
                     }
                 },
             );
+            watch.games_done.fetch_add(1, Ordering::Relaxed);
             (rows, r.result, path)
         })
         .collect();
+    if watch.cancel.load(Ordering::Relaxed) {
+        return None;
+    }
     let mut xs = Vec::new();
     let mut ys = Vec::new();
     let mut results = SelfPlayResults::default();
@@ -191,7 +224,7 @@ pub fn train_within(prog: &RuleProgram, games: u64, seed: u64, max_turns: Option
     let (bias, weights, log_loss) = fit(&z, &ys, d, |_| true);
     let derived = d - 2;
     let (_, _, derived_log_loss) = fit(&z, &ys, d, |k| k == derived);
-    Learned {
+    Some(Learned {
         kind: "kumite-trained".into(),
         rules_hash: prog.behaviour_hash(),
         features: names,
@@ -209,7 +242,7 @@ pub fn train_within(prog: &RuleProgram, games: u64, seed: u64, max_turns: Option
             distinct: paths.len() as u64,
             ..results
         }),
-    }
+    })
 }
 
 /// Logistic regression of `ys` (h's result: 1, ½, 0) on the features `use_k` admits, by full-
@@ -287,6 +320,9 @@ pub fn trained_path(file: &Path) -> PathBuf {
 /// do what `prog` does (its [`RuleProgram::behaviour_hash`], before any `--set`) with the
 /// features this version computes; else why not, with what to run.
 pub fn read_for(file: &Path, prog: &RuleProgram) -> Result<Arc<Learned>, String> {
+    if prog.settings.simultaneous {
+        return Err(SIMULTANEOUS.to_string());
+    }
     let path = trained_path(file);
     let json = std::fs::read_to_string(&path).map_err(|_| {
         format!(

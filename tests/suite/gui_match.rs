@@ -519,3 +519,72 @@ fn the_learned_cpu_is_chosen_in_the_match_panel_for_a_bundled_example_and_explai
     h.step();
     assert!(!h.state().matchp.session.as_ref().unwrap().cpu.trained);
 }
+
+#[test]
+fn the_learn_button_learns_a_saved_file_writes_it_next_to_it_and_can_be_cancelled() {
+    let dir = std::env::temp_dir().join(format!("kumite-gui-learn-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    // A dice race with a choice (run or rest): short games, results that vary.
+    let race = dir.join("race.kmt");
+    std::fs::write(
+        &race,
+        "!:位置=0,[走る],[休む]\n[走る]:S.位置+=rand(1,3)\n[休む]:S.位置+=rand(0,1)\nS.位置>=4:S.勝利\n':r=[走る],s=[休む]\n",
+    )
+    .unwrap();
+    let mut h = harness(StudioApp::new_for_test(Lang::En, ""));
+    let ctx = h.ctx.clone();
+    h.state_mut().open_file_at_start(&ctx, &race);
+    settle(&mut h);
+    h.get_by_label("learned evaluation (kumite train)").click();
+    h.run();
+    h.get_by_label_contains("not available: no learned evaluation");
+    h.get_by_label("Learn now").click();
+    h.step();
+    h.step();
+    assert!(h.state().matchp.is_learning() || h.state().matchp.learned.is_ok());
+    step_until(&mut h, "learning", |a| a.matchp.learned.is_ok());
+    h.run();
+    h.get_by_label_contains("learned in");
+    h.get_by_label_contains("learned from 10000 self-play games");
+    assert!(
+        dir.join("race.trained.json").exists(),
+        "written next to the file"
+    );
+    h.key_press(Key::F5);
+    h.step();
+    assert!(h.state().matchp.session.as_ref().unwrap().cpu.trained);
+    // The same command line reads what the studio wrote.
+    let l = kumite::search::trained::read_for(
+        &race,
+        &kumite::pipeline::compile(&std::fs::read_to_string(&race).unwrap())
+            .program
+            .unwrap(),
+    );
+    assert!(l.is_ok(), "{l:?}");
+
+    // Cancelled: nothing written, and it says so (karate with a cost changed, so that the
+    // bundled example's evaluation is not its own; learning it takes half a minute).
+    let karate = dir.join("karate.kmt");
+    let text = common::read(&common::root().join("rules").join("karate.kmt"));
+    assert!(text.contains("突き費用:2"));
+    std::fs::write(&karate, text.replace("突き費用:2", "突き費用:3")).unwrap();
+    let mut h = harness(StudioApp::new_for_test(Lang::En, ""));
+    let ctx = h.ctx.clone();
+    h.state_mut().open_file_at_start(&ctx, &karate);
+    settle(&mut h);
+    h.get_by_label("learned evaluation (kumite train)").click();
+    h.run();
+    h.get_by_label("Learn now").click();
+    h.step();
+    h.step();
+    h.get_by_label_contains("learning from self-play");
+    h.get_by_label("Cancel").click();
+    step_until(&mut h, "the cancel", |a| {
+        a.matchp.learned.is_err() && !a.matchp.is_learning()
+    });
+    h.run();
+    h.get_by_label_contains("learning cancelled: nothing written");
+    assert!(!dir.join("karate.trained.json").exists());
+    let _ = std::fs::remove_dir_all(&dir);
+}
