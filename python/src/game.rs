@@ -33,6 +33,7 @@ pub(crate) fn compile_game(
     py: Python<'_>,
     text: &str,
     name: &str,
+    file: Option<&std::path::Path>,
     sets: Option<Bound<'_, PyDict>>,
 ) -> PyResult<Game> {
     let c = kumite::pipeline::compile(text);
@@ -54,6 +55,11 @@ pub(crate) fn compile_game(
         };
         return Err(RuleError::new_err((msg, diags.unbind())));
     };
+    // A file's learned evaluation (`kumite train`, for `cpu:trained`), as the command line
+    // reads it: belonging to the rules as written, so before any `set`.
+    if let Some(f) = file {
+        prog.learned = kumite::search::trained::read_for(f, &prog);
+    }
     if let Some(sets) = sets {
         let mut list = Vec::new();
         for (k, v) in sets.iter() {
@@ -79,7 +85,7 @@ impl Game {
     fn from_file(py: Python<'_>, path: &str, set: Option<Bound<'_, PyDict>>) -> PyResult<Game> {
         let text = kumite::cli::read_rules(std::path::Path::new(path))
             .map_err(pyo3::exceptions::PyOSError::new_err)?;
-        compile_game(py, &text, path, set)
+        compile_game(py, &text, path, Some(std::path::Path::new(path)), set)
     }
 
     /// Compiles rule text.
@@ -91,7 +97,7 @@ impl Game {
         name: &str,
         set: Option<Bound<'_, PyDict>>,
     ) -> PyResult<Game> {
-        compile_game(py, text, name, set)
+        compile_game(py, text, name, None, set)
     }
 
     /// The file name (or the name given with the text).

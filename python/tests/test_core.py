@@ -2,6 +2,7 @@
 
 import copy
 import json
+import pathlib
 import subprocess
 
 import numpy as np
@@ -189,6 +190,11 @@ def test_builtin_players_choose_legal_moves():
     k = kumite.Game.from_file(rule("karate.kmt"))
     ks = k.new_initial_state()
     assert kumite.cpu(k, "cpu:N500").choose(ks) in ks.legal_actions(ks.movers()[0])
+    # A file's learned evaluation (kumite train) is read with it, as on the command line.
+    assert kumite.cpu(k, "cpu:trained,N2000").choose(ks) in ks.legal_actions(ks.movers()[0])
+    text = pathlib.Path(rule("karate.kmt")).read_text(encoding="utf-8")
+    with pytest.raises(ValueError, match="kumite train"):
+        kumite.cpu(kumite.Game.from_text(text), "cpu:trained")
 
 
 def _cli_json(cli, *args):
