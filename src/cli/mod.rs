@@ -402,7 +402,7 @@ fn train(file: &Path, games: u64, seed: u64, output: Option<&PathBuf>, format: F
         Ok(j) => j,
         Err(e) => return fail(&e),
     };
-    if let Err(e) = std::fs::write(&out, json + "\n") {
+    if let Err(e) = crate::fsutil::write_atomic(&out, (json + "\n").as_bytes()) {
         return fail(&format!("cannot write {}: {e}", out.display()));
     }
     if format == Format::Json {
@@ -429,10 +429,15 @@ fn train(file: &Path, games: u64, seed: u64, output: Option<&PathBuf>, format: F
             learned.positions
         );
         outln!(
-            "results: h won {}, c won {}, {} drawn; {} distinct games",
+            "results: h won {}, c won {}, {} drawn{}; {} distinct games",
             results.h_wins,
             results.c_wins,
             results.draws,
+            if results.errors > 0 {
+                format!(", {} ended by a rule error (left out)", results.errors)
+            } else {
+                String::new()
+            },
             results.distinct
         );
         outln!(

@@ -749,8 +749,8 @@ strings! {
         "先にルールを保存してください。学習した評価はファイルの隣に書き出します",
     ),
     Learning => (
-        "learning from self-play… {} of {} games ({} s)",
-        "自己対戦で学習中… {} / {} 局({} 秒)",
+        "learning {} from self-play… {} of {} games ({} s)",
+        "{} を自己対戦で学習中… {} / {} 局({} 秒)",
     ),
     LearnCancel => ("Cancel", "中止"),
     LearnCancelled => ("learning cancelled: nothing written", "学習を中止しました(何も書き出していません)"),

@@ -87,9 +87,12 @@ pub struct MatchPanel {
     /// The learned evaluation of the current rules (for `cpu:trained`), or why there is none;
     /// the studio sets it after each check.
     pub learned: Result<Arc<crate::program::Learned>, String>,
-    /// The saved file whose learned evaluation the Learn button writes (the studio sets it with
-    /// `learned`).
+    /// The saved file whose learned evaluation the Learn button writes: None while the
+    /// document is unsaved or has unsaved changes (see [`Self::document_changed`]).
     pub learn_path: Option<std::path::PathBuf>,
+    /// The document (its path, and whether it has unsaved changes) `learned` and `learn_path`
+    /// were last set for.
+    learn_for: Option<(Option<std::path::PathBuf>, bool)>,
     /// A learning run started with the Learn button.
     training: Option<Training>,
     /// What the last learning run ended with.
@@ -104,8 +107,11 @@ pub const LEARN_GAMES: u64 = 10_000;
 struct Training {
     watch: Arc<crate::search::trained::Watch>,
     games: u64,
+    /// The rule file learned (its evaluation is written next to it).
+    file: std::path::PathBuf,
     started: std::time::Instant,
-    rx: std::sync::mpsc::Receiver<Result<std::path::PathBuf, String>>,
+    /// The file written, or why not, and the seconds it took.
+    rx: std::sync::mpsc::Receiver<(Result<std::path::PathBuf, String>, f64)>,
 }
 
 impl Default for MatchPanel {
@@ -118,6 +124,7 @@ impl Default for MatchPanel {
             keep_old_rules: false,
             learned: Err(crate::program::NO_LEARNED.to_string()),
             learn_path: None,
+            learn_for: None,
             training: None,
             learn_message: None,
             log_cache: (usize::MAX, Vec::new()),
@@ -125,23 +132,28 @@ impl Default for MatchPanel {
     }
 }
 
-/// Learns `prog` as `kumite train` does (its default games and seed) and writes the result
-/// next to `file`: the path written, or why nothing was (cancelled, every game alike, the
-/// file cannot be written).
+/// Learns the rules saved in `file` as `kumite train` does (its default games and seed) and
+/// writes the result next to it: the path written, or why nothing was (the file cannot be read
+/// or has errors, cancelled, every game alike, the result cannot be written). The text on disk
+/// is learned, so the evaluation written is the saved rules' own.
 fn learn_and_write(
-    prog: &crate::program::RuleProgram,
     file: &std::path::Path,
     watch: &crate::search::trained::Watch,
 ) -> Result<std::path::PathBuf, String> {
     use crate::search::trained::{train_watched, trained_path};
+    let text =
+        super::files::read_rule_file(file).map_err(|e| format!("{}: {e}", file.display()))?;
+    let prog = crate::pipeline::compile(&text)
+        .program
+        .ok_or_else(|| format!("{} has errors", file.display()))?;
     let learned =
-        train_watched(prog, LEARN_GAMES, 1, None, watch).ok_or_else(|| "cancelled".to_string())?;
+        train_watched(&prog, LEARN_GAMES, 1, None, watch).ok_or_else(|| "cancelled".to_string())?;
     if let Some(why) = learned.results.and_then(|r| r.nothing_to_learn()) {
         return Err(why);
     }
     let out = trained_path(file);
     let json = serde_json::to_string_pretty(&learned).map_err(|e| e.to_string())?;
-    std::fs::write(&out, json + "\n")
+    crate::fsutil::write_atomic(&out, (json + "\n").as_bytes())
         .map_err(|e| format!("cannot write {}: {e}", out.display()))?;
     Ok(out)
 }
@@ -525,8 +537,8 @@ impl MatchPanel {
                 ),
                 Err(why) => trf(lang, T::LearnedMissing, why),
             });
-            self.learn_ui(ui, lang, view);
         }
+        self.learn_ui(ui, lang, view);
         if self.settings.cpu.exact
             && let Some(status) = self.session.as_ref().and_then(|s| s.exact_status(lang))
         {
@@ -539,20 +551,84 @@ impl MatchPanel {
         }
     }
 
+    /// The studio's document is `path` (None: never saved), `dirty` when it has unsaved
+    /// changes, and `prog` the rules shown: the learned evaluation is looked up again when
+    /// either changed (a save, Save As, an edit, another file), and the Learn button writes
+    /// only next to a saved file without unsaved changes.
+    pub fn document_changed(
+        &mut self,
+        path: Option<&std::path::Path>,
+        dirty: bool,
+        prog: Option<&crate::program::RuleProgram>,
+        force: bool,
+    ) {
+        let key = (path.map(std::path::Path::to_path_buf), dirty);
+        if !force && self.learn_for.as_ref() == Some(&key) {
+            return;
+        }
+        if self.learn_for.as_ref().map(|k| &k.0) != Some(&key.0) {
+            self.learn_message = None; // about another file
+        }
+        if let Some(prog) = prog {
+            self.learned = super::files::learned_for(path, prog);
+        }
+        self.learn_path = if dirty { None } else { key.0.clone() };
+        self.learn_for = Some(key);
+    }
+
+    /// Takes a finished learning run's answer (every frame, whether or not the panel is
+    /// shown): the evaluation it wrote is looked up again for the rules shown now.
+    pub fn poll_learning(&mut self, lang: Lang, prog: Option<&crate::program::RuleProgram>) {
+        let Some(t) = &self.training else { return };
+        let (answer, secs) = match t.rx.try_recv() {
+            Ok(a) => a,
+            Err(std::sync::mpsc::TryRecvError::Empty) => return,
+            Err(std::sync::mpsc::TryRecvError::Disconnected) => (
+                Err("stopped".to_string()),
+                t.started.elapsed().as_secs_f64(),
+            ),
+        };
+        let cancelled = t.watch.cancel.load(std::sync::atomic::Ordering::Relaxed);
+        let file = t.file.clone();
+        self.training = None;
+        self.learn_message = Some(match answer {
+            Ok(written) => {
+                let shown = self.learn_for.as_ref().and_then(|k| k.0.clone());
+                if let Some(prog) = prog
+                    && shown.as_deref() == Some(file.as_path())
+                {
+                    self.learned = super::files::learned_for(Some(&file), prog);
+                }
+                trn(
+                    lang,
+                    T::LearnWrote,
+                    &[&format!("{secs:.1}"), &written.display()],
+                )
+            }
+            Err(_) if cancelled => tr(lang, T::LearnCancelled).to_string(),
+            Err(e) => trf(lang, T::LearnFailed, e),
+        });
+    }
+
     /// True while a learning run started from the panel is going.
     pub fn is_learning(&self) -> bool {
         self.training.is_some()
     }
 
-    /// The Learn button (learn an evaluation for the saved rules, as `kumite train`), its
-    /// progress while it runs and what it ended with.
+    /// The Learn button (learn an evaluation for the saved rules, as `kumite train`) when the
+    /// learned evaluation is asked for and missing, the progress of a run (whatever is ticked)
+    /// and what the last run ended with.
     fn learn_ui(&mut self, ui: &mut Ui, lang: Lang, view: Option<&Arc<ProgramView>>) {
-        self.poll_training(lang, view);
         if let Some(t) = &self.training {
             use std::sync::atomic::Ordering;
             let done = t.watch.games_done.load(Ordering::Relaxed);
             let secs = t.started.elapsed().as_secs();
-            ui.label(trn(lang, T::Learning, &[&done, &t.games, &secs]));
+            let name = t
+                .file
+                .file_name()
+                .map(|n| n.to_string_lossy().into_owned())
+                .unwrap_or_default();
+            ui.label(trn(lang, T::Learning, &[&name, &done, &t.games, &secs]));
             ui.horizontal(|ui| {
                 ui.add(
                     egui::ProgressBar::new(done as f32 / t.games.max(1) as f32)
@@ -566,9 +642,11 @@ impl MatchPanel {
             ui.ctx().request_repaint_after(Duration::from_millis(200));
             return;
         }
+        if !self.settings.cpu.trained {
+            return;
+        }
         let Some(v) = view else { return };
-        let alternate = !v.settings.simultaneous;
-        if alternate && self.learned.is_err() {
+        if !v.settings.simultaneous && self.learned.is_err() {
             let path = self.learn_path.clone();
             let hover = match &path {
                 Some(p) => trn(
@@ -587,7 +665,7 @@ impl MatchPanel {
                 .on_disabled_hover_text(&hover)
                 .clicked();
             if clicked && let Some(p) = path {
-                self.start_training(v, p, ui.ctx().clone());
+                self.start_training(p, ui.ctx().clone());
             }
         }
         if let Some(m) = &self.learn_message {
@@ -595,20 +673,17 @@ impl MatchPanel {
         }
     }
 
-    /// Starts learning `view`'s rules on a thread, writing next to `path`.
-    fn start_training(&mut self, view: &ProgramView, path: std::path::PathBuf, ctx: egui::Context) {
+    /// Starts learning the rules saved in `path` on a thread, writing next to it.
+    fn start_training(&mut self, path: std::path::PathBuf, ctx: egui::Context) {
         let watch = Arc::new(crate::search::trained::Watch::default());
         let (tx, rx) = std::sync::mpsc::channel();
-        let compiled = view.compiled.clone();
-        let w = watch.clone();
+        let (w, file) = (watch.clone(), path.clone());
+        let started = std::time::Instant::now();
         let spawned = std::thread::Builder::new()
             .name("kumite-learn".into())
             .spawn(move || {
-                let r = match &compiled.program {
-                    None => Err("the rules have errors".to_string()),
-                    Some(prog) => learn_and_write(prog, &path, &w),
-                };
-                let _ = tx.send(r);
+                let r = learn_and_write(&file, &w);
+                let _ = tx.send((r, started.elapsed().as_secs_f64()));
                 ctx.request_repaint();
             });
         self.learn_message = None;
@@ -617,36 +692,13 @@ impl MatchPanel {
                 self.training = Some(Training {
                     watch,
                     games: LEARN_GAMES,
-                    started: std::time::Instant::now(),
+                    file: path,
+                    started,
                     rx,
                 });
             }
             Err(e) => self.learn_message = Some(e.to_string()),
         }
-    }
-
-    /// Takes a finished learning run's answer: the evaluation it wrote is read back for the
-    /// rules shown now (they may have changed while it learned).
-    fn poll_training(&mut self, lang: Lang, view: Option<&Arc<ProgramView>>) {
-        let Some(t) = &self.training else { return };
-        let answer = match t.rx.try_recv() {
-            Ok(a) => a,
-            Err(std::sync::mpsc::TryRecvError::Empty) => return,
-            Err(std::sync::mpsc::TryRecvError::Disconnected) => Err("stopped".to_string()),
-        };
-        let secs = format!("{:.1}", t.started.elapsed().as_secs_f64());
-        let cancelled = t.watch.cancel.load(std::sync::atomic::Ordering::Relaxed);
-        self.training = None;
-        self.learn_message = Some(match answer {
-            Ok(written) => {
-                if let Some(prog) = view.and_then(|v| v.compiled.program.as_ref()) {
-                    self.learned = super::files::learned_for(self.learn_path.as_deref(), prog);
-                }
-                trn(lang, T::LearnWrote, &[&secs, &written.display()])
-            }
-            Err(_) if cancelled => tr(lang, T::LearnCancelled).to_string(),
-            Err(e) => trf(lang, T::LearnFailed, e),
-        });
     }
 
     fn status(ui: &mut Ui, lang: Lang, s: &MatchSession, message: Option<&str>) {

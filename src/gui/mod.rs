@@ -442,8 +442,12 @@ impl StudioApp {
             if let Some(v) = &c.view {
                 self.last_good = Some(v.clone());
                 if let Some(prog) = &v.compiled.program {
-                    self.matchp.learned = files::learned_for(self.doc.path.as_deref(), prog);
-                    self.matchp.learn_path = self.doc.path.clone();
+                    self.matchp.document_changed(
+                        self.doc.path.as_deref(),
+                        self.dirty,
+                        Some(prog),
+                        true,
+                    );
                 }
             }
             self.editor.assist.update(&c, self.last_good.as_ref());
@@ -453,6 +457,16 @@ impl StudioApp {
         if ctx.memory(|m| m.has_focus(match_panel::focus_id())) {
             self.matchp.keys(ctx, self.lang());
         }
+        // A save, Save As or the first edit since one: the learned evaluation and where Learn
+        // writes follow the document.
+        let prog = self
+            .last_good
+            .as_ref()
+            .and_then(|v| v.compiled.program.as_ref());
+        self.matchp
+            .document_changed(self.doc.path.as_deref(), self.dirty, prog, false);
+        let lang = self.lang();
+        self.matchp.poll_learning(lang, prog);
         self.matchp.tick(ctx);
         self.close_request(ctx);
         if let Some(p) = self.doc.path.clone()

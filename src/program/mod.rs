@@ -305,8 +305,11 @@ pub struct SelfPlayResults {
     pub h_wins: u64,
     /// Games c won.
     pub c_wins: u64,
-    /// Games drawn (both won at once, the turn limit, or a rule error).
+    /// Games drawn (both won at once, or the turn limit).
     pub draws: u64,
+    /// Games ended by a rule error (left out of the learning).
+    #[serde(default)]
+    pub errors: u64,
     /// Different games among them (by the positions played through).
     pub distinct: u64,
 }
@@ -316,7 +319,12 @@ impl SelfPlayResults {
     /// game ended the same way.
     pub fn nothing_to_learn(&self) -> Option<String> {
         let n = self.h_wins + self.c_wins + self.draws;
-        let why = if self.draws == n {
+        let why = if n == 0 {
+            return Some(format!(
+                "all {} self-play games ended in a rule error (`kumite match FILE --trace` shows one)",
+                self.errors
+            ));
+        } else if self.draws == n {
             format!("all {n} self-play games were draws")
         } else if self.h_wins == n {
             format!("h won all {n} self-play games")

@@ -181,6 +181,7 @@ pub fn train_watched(
     let mut results = SelfPlayResults::default();
     let mut paths = rustc_hash::FxHashSet::default();
     for (rows, result, path) in per_game {
+        paths.insert(path);
         let y = match result {
             GameResult::H => {
                 results.h_wins += 1;
@@ -190,12 +191,16 @@ pub fn train_watched(
                 results.c_wins += 1;
                 0.0
             }
-            _ => {
+            GameResult::Draw => {
                 results.draws += 1;
                 0.5
             }
+            GameResult::Error => {
+                // A rule error says nothing about who was winning: left out.
+                results.errors += 1;
+                continue;
+            }
         };
-        paths.insert(path);
         ys.extend(std::iter::repeat_n(y, rows.len()));
         xs.extend(rows);
     }

@@ -1607,7 +1607,7 @@ fn analyse_and_play(prog: &RuleProgram, seed: u64, tally: &mut Tally) -> Result<
     if seed % 13 == 3 && !prog.settings.simultaneous && !skip("train") {
         let learned = kumite::search::trained::train_within(prog, 2, seed, Some(8));
         let r = learned.results.unwrap_or_default();
-        if r.h_wins + r.c_wins + r.draws != 2 || r.distinct == 0 || r.distinct > 2 {
+        if r.h_wins + r.c_wins + r.draws + r.errors != 2 || r.distinct == 0 || r.distinct > 2 {
             return Err(format!("train: results {r:?} for 2 games"));
         }
         if !learned.bias.is_finite() || learned.weights.iter().any(|w| !w.is_finite()) {

@@ -539,11 +539,25 @@ fn the_learn_button_learns_a_saved_file_writes_it_next_to_it_and_can_be_cancelle
     h.get_by_label("learned evaluation (kumite train)").click();
     h.run();
     h.get_by_label_contains("not available: no learned evaluation");
+    // Unsaved changes: Learn waits for a save (it learns the rules on disk, next to them).
+    h.get_by_label("Rule editor").focus();
+    h.run();
+    h.get_by_label("Rule editor").type_text("# a note\n");
+    settle(&mut h);
+    assert!(h.state().is_dirty());
+    assert!(h.state().matchp.learn_path.is_none());
+    h.key_press_modifiers(Modifiers::COMMAND, Key::S);
+    h.run();
+    assert!(!h.state().is_dirty());
+    assert_eq!(h.state().matchp.learn_path.as_deref(), Some(race.as_path()));
     h.get_by_label("Learn now").click();
     h.step();
     h.step();
-    assert!(h.state().matchp.is_learning() || h.state().matchp.learned.is_ok());
+    assert!(h.state().matchp.is_learning(), "learning");
+    // Unticking the box does not lose the run: its answer is still taken.
+    h.get_by_label("learned evaluation (kumite train)").click();
     step_until(&mut h, "learning", |a| a.matchp.learned.is_ok());
+    h.get_by_label("learned evaluation (kumite train)").click();
     h.run();
     h.get_by_label_contains("learned in");
     h.get_by_label_contains("learned from 10000 self-play games");
@@ -578,11 +592,9 @@ fn the_learn_button_learns_a_saved_file_writes_it_next_to_it_and_can_be_cancelle
     h.get_by_label("Learn now").click();
     h.step();
     h.step();
-    h.get_by_label_contains("learning from self-play");
+    h.get_by_label_contains("learning karate.kmt from self-play");
     h.get_by_label("Cancel").click();
-    step_until(&mut h, "the cancel", |a| {
-        a.matchp.learned.is_err() && !a.matchp.is_learning()
-    });
+    step_until(&mut h, "the cancel", |a| !a.matchp.is_learning());
     h.run();
     h.get_by_label_contains("learning cancelled: nothing written");
     assert!(!dir.join("karate.trained.json").exists());
