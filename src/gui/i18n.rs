@@ -752,6 +752,10 @@ strings! {
         "learning {} from self-play… {} of {} games ({} s)",
         "{} を自己対戦で学習中… {} / {} 局({} 秒)",
     ),
+    LearnFitting => (
+        "learning {}: games played, fitting the evaluation to them… ({} s)",
+        "{} を学習中: 対局を終え、評価を当てはめています…({} 秒)",
+    ),
     LearnCancel => ("Cancel", "中止"),
     LearnCancelled => ("learning cancelled: nothing written", "学習を中止しました(何も書き出していません)"),
     LearnFailed => ("learning gave nothing: {}", "学習できませんでした: {}"),

@@ -628,10 +628,18 @@ impl MatchPanel {
                 .file_name()
                 .map(|n| n.to_string_lossy().into_owned())
                 .unwrap_or_default();
-            ui.label(trn(lang, T::Learning, &[&name, &done, &t.games, &secs]));
+            // The games, then the regressions (a few seconds for karate's 300,000 positions).
+            let fitted = t.watch.fit_steps.load(Ordering::Relaxed);
+            let part = if done < t.games {
+                ui.label(trn(lang, T::Learning, &[&name, &done, &t.games, &secs]));
+                done as f32 / t.games.max(1) as f32
+            } else {
+                ui.label(trn(lang, T::LearnFitting, &[&name, &secs]));
+                fitted as f32 / crate::search::trained::Watch::FIT_STEPS as f32
+            };
             ui.horizontal(|ui| {
                 ui.add(
-                    egui::ProgressBar::new(done as f32 / t.games.max(1) as f32)
+                    egui::ProgressBar::new(part)
                         .desired_width((ui.available_width() - 80.0).max(60.0))
                         .show_percentage(),
                 );

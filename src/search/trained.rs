@@ -122,8 +122,15 @@ pub fn train_within(prog: &RuleProgram, games: u64, seed: u64, max_turns: Option
 pub struct Watch {
     /// Self-play games finished.
     pub games_done: std::sync::atomic::AtomicU64,
+    /// Steps of the regressions done after the games (of [`Watch::FIT_STEPS`]).
+    pub fit_steps: std::sync::atomic::AtomicU64,
     /// Set to stop: the games not yet started are skipped and nothing is learned.
     pub cancel: std::sync::atomic::AtomicBool,
+}
+
+impl Watch {
+    /// The regressions' steps in all (the learned evaluation's and the derived one's alone).
+    pub const FIT_STEPS: u64 = 2 * STEPS as u64;
 }
 
 /// [`train_within`], counting finished games in `watch` and stopping (None) when it is
@@ -226,9 +233,12 @@ pub fn train_watched(
         .iter()
         .map(|x| (0..d).map(|k| (x[k] - mean[k]) / sd[k]).collect())
         .collect();
-    let (bias, weights, log_loss) = fit(&z, &ys, d, |_| true);
+    let (bias, weights, log_loss) = fit(&z, &ys, d, |_| true, watch);
     let derived = d - 2;
-    let (_, _, derived_log_loss) = fit(&z, &ys, d, |k| k == derived);
+    let (_, _, derived_log_loss) = fit(&z, &ys, d, |k| k == derived, watch);
+    if watch.cancel.load(Ordering::Relaxed) {
+        return None;
+    }
     Some(Learned {
         kind: "kumite-trained".into(),
         rules_hash: prog.behaviour_hash(),
@@ -258,12 +268,18 @@ fn fit(
     ys: &[f64],
     d: usize,
     use_k: impl Fn(usize) -> bool,
+    watch: &Watch,
 ) -> (f64, Vec<f64>, f64) {
+    use std::sync::atomic::Ordering;
     let on: Vec<bool> = (0..d).map(use_k).collect();
     let n = z.len().max(1) as f64;
     let (mut b, mut w) = (0.0, vec![0.0; d]);
     let rate = 0.5;
     for _ in 0..STEPS {
+        if watch.cancel.load(Ordering::Relaxed) {
+            break;
+        }
+        watch.fit_steps.fetch_add(1, Ordering::Relaxed);
         // Partial sums over fixed blocks, added in order: the same weights on any number of
         // cores (a learned file replays the same games everywhere).
         let parts: Vec<(f64, Vec<f64>)> = z
