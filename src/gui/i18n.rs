@@ -739,6 +739,10 @@ strings! {
         "自己対戦 {} 局・{} 局面から学習(対数損失 {}、導出評価のみでは {})",
     ),
     LearnedMissing => ("not available: {}; playing with the derived evaluation", "使えません: {}。導出した評価で指します"),
+    LearnedNever => (
+        "not learned yet for this file: Learn now below, or `kumite train` on the command line; playing with the derived evaluation",
+        "このファイルはまだ学習していません。下の「今すぐ学習」か、コマンドラインの `kumite train` で学習できます。導出した評価で指します",
+    ),
     LearnNow => ("Learn now", "今すぐ学習"),
     LearnNowHover => (
         "Plays {} games of the CPU against itself on every core and writes {} next to the rule file (as `kumite train` does); the learned evaluation is then used",

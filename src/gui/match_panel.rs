@@ -535,6 +535,17 @@ impl MatchPanel {
                         &format!("{:.3}", l.derived_log_loss),
                     ],
                 ),
+                // A saved file never learned, in an alternate game: the button below says
+                // what to do, in the studio's words.
+                Err(_)
+                    if view.is_some_and(|v| !v.settings.simultaneous)
+                        && self
+                            .learn_path
+                            .as_deref()
+                            .is_some_and(|p| !crate::search::trained::trained_path(p).exists()) =>
+                {
+                    tr(lang, T::LearnedNever).to_string()
+                }
                 Err(why) => trf(lang, T::LearnedMissing, why),
             });
         }

@@ -538,7 +538,7 @@ fn the_learn_button_learns_a_saved_file_writes_it_next_to_it_and_can_be_cancelle
     settle(&mut h);
     h.get_by_label("learned evaluation (kumite train)").click();
     h.run();
-    h.get_by_label_contains("not available: no learned evaluation");
+    h.get_by_label_contains("not learned yet for this file: Learn now below");
     // Unsaved changes: Learn waits for a save (it learns the rules on disk, next to them).
     h.get_by_label("Rule editor").focus();
     h.run();
