@@ -93,6 +93,8 @@ pub struct MatchPanel {
     /// The document (its path, and whether it has unsaved changes) `learned` and `learn_path`
     /// were last set for.
     learn_for: Option<(Option<std::path::PathBuf>, bool)>,
+    /// Whether `learned` was looked up for the rules the checker gave last.
+    looked_up: bool,
     /// A learning run started with the Learn button.
     training: Option<Training>,
     /// What the last learning run ended with.
@@ -125,6 +127,7 @@ impl Default for MatchPanel {
             learned: Err(crate::program::NO_LEARNED.to_string()),
             learn_path: None,
             learn_for: None,
+            looked_up: false,
             training: None,
             learn_message: None,
             log_cache: (usize::MAX, Vec::new()),
@@ -571,12 +574,12 @@ impl MatchPanel {
         path: Option<&std::path::Path>,
         dirty: bool,
         prog: Option<&crate::program::RuleProgram>,
-        force: bool,
     ) {
         let key = (path.map(std::path::Path::to_path_buf), dirty);
-        if !force && self.learn_for.as_ref() == Some(&key) {
+        if self.learn_for.as_ref() == Some(&key) && self.looked_up {
             return;
         }
+        self.looked_up = prog.is_some();
         if self.learn_for.as_ref().map(|k| &k.0) != Some(&key.0) {
             self.learn_message = None; // about another file
         }
@@ -585,6 +588,11 @@ impl MatchPanel {
         }
         self.learn_path = if dirty { None } else { key.0.clone() };
         self.learn_for = Some(key);
+    }
+
+    /// The checker gave new rules: [`Self::document_changed`] looks their learned evaluation up.
+    pub fn rules_changed_since_lookup(&mut self) {
+        self.looked_up = false;
     }
 
     /// Takes a finished learning run's answer (every frame, whether or not the panel is

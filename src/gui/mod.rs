@@ -441,14 +441,8 @@ impl StudioApp {
             self.editor.view.set_marks(&c);
             if let Some(v) = &c.view {
                 self.last_good = Some(v.clone());
-                if let Some(prog) = &v.compiled.program {
-                    self.matchp.document_changed(
-                        self.doc.path.as_deref(),
-                        self.dirty,
-                        Some(prog),
-                        true,
-                    );
-                }
+                // New rules: their learned evaluation is looked up below.
+                self.matchp.rules_changed_since_lookup();
             }
             self.editor.assist.update(&c, self.last_good.as_ref());
             self.checked = Some(c);
@@ -464,7 +458,7 @@ impl StudioApp {
             .as_ref()
             .and_then(|v| v.compiled.program.as_ref());
         self.matchp
-            .document_changed(self.doc.path.as_deref(), self.dirty, prog, false);
+            .document_changed(self.doc.path.as_deref(), self.dirty, prog);
         let lang = self.lang();
         self.matchp.poll_learning(lang, prog);
         self.matchp.tick(ctx);
