@@ -295,6 +295,8 @@ pub struct Against {
     pub positions: usize,
     /// Positions past the bound, valued by the evaluation.
     pub frontier: usize,
+    /// How the turn limit was taken into account, in words.
+    pub turn_limit: String,
 }
 
 impl Solved {
@@ -413,6 +415,13 @@ pub fn solve(
                             " (stopped after {} s)",
                             crate::search::solve::VALUE_TIME.as_secs()
                         )
+                    } else if gv.out_of_memory {
+                        format!(
+                            " (stopped: the values by turns left outgrew {} kept changes)",
+                            crate::search::solve::thousands(
+                                crate::search::exact::HISTORY_CAP as u64
+                            )
+                        )
                     } else {
                         String::new()
                     },
@@ -527,6 +536,13 @@ pub fn against(
         exploitability: game_value.map(|g| (br.value - g).max(0.0)),
         positions: br.positions,
         frontier: br.frontier,
+        turn_limit: match br.limit {
+            crate::search::exact::LimitUse::Counted { .. } if !br.asked_by_turn => format!(
+                "{}; the player was asked once per position, as first met, not with each number of turns left (too many positions × turns)",
+                br.limit.text()
+            ),
+            _ => br.limit.text(),
+        },
     })
 }
 
@@ -600,10 +616,11 @@ pub fn solve_text(v: &Solved) -> String {
     }
     if let Some(a) = &v.against {
         s.push_str(&format!(
-            "against {} (as c): a best reply gets {:+.4} for h over {} positions{}\n",
+            "against {} (as c): a best reply gets {:+.4} for h over {} positions ({}){}\n",
             a.player,
             a.best_reply_value,
             a.positions,
+            a.turn_limit,
             match (a.exploitability, a.game_value) {
                 (Some(x), Some(g)) => format!("; game value {g:+.4}, so it gives away {x:.4}"),
                 _ => String::new(),

@@ -21,7 +21,7 @@ impl<'p> Engine<'p> {
             (c[win] != 0) | (h[lose] != 0),
         ];
         st.outcome = match won {
-            [false, false] if st.turn < self.prog.settings.turn_limit => None,
+            [false, false] if st.turn < self.turn_limit => None,
             [true, false] => Some(Outcome::H),
             [false, true] => Some(Outcome::C),
             // Both won at the same check, or the turn limit.

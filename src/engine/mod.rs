@@ -425,6 +425,9 @@ pub struct Engine<'p> {
     /// The starting position ready to choose, h or c first, when it is the same for every game
     /// (flat availability): [`Engine::reset`] copies it.
     ready: Option<Box<[State; 2]>>,
+    /// The turn at whose end an undecided match is a draw: the program's `T`, or `u32::MAX` for
+    /// the exact tables, which count the turns left themselves ([`crate::search::exact`]).
+    pub turn_limit: u32,
 }
 
 impl<'p> Engine<'p> {

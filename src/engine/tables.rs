@@ -86,6 +86,7 @@ impl<'p> Engine<'p> {
             fires: None,
             chance: None,
             ready: None,
+            turn_limit: prog.settings.turn_limit,
         };
         // With flat availability the starting position's availability is the same for every
         // game (range tests on the initial values, nothing drawn): computed once here.

@@ -116,7 +116,9 @@ impl<'p> CpuPlayer<'p> {
     fn exact_move(&mut self, st: &State, side: Side) -> Option<Option<CmdId>> {
         let missing = match &self.table {
             None => true,
-            Some(Ok(t)) => t.strategy(st, side).is_none() && st.outcome.is_none(),
+            Some(Ok(t)) => {
+                (!t.covers(st) || t.strategy(st, side).is_none()) && st.outcome.is_none()
+            }
             Some(Err(_)) => false,
         };
         if missing {

@@ -113,6 +113,90 @@ pub struct Iterated {
     pub residual: f64,
     /// The time ran out first.
     pub timed_out: bool,
+    /// The values by turns left outgrew [`HISTORY_CAP`] first (see [`LimitUse::Counted`]).
+    pub out_of_memory: bool,
+}
+
+/// How a table took the turn limit `T` into account (LANGUAGE.md §7: reaching it ends an
+/// undecided match in a draw). A position's value depends on the turns left only where play
+/// from it can reach the limit undecided; the tables find out which case they are in.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum LimitUse {
+    /// Not iterated yet.
+    #[default]
+    Unknown,
+    /// Every line of play from the root is decided within `longest` turns, no more than the
+    /// `left` turns left: the limit cannot end a game, and the values are those of the game as
+    /// written.
+    CannotBind {
+        /// The most turns play from the root can last.
+        longest: u32,
+        /// Turns left at the root before the limit.
+        left: u32,
+    },
+    /// Some line of play reaches the limit undecided: each position is valued with the turns
+    /// left in it, by backward induction over the turns left (the value with k turns left
+    /// from those with k − 1, a draw at 0).
+    Counted {
+        /// The limit `T`.
+        limit: u32,
+        /// Turns left at the root.
+        left: u32,
+        /// The most turns play from the root can last before it is decided; None when it can
+        /// go on for ever (a cycle of undecided positions).
+        longest: Option<u32>,
+        /// From this many turns left on no value changed any more (beyond the tolerance): more
+        /// turns left give the same values. None when the values still changed at the root's
+        /// turns left (then the limit changes the values) or the iteration stopped first.
+        settled: Option<u32>,
+    },
+}
+
+impl LimitUse {
+    /// In words, for the outputs that say how a value was found.
+    pub fn text(&self) -> String {
+        match *self {
+            LimitUse::Unknown => String::new(),
+            LimitUse::CannotBind { longest, left } => format!(
+                "the turn limit cannot bind: every line of play is decided within {longest} turns, and {left} are left"
+            ),
+            LimitUse::Counted {
+                limit,
+                left,
+                longest,
+                settled,
+            } => {
+                let why = match longest {
+                    Some(l) => format!("play can last {l} turns"),
+                    None => "play can go on for ever".to_string(),
+                };
+                match settled {
+                    Some(k) if k < left => format!(
+                        "the turn limit T{limit} counted ({why}): valued by turns left, the values settle at {k} turns left, so the {left} left change nothing"
+                    ),
+                    _ => format!(
+                        "the turn limit T{limit} counted ({why}): every position valued with the turns left in it ({left} at the start), by backward induction"
+                    ),
+                }
+            }
+        }
+    }
+}
+
+/// Values kept by turns left in [`LimitUse::Counted`] tables, at most this many changes (16
+/// bytes each): past it the iteration stops and says so.
+pub const HISTORY_CAP: usize = 16_000_000;
+
+/// The values of a table whose positions are valued by turns left: per position, the layers
+/// (turns left) at which its value changed, with the new value.
+#[derive(Clone, Debug, Default)]
+struct Horizon {
+    /// Layers computed: with more turns left than this, a position has its last value.
+    layers: u32,
+    /// Per position, its changes' range in `changes`.
+    offsets: Vec<u32>,
+    /// (layer, value from that layer on), per position in layer order.
+    changes: Vec<(u32, f64)>,
 }
 
 /// The value of a position past a table's bound, from the derived evaluation: within ±0.9, so
@@ -154,8 +238,14 @@ pub struct ExactTable {
     /// The expected game length from the root under both optimal strategies, if finite.
     pub root_length: Option<f64>,
     /// The program's turn limit: no game lasts longer, so a longer expectation means play that
-    /// goes on to the limit (the table's positions do not count turns).
+    /// goes on to the limit.
     turn_limit: u32,
+    /// The root's turn counter (the turns left at the root are `turn_limit − root_turn`).
+    root_turn: u32,
+    /// Values by turns left, when the limit counts ([`LimitUse::Counted`]).
+    horizon: Option<Horizon>,
+    /// How the turn limit was taken into account (set by [`Self::iterate`]).
+    pub limit: LimitUse,
 }
 
 /// A table, or why there is none.
@@ -222,7 +312,7 @@ impl ExactTable {
     }
 
     fn finished(mut self, t0: Instant, end: Instant) -> Self {
-        self.root_length = self.length_from(0, Some(end));
+        self.root_length = self.length_from(0, self.root_left(), Some(end));
         self.elapsed = t0.elapsed();
         self
     }
@@ -272,6 +362,23 @@ impl ExactTable {
     /// [`Self::enumerate`] with a searcher already made for the program (the CPU's own: its
     /// evaluation and caches are reused from move to move).
     pub(super) fn enumerate_in(
+        s: &mut Searcher,
+        root: &State,
+        limits: &Limits,
+        keep: bool,
+    ) -> Result<Self, Stop> {
+        // The positions are listed as if the game had no limit: a position's key leaves the
+        // turn counter out, so one position stands for all the turns it can be met at, and
+        // [`Self::iterate`] values it by the turns left instead.
+        let limit = std::mem::replace(&mut s.eng.turn_limit, u32::MAX);
+        let listed = Self::enumerate_unlimited(s, root, limits, keep);
+        s.eng.turn_limit = limit;
+        let mut table = listed?;
+        table.root_turn = root.turn;
+        Ok(table)
+    }
+
+    fn enumerate_unlimited(
         s: &mut Searcher,
         root: &State,
         limits: &Limits,
@@ -414,6 +521,9 @@ impl ExactTable {
             elapsed: Duration::ZERO,
             root_length: None,
             turn_limit: s.eng.prog.settings.turn_limit,
+            root_turn: root.turn,
+            horizon: None,
+            limit: LimitUse::Unknown,
         })
     }
 
@@ -425,7 +535,251 @@ impl ExactTable {
     /// solved (the same values, fewer matrix games: most of a large table settles in the first
     /// sweeps). Stops when no value changed by more than the tolerance, after the most sweeps,
     /// or at `until` (then `timed_out`, with the values reached).
+    ///
+    /// Where the turn limit can end play from the root undecided ([`LimitUse::Counted`]), the
+    /// positions are valued by turns left instead ([`Self::iterate_layers`]).
     pub(super) fn iterate(
+        &mut self,
+        settings: &TableSettings,
+        until: Instant,
+        cancel: Option<&Arc<AtomicBool>>,
+    ) -> Result<Iterated, Stop> {
+        let left = self.turn_limit.saturating_sub(self.root_turn);
+        let longest = self.longest_play();
+        self.horizon = None;
+        match longest {
+            Some(l) if l <= left => {
+                self.limit = LimitUse::CannotBind { longest: l, left };
+                self.value = self.fixed.iter().map(|f| f.unwrap_or(0.0)).collect();
+                self.iterate_stationary(settings, until, cancel)
+            }
+            _ => self.iterate_layers(settings, until, cancel, left, longest),
+        }
+    }
+
+    /// The most turns play from the root can last before it is decided (positions past the
+    /// bound count as ends), or None when it can go on for ever: some undecided position can
+    /// come back. A depth-first walk over the table.
+    fn longest_play(&self) -> Option<u32> {
+        const OPEN: u32 = u32::MAX - 1;
+        const NEW: u32 = u32::MAX;
+        let n = self.kids.len();
+        if n == 0 {
+            return Some(0);
+        }
+        let mut depth = vec![NEW; n];
+        // (position, joint move, outcome) of the next successor to look at.
+        let mut stack: Vec<(u32, u32, u32)> = vec![(0, 0, 0)];
+        depth[0] = OPEN;
+        while let Some(top) = stack.last_mut() {
+            let (k, a, i) = *top;
+            let idx = &self.kids[k as usize].2;
+            if self.fixed[k as usize].is_some() || a as usize >= idx.len() {
+                let d = if self.fixed[k as usize].is_some() {
+                    0
+                } else {
+                    // The successors' depths were folded in below as each finished.
+                    idx.iter()
+                        .flatten()
+                        .map(|&(j, _)| depth[j as usize])
+                        .max()
+                        .map_or(0, |m| m.saturating_add(1))
+                };
+                depth[k as usize] = d;
+                stack.pop();
+                continue;
+            }
+            let outs = &idx[a as usize];
+            if i as usize >= outs.len() {
+                *top = (k, a + 1, 0);
+                continue;
+            }
+            *top = (k, a, i + 1);
+            let j = outs[i as usize].0 as usize;
+            match depth[j] {
+                OPEN => return None,
+                NEW => {
+                    depth[j] = OPEN;
+                    stack.push((j as u32, 0, 0));
+                }
+                _ => {}
+            }
+        }
+        Some(depth[0])
+    }
+
+    /// Values every position by the turns left in it: with 0 left an undecided position is a
+    /// draw (0); with k left, its matrix game (a plain max or min in alternate play) over its
+    /// successors' values with k − 1 left, times the discount — backward induction over the
+    /// turns left, as the game is written. Each layer solves again only the positions one of
+    /// whose successors changed in the last. Stops at the root's turns left, or once no value
+    /// changes by the tolerance (more turns left change nothing), after the most sweeps, at
+    /// `until` (then `timed_out`) or when the changes kept outgrow [`HISTORY_CAP`]. Every
+    /// change is kept, so that a position met with any number of turns left is valued with
+    /// them ([`Self::value`], [`Self::strategy`]).
+    fn iterate_layers(
+        &mut self,
+        settings: &TableSettings,
+        until: Instant,
+        cancel: Option<&Arc<AtomicBool>>,
+        left: u32,
+        longest: Option<u32>,
+    ) -> Result<Iterated, Stop> {
+        let n = self.kids.len();
+        let preds = self.predecessors();
+        let mut value: Vec<f64> = self.fixed.iter().map(|f| f.unwrap_or(0.0)).collect();
+        let mut dirty: Vec<u32> = (0..n as u32)
+            .filter(|&k| self.fixed[k as usize].is_none())
+            .collect();
+        let mut changes: Vec<(u32, u32, f64)> = Vec::new();
+        let mut mark = vec![0u32; n];
+        let mut fresh: Vec<(u32, f64)> = Vec::new();
+        let mut out = Iterated::default();
+        let mut settled = None;
+        let most = left.min(settings.max_sweeps);
+        let cancelled = || cancel.is_some_and(|c| c.load(Ordering::Relaxed));
+        while out.sweeps < most {
+            if dirty.is_empty() {
+                settled = Some(out.sweeps);
+                out.residual = 0.0;
+                break;
+            }
+            if cancelled() {
+                return Err(Stop::Cancelled);
+            }
+            if out.sweeps > 0 && Instant::now() >= until {
+                out.timed_out = true;
+                break;
+            }
+            let layer = out.sweeps + 1;
+            fresh.clear();
+            for (i, &k) in dirty.iter().enumerate() {
+                if i % 256 == 255 && out.sweeps > 0 && Instant::now() >= until {
+                    out.timed_out = true;
+                    break;
+                }
+                let v = settings.discount * self.value_at(&value, k as usize);
+                fresh.push((k, v));
+            }
+            if out.timed_out {
+                break;
+            }
+            let mut delta: f64 = 0.0;
+            let mut next = Vec::new();
+            for &(k, v) in &fresh {
+                let d = (v - value[k as usize]).abs();
+                // A change far below the tolerance is neither kept nor passed on.
+                if d > settings.tolerance * 1e-3 {
+                    delta = delta.max(d);
+                    value[k as usize] = v;
+                    changes.push((k, layer, v));
+                    for &p in &preds[k as usize] {
+                        if mark[p as usize] != layer {
+                            mark[p as usize] = layer;
+                            next.push(p);
+                        }
+                    }
+                }
+            }
+            out.sweeps = layer;
+            out.residual = delta;
+            dirty = next;
+            if delta < settings.tolerance {
+                settled = Some(layer);
+                break;
+            }
+            if changes.len() > HISTORY_CAP {
+                out.out_of_memory = true;
+                break;
+            }
+        }
+        if out.sweeps >= left && !out.timed_out && !out.out_of_memory {
+            // Every layer up to the root's turns left: exact for the game as written.
+            out.residual = 0.0;
+        }
+        changes.sort_by_key(|c| c.0);
+        let mut offsets = vec![0u32; n + 1];
+        for c in &changes {
+            offsets[c.0 as usize + 1] += 1;
+        }
+        for k in 0..n {
+            offsets[k + 1] += offsets[k];
+        }
+        self.horizon = Some(Horizon {
+            layers: out.sweeps,
+            offsets,
+            changes: changes.into_iter().map(|(_, l, v)| (l, v)).collect(),
+        });
+        self.limit = LimitUse::Counted {
+            limit: self.turn_limit,
+            left,
+            longest,
+            settled,
+        };
+        self.sweeps = out.sweeps;
+        self.value = value;
+        Ok(out)
+    }
+
+    /// Position `k`'s value with `left` turns left (its last value in a table not valued by
+    /// turns left, or with more turns left than were computed).
+    fn value_left(&self, k: usize, left: u32) -> f64 {
+        let Some(h) = &self.horizon else {
+            return self.value[k];
+        };
+        if left >= h.layers {
+            return self.value[k];
+        }
+        let ch = &h.changes[h.offsets[k] as usize..h.offsets[k + 1] as usize];
+        let at = ch.partition_point(|&(l, _)| l <= left);
+        if at == 0 {
+            self.fixed[k].unwrap_or(0.0)
+        } else {
+            ch[at - 1].1
+        }
+    }
+
+    /// Whether `st` is in the table with no more turns left than it was valued for (a table
+    /// valued by turns left from a later root does not know the values with more).
+    pub fn covers(&self, st: &State) -> bool {
+        self.index.contains_key(&self.key(st))
+            && match (&self.horizon, self.limit) {
+                (
+                    Some(_),
+                    LimitUse::Counted {
+                        settled: None,
+                        left,
+                        ..
+                    },
+                ) => self.left_in(st) <= left,
+                _ => true,
+            }
+    }
+
+    /// The turns left before the limit at the root.
+    fn root_left(&self) -> u32 {
+        self.turn_limit.saturating_sub(self.root_turn)
+    }
+
+    /// The turns left before the limit in `st`.
+    fn left_in(&self, st: &State) -> u32 {
+        self.turn_limit.saturating_sub(st.turn)
+    }
+
+    /// The values of every position with `left` turns left, for the matrix games of positions
+    /// with one more: the table's own values when they do not depend on the turns left.
+    fn values_left(&self, left: u32) -> std::borrow::Cow<'_, [f64]> {
+        match &self.horizon {
+            Some(h) if left < h.layers => (0..self.kids.len())
+                .map(|k| self.value_left(k, left))
+                .collect(),
+            _ => std::borrow::Cow::Borrowed(&self.value),
+        }
+    }
+
+    /// The stationary values iterated Gauss–Seidel ([`Self::iterate`] where the limit cannot
+    /// bind).
+    fn iterate_stationary(
         &mut self,
         settings: &TableSettings,
         until: Instant,
@@ -583,12 +937,13 @@ impl ExactTable {
         if self.fixed[0].is_some() || hm.is_empty() {
             return (self.value[0], vec![], vec![], 0.0);
         }
+        let v = self.values_left(
+            self.turn_limit
+                .saturating_sub(self.root_turn)
+                .saturating_sub(1),
+        );
         let a: Vec<Vec<f64>> = (0..hm.len())
-            .map(|x| {
-                (0..cm.len())
-                    .map(|y| self.payoff(&self.value, 0, x, y))
-                    .collect()
-            })
+            .map(|x| (0..cm.len()).map(|y| self.payoff(&v, 0, x, y)).collect())
             .collect();
         let sol = matrix::solve(&a);
         (
@@ -608,7 +963,7 @@ impl ExactTable {
     /// the position is in the table.
     pub fn value(&self, st: &State) -> Option<f64> {
         let k = *self.index.get(&self.key(st))?;
-        Some(self.value[k as usize])
+        Some(self.value_left(k as usize, self.left_in(st)))
     }
 
     /// `side`'s optimal strategy in `st`: its moves with their probabilities (in alternate play
@@ -621,6 +976,8 @@ impl ExactTable {
             return None; // decided or past the bound
         }
         let mine = if side == Side::H { hm } else { cm };
+        // The successors are met with one turn fewer left.
+        let v = self.values_left(self.left_in(st).saturating_sub(1));
         if self.simultaneous && hm.len() > 1 && cm.len() > 1 {
             // Each side's mix is read as the row player's of its own matrix (c's: the game
             // transposed and negated). Read off one solution, h's and c's mixes come from
@@ -629,14 +986,10 @@ impl ExactTable {
             // punished mistakes more than c's (fencing, the CPU against itself with one
             // reading mistake in ten moves: h 59% in a symmetric game).
             let p = match side {
-                Side::H => self.solve_at(&self.value, k).1,
+                Side::H => self.solve_at(&v, k).1,
                 Side::C => {
                     let a: Vec<Vec<f64>> = (0..cm.len())
-                        .map(|y| {
-                            (0..hm.len())
-                                .map(|x| -self.payoff(&self.value, k, x, y))
-                                .collect()
-                        })
+                        .map(|y| (0..hm.len()).map(|x| -self.payoff(&v, k, x, y)).collect())
                         .collect();
                     matrix::solve(&a).rows
                 }
@@ -651,10 +1004,7 @@ impl ExactTable {
         let vals: Vec<f64> = (0..mine.len())
             .map(|m| {
                 // One side has a single move, so the joint move's index is the other's.
-                sign * idx[m]
-                    .iter()
-                    .map(|&(j, p)| p * self.value[j as usize])
-                    .sum::<f64>()
+                sign * idx[m].iter().map(|&(j, p)| p * v[j as usize]).sum::<f64>()
             })
             .collect();
         let best = vals.iter().copied().fold(f64::NEG_INFINITY, f64::max);
@@ -671,17 +1021,25 @@ impl ExactTable {
     /// table's optimal strategies (positions past the bound count as ends); None if `st` is not
     /// in the table or the expectation does not settle (play that can go on for ever).
     pub fn expected_length(&self, st: &State) -> Option<f64> {
-        self.length_from(*self.index.get(&self.key(st))? as usize, None)
+        self.length_from(
+            *self.index.get(&self.key(st))? as usize,
+            self.left_in(st),
+            None,
+        )
     }
 
     /// [`Self::expected_length`] from the start, giving up (None) at `until`.
     pub fn expected_length_at_start(&self, until: Instant) -> Option<f64> {
-        self.length_from(0, Some(until))
+        self.length_from(0, self.root_left(), Some(until))
     }
 
     /// The expected length from position `root` by value iteration; None when it exceeds the
     /// turn limit (optimal play goes on until the limit ends it) or `deadline` passes first.
-    fn length_from(&self, root: usize, deadline: Option<Instant>) -> Option<f64> {
+    ///
+    /// Where the limit counts ([`LimitUse::Counted`]) a game ends at it: the length is iterated
+    /// over the turns left (`left` at `root`), each position's strategies those of its last
+    /// values.
+    fn length_from(&self, root: usize, left: u32, deadline: Option<Instant>) -> Option<f64> {
         let n = self.kids.len();
         // Per position: the probability of each child under both optimal strategies.
         let flows: Vec<Vec<(u32, f64)>> = (0..n)
@@ -707,6 +1065,31 @@ impl ExactTable {
             })
             .collect();
         let mut len = vec![0.0f64; n];
+        if matches!(self.limit, LimitUse::Counted { .. }) {
+            for _ in 0..left {
+                let prev = len.clone();
+                let mut delta: f64 = 0.0;
+                for k in 0..n {
+                    if flows[k].is_empty() {
+                        continue;
+                    }
+                    let nv = 1.0
+                        + flows[k]
+                            .iter()
+                            .map(|&(j, p)| p * prev[j as usize])
+                            .sum::<f64>();
+                    delta = delta.max((nv - len[k]).abs());
+                    len[k] = nv;
+                }
+                if deadline.is_some_and(|d| Instant::now() >= d) {
+                    return None;
+                }
+                if delta < 1e-9 {
+                    break;
+                }
+            }
+            return Some(len[root]);
+        }
         for _ in 0..100_000 {
             let mut delta: f64 = 0.0;
             for k in (0..n).rev() {
@@ -785,17 +1168,32 @@ impl ExactTable {
                 }
             })
             .collect();
-        for sweep in 0..10_000 {
+        // Where the limit counts, a game still undecided at it has no winner: the share is
+        // iterated over the turns left (from none), not to a fixed point.
+        let layers = match self.limit {
+            LimitUse::Counted { left, .. } => Some(left),
+            _ => None,
+        };
+        for sweep in 0..layers.unwrap_or(10_000) {
+            let prev = layers.map(|_| p.clone());
             let mut delta: f64 = 0.0;
             for k in (0..n).rev() {
                 if joint[k].is_empty() {
                     continue;
                 }
                 let idx = &self.kids[k].2;
-                let nv: f64 = joint[k]
-                    .iter()
-                    .map(|&(c, w)| w * idx[c].iter().map(|&(j, q)| q * p[j as usize]).sum::<f64>())
-                    .sum();
+                let nv: f64 = {
+                    let from: &[f64] = prev.as_deref().unwrap_or(&p);
+                    joint[k]
+                        .iter()
+                        .map(|&(c, w)| {
+                            w * idx[c]
+                                .iter()
+                                .map(|&(j, q)| q * from[j as usize])
+                                .sum::<f64>()
+                        })
+                        .sum()
+                };
                 delta = delta.max((nv - p[k]).abs());
                 p[k] = nv;
             }
@@ -810,23 +1208,15 @@ impl ExactTable {
     /// matrix game of that position; 0 for an exact solution).
     pub fn exploitability(&self, st: &State) -> Option<f64> {
         let k = *self.index.get(&self.key(st))? as usize;
-        let (hm, cm, idx) = &self.kids[k];
+        let (hm, cm, _) = &self.kids[k];
         if hm.is_empty() {
             return Some(0.0);
         }
+        let v = self.values_left(self.left_in(st).saturating_sub(1));
         let a: Vec<Vec<f64>> = (0..hm.len())
-            .map(|x| {
-                (0..cm.len())
-                    .map(|y| {
-                        idx[x * cm.len() + y]
-                            .iter()
-                            .map(|&(j, p)| p * self.value[j as usize])
-                            .sum()
-                    })
-                    .collect()
-            })
+            .map(|x| (0..cm.len()).map(|y| self.payoff(&v, k, x, y)).collect())
             .collect();
-        let (value, rows, cols) = self.solve_at(&self.value, k);
+        let (value, rows, cols) = self.solve_at(&v, k);
         Some(matrix::exploitability(
             &a,
             &matrix::MatrixSolution { value, rows, cols },
@@ -883,6 +1273,11 @@ impl ExactTable {
         if let Some(l) = self.root_length {
             s.push_str(&format!("; optimal play lasts {l:.1} turns on average"));
         }
+        let limit = self.limit.text();
+        if !limit.is_empty() {
+            s.push_str("; ");
+            s.push_str(&limit);
+        }
         s
     }
 
@@ -906,6 +1301,15 @@ impl ExactTable {
         if let Some(l) = self.root_length {
             s.push_str(&format!("。最善同士なら平均 {l:.1} ターンで決着"));
         }
+        match self.limit {
+            LimitUse::CannotBind { longest, .. } => s.push_str(&format!(
+                "。どの手順も {longest} ターン以内に決着するのでターン制限は効かない"
+            )),
+            LimitUse::Counted { limit, .. } => {
+                s.push_str(&format!("。ターン制限 T{limit} まで残りターン数ごとに評価"))
+            }
+            LimitUse::Unknown => {}
+        }
         s
     }
 }
@@ -927,7 +1331,10 @@ pub fn shared(
     format!("{prog:?}").hash(&mut h);
     let key = (h.finish(), position_key(root, lcm_of(&prog.periods())));
     let mut cache = SHARED.lock().unwrap_or_else(|e| e.into_inner());
-    if let Some((_, t)) = cache.iter().find(|(k, _)| *k == key) {
+    if let Some((_, t)) = cache
+        .iter()
+        .find(|(k, t)| *k == key && t.as_ref().map_or(true, |t| t.covers(root)))
+    {
         return t.clone();
     }
     // A table of the same program built from another root may hold this position already (a
@@ -935,9 +1342,10 @@ pub fn shared(
     if let Some((_, t)) = cache.iter().find(|(k, t)| {
         k.0 == key.0
             && t.as_ref().is_ok_and(|t| {
-                t.index
-                    .get(&t.key(root))
-                    .is_some_and(|&j| t.fixed[j as usize].is_none())
+                t.covers(root)
+                    && t.index
+                        .get(&t.key(root))
+                        .is_some_and(|&j| t.fixed[j as usize].is_none())
             })
     }) {
         return t.clone();
@@ -1007,8 +1415,13 @@ pub struct BestResponse {
     pub positions: usize,
     /// Positions past the bound, valued by the derived evaluation.
     pub frontier: usize,
-    /// Sweeps of value iteration.
+    /// Sweeps of value iteration (with a turn limit that counts: turns left valued).
     pub sweeps: u32,
+    /// How the turn limit was taken into account.
+    pub limit: LimitUse,
+    /// Where the limit counts, the player was asked in each position with each number of
+    /// turns left; false: once per position, as first met (too many positions × turns).
+    pub asked_by_turn: bool,
 }
 
 /// The value for h of the best reply to `policy` playing c, over every position reachable from
@@ -1036,33 +1449,39 @@ pub fn best_response(
     let t = game_table(prog, root, bound, max_positions, None, true).map_err(|_| too_big())?;
     let n = t.kids.len();
     // c's mix over its moves in every position where it chooses.
-    let mix: Vec<Vec<f64>> = (0..n)
-        .map(|k| {
-            let (hm, cm, _) = &t.kids[k];
-            if hm.is_empty() || (cm.len() == 1 && cm[0].is_none() && !t.simultaneous) {
-                return vec![1.0; cm.len()];
+    // c's mix in position k met at turn `turn` (None: as first met).
+    let mut mix_at = |k: usize, turn: Option<u32>| -> Vec<f64> {
+        let (hm, cm, _) = &t.kids[k];
+        if hm.is_empty() || (cm.len() == 1 && cm[0].is_none() && !t.simultaneous) {
+            return vec![1.0; cm.len()];
+        }
+        let chosen = match turn {
+            Some(turn) if turn != t.states[k].turn => {
+                let mut st = t.states[k].clone();
+                st.turn = turn;
+                policy(&st)
             }
-            let chosen = policy(&t.states[k]);
-            let mut q: Vec<f64> = cm
-                .iter()
-                .map(|m| chosen.iter().filter(|(c, _)| c == m).map(|(_, p)| p).sum())
-                .collect();
-            let total: f64 = q.iter().sum();
-            if total > 0.0 {
-                q.iter_mut().for_each(|x| *x /= total);
-            } else {
-                // A move outside the list (or none): counted as the first move.
-                q[0] = 1.0;
-            }
-            q
-        })
-        .collect();
-    // h's value of replying `a` in position k, under values `v`.
-    let row = |v: &[f64], k: usize, a: usize| -> f64 {
+            _ => policy(&t.states[k]),
+        };
+        let mut q: Vec<f64> = cm
+            .iter()
+            .map(|m| chosen.iter().filter(|(c, _)| c == m).map(|(_, p)| p).sum())
+            .collect();
+        let total: f64 = q.iter().sum();
+        if total > 0.0 {
+            q.iter_mut().for_each(|x| *x /= total);
+        } else {
+            // A move outside the list (or none): counted as the first move.
+            q[0] = 1.0;
+        }
+        q
+    };
+    // h's value of replying `a` in position k against c's `mix`, under values `v`.
+    let row_with = |mix: &[f64], v: &[f64], k: usize, a: usize| -> f64 {
         let (_, cm, idx) = &t.kids[k];
         (0..cm.len())
             .map(|b| {
-                mix[k][b]
+                mix[b]
                     * idx[a * cm.len() + b]
                         .iter()
                         .map(|&(j, p)| p * v[j as usize])
@@ -1071,6 +1490,60 @@ pub fn best_response(
             .sum()
     };
     let undecided = |k: usize| t.fixed[k].is_none() && !t.kids[k].0.is_empty();
+    let left = t.turn_limit.saturating_sub(t.root_turn);
+    let longest = t.longest_play();
+    if longest.is_none_or(|l| l > left) {
+        // c is asked in each position with each number of turns left (a player may play by
+        // them, as `cpu:exact` does), as long as that stays within this many questions.
+        let by_turn = (n as u64).saturating_mul(u64::from(left)) <= 50_000;
+        // Asked at the root first, with its turns left: a player that builds a table of its
+        // own (`cpu:exact`) builds it from there, for every turn to come.
+        mix_at(0, Some(t.states[0].turn));
+        // The limit can end play: h's best reply with k turns left, from those with k − 1 (a
+        // draw at 0) — the game as written, where waiting for the limit is a real choice.
+        let mut v: Vec<f64> = t.fixed.iter().map(|f| f.unwrap_or(0.0)).collect();
+        let mut sweeps = 0;
+        let mut settled = None;
+        while sweeps < left {
+            if Instant::now() >= end {
+                return Err(too_big());
+            }
+            sweeps += 1;
+            let prev = v.clone();
+            let mut delta: f64 = 0.0;
+            // This layer's positions are met with `sweeps` turns left.
+            let turn = t.turn_limit - sweeps;
+            for k in 0..n {
+                if undecided(k) {
+                    let mix = mix_at(k, by_turn.then_some(turn));
+                    let nv = (0..t.kids[k].0.len())
+                        .map(|a| row_with(&mix, &prev, k, a))
+                        .fold(f64::NEG_INFINITY, f64::max);
+                    delta = delta.max((nv - v[k]).abs());
+                    v[k] = nv;
+                }
+            }
+            if delta < 1e-13 && !by_turn {
+                settled = Some(sweeps);
+                break;
+            }
+        }
+        return Ok(BestResponse {
+            value: v[0],
+            positions: n,
+            frontier: t.frontier,
+            sweeps,
+            asked_by_turn: by_turn,
+            limit: LimitUse::Counted {
+                limit: t.turn_limit,
+                left,
+                longest,
+                settled,
+            },
+        });
+    }
+    let mix: Vec<Vec<f64>> = (0..n).map(|k| mix_at(k, None)).collect();
+    let row = |v: &[f64], k: usize, a: usize| row_with(&mix[k], v, k, a);
     // 1. The reply: value iteration discounted as in play ([`DISCOUNT`]). Undiscounted value
     //    iteration from 0 would credit a reply that waits in a loop (both sides passing) and
     //    strikes only when a cut-off turns the player's slow win into a draw — a horizon the
@@ -1127,6 +1600,11 @@ pub fn best_response(
         positions: n,
         frontier: t.frontier,
         sweeps,
+        asked_by_turn: false,
+        limit: LimitUse::CannotBind {
+            longest: longest.unwrap_or(0),
+            left,
+        },
     })
 }
 

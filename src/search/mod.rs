@@ -210,6 +210,12 @@ pub struct GameValue {
     /// of at most [`solve::LENGTH_POSITIONS`] positions; None for a larger one, or when play
     /// goes on to the turn limit (or for ever).
     pub length: Option<f64>,
+    /// How the turn limit was taken into account: it cannot end a game, or every position was
+    /// valued with its turns left.
+    pub limit: exact::LimitUse,
+    /// The iteration stopped because the values by turns left outgrew
+    /// [`exact::HISTORY_CAP`] (the value is then not converged).
+    pub out_of_memory: bool,
 }
 
 impl GameValue {
@@ -218,6 +224,17 @@ impl GameValue {
     /// those within the bound on state values; or the first [`VALUE_POSITIONS`] when even those
     /// are too many.
     pub fn positions_text(&self) -> String {
+        let limit = self.limit.text();
+        let scope = self.scope_text();
+        if limit.is_empty() {
+            scope
+        } else {
+            format!("{scope}; {limit}")
+        }
+    }
+
+    /// [`Self::positions_text`] without the turn limit.
+    fn scope_text(&self) -> String {
         let n = |x: usize| solve::thousands(x as u64);
         match self.bound {
             None => format!(

@@ -892,6 +892,7 @@ pub fn value_iteration_timed(
     let it = table
         .iterate(&exact::GAME_VALUE, Instant::now() + time, cancel)
         .ok()?;
+    let limit = table.limit;
     let (value, h, c, exploitability) = table.root_game();
     // Whether games end is read from the mixes of play (discounted, as `cpu:exact` plays):
     // undiscounted, a side sure to win may as well wait forever, and the solver's mix may.
@@ -916,6 +917,8 @@ pub fn value_iteration_timed(
         residual: it.residual,
         timed_out: it.timed_out,
         bound: table.bound,
+        limit,
+        out_of_memory: it.out_of_memory,
     })
 }
 

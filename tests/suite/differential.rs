@@ -1904,3 +1904,118 @@ fn rules_proved_dead_never_fire_and_counting_changes_nothing() {
     );
     assert!(programs > 2000 && turns > 100_000 && exhausted > 10);
 }
+
+// ---------------------------------------------------------------------------------------------
+// The turn limit in exact values (issue 52 §1)
+
+/// h's value of `g` for the game as written, by plain backward induction on the spec
+/// interpreter: every joint move of every turn is played out until the game is decided or the
+/// turn limit ends it (a draw). Alternate turns take the mover's best; a simultaneous turn is a
+/// matrix game (solved by the library's LP, which is checked against OpenSpiel elsewhere). The
+/// memo is keyed by the whole position, turn counter included. None when a move raises a rule
+/// error (those games are left out here).
+fn induction(it: &Interp, g: &Game, memo: &mut BTreeMap<String, f64>) -> Option<f64> {
+    match g.outcome {
+        Some(reference::Outcome::H) => return Some(1.0),
+        Some(reference::Outcome::C) => return Some(-1.0),
+        Some(reference::Outcome::Draw) => return Some(0.0),
+        None => {}
+    }
+    let key = format!("{g:?}");
+    if let Some(v) = memo.get(&key) {
+        return Some(*v);
+    }
+    let moves = it.moves(g);
+    let mut vals = Vec::with_capacity(moves.len());
+    for m in &moves {
+        let mut next = g.clone();
+        it.play(&mut next, *m).ok()?;
+        vals.push(induction(it, &next, memo)?);
+    }
+    let movers = it.movers(g);
+    let v = if movers.len() == 2 {
+        // Rows: h's choices; the moves list is h-major.
+        let hs: Vec<Option<usize>> = moves.iter().map(|m| m[0]).fold(Vec::new(), |mut v, x| {
+            if !v.contains(&x) {
+                v.push(x);
+            }
+            v
+        });
+        let cols = moves.len() / hs.len();
+        let a: Vec<Vec<f64>> = (0..hs.len())
+            .map(|r| vals[r * cols..(r + 1) * cols].to_vec())
+            .collect();
+        kumite::search::matrix::solve(&a).value
+    } else if movers == [0] {
+        vals.iter().copied().fold(f64::NEG_INFINITY, f64::max)
+    } else {
+        vals.iter().copied().fold(f64::INFINITY, f64::min)
+    };
+    memo.insert(key, v);
+    Some(v)
+}
+
+/// Generated alternate and simultaneous programs with short turn limits (T1–T8): the exact game
+/// value (`solve --value`'s) equals the backward induction over the turns left on the spec
+/// interpreter — and in enough of them the limit changes the value, so a solver that ignored
+/// it would fail here.
+#[test]
+fn exact_values_count_a_turn_limit_that_binds() {
+    let mut checked = 0;
+    let mut limit_mattered = 0;
+    let mut sims = 0;
+    for seed in 0..2500u64 {
+        let base = gen_program(seed);
+        if base.contains("rand(") {
+            continue;
+        }
+        let t = 1 + (seed % 8) as u32;
+        let source = format!("{base}~T{t}\n");
+        let Ok(s) = subject(&source) else { continue };
+        let it = Interp::new(&s.refp);
+        let first = first_side(&s);
+        let Ok(g) = it.initial(first) else { continue };
+        let mut memo = BTreeMap::new();
+        let Some(want) = induction(&it, &g, &mut memo) else {
+            continue;
+        };
+        if memo.len() > 200_000 {
+            continue;
+        }
+        let eng = Engine::new(&s.prog, 0);
+        let Ok(st) = eng.initial(Side::from_index(first)) else {
+            continue;
+        };
+        let gv = kumite::search::value_iteration(&s.prog, &st, 12, 200_000);
+        if gv.frontier > 0 {
+            continue;
+        }
+        assert!(
+            (gv.value - want).abs() < 1e-6,
+            "seed {seed}, T{t}: exact value {:+.6}, backward induction {want:+.6} ({})\n{source}",
+            gv.value,
+            gv.positions_text()
+        );
+        // The same program without the limit (T1000): does the limit change the value?
+        let free = format!("{base}~T1000\n");
+        if let Ok(f) = subject(&free)
+            && let Ok(st) = Engine::new(&f.prog, 0).initial(Side::from_index(first))
+        {
+            let v = kumite::search::value_iteration(&f.prog, &st, 12, 200_000).value;
+            if (v - want).abs() > 1e-6 {
+                limit_mattered += 1;
+            }
+        }
+        checked += 1;
+        sims += usize::from(s.prog.settings.simultaneous);
+    }
+    assert!(checked >= 300, "only {checked} programs checked");
+    assert!(sims >= 60, "only {sims} simultaneous programs checked");
+    assert!(
+        limit_mattered >= 30,
+        "the limit changed the value in only {limit_mattered} of {checked} programs"
+    );
+    eprintln!(
+        "{checked} programs ({sims} simultaneous), the limit changed {limit_mattered} values"
+    );
+}

@@ -383,3 +383,50 @@ fn a_cpu_made_for_one_move_sees_the_game_so_far() {
         st.turn
     );
 }
+
+/// Oshi-Zumo with 4 coins against 3 on a field of 3 (tests/designs/oshi_zumo_small.kmt with
+/// K=1), under turn limits: the game value is the one of the game as written — backward
+/// induction over the turns left gives +0.1429 with 4 turns and +0.2331 with 6, and only from
+/// about 12 turns on the limit stops mattering (+0.2338, the value without it). `solve --value`
+/// once said +0.2338 "nothing estimated" for every limit from 4 on. The best reply against
+/// `cpu:exact` is valued over the same turns, and the answer says how the limit was counted.
+#[test]
+fn solve_value_counts_the_turn_limit() {
+    let base = common::read(&common::root().join("tests/designs/oshi_zumo_small.kmt"))
+        .replace("土俵:2", "土俵:1")
+        .replace("!:金=所持金,", "!:h.金=4,c.金=3,");
+    for (t, want) in [
+        (3, 0.0),
+        (4, 0.1429),
+        (6, 0.2331),
+        (12, 0.2338),
+        (1000, 0.2338),
+    ] {
+        let text = base.replace("~同時,T1000", &format!("~同時,T{t}"));
+        let f = temp_file(&format!("oz_t{t}"), &text);
+        let out = Command::new(env!("CARGO_BIN_EXE_kumite"))
+            .arg("solve")
+            .arg(&f)
+            .args(["--value", "--against", "cpu:exact", "--format", "json"])
+            .output()
+            .expect("run kumite");
+        let v: serde_json::Value = serde_json::from_slice(&out.stdout).expect("JSON");
+        let value = v["value"].as_f64().unwrap();
+        assert!((value - want).abs() < 5e-5, "T{t}: {value} ≠ {want}\n{v}");
+        let how = v["value_method"].as_str().unwrap();
+        assert!(
+            how.contains(&format!("turn limit T{t} counted")),
+            "T{t}: {how}"
+        );
+        let a = &v["against"];
+        let br = a["best_reply_value"].as_f64().unwrap();
+        assert!(
+            br >= value - 1e-6 && br < value + 0.02,
+            "T{t}: best reply {br}\n{a}"
+        );
+        assert!(
+            a["turn_limit"].as_str().unwrap().contains("counted"),
+            "T{t}: {a}"
+        );
+    }
+}

@@ -1042,6 +1042,8 @@ fn the_game_value_says_which_limit_applied() {
         decisive: 1.0,
         used: Default::default(),
         length: None,
+        limit: Default::default(),
+        out_of_memory: false,
     };
     let all = gv(6823, 0, None).positions_text();
     assert_eq!(all, "all 6,823 reachable positions (nothing estimated)");
