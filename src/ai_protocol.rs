@@ -11,15 +11,19 @@ use crate::engine::{Engine, NONE, Outcome, Side, State};
 use crate::program::CmdId;
 use std::io::{BufRead, BufReader, BufWriter, Read, Write};
 use std::process::{Child, ChildStdin, Command, Stdio};
-use std::sync::mpsc::{Receiver, RecvTimeoutError, channel};
+use std::sync::mpsc::{Receiver, RecvTimeoutError, sync_channel};
 use std::time::{Duration, Instant};
 
 struct Proc {
     child: Child,
     /// None once closed (the AI then reads the end of its input).
     stdin: Option<BufWriter<ChildStdin>>,
-    /// The AI's lines; `Err` once a line was too long (nothing is read after it).
-    lines: Receiver<Result<String, String>>,
+    /// The AI's lines, in batches: every complete line one read of its output brought, so
+    /// lines the AI wrote together arrive together; `Err` once a line was too long (nothing is
+    /// read after it).
+    lines: Receiver<Vec<Result<String, String>>>,
+    /// Lines of a batch not taken yet.
+    pending: std::collections::VecDeque<Result<String, String>>,
 }
 
 impl Proc {
@@ -162,12 +166,14 @@ impl AiPlayer {
             }
         };
         live().push(child.id());
-        let (tx, rx) = channel();
+        // Bounded: an AI that floods its output waits on its pipe instead of filling memory.
+        let (tx, rx) = sync_channel(16);
         std::thread::spawn(move || read_lines(stdout, &tx));
         self.proc = Some(Proc {
             child,
             stdin: Some(BufWriter::new(stdin)),
             lines: rx,
+            pending: std::collections::VecDeque::new(),
         });
         // The name comes first.
         match self.recv("its name") {
@@ -223,7 +229,16 @@ impl AiPlayer {
         let Some(p) = self.proc.as_mut() else {
             return Err(PlayerError::new(FailKind::Exited, "the AI is not running"));
         };
-        match p.lines.recv_timeout(self.timeout) {
+        let next = match p.pending.pop_front() {
+            Some(l) => Ok(l),
+            None => p.lines.recv_timeout(self.timeout).map(|batch| {
+                p.pending.extend(batch);
+                p.pending
+                    .pop_front()
+                    .unwrap_or_else(|| Err("an empty batch".into()))
+            }),
+        };
+        match next {
             Ok(Ok(l)) => Ok(l.trim_end_matches('\r').to_string()),
             Ok(Err(why)) => {
                 self.proc = None;
@@ -251,6 +266,44 @@ impl AiPlayer {
                 ))
             }
         }
+    }
+
+    /// Fails when the AI printed a line that no message asked for — a second answer to one
+    /// `turn`, or a line after a game's `end` — that Kumite would otherwise take as its next
+    /// answer. `before` names the message about to be sent.
+    fn stray_lines(&mut self, before: &str) -> Result<(), PlayerError> {
+        let Some(p) = self.proc.as_mut() else {
+            return Ok(());
+        };
+        let mut extra: Vec<_> = p.pending.drain(..).collect();
+        // An AI that keeps printing is not followed forever.
+        while extra.len() < 1000
+            && let Ok(batch) = p.lines.try_recv()
+        {
+            extra.extend(batch);
+        }
+        let Some(first) = extra.first() else {
+            return Ok(());
+        };
+        let first = match first {
+            Ok(l) => format!("{:?}", l.trim_end_matches('\r')),
+            Err(why) => why.clone(),
+        };
+        let after = if self.turn == 0 {
+            "before its first turn".to_string()
+        } else {
+            format!("after its answer on turn {}", self.turn)
+        };
+        self.proc = None; // out of step with us: restart before the next game
+        Err(PlayerError::new(
+            FailKind::BadReply,
+            format!(
+                "the AI printed {}{} line{} that nothing asked for {after} (first: {first}), found before {before}: answer each turn with exactly one line",
+                if extra.len() >= 1000 { "at least " } else { "" },
+                extra.len(),
+                if extra.len() == 1 { "" } else { "s" }
+            ),
+        ))
     }
 
     fn send(&mut self, msg: &serde_json::Value) -> Result<(), PlayerError> {
@@ -328,9 +381,14 @@ pub fn turn_message(
 impl Player for AiPlayer {
     fn begin(&mut self, eng: &Engine, info: &GameInfo) -> Result<(), PlayerError> {
         self.side = info.side;
-        self.turn = 0;
         if self.proc.is_none() {
+            self.turn = 0;
             self.spawn()?;
+        } else {
+            // A line after the last game's answer would be read as this game's first answer.
+            let stray = self.stray_lines(&format!("game {}'s start", info.game));
+            self.turn = 0;
+            stray?;
         }
         self.send(&start_message(eng, info))
     }
@@ -342,6 +400,7 @@ impl Player for AiPlayer {
         side: Side,
         enabled: &[CmdId],
     ) -> Result<Option<CmdId>, PlayerError> {
+        self.stray_lines(&format!("turn {}", st.turn + 1))?;
         self.turn = st.turn + 1;
         self.send(&turn_message(
             eng,
@@ -414,31 +473,43 @@ impl Player for AiPlayer {
 pub const MAX_LINE_BYTES: usize = 1 << 20;
 
 /// Sends the AI's output line by line (invalid UTF-8 replaced, not fatal) until it ends, the
-/// receiver goes, or a line exceeds [`MAX_LINE_BYTES`].
-fn read_lines(out: impl Read, tx: &std::sync::mpsc::Sender<Result<String, String>>) {
+/// receiver goes, or a line exceeds [`MAX_LINE_BYTES`]. Every complete line already read into
+/// the buffer goes in one batch with the first, so a second answer written together with the
+/// first is seen with it, not after Kumite has sent the next message.
+fn read_lines(out: impl Read, tx: &std::sync::mpsc::SyncSender<Vec<Result<String, String>>>) {
     let mut r = BufReader::new(out);
     let mut buf = Vec::new();
+    let mut batch = Vec::new();
     loop {
         buf.clear();
         let limit = MAX_LINE_BYTES as u64 + 1;
+        let mut stop = false;
         match (&mut r).take(limit).read_until(b'\n', &mut buf) {
-            Ok(0) | Err(_) => break,
+            Ok(0) | Err(_) => stop = true,
             Ok(_) => {
                 if buf.last() == Some(&b'\n') {
                     buf.pop();
+                    batch.push(Ok(String::from_utf8_lossy(&buf).into_owned()));
                 } else if buf.len() > MAX_LINE_BYTES {
-                    let _ = tx.send(Err(format!(
+                    batch.push(Err(format!(
                         "the AI sent a line longer than {MAX_LINE_BYTES} bytes"
                     )));
-                    break;
-                }
-                if tx
-                    .send(Ok(String::from_utf8_lossy(&buf).into_owned()))
-                    .is_err()
-                {
-                    break;
+                    stop = true;
+                } else {
+                    // The last line, without its newline.
+                    batch.push(Ok(String::from_utf8_lossy(&buf).into_owned()));
                 }
             }
+        }
+        // More complete lines waiting in the buffer join this batch.
+        if !stop && r.buffer().contains(&b'\n') {
+            continue;
+        }
+        if !batch.is_empty() && tx.send(std::mem::take(&mut batch)).is_err() {
+            break;
+        }
+        if stop {
+            break;
         }
     }
 }

@@ -79,6 +79,9 @@ pub struct ArenaStats {
     pub errors: u64,
     /// Games decided by a forfeit (counted as a win for the other side too).
     pub forfeits: u64,
+    /// Per side (h, c): games that side forfeited before it had chosen a move.
+    #[serde(default)]
+    pub silent_forfeits: [u64; 2],
     /// Turns over all games.
     pub turns_total: u64,
     /// `lengths[t]`: games that lasted `t` turns.
@@ -111,6 +114,9 @@ impl ArenaStats {
         self.lengths[t] += 1;
         if let Some((side, e)) = &end.forfeit {
             self.forfeits += 1;
+            if !end.moved[side.index()] {
+                self.silent_forfeits[side.index()] += 1;
+            }
             let msg = format!("{} forfeits: {}", side.name(), e.message);
             self.add_examples(&[(game, msg)]);
         }
@@ -130,6 +136,9 @@ impl ArenaStats {
         self.draws += o.draws;
         self.errors += o.errors;
         self.forfeits += o.forfeits;
+        for (a, b) in self.silent_forfeits.iter_mut().zip(o.silent_forfeits) {
+            *a += b;
+        }
         self.turns_total += o.turns_total;
         if o.lengths.len() > self.lengths.len() {
             self.lengths.resize(o.lengths.len(), 0);
@@ -143,6 +152,15 @@ impl ArenaStats {
                 a.get_or_insert_default().add(b);
             }
         }
+    }
+
+    /// The sides that never played a move: every game (at least one) ended with that side's
+    /// forfeit before its first choice — an AI that cannot start, or fails at once.
+    pub fn never_moved(&self) -> Vec<Side> {
+        Side::BOTH
+            .into_iter()
+            .filter(|s| self.games > 0 && self.silent_forfeits[s.index()] == self.games)
+            .collect()
     }
 
     /// Mean game length in turns.
@@ -276,6 +294,7 @@ impl<'p> Worker<'p> {
                         turns: 0,
                         error: Some(e.to_string()),
                         forfeit: None,
+                        moved: [false; 2],
                     },
                 );
                 return;
@@ -401,6 +420,7 @@ fn result_json_of(m: &Meta, s: &ArenaStats, seconds: f64) -> serde_json::Value {
         "draws": s.draws,
         "errors": s.errors,
         "forfeits": s.forfeits,
+        "silent_forfeits": {"h": s.silent_forfeits[0], "c": s.silent_forfeits[1]},
         "turns_total": s.turns_total,
         "mean_turns": s.mean_turns(),
         "median_turns": s.quantile(0.5),
@@ -540,6 +560,9 @@ pub fn parse_result(v: &serde_json::Value) -> Result<(Meta, ArenaStats, f64), Re
         draws: num("draws")?,
         errors: num("errors")?,
         forfeits: num("forfeits")?,
+        // Optional: results written before it was reported have none.
+        silent_forfeits: [&v["silent_forfeits"]["h"], &v["silent_forfeits"]["c"]]
+            .map(|n| n.as_u64().unwrap_or(0)),
         turns_total: num("turns_total")?,
         lengths: Vec::new(),
         forfeit_examples: Vec::new(),

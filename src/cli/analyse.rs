@@ -237,6 +237,9 @@ pub struct Forced {
     pub strategy: Option<crate::search::solve::Strategy>,
     /// The budget that ran out when undecided.
     pub gave_up: Option<String>,
+    /// The moves the search played that raised a rule error (each valued as a loss for the
+    /// side whose move raised it); None when none did.
+    pub rule_errors: Option<crate::search::RuleErrorSummary>,
 }
 
 /// The value part of [`Solved`]: the game value — a simultaneous game's equilibrium, an
@@ -256,6 +259,9 @@ pub enum ValuePart {
         converged: bool,
         /// How the value was computed, in words.
         value_method: String,
+        /// Moves between the solved positions that raised a rule error (each valued as a loss
+        /// for the side whose move raised it); None when none did.
+        rule_errors: Option<crate::search::RuleErrorSummary>,
     },
 }
 
@@ -438,6 +444,7 @@ pub fn solve(
             exploitability: gv.exploitability,
             converged,
             value_method,
+            rule_errors: gv.errors_summary(),
         })
     } else {
         None
@@ -451,6 +458,7 @@ pub fn solve(
             first_move: forced.first_move,
             strategy: forced.strategy,
             gave_up: forced.gave_up.map(|b| b.to_string()),
+            rule_errors: forced.rule_errors.summary("moves searched"),
         },
         chance,
         value,
@@ -467,6 +475,7 @@ pub fn against(
     first: Side,
     spec: &str,
     game_value: Option<f64>,
+    ai_timeout: f64,
 ) -> Result<Against, String> {
     use crate::engine::players::{GameInfo, Player};
     let eng = crate::search::search_engine(prog);
@@ -474,7 +483,9 @@ pub fn against(
         .initial(first)
         .map_err(|e| format!("runtime error in the initial position: {e}"))?;
     // c's policy: uniform for random, the CPU's own distribution for cpu levels, and one
-    // answer per position for an external program.
+    // answer per position for an external program. An external program that fails is not a
+    // player that passes: its first failure ends the question (`failed`).
+    let failed: std::rc::Rc<std::cell::RefCell<Option<(u64, String)>>> = Default::default();
     let mut policy: Box<crate::search::exact::Policy> = if spec == "random" {
         let e = crate::search::search_engine(prog);
         Box::new(move |s: &State| {
@@ -489,8 +500,8 @@ pub fn against(
             cpu.policy(s, Side::C)
         })
     } else if spec.starts_with("ai:") {
-        let mut ai =
-            crate::players::make_player(prog, spec, 0, Side::C, 5.0).map_err(|e| e.to_string())?;
+        let mut ai = crate::players::make_player(prog, spec, 0, Side::C, ai_timeout)
+            .map_err(|e| e.to_string())?;
         let e = crate::search::search_engine(prog);
         ai.begin(
             &e,
@@ -502,16 +513,21 @@ pub fn against(
             },
         )
         .map_err(|e| format!("{spec}: {}", e.message))?;
+        let failed = failed.clone();
+        let mut asked = 0u64;
         Box::new(move |s: &State| {
             let mut enabled = Vec::new();
             e.enabled_commands(s, Side::C, &mut enabled);
-            if enabled.is_empty() {
+            if enabled.is_empty() || failed.borrow().is_some() {
                 return vec![(None, 1.0)];
             }
+            asked += 1;
             match ai.choose(&e, s, Side::C, &enabled) {
                 Ok(m) => vec![(m, 1.0)],
-                // A program that fails here counts as passing: the reply exploits that.
-                Err(_) => vec![(None, 1.0)],
+                Err(err) => {
+                    *failed.borrow_mut() = Some((asked, err.message));
+                    vec![(None, 1.0)]
+                }
             }
         })
     } else {
@@ -528,6 +544,12 @@ pub fn against(
         &mut *policy,
     )
     .map_err(|e| e.to_string())?;
+    if let Some((asked, why)) = failed.borrow_mut().take() {
+        return Err(format!(
+            "--against {spec}: the AI failed on the {} position it was asked about, so no best reply was computed (a player that does not answer has no strategy to reply to): {why}",
+            ordinal(asked)
+        ));
+    }
     Ok(Against {
         player: spec.to_string(),
         side: Side::C,
@@ -537,18 +559,39 @@ pub fn against(
         positions: br.positions,
         frontier: br.frontier,
         turn_limit: match br.limit {
-            crate::search::exact::LimitUse::Counted { .. } if !br.asked_by_turn => format!(
-                "{}; the player was asked once per position, as first met, not with each number of turns left (too many positions × turns)",
-                br.limit.text()
-            ),
+            crate::search::exact::LimitUse::Counted { left, .. } if br.asked_turns_left < left => {
+                format!(
+                    "{}; the player was asked in each position with 1 to {} turns left, and taken to play with more as with {} (too many positions × turns to ask each)",
+                    br.limit.text(),
+                    br.asked_turns_left,
+                    br.asked_turns_left
+                )
+            }
             _ => br.limit.text(),
         },
     })
 }
 
+/// 1st, 2nd, 3rd, 4th …
+fn ordinal(n: u64) -> String {
+    let suffix = match (n % 10, n % 100) {
+        (_, 11..=13) => "th",
+        (1, _) => "st",
+        (2, _) => "nd",
+        (3, _) => "rd",
+        _ => "th",
+    };
+    format!("{n}{suffix}")
+}
+
 /// `kumite solve` as text.
 pub fn solve_text(v: &Solved) -> String {
     let mut s = String::new();
+    // Rule errors lead: every verdict below values them (as losses for the side that erred).
+    if let Some(e) = &v.forced_win.rule_errors {
+        s.push_str(&e.text);
+        s.push('\n');
+    }
     let sw = &v.shortest_win;
     s.push_str(&sw.summary());
     s.push('\n');
@@ -605,9 +648,14 @@ pub fn solve_text(v: &Solved) -> String {
         strategy,
         exploitability,
         value_method,
+        rule_errors,
         ..
     }) = &v.value
     {
+        if let Some(e) = rule_errors {
+            s.push_str(&e.text);
+            s.push('\n');
+        }
         s.push_str(&format!(
             "value for h: {value:.4} ({value_method})\nstrategy h: {}\nstrategy c: {}\nexploitability: {exploitability:.1e}\n",
             mix_text(&strategy.h),

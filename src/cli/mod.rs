@@ -238,6 +238,9 @@ pub enum Command {
         /// cpu:exact or ai:COMMAND) playing c — a level's exploitability.
         #[arg(long, value_name = "PLAYER")]
         against: Option<String>,
+        /// Seconds an external AI (--against ai:…) may take per position asked.
+        #[arg(long, default_value_t = 5.0)]
+        ai_timeout: f64,
         /// Output format.
         #[arg(long, value_enum, default_value_t = Format::Text)]
         format: Format,
@@ -271,6 +274,9 @@ pub enum Command {
         /// Worker threads (default: one per core).
         #[arg(long, value_parser = clap::value_parser!(u64).range(1..=1024))]
         jobs: Option<u64>,
+        /// Seconds an external AI (--players ai:…) may take per decision.
+        #[arg(long, default_value_t = 5.0)]
+        ai_timeout: f64,
         #[command(flatten)]
         sets: SetArgs,
         /// Output format.
@@ -642,6 +648,7 @@ pub fn run(cmd: Command) -> ExitCode {
             value,
             positions,
             against,
+            ai_timeout,
             format,
         } => solve(
             &file,
@@ -650,7 +657,7 @@ pub fn run(cmd: Command) -> ExitCode {
             first,
             value,
             positions,
-            against.as_deref(),
+            against.as_deref().map(|a| (a, ai_timeout)),
             format,
         ),
         Command::Report {
@@ -661,6 +668,7 @@ pub fn run(cmd: Command) -> ExitCode {
             sweep,
             sections,
             jobs,
+            ai_timeout,
             sets: SetArgs { set },
             format,
         } => {
@@ -678,6 +686,7 @@ pub fn run(cmd: Command) -> ExitCode {
                     sweep: sweep.as_deref(),
                     sections,
                     jobs,
+                    ai_timeout,
                 },
                 &set,
                 format,
@@ -785,7 +794,7 @@ fn solve(
     first: Option<SideArg>,
     value: bool,
     positions: Option<u64>,
-    against: Option<&str>,
+    against: Option<(&str, f64)>,
     format: Format,
 ) -> ExitCode {
     let prog = match load_program(file, set) {
@@ -815,8 +824,8 @@ fn solve(
         Ok(out) => out,
         Err(e) => return fail(&e),
     };
-    if let Some(spec) = against {
-        match analyse::against(&prog, first, spec, out.game_value()) {
+    if let Some((spec, ai_timeout)) = against {
+        match analyse::against(&prog, first, spec, out.game_value(), ai_timeout) {
             Ok(a) => out.against = Some(a),
             Err(e) => return fail(&e),
         }
@@ -860,6 +869,7 @@ struct ReportArgs<'a> {
     sweep: Option<&'a str>,
     sections: crate::report::Sections,
     jobs: Option<u64>,
+    ai_timeout: f64,
 }
 
 /// `kumite report`.
@@ -871,6 +881,7 @@ fn report(file: &Path, a: &ReportArgs, set: &[String], format: Format) -> ExitCo
         sweep,
         sections,
         jobs,
+        ai_timeout,
     } = *a;
     let prog = match load_program(file, set) {
         Ok(p) => p,
@@ -882,13 +893,14 @@ fn report(file: &Path, a: &ReportArgs, set: &[String], format: Format) -> ExitCo
         seed,
         jobs: jobs.map(|j| j as usize),
         sections,
+        ai_timeout,
         ..Default::default()
     };
     if let Some(p) = players {
         match crate::report::split_players(p) {
             Ok(pair) => {
                 for spec in &pair {
-                    if let Err(e) = crate::players::make_player(&prog, spec, 0, Side::H, 5.0)
+                    if let Err(e) = crate::players::make_player(&prog, spec, 0, Side::H, ai_timeout)
                         .map_err(|e| e.to_string())
                         .and_then(|_| check_not_human(spec))
                     {
@@ -938,7 +950,17 @@ fn report(file: &Path, a: &ReportArgs, set: &[String], format: Format) -> ExitCo
             } else {
                 out!("{}", crate::report::text::render(&r));
             }
-            ExitCode::SUCCESS
+            let silent = &r.problems.never_moved;
+            for p in silent {
+                eprintln!(
+                    "error: {p} never played a move: it forfeited every game of the report before its first choice"
+                );
+            }
+            if silent.is_empty() {
+                ExitCode::SUCCESS
+            } else {
+                ExitCode::from(4)
+            }
         }
         Err(e) => fail(&e),
     }
@@ -996,7 +1018,23 @@ fn arena(run: &crate::arena::ArenaRun, format: Format) -> ExitCode {
     let secs = t0.elapsed().as_secs_f64();
     let json = crate::arena::result_json(run, &stats, secs);
     print_arena(&json, &stats, format);
-    if stats.errors > 0 {
+    let silent = stats.never_moved();
+    if !silent.is_empty() {
+        for s in &silent {
+            eprintln!(
+                "error: {} ({}) never played a move: it forfeited all {} games before its first choice{}",
+                s.name(),
+                if *s == Side::H { &run.h } else { &run.c },
+                stats.games,
+                stats
+                    .forfeit_examples
+                    .first()
+                    .map(|(g, m)| format!(" (game {g}: {m})"))
+                    .unwrap_or_default()
+            );
+        }
+        ExitCode::from(4)
+    } else if stats.errors > 0 {
         ExitCode::from(3)
     } else {
         ExitCode::SUCCESS

@@ -298,19 +298,20 @@ pub fn print_result(p: &Played, json: bool) {
         GameResult::Draw => "draw",
         GameResult::Error => "error",
     };
+    let turns = |n: u32| format!("{n} turn{}", if n == 1 { "" } else { "s" });
     match (&r.error, &r.forfeit) {
-        (Some(e), _) => outln!("error after {} turns: {e}", r.turns),
+        (Some(e), _) => outln!("error after {}: {e}", turns(r.turns)),
         (None, Some(f)) => outln!(
-            "result: {} by forfeit after {} turns — {} forfeits: {}",
+            "result: {} by forfeit after {} — {} forfeits: {}",
             who(r.result),
-            r.turns,
+            turns(r.turns),
             f.side,
             f.reason
         ),
         (None, None) => outln!(
-            "result: {} after {} turns (seed {})",
+            "result: {} after {} (seed {})",
             who(r.result),
-            r.turns,
+            turns(r.turns),
             r.seed
         ),
     }

@@ -5,7 +5,7 @@ use super::*;
 
 impl<'p> Engine<'p> {
     #[cold]
-    pub(super) fn err(&self, rule: u32, msg: impl Into<String>) -> Box<RuntimeError> {
+    pub(super) fn err(&self, rule: u32, side: Side, msg: impl Into<String>) -> Box<RuntimeError> {
         let line = self
             .prog
             .meta
@@ -15,6 +15,7 @@ impl<'p> Engine<'p> {
             rule: rule as usize,
             line,
             message: msg.into(),
+            side,
         })
     }
 
@@ -46,7 +47,7 @@ impl<'p> Engine<'p> {
                     let a = stack.pop().unwrap_or(0);
                     stack.push(
                         a.checked_neg()
-                            .ok_or_else(|| self.err(rule, "overflow in negation"))?,
+                            .ok_or_else(|| self.err(rule, side, "overflow in negation"))?,
                     );
                 }
                 Op::Bin(b) => {
@@ -59,9 +60,9 @@ impl<'p> Engine<'p> {
                                 crate::syntax::ast::BinOp::Div | crate::syntax::ast::BinOp::Mod
                             )
                         {
-                            self.err(rule, format!("division by zero ({x} {} 0)", b.text()))
+                            self.err(rule, side, format!("division by zero ({x} {} 0)", b.text()))
                         } else {
-                            self.err(rule, format!("overflow in {x} {} {y}", b.text()))
+                            self.err(rule, side, format!("overflow in {x} {} {y}", b.text()))
                         }
                     })?;
                     stack.push(r);
@@ -81,7 +82,7 @@ impl<'p> Engine<'p> {
                     stack.push(
                         Func::Abs
                             .apply(&[a])
-                            .ok_or_else(|| self.err(rule, "overflow in abs"))?,
+                            .ok_or_else(|| self.err(rule, side, "overflow in abs"))?,
                     );
                 }
                 Op::Rand(slot) => {
@@ -90,6 +91,7 @@ impl<'p> Engine<'p> {
                     if lo > hi {
                         return Err(self.err(
                             rule,
+                            side,
                             format!("rand({lo},{hi}): the lower bound is above the upper bound"),
                         ));
                     }

@@ -121,6 +121,9 @@ pub struct RuntimeError {
     pub line: usize,
     /// What went wrong.
     pub message: String,
+    /// The side the failing rule was evaluated for (its `S`): in simultaneous play, the side
+    /// whose move raised the error.
+    pub side: Side,
 }
 
 impl From<Box<RuntimeError>> for RuntimeError {

@@ -231,6 +231,8 @@ pub struct GameEnd {
     pub error: Option<String>,
     /// The side that forfeited and why.
     pub forfeit: Option<(Side, PlayerError)>,
+    /// Whether each side (h, c) chose a move at least once.
+    pub moved: [bool; 2],
 }
 
 /// Plays a match between two players. `on_turn` is called after every turn.
@@ -303,6 +305,7 @@ pub fn play_game<P: Player + ?Sized>(
         turns: 0,
         error: None,
         forfeit: None,
+        moved: [false; 2],
     };
     if let Err(e) = eng.reset(st, opts.first) {
         end.error = Some(format!("runtime error at {e}"));
@@ -347,7 +350,10 @@ pub fn play_game<P: Player + ?Sized>(
                 continue;
             }
             match players[s].choose(eng, st, s, &enabled[..n]) {
-                Ok(c) => cmds[s] = c.filter(|&c| (c as usize) < eng.nc && eng.is_enabled(st, s, c)),
+                Ok(c) => {
+                    end.moved[s.index()] = true;
+                    cmds[s] = c.filter(|&c| (c as usize) < eng.nc && eng.is_enabled(st, s, c));
+                }
                 Err(e) => {
                     forfeit = Some((s, e));
                     continue 'game;

@@ -195,11 +195,16 @@ impl<'p> Engine<'p> {
             Target::Val(i) => {
                 let cur = st.vals[i];
                 if w.op == UpdOp::Div && w.value == 0 {
-                    return Err(self.err(w.rule, format!("division by zero ({cur} / 0)")));
+                    return Err(self.err(
+                        w.rule,
+                        w.writer,
+                        format!("division by zero ({cur} / 0)"),
+                    ));
                 }
                 let new = w.op.apply(cur, w.value).ok_or_else(|| {
                     self.err(
                         w.rule,
+                        w.writer,
                         format!(
                             "overflow updating {} ({cur} and {})",
                             self.prog.states[i % self.ns],

@@ -658,6 +658,18 @@ strings! {
         "Right-click a number in the initial line (!:) or a constant's definition to sweep it in a balance report.",
         "初期値の行(!:)の数値や定数の定義を右クリックすると、バランスレポートでその値をスイープできます。",
     ),
+    ReportRuleErrors => (
+        "Rule errors — {} of {} games ended in a rule error; they count in no score, and a figure they decide (more than one game in twenty) is not computed. First: {}",
+        "ルールエラー — {} / {} 局がルールエラーで終わりました。得点には数えず、それが 20 局に 1 局を超える数値は計算しません。最初: {}",
+    ),
+    ReportForfeits => (
+        "Forfeits — {} of {} games were lost by a player that failed. First: {}",
+        "反則負け — {} / {} 局はプレイヤーの不具合による負けです。最初: {}",
+    ),
+    ScoreNotComputed => (
+        "h's score and the first-mover advantage: not computed — {} of {} games ended in a rule error",
+        "h の得点と先手の有利: 計算しません — {} / {} 局がルールエラーで終了",
+    ),
     OneError => ("{} error", "エラー {} 件"),
     NErrors => ("{} errors", "エラー {} 件"),
     OneWarning => ("{} warning", "警告 {} 件"),

@@ -655,6 +655,7 @@ impl ReportView {
             .auto_shrink([false, false])
             .show(ui, |ui| {
                 ui.set_max_width(ui.available_width().max(360.0));
+                problems(ui, lang, &r.problems);
                 outcome(ui, lang, &r);
                 length(ui, lang, &r);
                 decisions(ui, lang, &r);
@@ -685,6 +686,33 @@ fn pending(ui: &mut Ui, lang: Lang, title: &str) {
         ui.label(RichText::new(title).strong().weak());
         ui.weak(tr(lang, T::NotComputedYet));
     });
+}
+
+/// Rule errors and forfeits lead, before any figure they may have decided.
+fn problems(ui: &mut Ui, lang: Lang, p: &crate::report::GameProblems) {
+    let red = Color32::from_rgb(235, 90, 80);
+    if p.rule_error_games > 0 {
+        let first = p.first_rule_error.as_deref().unwrap_or("?");
+        ui.colored_label(
+            red,
+            trn(
+                lang,
+                T::ReportRuleErrors,
+                &[&p.rule_error_games, &p.games, &first],
+            ),
+        );
+    }
+    if p.forfeit_games > 0 {
+        let first = p.first_forfeit.as_deref().unwrap_or("?");
+        ui.colored_label(
+            red,
+            trn(
+                lang,
+                T::ReportForfeits,
+                &[&p.forfeit_games, &p.games, &first],
+            ),
+        );
+    }
 }
 
 fn outcome(ui: &mut Ui, lang: Lang, r: &Report) {
@@ -726,11 +754,17 @@ fn outcome(ui: &mut Ui, lang: Lang, r: &Report) {
                     }
                 }
             });
-            ui.label(format!(
-                "{} {}",
-                tr(lang, T::HSScoreA),
-                rate_text(lang, &o.h_score)
-            ));
+            match &o.h_score {
+                Some(h) => {
+                    ui.label(format!("{} {}", tr(lang, T::HSScoreA), rate_text(lang, h)));
+                }
+                None => {
+                    ui.colored_label(
+                        Color32::from_rgb(235, 90, 80),
+                        trn(lang, T::ScoreNotComputed, &[&o.errors, &o.games]),
+                    );
+                }
+            }
             if let Some(f) = &o.first_mover_advantage {
                 let (lo, hi) = (f.low.unwrap_or(f.value), f.high.unwrap_or(f.value));
                 let strong = lo > 0.05 || hi < -0.05;
@@ -750,8 +784,11 @@ fn outcome(ui: &mut Ui, lang: Lang, r: &Report) {
                     ui.label(text);
                 }
             }
-            if let Some(d) = &o.depth_check {
-                let deep = d.first_mover_advantage.unwrap_or(d.h_score.shifted(-0.5));
+            if let Some(d) = &o.depth_check
+                && let Some(deep) = d
+                    .first_mover_advantage
+                    .or_else(|| d.h_score.map(|h| h.shifted(-0.5)))
+            {
                 let label = if d.first_mover_advantage.is_some() {
                     T::DeeperCpusFirstMover
                 } else {
@@ -1117,22 +1154,16 @@ fn sweep(ui: &mut Ui, lang: Lang, r: &Report) {
                 fair.join(", ")
             }
         ));
-        let xs: Vec<f64> = sw.points.iter().map(|p| p.value as f64).collect();
-        let lo: Vec<f64> = sw
+        // Points where rule errors decide have no score to draw (the table names them).
+        let scored: Vec<(&crate::report::SweepPoint, f64)> = sw
             .points
             .iter()
-            .map(|p| p.low.unwrap_or(p.h_win_rate))
+            .filter_map(|p| p.h_win_rate.map(|r| (p, r)))
             .collect();
-        let hi: Vec<f64> = sw
-            .points
-            .iter()
-            .map(|p| p.high.unwrap_or(p.h_win_rate))
-            .collect();
-        let pts: Vec<[f64; 2]> = sw
-            .points
-            .iter()
-            .map(|p| [p.value as f64, p.h_win_rate])
-            .collect();
+        let xs: Vec<f64> = scored.iter().map(|(p, _)| p.value as f64).collect();
+        let lo: Vec<f64> = scored.iter().map(|(p, r)| p.low.unwrap_or(*r)).collect();
+        let hi: Vec<f64> = scored.iter().map(|(p, r)| p.high.unwrap_or(*r)).collect();
+        let pts: Vec<[f64; 2]> = scored.iter().map(|(p, r)| [p.value as f64, *r]).collect();
         Plot::new("rep-sweep")
             .height(160.0)
             .allow_scroll(false)

@@ -13,7 +13,7 @@ use std::sync::Arc;
 use std::sync::atomic::Ordering;
 
 /// Seconds an external AI may take per decision in a report.
-const AI_TIMEOUT: f64 = 5.0;
+pub(crate) const AI_TIMEOUT: f64 = 5.0;
 
 /// How a game ended.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
@@ -47,6 +47,9 @@ pub struct GameTension {
 pub struct GameRec {
     /// How it ended.
     pub end: End,
+    /// The loser's player failed (an external AI that crashed, went silent or broke the
+    /// protocol): the game was won by a forfeit.
+    pub forfeit: bool,
     /// Turns played.
     pub turns: u32,
     /// Choices made (a side with at least one enabled command asked to choose).
@@ -101,6 +104,8 @@ pub struct GameSet<'a> {
     pub tension: Option<&'a VictoryGraph>,
     /// Worker threads (None: one per core).
     pub jobs: Option<usize>,
+    /// Seconds an external AI may take per decision.
+    pub ai_timeout: f64,
 }
 
 /// A seat at the table: the player, with what it chose recorded and the report's cancel flag
@@ -161,13 +166,14 @@ fn player<'p>(
     spec: &str,
     side: Side,
     progress: &Arc<Progress>,
+    ai_timeout: f64,
 ) -> Result<Box<dyn Player + Send + 'p>, SpecError> {
     if let Some(settings) = crate::search::CpuSettings::of_player(prog, spec) {
         let mut p = crate::search::CpuPlayer::new(prog, settings?, 0);
         p.set_cancel_flag(progress.cancel_flag.clone());
         return Ok(Box::new(p));
     }
-    make_player(prog, spec, 0, side, AI_TIMEOUT)
+    make_player(prog, spec, 0, side, ai_timeout)
 }
 
 struct Worker<'p> {
@@ -185,7 +191,7 @@ impl<'p> Worker<'p> {
         let nc = set.prog.commands.len();
         let seat = |side: Side| -> Result<Seat<'p>, SpecError> {
             Ok(Seat {
-                inner: player(set.prog, set.players[side], side, progress)?,
+                inner: player(set.prog, set.players[side], side, progress, set.ai_timeout)?,
                 progress: progress.clone(),
                 choices: 0,
                 multi: 0,
@@ -232,7 +238,7 @@ impl<'p> Worker<'p> {
                 set.players[side],
                 seed,
                 Side::from_index(side),
-                AI_TIMEOUT,
+                set.ai_timeout,
             );
         }
         self.eng.take_fires(&mut self.fires);
@@ -280,6 +286,14 @@ impl<'p> Worker<'p> {
             GameResult::Draw => End::Draw,
             GameResult::Error => End::Error,
         };
+        rec.forfeit = end.forfeit.is_some();
+        if end.error.is_some() || end.forfeit.is_some() || set.players.iter().any(|p| is_ai(p)) {
+            progress
+                .problems
+                .lock()
+                .unwrap_or_else(|e| e.into_inner())
+                .note(set.players, &end);
+        }
         for (side, s) in self.seats.iter().enumerate() {
             rec.choices += s.choices;
             rec.multi += s.multi;

@@ -36,6 +36,84 @@ pub struct Progress {
     pub cancel: AtomicBool,
     /// The same flag as an `Arc`, handed to CPU players so their searches stop too.
     pub cancel_flag: Arc<AtomicBool>,
+    /// The games so far that a rule error or a failing player ended.
+    pub problems: std::sync::Mutex<GameProblems>,
+}
+
+/// The games of a report that a rule error ended, or that a player lost by failing (an
+/// external AI that crashed, went silent or answered out of turn): every figure computed from
+/// such games says less than it seems, so the report leads with them.
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+pub struct GameProblems {
+    /// Games played in all (every section; filled in from [`Progress::done`]).
+    pub games: u64,
+    /// Games ended by a rule error.
+    pub rule_error_games: u64,
+    /// The first: the error (its line and message), the players and the turn.
+    pub first_rule_error: Option<String>,
+    /// Games lost by a player's failure.
+    pub forfeit_games: u64,
+    /// The first: who failed, how, and the turn.
+    pub first_forfeit: Option<String>,
+    /// Per player spec: games it played, and games it forfeited before its first choice.
+    #[serde(skip)]
+    pub seats: std::collections::BTreeMap<String, [u64; 2]>,
+    /// The external players that never played a move: every game they played (at least one)
+    /// they forfeited before their first choice.
+    pub never_moved: Vec<String>,
+}
+
+impl GameProblems {
+    /// The players that never played a move, from `seats`.
+    fn silent_players(&self) -> Vec<String> {
+        self.seats
+            .iter()
+            .filter(|(_, [games, silent])| *games > 0 && silent == games)
+            .map(|(p, _)| p.clone())
+            .collect()
+    }
+
+    /// Counts one game of `players` (h's, c's) that ended as `end` says.
+    pub fn note(&mut self, players: [&str; 2], end: &crate::engine::players::GameEnd) {
+        if let Some(e) = &end.error {
+            self.rule_error_games += 1;
+            self.first_rule_error.get_or_insert_with(|| {
+                format!("{e} (turn {}, {} vs {})", end.turns, players[0], players[1])
+            });
+        }
+        if let Some((side, why)) = &end.forfeit {
+            self.forfeit_games += 1;
+            self.first_forfeit.get_or_insert_with(|| {
+                format!(
+                    "{} ({}) failed on turn {}: {}",
+                    side.name(),
+                    players[side.index()],
+                    end.turns + 1,
+                    why.message
+                )
+            });
+        }
+        // External programs: which of them ever played a move.
+        for side in Side::BOTH {
+            let spec = players[side.index()];
+            if crate::players::is_ai(spec) {
+                let seat = self.seats.entry(spec.to_string()).or_default();
+                seat[0] += 1;
+                if !end.moved[side.index()] && end.forfeit.as_ref().is_some_and(|(s, _)| *s == side)
+                {
+                    seat[1] += 1;
+                }
+                self.never_moved = self.silent_players();
+            }
+        }
+    }
+}
+
+/// Whether the games a rule error ended decide a figure: more than one in twenty of its games
+/// (a score over the rest could then be off by more than the 5 points that the report's
+/// verdicts are sized to see). Such a figure is not printed.
+pub fn errors_decide(errors: u64, games: u64) -> bool {
+    errors > 0 && errors * 20 > games
 }
 
 impl Progress {
@@ -163,6 +241,8 @@ pub struct ReportOptions {
     pub exact_budget: Duration,
     /// The sections to compute.
     pub sections: Sections,
+    /// Seconds an external AI may take per decision.
+    pub ai_timeout: f64,
 }
 
 impl Default for ReportOptions {
@@ -176,6 +256,7 @@ impl Default for ReportOptions {
             jobs: None,
             exact_budget: Duration::from_secs(2),
             sections: Sections::default(),
+            ai_timeout: games::AI_TIMEOUT,
         }
     }
 }
@@ -201,8 +282,10 @@ pub struct Outcomes {
     pub draws: u64,
     /// Games stopped by the turn limit.
     pub timeouts: u64,
-    /// Games ended by a runtime error or a player that failed.
+    /// Games ended by a rule error (left out of the score).
     pub errors: u64,
+    /// Games won because the other side's player failed (counted in the wins).
+    pub forfeits: u64,
 }
 
 impl Outcomes {
@@ -216,21 +299,27 @@ impl Outcomes {
                 End::Timeout => o.timeouts += 1,
                 End::Error => o.errors += 1,
             }
+            o.forfeits += u64::from(r.forfeit);
         }
         o
+    }
+    /// Games that count in the score: those not ended by a rule error.
+    pub fn scored(&self) -> u64 {
+        self.games() - self.errors
     }
     /// Games counted.
     pub fn games(&self) -> u64 {
         self.h_wins + self.c_wins + self.draws + self.timeouts + self.errors
     }
-    /// `side`'s score: its wins plus half the draws and timeouts, over the games.
+    /// `side`'s score: its wins plus half the draws and timeouts, over the games that no rule
+    /// error ended.
     pub fn score(&self, side: Side) -> f64 {
         let w = if side == Side::H {
             self.h_wins
         } else {
             self.c_wins
         };
-        (w as f64 + 0.5 * (self.draws + self.timeouts) as f64) / self.games().max(1) as f64
+        (w as f64 + 0.5 * (self.draws + self.timeouts) as f64) / self.scored().max(1) as f64
     }
 }
 
@@ -334,10 +423,12 @@ pub struct OutcomeReport {
     pub h_first: Outcomes,
     /// c moves first (alternate games only).
     pub c_first: Option<Outcomes>,
-    /// Score of the side that moves first − ½ (alternate games only).
+    /// Score of the side that moves first − ½ (alternate games only; None also where rule
+    /// errors decide it, [`errors_decide`]).
     pub first_mover_advantage: Option<Rate>,
-    /// h's score over all outcome games.
-    pub h_score: Rate,
+    /// h's score over the outcome games that no rule error ended (None: rule errors decide
+    /// it, [`errors_decide`]).
+    pub h_score: Option<Rate>,
     /// How many of the outcome games were different games (by their moves and positions).
     pub distinct_games: u64,
     /// Each seating played one game over and over (deterministic players on deterministic
@@ -348,6 +439,17 @@ pub struct OutcomeReport {
     pub depth_check: Option<DepthCheck>,
     /// Exact verdict on the start.
     pub exact: Option<Exact>,
+    /// Outcome games ended by a rule error (left out of the scores).
+    pub errors: u64,
+    /// Outcome games won by a forfeit.
+    pub forfeits: u64,
+}
+
+impl OutcomeReport {
+    /// Seatings played: 2 in alternate play (h first, c first), 1 in simultaneous play.
+    pub fn per_seatings(&self) -> u64 {
+        if self.c_first.is_some() { 2 } else { 1 }
+    }
 }
 
 /// The outcome replayed with deeper CPUs.
@@ -359,16 +461,19 @@ pub struct DepthCheck {
     pub plies: u32,
     /// Games per seating.
     pub games: u64,
-    /// h's score with them.
-    pub h_score: Rate,
+    /// h's score with them (None: rule errors decide it).
+    pub h_score: Option<Rate>,
     /// The first mover's advantage with them (alternate games).
     pub first_mover_advantage: Option<Rate>,
     /// Different games among them.
     pub distinct_games: u64,
     /// Whether the two depths agree: true when the scores differ by at most 10 points, false
     /// when they differ by more and their intervals do not overlap (the verdict depends on how
-    /// deep the CPU looks), null when they differ by more but the games are too few to tell.
+    /// deep the CPU looks), null when they differ by more but the games are too few to tell
+    /// (or when rule errors decide the figures).
     pub agrees: Option<bool>,
+    /// Games ended by a rule error.
+    pub errors: u64,
 }
 
 /// Length section.
@@ -450,8 +555,13 @@ pub struct Restricted {
     pub distinct_games: u64,
     /// "no_effect" (no game's result changed), "no_net_effect" (results changed, but the score
     /// moved under 5 points with an interval within ±10 points: it changes which games are won,
-    /// not how often), "decisive" (|delta| ≥ 25 points, interval clear of 0) or null.
+    /// not how often), "decisive" (|delta| ≥ 25 points, interval clear of 0) or null (also when
+    /// rule errors decide the figures: [`errors_decide`]).
     pub verdict: Option<&'static str>,
+    /// Restricted games ended by a rule error.
+    pub errors: u64,
+    /// Restricted games won by a forfeit.
+    pub forfeits: u64,
 }
 
 /// One pairing of the skill round robin.
@@ -474,6 +584,10 @@ pub struct SkillPair {
     /// Games the pairing would have played: more than `games` when it stopped early, its
     /// 99.9% interval already clear of an even score (random against the deepest level).
     pub planned_games: u64,
+    /// Games ended by a rule error.
+    pub errors: u64,
+    /// Games won by a forfeit.
+    pub forfeits: u64,
 }
 
 /// Tension section (means over the outcome games).
@@ -492,14 +606,18 @@ pub struct TensionReport {
 pub struct SweepPoint {
     /// The value.
     pub value: i64,
-    /// h's score.
-    pub h_win_rate: f64,
-    /// 95% interval (None: one game repeated).
+    /// h's score (None: not computed — rule errors decide it, see [`errors_decide`]).
+    pub h_win_rate: Option<f64>,
+    /// 95% interval (None: one game repeated, or no score).
     pub low: Option<f64>,
     /// Upper end.
     pub high: Option<f64>,
     /// Different games among them.
     pub distinct_games: u64,
+    /// Games ended by a rule error.
+    pub errors: u64,
+    /// Games played.
+    pub games: u64,
 }
 
 /// Sweep section.
@@ -564,6 +682,8 @@ pub struct Report {
     pub seconds: f64,
     /// Set when the report was cancelled before the end.
     pub cancelled: bool,
+    /// The games of every section that a rule error or a failing player ended.
+    pub problems: GameProblems,
 }
 
 impl Report {
@@ -850,8 +970,9 @@ fn exact_verdict(
                 winner: Some(winner),
                 value: Some(v),
                 detail: format!(
-                    "{} forces a win in {turns} turns with {who} moving first; {how}",
-                    winner.as_str()
+                    "{} forces a win in {turns} turn{} with {who} moving first; {how}",
+                    winner.as_str(),
+                    if turns == 1.0 { "" } else { "s" }
                 ),
             };
         }

@@ -37,6 +37,12 @@ pub fn run(
     let sec = opts.sections;
     let mut done = |rep: &mut Report| {
         rep.seconds = r.t0.elapsed().as_secs_f64();
+        rep.problems = progress
+            .problems
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .clone();
+        rep.problems.games = progress.done.load(std::sync::atomic::Ordering::Relaxed);
         update(rep);
     };
     macro_rules! or_stop {
@@ -60,10 +66,14 @@ pub fn run(
         if let Some(check) = or_stop!(r.depth_check()?)
             && let Some(o) = rep.outcome.as_mut()
         {
-            let base = o.first_mover_advantage.unwrap_or(o.h_score);
-            let deep = check.first_mover_advantage.unwrap_or(check.h_score);
+            // No verdict where rule errors decide either side's figures.
+            let base = o.first_mover_advantage.or(o.h_score);
+            let deep = check.first_mover_advantage.or(check.h_score);
             o.depth_check = Some(DepthCheck {
-                agrees: agree(&base, &deep),
+                agrees: match (base, deep) {
+                    (Some(base), Some(deep)) => agree(&base, &deep),
+                    _ => None,
+                },
                 ..check
             });
             done(&mut rep);
@@ -91,6 +101,7 @@ pub fn run(
         rep.skill_verdict = skill
             .iter()
             .find(|p| p.a == SKILL_LEVELS[0] && p.b == SKILL_LEVELS[SKILL_LEVELS.len() - 1])
+            .filter(|p| !super::errors_decide(p.errors, p.games + p.errors))
             .map(skill_verdict);
         rep.skill = Some(skill);
         done(&mut rep);
@@ -103,7 +114,9 @@ pub fn run(
             let fair = points
                 .iter()
                 .filter(|p| {
-                    p.low.unwrap_or(p.h_win_rate) <= 0.5 && 0.5 <= p.high.unwrap_or(p.h_win_rate)
+                    p.h_win_rate.is_some_and(|rate| {
+                        p.low.unwrap_or(rate) <= 0.5 && 0.5 <= p.high.unwrap_or(rate)
+                    })
                 })
                 .map(|p| p.value)
                 .collect();
@@ -249,6 +262,7 @@ impl<'a> ReportRun<'a> {
                 record_uses,
                 tension: tension.then_some(&self.graph),
                 jobs: self.opts.jobs,
+                ai_timeout: self.opts.ai_timeout,
             },
             self.progress,
         )?)
@@ -282,21 +296,26 @@ impl<'a> ReportRun<'a> {
             total.draws += o.draws;
             total.timeouts += o.timeouts;
             total.errors += o.errors;
+            total.forfeits += o.forfeits;
         }
         let distinct = distinct_games(all.iter().copied());
         let varied = varied(sets.iter().map(Vec::as_slice));
+        // Where rule errors decide the figures there are none (the errors lead instead).
+        let scored = !super::errors_decide(total.errors, total.games());
         let first_mover_advantage =
-            (!self.prog.settings.simultaneous).then(|| first_mover(&per, varied));
+            (!self.prog.settings.simultaneous && scored).then(|| first_mover(&per, varied));
         rep.outcome = Some(OutcomeReport {
             games: total.games(),
             h_first: per[0],
             c_first: per.get(1).copied(),
             first_mover_advantage,
-            h_score: sampled(total.score(Side::H), total.games(), varied),
+            h_score: scored.then(|| sampled(total.score(Side::H), total.scored(), varied)),
             distinct_games: distinct,
             one_game_per_seating: !varied,
             depth_check: None,
             exact: None,
+            errors: total.errors,
+            forfeits: total.forfeits,
         });
         rep.length = Some(length_of(&all));
         rep.tension = Some(tension_of(&all));
@@ -395,6 +414,7 @@ impl<'a> ReportRun<'a> {
                     record_uses: false,
                     tension: None,
                     jobs: self.opts.jobs,
+                    ai_timeout: self.opts.ai_timeout,
                 })
             })
             .collect();
@@ -458,6 +478,7 @@ impl<'a> ReportRun<'a> {
                 let score = a_rate * games as f64;
                 let all: Vec<GameRec> = sets.into_iter().flatten().collect();
                 let distinct = distinct_games(&all);
+                let o = Outcomes::of(&all);
                 let r = sampled(score / games.max(1) as f64, games, each_varied);
                 skill.push(SkillPair {
                     a: la.to_string(),
@@ -468,6 +489,8 @@ impl<'a> ReportRun<'a> {
                     games,
                     distinct_games: distinct,
                     planned_games: 2 * half,
+                    errors: o.errors,
+                    forfeits: o.forfeits,
                 });
             }
         }
@@ -494,13 +517,16 @@ impl<'a> ReportRun<'a> {
         }
         let o = Outcomes::of(&recs);
         let distinct = distinct_games(&recs);
-        let r = sampled(o.score(Side::H), o.games(), varied([recs.as_slice()]));
+        let r = sampled(o.score(Side::H), o.scored(), varied([recs.as_slice()]));
+        let decided = super::errors_decide(o.errors, o.games());
         Ok(Some(SweepPoint {
             value: v,
-            h_win_rate: r.value,
-            low: r.low,
-            high: r.high,
+            h_win_rate: (!decided).then_some(r.value),
+            low: r.low.filter(|_| !decided),
+            high: r.high.filter(|_| !decided),
             distinct_games: distinct,
+            errors: o.errors,
+            games: o.games(),
         }))
     }
 }
@@ -518,7 +544,7 @@ fn restricted_verdict(
     let o = Outcomes::of(recs);
     let distinct = distinct_games(recs);
     let each_varied = varied(recs.chunks(per_seating.max(1)));
-    let rate = sampled(o.score(side), o.games(), each_varied);
+    let rate = sampled(o.score(side), o.scored(), each_varied);
     let changed = recs
         .iter()
         .zip(base)
@@ -542,7 +568,11 @@ fn restricted_verdict(
         delta_high: interval.then_some(delta_high),
         games_changed: changed,
         distinct_games: distinct,
-        verdict: if changed == 0 {
+        errors: o.errors,
+        forfeits: o.forfeits,
+        verdict: if super::errors_decide(o.errors, o.games()) {
+            None
+        } else if changed == 0 {
             Some("no_effect")
         } else if delta.abs() < 0.05 && delta_low >= -SKILL_POINTS && delta_high <= SKILL_POINTS {
             Some("no_net_effect")
@@ -593,6 +623,8 @@ pub(crate) fn play_pairing(
                 record_uses: false,
                 tension: None,
                 jobs,
+                // The round robin's players are the built-in levels.
+                ai_timeout: super::games::AI_TIMEOUT,
             };
             sets[a_side].extend(play_range(&set, done..upto, progress)?);
         }
@@ -620,8 +652,8 @@ pub(crate) fn a_score(sets: &[Vec<GameRec>; 2]) -> (f64, u64) {
     let (mut score, mut games) = (0.0, 0);
     for (a_side, recs) in sets.iter().enumerate() {
         let o = Outcomes::of(recs);
-        score += o.score(Side::from_index(a_side)) * o.games() as f64;
-        games += o.games();
+        score += o.score(Side::from_index(a_side)) * o.scored() as f64;
+        games += o.scored();
     }
     (score / games.max(1) as f64, games)
 }
@@ -686,9 +718,9 @@ fn deeper(spec: &str, prog: &RuleProgram, extra: u32) -> Option<String> {
 /// The first mover's advantage over the two seatings' outcomes (h first, c first): its score —
 /// h's in the h-first games, c's in the c-first games — minus ½.
 fn first_mover(per: &[Outcomes], varied: bool) -> Rate {
-    let g = (per[0].games() + per[1].games()).max(1);
-    let s = (per[0].score(Side::H) * per[0].games() as f64
-        + per[1].score(Side::C) * per[1].games() as f64)
+    let g = (per[0].scored() + per[1].scored()).max(1);
+    let s = (per[0].score(Side::H) * per[0].scored() as f64
+        + per[1].score(Side::C) * per[1].scored() as f64)
         / g as f64;
     sampled(s, g, varied).shifted(-0.5)
 }
@@ -747,11 +779,13 @@ impl ReportRun<'_> {
         let per: Vec<Outcomes> = sets.iter().map(|r| Outcomes::of(r)).collect();
         let (mut hs, mut g) = (0.0, 0);
         for o in &per {
-            hs += o.score(Side::H) * o.games() as f64;
-            g += o.games();
+            hs += o.score(Side::H) * o.scored() as f64;
+            g += o.scored();
         }
-        let h_score = sampled(hs / g.max(1) as f64, g, varied);
-        let first_mover_advantage = (per.len() == 2).then(|| first_mover(&per, varied));
+        let errors: u64 = per.iter().map(|o| o.errors).sum();
+        let scored = !super::errors_decide(errors, per.iter().map(Outcomes::games).sum());
+        let h_score = scored.then(|| sampled(hs / g.max(1) as f64, g, varied));
+        let first_mover_advantage = (per.len() == 2 && scored).then(|| first_mover(&per, varied));
         Ok(Some(Some(DepthCheck {
             players,
             plies: DEPTH_CHECK_PLIES,
@@ -760,6 +794,7 @@ impl ReportRun<'_> {
             first_mover_advantage,
             distinct_games: distinct,
             agrees: Some(true),
+            errors,
         })))
     }
 }

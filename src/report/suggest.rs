@@ -246,6 +246,15 @@ pub struct Verdict {
     /// Sampled: the seed of the games (with `games`, they replay exactly: [`replay`]).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub seed: Option<u64>,
+    /// Rule errors met, in words: the games they ended (sampled, left out of the score) or the
+    /// moves that raised one (exact, each valued as a loss for the side whose move it was).
+    /// Where they decide the figures the verdict meets no goal.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub rule_errors: Option<String>,
+    /// The rule errors decide this verdict's figures ([`super::errors_decide`]): it is no
+    /// evidence of balance.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub errors_decide: bool,
 }
 
 /// One suggestion: its edits and the value before and after.
@@ -516,6 +525,7 @@ fn sampled_verdict(
             record_uses: false,
             tension: None,
             jobs: None,
+            ai_timeout: super::games::AI_TIMEOUT,
         };
         let recs = play_set(&set, progress).unwrap_or_default();
         per.push(super::Outcomes::of(&recs));
@@ -523,14 +533,22 @@ fn sampled_verdict(
     }
     let varied = super::games::varied(sets.iter().map(Vec::as_slice));
     let distinct = super::games::distinct_games(sets.iter().flatten());
-    let n: u64 = per.iter().map(super::Outcomes::games).sum();
-    let h = (per[0].score(Side::H) * per[0].games() as f64
-        + per[1].score(Side::H) * per[1].games() as f64)
+    let n: u64 = per.iter().map(super::Outcomes::scored).sum();
+    let h = (per[0].score(Side::H) * per[0].scored() as f64
+        + per[1].score(Side::H) * per[1].scored() as f64)
         / n.max(1) as f64;
-    let mover = (per[0].score(Side::H) * per[0].games() as f64
-        + per[1].score(Side::C) * per[1].games() as f64)
+    let mover = (per[0].score(Side::H) * per[0].scored() as f64
+        + per[1].score(Side::C) * per[1].scored() as f64)
         / n.max(1) as f64;
-    let undecided: u64 = per.iter().map(|o| o.draws + o.timeouts + o.errors).sum();
+    let undecided: u64 = per.iter().map(|o| o.draws + o.timeouts).sum();
+    let errors: u64 = per.iter().map(|o| o.errors).sum();
+    let played: u64 = per.iter().map(super::Outcomes::games).sum();
+    let first_error = progress
+        .problems
+        .lock()
+        .unwrap_or_else(|e| e.into_inner())
+        .first_rule_error
+        .clone();
     // One game repeated is one observation: no interval (the report's rule).
     let bounds = |x: f64| {
         if varied {
@@ -577,6 +595,13 @@ fn sampled_verdict(
         distinct_games: Some(distinct),
         unused: Vec::new(),
         seed: Some(seed),
+        rule_errors: (errors > 0).then(|| {
+            format!(
+                "{errors} of {played} games ended in a rule error (left out of the score); first: {}",
+                first_error.as_deref().unwrap_or("?")
+            )
+        }),
+        errors_decide: super::errors_decide(errors, played),
     }
 }
 
@@ -624,11 +649,14 @@ fn verdict(prog: &crate::program::RuleProgram, gv: &GameValue) -> Verdict {
         distinct_games: None,
         unused: unused(prog, gv),
         seed: None,
+        rule_errors: gv.errors_text(),
+        errors_decide: false,
     }
 }
 
 fn meets(g: &Goals, v: &Verdict) -> bool {
-    distance(v) <= g.max_abs_value + 1e-12
+    !v.errors_decide
+        && distance(v) <= g.max_abs_value + 1e-12
         && v.draws <= g.max_draws + 1e-9
         && (!g.every_command || (v.method != Method::Sampled && v.unused.is_empty()))
         && g.max_turns
@@ -1195,6 +1223,24 @@ fn sampled_search(
 /// A verdict in one line: the game value (exact or estimated), or the sampled scores with
 /// their intervals and games.
 pub fn evidence(x: &Verdict) -> String {
+    if x.errors_decide {
+        return format!(
+            "RULE ERRORS decide it — {}: no score computed",
+            x.rule_errors.as_deref().unwrap_or("?")
+        );
+    }
+    let lead = x.rule_errors.as_ref().map_or(String::new(), |e| {
+        if e.starts_with("RULE ERROR") {
+            format!("{e}; ")
+        } else {
+            format!("RULE ERROR: {e}; ")
+        }
+    });
+    lead + &evidence_figures(x)
+}
+
+/// [`evidence`] without the rule errors.
+fn evidence_figures(x: &Verdict) -> String {
     let turns = x
         .turns
         .map_or(String::new(), |t| format!(", {t:.1} turns on average"));

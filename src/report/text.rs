@@ -40,10 +40,52 @@ fn games_line(n: u64, distinct: u64) -> String {
 }
 
 fn outcomes(o: &Outcomes) -> String {
+    let mut s = format!(
+        "h {} wins, c {} wins, {} draws, {} turn-limit draws",
+        o.h_wins, o.c_wins, o.draws, o.timeouts
+    );
+    if o.forfeits > 0 {
+        let _ = write!(s, " ({} of the wins by a forfeit)", o.forfeits);
+    }
+    if o.errors > 0 {
+        let _ = write!(s, "; {} ended by a RULE ERROR", o.errors);
+    }
+    s
+}
+
+/// What stands in for a figure that rule errors decide ([`super::errors_decide`]).
+fn not_computed(errors: u64, games: u64) -> String {
     format!(
-        "h {} wins, c {} wins, {} draws, {} turn-limit draws, {} errors",
-        o.h_wins, o.c_wins, o.draws, o.timeouts, o.errors
+        "not computed — {errors} of {games} games ended in a rule error (see RULE ERRORS above)"
     )
+}
+
+/// The lead: games that rule errors ended or failing players lost, before any figure.
+fn problems(s: &mut String, p: &super::GameProblems) {
+    if p.rule_error_games > 0 {
+        let _ = writeln!(
+            s,
+            "\nRULE ERRORS — {} of the report's {} games ended in a rule error; first: {}\n  Those games count in no score; a figure of which they are more than one game in twenty is not computed. Fix the rule (or see `kumite match --log`).",
+            p.rule_error_games,
+            p.games,
+            p.first_rule_error.as_deref().unwrap_or("?")
+        );
+    }
+    if p.forfeit_games > 0 {
+        let _ = writeln!(
+            s,
+            "\nFORFEITS — {} of the report's {} games were lost by a player that failed; first: {}\n  Each counts as a win for the other side: the figures measure that player's failures, not the rules.",
+            p.forfeit_games,
+            p.games,
+            p.first_forfeit.as_deref().unwrap_or("?")
+        );
+        for who in &p.never_moved {
+            let _ = writeln!(
+                s,
+                "  {who} never played a move: it forfeited every game it played before its first choice."
+            );
+        }
+    }
 }
 
 /// The exact verdict on the start in one line.
@@ -90,6 +132,7 @@ pub fn render(r: &Report) -> String {
             "  (cpu:… settings: S depth, E reading mistakes in 10 moves — the report adds E1 to its own CPUs so that games differ —, N search nodes per move, so every game replays exactly)"
         );
     }
+    problems(&mut s, &r.problems);
     if let Some(o) = r.outcome.as_ref().filter(|o| o.games == 0) {
         // Only the exact verdict was asked for (`--sections exact`): no sampled lines.
         if let Some(e) = &o.exact {
@@ -100,7 +143,12 @@ pub fn render(r: &Report) -> String {
         if o.one_game_per_seating {
             let _ = writeln!(
                 s,
-                "\nOUTCOME — one game per seating: the {n} games of each seating were all the same game (the players and the rules are deterministic), so the figures below describe that game, not a sample"
+                "\nOUTCOME — one game per seating: the {n} games of each seating were all the same game ({}), so the figures below describe that game, not a sample",
+                if o.forfeits > 0 {
+                    "a player failed the same way in each: see FORFEITS above"
+                } else {
+                    "the players and the rules are deterministic"
+                }
             );
         } else {
             let per = if r.simultaneous { "" } else { " per seating" };
@@ -118,14 +166,33 @@ pub fn render(r: &Report) -> String {
                 let _ = writeln!(s, "  c moves first: {}", outcomes(c));
             }
         }
-        let _ = writeln!(s, "  h's score (a draw counts ½): {}", interval(&o.h_score));
-        if let Some(f) = &o.first_mover_advantage {
-            let _ = writeln!(s, "  first-mover advantage: {}", points(f));
+        if let Some(h) = &o.h_score {
+            let _ = writeln!(s, "  h's score (a draw counts ½): {}", interval(h));
+            if let Some(f) = &o.first_mover_advantage {
+                let _ = writeln!(s, "  first-mover advantage: {}", points(f));
+            }
+        } else {
+            let _ = writeln!(
+                s,
+                "  h's score and the first-mover advantage: {}",
+                not_computed(o.errors, o.games)
+            );
         }
-        if let Some(d) = &o.depth_check {
-            let what = match &d.first_mover_advantage {
-                Some(f) => format!("first-mover advantage {}", points(f)),
-                None => format!("h's score {}", interval(&d.h_score)),
+        if let Some(d) = &o.depth_check
+            && d.h_score.is_none()
+        {
+            let _ = writeln!(
+                s,
+                "  deeper CPUs ({} vs {}): {}",
+                d.players[0],
+                d.players[1],
+                not_computed(d.errors, d.games * o.per_seatings())
+            );
+        } else if let Some(d) = &o.depth_check {
+            let what = match (&d.first_mover_advantage, &d.h_score) {
+                (Some(f), _) => format!("first-mover advantage {}", points(f)),
+                (None, Some(h)) => format!("h's score {}", interval(h)),
+                (None, None) => String::new(),
             };
             let games = if r.simultaneous {
                 games_line(d.games, d.distinct_games)
@@ -240,6 +307,17 @@ pub fn render(r: &Report) -> String {
             r.restricted_games
         );
         for x in rs {
+            let games = r.restricted_games * if r.simultaneous { 1 } else { 2 };
+            if super::errors_decide(x.errors, games) {
+                let _ = writeln!(
+                    s,
+                    "  {} without {:<16} {}",
+                    x.side,
+                    x.command,
+                    not_computed(x.errors, games)
+                );
+                continue;
+            }
             let verdict = match x.verdict {
                 Some("no_effect") => "  no effect: no game's result changed".to_string(),
                 Some("no_net_effect") => format!(
@@ -275,6 +353,16 @@ pub fn render(r: &Report) -> String {
             r.skill_games, r.skill_key_games
         );
         for p in sk {
+            if super::errors_decide(p.errors, p.games + p.errors) {
+                let _ = writeln!(
+                    s,
+                    "  {:<8} vs {:<8} {}",
+                    p.a,
+                    p.b,
+                    not_computed(p.errors, p.games + p.errors)
+                );
+                continue;
+            }
             let _ = writeln!(
                 s,
                 "  {:<8} vs {:<8} {} scores {} ({})",
@@ -318,12 +406,16 @@ pub fn render(r: &Report) -> String {
             sw.name, r.games
         );
         for p in &sw.points {
+            let Some(rate) = p.h_win_rate else {
+                let _ = writeln!(s, "  {:>6}  {}", p.value, not_computed(p.errors, p.games));
+                continue;
+            };
             let _ = writeln!(
                 s,
                 "  {:>6}  {}  ({})",
                 p.value,
                 interval(&Rate {
-                    value: p.h_win_rate,
+                    value: rate,
                     low: p.low,
                     high: p.high
                 }),
@@ -331,10 +423,17 @@ pub fn render(r: &Report) -> String {
             );
         }
         let fair: Vec<String> = sw.fair.iter().map(|v| v.to_string()).collect();
+        let computed = sw
+            .points
+            .iter()
+            .filter(|p| !super::errors_decide(p.errors, p.games))
+            .count();
         let _ = writeln!(
             s,
             "  fair (interval contains 50%): {}",
-            if fair.is_empty() {
+            if computed == 0 {
+                "not computed: rule errors decide every value".into()
+            } else if fair.is_empty() {
                 "none".into()
             } else {
                 fair.join(", ")

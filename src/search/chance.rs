@@ -11,18 +11,30 @@ use rustc_hash::{FxHashMap, FxHasher};
 use std::hash::{Hash, Hasher};
 
 impl<'p> Searcher<'p> {
-    /// Plays `cmds` from `st` with the draws of `self.script`; a runtime error ends the line as
-    /// a draw.
+    /// Plays `cmds` from `st` with the draws of `self.script`; a rule error ends the line as a
+    /// loss for the side whose move raised it ([`super::rule_error_loser`]), and is counted.
     fn play_one(&mut self, st: &State, cmds: [Option<CmdId>; 2]) -> State {
         let mut c = self.copy_of(st);
-        if self
-            .eng
-            .play_scripted(&mut c, cmds, &mut self.script)
-            .is_err()
-        {
-            c.outcome = Some(Outcome::Draw);
+        if let Err(e) = self.eng.play_scripted(&mut c, cmds, &mut self.script) {
+            self.erred(st, cmds, &e, &mut c);
         }
         c
+    }
+
+    /// A move from `st` raised `e`: `c` is decided against the side whose move it was.
+    fn erred(
+        &mut self,
+        st: &State,
+        cmds: [Option<CmdId>; 2],
+        e: &crate::engine::RuntimeError,
+        c: &mut State,
+    ) {
+        let loser = super::rule_error_loser(self.eng.simultaneous, st, e);
+        c.outcome = Some(match loser {
+            crate::engine::Side::H => Outcome::C,
+            crate::engine::Side::C => Outcome::H,
+        });
+        self.rule_errors.note(self.eng.prog, st, cmds, e, loser);
     }
 
     /// Another chance outcome of the move that [`Self::play_one`] played last, `cmds` from
@@ -33,8 +45,8 @@ impl<'p> Searcher<'p> {
         let mut c = self.pool.pop().unwrap_or_default();
         match self.eng.replay_scripted(&mut c, &mut self.script) {
             Some(r) => {
-                if r.is_err() {
-                    c.outcome = Some(Outcome::Draw);
+                if let Err(e) = r {
+                    self.erred(st, cmds, &e, &mut c);
                 }
                 c
             }

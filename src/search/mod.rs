@@ -45,6 +45,134 @@ use crate::analysis::FastEval;
 use crate::engine::{Engine, Side, State};
 use crate::program::{CmdId, RuleProgram};
 
+/// Who loses by a move that raised a rule error (an overflow, a division by zero: LANGUAGE.md
+/// §5), in every search, solver and exact table. The project's reading, written down in
+/// docs: a rule error is a defect of the rules that the side whose move raised it must not
+/// profit from, so that side loses — in alternate play the side that moved (the error arose in
+/// its turn: its resolution, the end check or the availability after it), in simultaneous play
+/// the side the failing rule was evaluated for (its `S`). Valuing it as a draw let a side
+/// escape a certain loss by overflowing a state; valuing it as anything at all is only sound
+/// because every answer that meets one says so ([`RuleErrors`]).
+pub fn rule_error_loser(
+    simultaneous: bool,
+    before: &State,
+    e: &crate::engine::RuntimeError,
+) -> Side {
+    if simultaneous { e.side } else { before.to_move }
+}
+
+/// The rule errors a search or table met: how many moves raised one, and the first.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct RuleErrors {
+    /// Moves that raised a rule error (a move with several chance outcomes counts each).
+    pub moves: u64,
+    /// The first: the error, the turn of the position it was played from, the moves (h's,
+    /// c's) and the side that was valued as losing.
+    pub first: Option<FirstRuleError>,
+}
+
+/// The rule errors a search or table met, as `--format json` gives them.
+#[derive(Clone, Debug, PartialEq, serde::Serialize)]
+pub struct RuleErrorSummary {
+    /// In words, as the text output leads with it.
+    pub text: String,
+    /// Moves that raised one (a move with several chance outcomes counts each).
+    pub moves: u64,
+    /// The first one's source line.
+    pub line: usize,
+    /// What went wrong.
+    pub message: String,
+    /// The turn (from 1) it was played on.
+    pub turn: u32,
+    /// The moves, in words ("h played a").
+    pub played: String,
+    /// The side valued as losing by it: "h" or "c".
+    pub loser: String,
+}
+
+/// The first move that raised a rule error in a search or table.
+#[derive(Clone, Debug, PartialEq)]
+pub struct FirstRuleError {
+    /// The error (its line and message).
+    pub error: crate::engine::RuntimeError,
+    /// The turn counter of the position the move was played from.
+    pub turn: u32,
+    /// The moves played: h's and c's (None: a pass, or the side that did not move).
+    pub moves: [Option<CmdId>; 2],
+    /// The moves in words ("h played a").
+    pub played: String,
+    /// The side valued as losing by it.
+    pub loser: Side,
+}
+
+impl RuleErrors {
+    /// Counts a move from `st` that raised `e`, valued as a loss for `loser`.
+    pub fn note(
+        &mut self,
+        prog: &RuleProgram,
+        st: &State,
+        moves: [Option<CmdId>; 2],
+        e: &crate::engine::RuntimeError,
+        loser: Side,
+    ) {
+        self.moves += 1;
+        if self.first.is_some() {
+            return;
+        }
+        let name = |m: Option<CmdId>| {
+            m.map_or("(pass)".to_string(), |c| prog.commands[c as usize].clone())
+        };
+        let played = match moves {
+            [Some(a), Some(b)] => format!("h played {} and c {}", name(Some(a)), name(Some(b))),
+            [a @ Some(_), None] => format!("h played {}", name(a)),
+            [None, b @ Some(_)] => format!("c played {}", name(b)),
+            _ => "a side passed".to_string(),
+        };
+        self.first = Some(FirstRuleError {
+            error: e.clone(),
+            turn: st.turn,
+            moves,
+            played,
+            loser,
+        });
+    }
+
+    /// The facts for JSON, with [`RuleErrors::text`] among them (None: no move raised one).
+    pub fn summary(&self, unit: &str) -> Option<RuleErrorSummary> {
+        let f = self.first.as_ref()?;
+        Some(RuleErrorSummary {
+            text: self.text(unit)?,
+            moves: self.moves,
+            line: f.error.line,
+            message: f.error.message.clone(),
+            turn: f.turn + 1,
+            played: f.played.clone(),
+            loser: f.loser.name().to_string(),
+        })
+    }
+
+    /// In words: None when no move raised an error. "RULE ERROR: 1 move raised a rule error —
+    /// line 2: overflow updating x (…) (first on turn 1 when h played a) — each valued as a
+    /// loss for the side whose move raised it (here h)". `unit` names what was counted.
+    pub fn text(&self, unit: &str) -> Option<String> {
+        let f = self.first.as_ref()?;
+        let played = &f.played;
+        Some(format!(
+            "RULE ERROR: {} raised a rule error — line {}: {} (first on turn {} when {played}) — each valued as a loss for the side whose move raised it (here {})",
+            if self.moves == 1 {
+                format!("1 of the {unit}")
+            } else {
+                format!("{} {unit}", solve::thousands(self.moves))
+            },
+            f.error.line,
+            f.error.message,
+            // Turns are counted from 1 in every answer; the position's counter from 0.
+            f.turn + 1,
+            f.loser.name()
+        ))
+    }
+}
+
 /// An engine whose unscripted `rand` draws are the midpoint of their range (the searches drive
 /// the draws with [`ChanceScript`]s and average over the outcomes).
 ///
@@ -216,9 +344,24 @@ pub struct GameValue {
     /// The iteration stopped because the values by turns left outgrew
     /// [`exact::HISTORY_CAP`] (the value is then not converged).
     pub out_of_memory: bool,
+    /// The moves between the solved positions that raised a rule error.
+    pub rule_errors: RuleErrors,
 }
 
+/// What a game value's rule errors count.
+const GAME_VALUE_ERRORS: &str = "moves between the solved positions";
+
 impl GameValue {
+    /// The rule errors met, in words (None: none).
+    pub fn errors_text(&self) -> Option<String> {
+        self.rule_errors.text(GAME_VALUE_ERRORS)
+    }
+
+    /// The rule errors met, for JSON (None: none).
+    pub fn errors_summary(&self) -> Option<RuleErrorSummary> {
+        self.rule_errors.summary(GAME_VALUE_ERRORS)
+    }
+
     /// Which positions were solved, in words, and which limit left the rest to an estimate (for
     /// the outputs that say how a value was found): all of them; or, in a game with too many,
     /// those within the bound on state values; or the first [`VALUE_POSITIONS`] when even those

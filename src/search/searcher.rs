@@ -60,6 +60,10 @@ pub struct Searcher<'p> {
     pub root_depth: u32,
     /// Set once a move's chance was sampled rather than enumerated.
     pub sampled: bool,
+    /// Moves played in this searcher that raised a rule error (each valued as a loss for the
+    /// side whose move it was: see [`rule_error_loser`](super::rule_error_loser)), and the
+    /// first of them.
+    pub rule_errors: super::RuleErrors,
     pub(super) deadline: Option<Instant>,
     pub(super) thin: f64,
     pub(super) rng: SplitMix,
@@ -141,6 +145,7 @@ impl<'p> Searcher<'p> {
             chance_exact: CHANCE_EXACT,
             root_depth: 0,
             sampled: false,
+            rule_errors: super::RuleErrors::default(),
             deadline: None,
             thin: 1.0,
             rng: SplitMix(seed),

@@ -518,6 +518,9 @@ pub struct ForcedWin {
     pub sampled: bool,
     /// What ran out when the search stopped undecided (`exists` is None).
     pub gave_up: Option<Budget>,
+    /// The moves the search played that raised a rule error (each a loss for the side whose
+    /// move it was, as in every search: [`super::rule_error_loser`]).
+    pub rule_errors: super::RuleErrors,
 }
 
 struct Prover<'s, 'p> {
@@ -718,6 +721,7 @@ pub fn forced_win_in(
         strategy: None,
         sampled: false,
         gave_up: None,
+        rule_errors: Default::default(),
     };
     if pr.s.stopped && !result {
         out.exists = None;
@@ -741,6 +745,7 @@ pub fn forced_win_in(
         out.strategy = Some(pr.build(start, d));
     }
     out.sampled = pr.s.sampled;
+    out.rule_errors = std::mem::take(&mut pr.s.rule_errors);
     out
 }
 
@@ -919,6 +924,7 @@ pub fn value_iteration_timed(
         bound: table.bound,
         limit,
         out_of_memory: it.out_of_memory,
+        rule_errors: table.rule_errors.clone(),
     })
 }
 

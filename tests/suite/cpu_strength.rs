@@ -17,7 +17,7 @@ fn program(path: &str) -> RuleProgram {
 /// What a best reply (h) gains against `player` as c, over the game value (0 in these
 /// symmetric games).
 fn gives_away(prog: &RuleProgram, player: &str) -> f64 {
-    let a = analyse::against(prog, Side::H, player, Some(0.0)).expect("against");
+    let a = analyse::against(prog, Side::H, player, Some(0.0), 5.0).expect("against");
     a.exploitability.expect("with a game value")
 }
 

@@ -1162,8 +1162,16 @@ fn replay_path(
                 ));
             }
         }
-        eng.play(&mut st, cmds, None)
-            .map_err(|e| format!("solve: step {} fails on the engine: {e}", i + 1))?;
+        let before = st.clone();
+        if let Err(e) = eng.play(&mut st, cmds, None) {
+            // A rule error loses for the side whose move raised it: a path may end there when
+            // that side is c, and the answer names the error.
+            let loser = kumite::search::rule_error_loser(eng.simultaneous, &before, &e);
+            if i + 1 == path.len() && loser == Side::C {
+                return Ok(());
+            }
+            return Err(format!("solve: step {} fails on the engine: {e}", i + 1));
+        }
         if i + 1 < path.len() && st.outcome.is_some() {
             return Err(format!(
                 "solve: the game ends ({:?}) at step {} of a path of {}",
@@ -1468,8 +1476,14 @@ fn analyse_and_play(prog: &RuleProgram, seed: u64, tally: &mut Tally) -> Result<
                         let mut e = p.clone();
                         let r = seng.play(&mut e, [a, b], None);
                         let k = &kids[0].0;
-                        let same = if r.is_err() {
-                            k.outcome == Some(kumite::engine::Outcome::Draw)
+                        let same = if let Err(err) = &r {
+                            // A rule error is a loss for the side whose move raised it.
+                            let loser = kumite::search::rule_error_loser(seng.simultaneous, p, err);
+                            k.outcome
+                                == Some(match loser {
+                                    kumite::engine::Side::H => kumite::engine::Outcome::C,
+                                    kumite::engine::Side::C => kumite::engine::Outcome::H,
+                                })
                         } else {
                             states_agree(&e, k)
                         };

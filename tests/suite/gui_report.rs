@@ -220,7 +220,14 @@ fn right_clicking_a_starting_value_offers_to_sweep_it() {
         [7, 8, 9, 10, 11, 12, 13]
     );
     // A pure race with h moving first: h wins while c's margin is at most h's (10).
-    let rate = |v: i64| sw.points.iter().find(|p| p.value == v).unwrap().h_win_rate;
+    let rate = |v: i64| {
+        sw.points
+            .iter()
+            .find(|p| p.value == v)
+            .unwrap()
+            .h_win_rate
+            .expect("a score")
+    };
     assert_eq!(
         (rate(9), rate(10), rate(11), rate(12)),
         (1.0, 1.0, 0.0, 0.0)

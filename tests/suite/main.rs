@@ -39,3 +39,4 @@ mod report;
 mod rules_files;
 mod search;
 mod suggest;
+mod verdicts;

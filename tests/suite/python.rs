@@ -6,7 +6,7 @@
 //! The extension is built unoptimised in `target/headless`, in the same cargo run as the
 //! headless test's command line (`common::headless_build`: the library compiled once for both): this test asks whether the
 //! package works, not how fast (`benches/python.sh` measures the release build). It needs a
-//! Python 3 with numpy, pytest, open_spiel, cvxpy (OpenSpiel's value iteration) and pettingzoo:
+//! Python 3 with numpy, pytest, open_spiel, cvxpy and ecos (OpenSpiel's value iteration) and pettingzoo:
 //! `.ci/run` installs them and sets `KUMITE_REQUIRE_PYTHON=1`, so that CI fails instead of
 //! skipping; elsewhere, without them, the test says it skipped and checks nothing.
 //! `KUMITE_PYTHON` chooses the interpreter (default `python3`).
@@ -18,7 +18,7 @@ fn root() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
 }
 
-const MODULES: &str = "import numpy, pytest, pyspiel, cvxpy, pettingzoo, gymnasium";
+const MODULES: &str = "import numpy, pytest, pyspiel, cvxpy, ecos, pettingzoo, gymnasium";
 
 fn skip_or_fail(why: &str) {
     if std::env::var_os("KUMITE_REQUIRE_PYTHON").is_some_and(|v| v != "0") {
@@ -29,7 +29,7 @@ fn skip_or_fail(why: &str) {
     let _ = writeln!(
         std::io::stderr(),
         "SKIPPED python::the_python_package_passes_its_own_tests: {why}; nothing was checked \
-         (install with: python3 -m pip install numpy pytest open_spiel cvxpy pettingzoo)"
+         (install with: python3 -m pip install numpy pytest open_spiel cvxpy ecos pettingzoo)"
     );
 }
 

@@ -1044,6 +1044,7 @@ fn the_game_value_says_which_limit_applied() {
         length: None,
         limit: Default::default(),
         out_of_memory: false,
+        rule_errors: Default::default(),
     };
     let all = gv(6823, 0, None).positions_text();
     assert_eq!(all, "all 6,823 reachable positions (nothing estimated)");

@@ -1,0 +1,285 @@
+//! Verdicts at the edges (issue 52): rule errors named and valued as the erring side's loss,
+//! never a draw and never hidden in a score; failing external AIs counted wherever they play.
+//! Each test drives the real binary on a file a designer could write.
+
+use crate::common;
+use serde_json::Value;
+
+fn temp_file(name: &str, text: &str) -> std::path::PathBuf {
+    let dir = std::env::temp_dir().join(format!("kumite-verdicts-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let p = dir.join(name);
+    std::fs::write(&p, text).unwrap();
+    p
+}
+
+fn json(args: &[&str]) -> Value {
+    let (code, out, err) = common::kumite(args);
+    assert_eq!(code, 0, "{args:?}: exit {code}\n{err}");
+    serde_json::from_str(&out).unwrap_or_else(|e| panic!("{args:?}: {e}\n{out}"))
+}
+
+/// c's only escape from a certain loss is a move that overflows (line 2): valued as a draw,
+/// it made the game look like 0 and `cpu:exact` walk into a runtime error.
+const ESCAPE_BY_OVERFLOW: &str = "!:x=9223372036854775807,[a],[b]
+[a]:S.勝利,S.x+1
+[b]:S.y+1
+S.y>=3:S.勝利
+";
+
+/// Every game overflows on turn 1.
+const ALWAYS_OVERFLOWS: &str = "!:x=9223372036854775807,[a]
+[a]:S.x+1
+O.x<0:S.勝利
+";
+
+#[test]
+fn a_move_into_a_rule_error_loses_for_the_side_that_made_it_and_is_named() {
+    let f = temp_file("escape.kmt", ESCAPE_BY_OVERFLOW);
+    let p = f.to_str().unwrap();
+    let v = json(&["solve", p, "--value", "--format", "json"]);
+    assert!((v["value"].as_f64().unwrap() - 1.0).abs() < 1e-9, "{v}");
+    assert_eq!(v["strategy"]["h"]["b"].as_f64(), Some(1.0), "{v}");
+    for e in [&v["rule_errors"], &v["forced_win"]["rule_errors"]] {
+        assert_eq!(e["line"], 2, "{v}");
+        assert_eq!(e["turn"], 1, "{v}");
+        assert_eq!(e["loser"], "h", "{v}");
+        assert!(e["moves"].as_u64().unwrap() >= 1, "{v}");
+        assert!(e["text"].as_str().unwrap().starts_with("RULE ERROR"), "{v}");
+    }
+    // The text leads with the error, before any verdict.
+    let (code, text, _) = common::kumite(&["solve", p, "--value"]);
+    assert_eq!(code, 0);
+    assert!(text.starts_with("RULE ERROR: "), "{text}");
+    assert!(text.contains("line 2: overflow"), "{text}");
+    assert!(text.contains("value for h: 1.0000"), "{text}");
+    // cpu:exact plays the win instead of walking into the error.
+    let (code, out, err) = common::kumite(&["match", p, "--h", "cpu:exact", "--c", "cpu"]);
+    assert_eq!(code, 0, "{out}{err}");
+    assert!(out.contains("h wins"), "{out}");
+}
+
+#[test]
+fn a_report_whose_games_all_err_leads_with_the_errors_and_prints_no_score() {
+    let f = temp_file("always.kmt", ALWAYS_OVERFLOWS);
+    let p = f.to_str().unwrap();
+    let v = json(&["report", p, "--games", "40", "--format", "json"]);
+    let o = &v["outcome"];
+    assert!(o["h_score"].is_null(), "{o}");
+    assert!(o["first_mover_advantage"].is_null(), "{o}");
+    assert_eq!(o["errors"], o["games"], "{o}");
+    let pr = &v["problems"];
+    assert_eq!(pr["rule_error_games"], pr["games"], "{pr}");
+    assert!(
+        pr["first_rule_error"].as_str().unwrap().contains("line 2"),
+        "{pr}"
+    );
+    // The exact verdict values h's only move as h's loss, and says so.
+    let exact = o["exact"]["detail"].as_str().unwrap();
+    assert_eq!(o["exact"]["winner"], "c", "{exact}");
+    assert!(
+        exact.contains("RULE ERROR") && exact.contains("line 2"),
+        "{exact}"
+    );
+    let (_, text, _) = common::kumite(&["report", p, "--games", "40"]);
+    let errors = text.find("RULE ERRORS —").expect(&text);
+    let outcome = text.find("OUTCOME").expect(&text);
+    assert!(errors < outcome, "{text}");
+    assert!(!text.contains("h's score (a draw"), "{text}");
+    assert!(!text.contains("first-mover advantage: +"), "{text}");
+    assert!(!text.contains("first-mover advantage: -"), "{text}");
+    assert!(
+        text.contains("not computed — 80 of 80 games ended in a rule error"),
+        "{text}"
+    );
+}
+
+#[test]
+fn solve_and_suggest_name_the_error_instead_of_a_plain_verdict() {
+    let f = temp_file("always2.kmt", ALWAYS_OVERFLOWS);
+    let p = f.to_str().unwrap();
+    let (code, text, _) = common::kumite(&["solve", p]);
+    assert_eq!(code, 0);
+    assert!(text.starts_with("RULE ERROR: "), "{text}");
+    assert!(text.contains("line 2"), "{text}");
+    let v = json(&["suggest", p, "--format", "json"]);
+    let e = v["before"]["rule_errors"]
+        .as_str()
+        .expect("rule errors named");
+    assert!(e.contains("line 2"), "{v}");
+    let (_, text, _) = common::kumite(&["suggest", p]);
+    assert!(text.contains("RULE ERROR"), "{text}");
+    // Valued as h's loss (h's only move errs), not as games without a winner.
+    assert!(text.contains("game value for h -1.0000"), "{text}");
+    assert!(!text.contains("100% without a winner"), "{text}");
+}
+
+#[test]
+fn a_sweep_point_where_the_games_err_has_no_score() {
+    // h's x overflows on h's second move: with 1 hp c wins before that, with more every game
+    // errs.
+    let f = temp_file(
+        "sweep.kmt",
+        "!:x=9223372036854775806,hp=3,[a],[b]
+[a]:S.x+1,O.hp-1
+[b]:S.x+1,O.hp-1
+O.hp<=0:S.勝利
+",
+    );
+    let p = f.to_str().unwrap();
+    let v = json(&[
+        "report",
+        p,
+        "--sweep",
+        "h.hp=1..3",
+        "--games",
+        "20",
+        "--format",
+        "json",
+    ]);
+    let pts = v["sweep"]["points"].as_array().unwrap();
+    assert_eq!(pts.len(), 3, "{pts:?}");
+    assert_eq!(pts[0]["errors"], 0, "{pts:?}");
+    assert!(pts[0]["h_win_rate"].is_number(), "{pts:?}");
+    for p in &pts[1..] {
+        assert!(p["h_win_rate"].is_null(), "{p}");
+        assert_eq!(p["errors"], p["games"], "{p}");
+    }
+    assert!(v["sweep"]["fair"].as_array().unwrap().is_empty());
+    let (_, text, _) = common::kumite(&["report", p, "--sweep", "h.hp=1..3", "--games", "20"]);
+    let sweep = &text[text.find("SWEEP").expect(&text)..];
+    assert!(sweep.contains("not computed — 20 of 20 games"), "{sweep}");
+}
+
+#[test]
+fn an_arena_whose_ai_never_moved_fails_and_says_so() {
+    let (code, out, err) = common::kumite(&[
+        "arena",
+        "rules/cc_lemon.kmt",
+        "--h",
+        "ai:./no-such-ai-program",
+        "--c",
+        "random",
+        "--games",
+        "50",
+        "--format",
+        "json",
+    ]);
+    assert_eq!(code, 4, "{out}{err}");
+    let v: Value = serde_json::from_str(&out).expect("JSON");
+    assert_eq!(v["forfeits"], 50, "{v}");
+    assert_eq!(v["silent_forfeits"]["h"], 50, "{v}");
+    assert_eq!(v["silent_forfeits"]["c"], 0, "{v}");
+    assert!(
+        err.contains("h (ai:./no-such-ai-program) never played a move"),
+        "{err}"
+    );
+    // A player that moves and then forfeits now and then is counted, not a failed run.
+    let (code, out, err) = common::kumite(&[
+        "arena",
+        "rules/cc_lemon.kmt",
+        "--h",
+        "ai:python3 tests/ai/bad/dies.py",
+        "--c",
+        "random",
+        "--games",
+        "3",
+        "--format",
+        "json",
+    ]);
+    let v: Value = serde_json::from_str(&out).expect("JSON");
+    assert!(v["forfeits"].as_u64().unwrap() > 0, "{v}");
+    assert_eq!(v["silent_forfeits"]["h"], 0, "{v}");
+    assert_eq!(code, 0, "{err}");
+}
+
+#[test]
+fn extra_lines_from_an_ai_are_a_protocol_error_not_later_answers() {
+    let (code, out, err) = common::kumite(&[
+        "match",
+        "rules/cc_lemon.kmt",
+        "--h",
+        "ai:python3 tests/ai/bad/chatty.py",
+        "--c",
+        "random",
+        "--seed",
+        "1",
+        "--ai-timeout",
+        "2",
+    ]);
+    assert_eq!(code, 14, "{out}{err}");
+    assert!(out.contains("after 1 turn —"), "{out}");
+    assert!(
+        out.contains("printed 2 lines that nothing asked for after its answer on turn 1"),
+        "{out}"
+    );
+}
+
+#[test]
+fn a_best_reply_to_a_silent_ai_is_refused_not_scored() {
+    let (code, out, err) = common::kumite(&[
+        "solve",
+        "rules/cc_lemon.kmt",
+        "--value",
+        "--against",
+        "ai:python3 tests/ai/bad/silent.py",
+        "--ai-timeout",
+        "0.3",
+    ]);
+    assert_ne!(code, 0, "{out}");
+    assert!(!out.contains("gives away"), "{out}");
+    assert!(
+        err.contains("the AI failed on the 1st position it was asked about")
+            && err.contains("no reply within 0.300 s"),
+        "{err}"
+    );
+}
+
+#[test]
+fn a_report_counts_forfeits_and_fails_when_an_ai_never_moved() {
+    let spec = "ai:python3 tests/ai/bad/bad_reply.py";
+    let players = format!("{spec},random");
+    let (code, out, err) = common::kumite(&[
+        "report",
+        "rules/cc_lemon.kmt",
+        "--players",
+        &players,
+        "--games",
+        "6",
+        "--sections",
+        "outcome",
+        "--ai-timeout",
+        "2",
+        "--format",
+        "json",
+    ]);
+    assert_eq!(code, 4, "{err}");
+    let v: Value = serde_json::from_str(&out).expect("JSON");
+    let p = &v["problems"];
+    assert_eq!(p["forfeit_games"], p["games"], "{p}");
+    assert!(
+        p["first_forfeit"].as_str().unwrap().contains("on turn 1"),
+        "{p}"
+    );
+    assert_eq!(p["never_moved"][0], spec, "{p}");
+    assert_eq!(v["outcome"]["forfeits"], v["outcome"]["games"], "{v}");
+    assert!(err.contains("never played a move"), "{err}");
+    let (_, text, _) = common::kumite(&[
+        "report",
+        "rules/cc_lemon.kmt",
+        "--players",
+        &players,
+        "--games",
+        "6",
+        "--sections",
+        "outcome",
+    ]);
+    assert!(
+        text.find("FORFEITS —").unwrap() < text.find("OUTCOME").unwrap(),
+        "{text}"
+    );
+    assert!(
+        !text.contains("the players and the rules are deterministic"),
+        "{text}"
+    );
+}
