@@ -56,6 +56,16 @@ pub struct Distances {
     /// Why no win can be reached, when none can (the distance is then infinite; the evaluation
     /// uses the turn limit in its place).
     pub unreachable: Option<String>,
+    /// Per node: its distance counts on a move of the opponent — its cheapest achiever tree
+    /// has a rule with a condition on the opponent's command (`[フック],O.[ガード]:…`, which
+    /// §10.5 costs 0 and leaves to the search). Per decisive rule in `decisive_assumes`, and
+    /// for the distance to winning in `to_win_assumes`.
+    pub assumes: Vec<bool>,
+    /// Per decisive rule: its distance counts on a move of the opponent.
+    pub decisive_assumes: Vec<bool>,
+    /// The distance to winning counts on a move of the opponent (every cheapest decisive rule
+    /// does).
+    pub to_win_assumes: bool,
 }
 
 /// Why no decisive rule can be achieved: the first one's first condition that cannot be
@@ -120,6 +130,8 @@ struct TreeWalk<'g, 'p> {
     st: &'g State,
     x: Side,
     memo: HashMap<usize, Option<Tree>>,
+    /// Per node walked: its cheapest tree counts on a move of the opponent.
+    assume: HashMap<usize, bool>,
 }
 
 impl<'g, 'p> TreeWalk<'g, 'p> {
@@ -178,6 +190,7 @@ impl<'g, 'p> TreeWalk<'g, 'p> {
         };
         let free_rate = free_rate(node, Some(self.x), |c| self.holds(&self.g.nodes[c].key));
         let mut best: Option<(u32, Vec<(usize, u32)>)> = None;
+        let mut best_assumes = false;
         let x = self.x;
         for a in node.achievers.iter().filter(|a| a.serves(x)) {
             let Some(own) = own_cost(node.key.target, cur, a, free_rate, node.grid) else {
@@ -192,9 +205,13 @@ impl<'g, 'p> TreeWalk<'g, 'p> {
             let own = own.saturating_add(spent);
             let mut parts: Vec<(usize, u32)> = vec![(i, own)];
             let mut ok = true;
+            let mut assumes = !a.assumes.is_empty();
             for &c in &a.conds {
                 match self.tree(c, stack) {
-                    Some((_, sub)) => merge(&mut parts, &sub),
+                    Some((_, sub)) => {
+                        merge(&mut parts, &sub);
+                        assumes |= self.assume.get(&c).copied().unwrap_or(false);
+                    }
                     None => {
                         ok = false;
                         break;
@@ -205,11 +222,17 @@ impl<'g, 'p> TreeWalk<'g, 'p> {
                 continue;
             }
             let total = saturating_sum(&parts);
-            if best.as_ref().is_none_or(|b| total < b.0) {
+            // Of equal costs, the tree that counts on no move of the opponent is the one shown.
+            if best
+                .as_ref()
+                .is_none_or(|b| total < b.0 || (total == b.0 && best_assumes && !assumes))
+            {
                 best = Some((total, parts));
+                best_assumes = assumes;
             }
         }
         stack.pop();
+        self.assume.insert(i, best.is_some() && best_assumes);
         self.memo.insert(i, best.clone());
         best
     }
@@ -477,23 +500,33 @@ pub fn distances(g: &VictoryGraph, eng: &Engine, st: &State, x: Side) -> Distanc
         st,
         x,
         memo: HashMap::default(),
+        assume: HashMap::default(),
     };
     let mut stack = Vec::new();
     let node: Vec<u32> = (0..g.nodes.len())
         .map(|i| ev.tree(i, &mut stack).map_or(cap, |t| t.0.min(cap)))
         .collect();
     let holds: Vec<bool> = g.nodes.iter().map(|n| ev.holds(&n.key)).collect();
+    let assumes: Vec<bool> = (0..g.nodes.len())
+        .map(|i| ev.assume.get(&i).copied().unwrap_or(false))
+        .collect();
+    let mut decisive_assumes = vec![false; g.decisive.len()];
     let decisive: Vec<u32> = g
         .decisive
         .iter()
-        .map(|d| {
+        .enumerate()
+        .map(|(k, d)| {
             if !d.counts_for(x) || d.never {
                 return cap;
             }
             let mut parts: Vec<(usize, u32)> = Vec::new();
+            decisive_assumes[k] = !d.assumes.is_empty();
             for &c in &d.conds {
                 match ev.tree(c, &mut stack) {
-                    Some((_, sub)) => merge(&mut parts, &sub),
+                    Some((_, sub)) => {
+                        merge(&mut parts, &sub);
+                        decisive_assumes[k] |= assumes[c];
+                    }
                     None => return cap,
                 }
             }
@@ -517,12 +550,21 @@ pub fn distances(g: &VictoryGraph, eng: &Engine, st: &State, x: Side) -> Distanc
         .collect();
     let to_win = decisive.iter().copied().min().unwrap_or(cap);
     let unreachable = (to_win >= cap).then(|| unreachable_reason(g, &node, cap, x));
+    let to_win_assumes = to_win < cap
+        && decisive
+            .iter()
+            .zip(&decisive_assumes)
+            .filter(|(d, _)| **d == to_win)
+            .all(|(_, a)| *a);
     Distances {
         node,
         holds,
         decisive,
         to_win,
         unreachable,
+        assumes,
+        decisive_assumes,
+        to_win_assumes,
     }
 }
 

@@ -23,7 +23,8 @@ impl VictoryGraph {
         let mut queue: Vec<usize> = Vec::new();
         for (ri, r) in p.rules.iter().enumerate() {
             for (opponent, only) in decisive_ways(p, r) {
-                let (conds, excluded, never) = g.cond_nodes(p, ri, r, 1, opponent, &mut queue);
+                let (conds, excluded, never, assumes) =
+                    g.cond_nodes(p, ri, r, 1, opponent, &mut queue);
                 // A rule written with absolute sides only (`h.綱>=3:h.勝利`) reads the same
                 // from either instance: listed once.
                 if opponent
@@ -40,6 +41,7 @@ impl VictoryGraph {
                     text: p.rule_text(ri),
                     conds,
                     excluded,
+                    assumes,
                     victory: r.victory,
                     opponent,
                     only,
@@ -173,6 +175,7 @@ impl VictoryGraph {
                                 period: r.period,
                                 conds: vec![cond],
                                 excluded: vec![],
+                                assumes: opponent_moves(p, r, opponent),
                                 opponent,
                                 only,
                                 rearm: 0,
@@ -199,7 +202,7 @@ impl VictoryGraph {
                                     crate::program::gcd(n.grid.unsigned_abs(), unit.unsigned_abs())
                                         as i64;
                             }
-                            let (conds, excluded, never) =
+                            let (conds, excluded, never, assumes) =
                                 g.cond_nodes(p, ri, r, level + 1, opponent, &mut queue);
                             if never {
                                 break; // it can never fire (the excluded list says why)
@@ -213,6 +216,7 @@ impl VictoryGraph {
                                 period: r.period,
                                 conds,
                                 excluded,
+                                assumes,
                                 opponent,
                                 only,
                                 rearm: 0,
@@ -455,7 +459,7 @@ impl VictoryGraph {
         level: u32,
         opponent: bool,
         queue: &mut Vec<usize>,
-    ) -> (Vec<usize>, Vec<String>, bool) {
+    ) -> (Vec<usize>, Vec<String>, bool, Vec<String>) {
         let mut nodes = Vec::new();
         let mut excluded = Vec::new();
         let mut never = false;
@@ -490,6 +494,40 @@ impl VictoryGraph {
                 }
             }
         }
-        (nodes, excluded, never)
+        (nodes, excluded, never, opponent_moves(p, r, opponent))
     }
+}
+
+/// The conditions of rule `r` on the opponent's move (`O.[ガード]`, `!O.[ガード]`), as the
+/// pursuer reads them: §10.5 costs them 0 (the search decides them), so a distance through the
+/// rule counts on the opponent playing — or not playing — that command, and says so. For the
+/// opponent's own instance (`opponent`), its own command conditions are the opponent's move.
+pub(crate) fn opponent_moves(p: &RuleProgram, r: &CRule, opponent: bool) -> Vec<String> {
+    let mut out = Vec::new();
+    for c in p.rule_conds(r) {
+        if let crate::program::CCond::Cmd {
+            neg,
+            opp,
+            back,
+            cmd,
+            ..
+        } = *c
+            && opp != opponent
+        {
+            let t = format!(
+                "{}O.[{}]{}",
+                if neg { "!" } else { "" },
+                p.commands[cmd as usize],
+                match back {
+                    0 => String::new(),
+                    1 => " (the turn before)".into(),
+                    b => format!(" ({b} turns before)"),
+                }
+            );
+            if !out.contains(&t) {
+                out.push(t);
+            }
+        }
+    }
+    out
 }

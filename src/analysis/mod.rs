@@ -83,6 +83,9 @@ pub struct Achiever {
     pub conds: Vec<usize>,
     /// Its conditions that were excluded (texts).
     pub excluded: Vec<String>,
+    /// Its conditions on the opponent's move (`O.[ガード]`, `!O.[ガード]`): a distance through
+    /// it counts on the opponent playing so (see [`Distances::assumes`]).
+    pub assumes: Vec<String>,
     /// The opponent's own instance of the rule (it fires by itself on the opponent's side, e.g.
     /// `S.体力<=0:S.ダウン+1` seen from the side that knocks the other down); its conditions
     /// are written from the pursuer's side.
@@ -192,6 +195,8 @@ pub struct Decisive {
     pub conds: Vec<usize>,
     /// Its excluded conditions.
     pub excluded: Vec<String>,
+    /// Its conditions on the opponent's move, as [`Achiever::assumes`].
+    pub assumes: Vec<String>,
     /// A victory rule (no command atoms, only 勝利/敗北 effects): checked at the end of the turn
     /// its conditions come to hold, so firing it costs no turn of its own.
     pub victory: bool,

@@ -12,8 +12,11 @@ pub enum OutOfReach {
     /// The side cannot win, and this condition is on the way: a condition of one of its
     /// decisive rules that cannot be brought about, or one beneath such a condition.
     BlocksTheWin,
-    /// The side cannot bring it about, but its win does not need it (it wins another way, or
-    /// the condition only feeds an alternative).
+    /// The side cannot bring it about, and can still win: its win goes another way (a rule
+    /// that needs the condition may well be shown right above it — that rule is not the way).
+    WinGoesAnotherWay,
+    /// The side cannot bring it about and cannot win, but this condition is not what stops it:
+    /// it only feeds an alternative, and what needs it is reached another way.
     NotNeeded,
 }
 
@@ -21,12 +24,14 @@ pub enum OutOfReach {
 /// None for a node the side can bring about (or that holds).
 pub fn out_of_reach(g: &VictoryGraph, d: &Distances) -> Vec<Option<OutOfReach>> {
     let inf = |i: usize| d.node.get(i).is_some_and(|&c| c >= UNREACHABLE);
+    if d.to_win < UNREACHABLE {
+        return (0..g.nodes.len())
+            .map(|i| inf(i).then_some(OutOfReach::WinGoesAnotherWay))
+            .collect();
+    }
     let mut out: Vec<Option<OutOfReach>> = (0..g.nodes.len())
         .map(|i| inf(i).then_some(OutOfReach::NotNeeded))
         .collect();
-    if d.to_win < UNREACHABLE {
-        return out;
-    }
     // Every ∞ condition of a decisive rule, and the ∞ conditions beneath it.
     let mut stack: Vec<usize> = g
         .decisive
@@ -52,26 +57,26 @@ pub fn out_of_reach(g: &VictoryGraph, d: &Distances) -> Vec<Option<OutOfReach>> 
 /// `h` and `c` are the two sides' answers from [`out_of_reach`].
 pub fn out_of_reach_note(h: Option<OutOfReach>, c: Option<OutOfReach>) -> String {
     use OutOfReach::*;
+    let what = |w: OutOfReach, s: &str| match w {
+        BlocksTheWin => format!("it blocks {s}'s win"),
+        WinGoesAnotherWay => format!("{s}'s win goes another way"),
+        NotNeeded => format!("what needs it is reached another way for {s}"),
+    };
     match (h, c) {
         (None, None) => String::new(),
-        (Some(NotNeeded), Some(NotNeeded)) => {
-            "   ∞: neither side brings it about by its own moves; no win needs it".into()
-        }
-        (Some(BlocksTheWin), Some(BlocksTheWin)) => {
-            "   ∞: neither side brings it about by its own moves; it blocks both sides' wins".into()
+        (Some(a), Some(b)) if a == b => {
+            let tail = match a {
+                BlocksTheWin => "it blocks both sides' wins".to_string(),
+                WinGoesAnotherWay => "both sides' wins go another way".to_string(),
+                NotNeeded => "what needs it is reached another way".to_string(),
+            };
+            format!("   ∞: neither side brings it about by its own moves; {tail}")
         }
         _ => {
             let parts: Vec<String> = [(h, "h"), (c, "c")]
                 .into_iter()
                 .filter_map(|(w, s)| {
-                    Some(match w? {
-                        BlocksTheWin => {
-                            format!("{s} cannot bring it about, and it blocks {s}'s win")
-                        }
-                        NotNeeded => {
-                            format!("{s} cannot bring it about, but no win of {s}'s needs it")
-                        }
-                    })
+                    Some(format!("{s} cannot bring it about, and {}", what(w?, s)))
                 })
                 .collect();
             format!("   ∞: {}", parts.join("; "))
@@ -80,4 +85,4 @@ pub fn out_of_reach_note(h: Option<OutOfReach>, c: Option<OutOfReach>) -> String
 }
 
 /// The legend the tree text prints once when some node is ∞.
-pub const OUT_OF_REACH_LEGEND: &str = "∞ marks a condition a side cannot bring about by its own moves from this position (the opponent's moves may); each one says whether a win needs it.";
+pub const OUT_OF_REACH_LEGEND: &str = "∞ marks a condition a side cannot bring about by its own moves from this position (the opponent's moves may); each one says whether it blocks the side's win or the win goes another way.";

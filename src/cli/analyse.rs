@@ -45,8 +45,10 @@ pub fn tree_json(p: &RuleProgram, g: &VictoryGraph, eng: &Engine, st: &State) ->
                 "level": n.level,
                 "holds": {"h": dh.holds[i], "c": dc.holds[i]},
                 "distance": {"h": dj(dh.node[i]), "c": dj(dc.node[i])},
+                "counts_on_opponent": {"h": dh.assumes[i], "c": dc.assumes[i]},
                 "achievers": n.achievers.iter().map(|a| serde_json::json!({
                     "line": a.line, "rule": a.text(p), "origin": a.origin(p), "needs_command": a.needs_command,
+                    "opponent_moves": a.assumes,
                     "opponent": a.opponent, "only": a.only.map(Side::name),
                     "step": format!("{:?}", a.step), "conditions": a.conds,
                     "uses": a.spends.iter().map(|sp| serde_json::json!({"node": sp.node, "per_firing": sp.per})).collect::<Vec<_>>(),
@@ -58,7 +60,7 @@ pub fn tree_json(p: &RuleProgram, g: &VictoryGraph, eng: &Engine, st: &State) ->
         .decisive
         .iter()
         .enumerate()
-        .map(|(k, d)| serde_json::json!({"line": d.line, "rule": d.text, "conditions": d.conds, "excluded": d.excluded, "victory_rule": d.victory, "opponent": d.opponent, "only": d.only.map(Side::name), "distance": {"h": dj(dh.decisive[k]), "c": dj(dc.decisive[k])}}))
+        .map(|(k, d)| serde_json::json!({"line": d.line, "rule": d.text, "conditions": d.conds, "excluded": d.excluded, "victory_rule": d.victory, "opponent": d.opponent, "only": d.only.map(Side::name), "opponent_moves": d.assumes, "distance": {"h": dj(dh.decisive[k]), "c": dj(dc.decisive[k])}, "counts_on_opponent": {"h": dh.decisive_assumes[k], "c": dc.decisive_assumes[k]}}))
         .collect();
     let _ = p;
     serde_json::json!({
@@ -66,19 +68,25 @@ pub fn tree_json(p: &RuleProgram, g: &VictoryGraph, eng: &Engine, st: &State) ->
         "nodes": nodes,
         "excluded": g.excluded,
         "distance_to_win": {"h": dj(dh.to_win), "c": dj(dc.to_win)},
+        "distance_to_win_counts_on_opponent": {"h": dh.to_win_assumes, "c": dc.to_win_assumes},
         "unreachable": {"h": dh.unreachable, "c": dc.unreachable},
     })
 }
+
+/// The legend under a tree with a distance that counts on the opponent's move.
+pub const ASSUMES_LEGEND: &str = "* the distance counts on a move of the opponent: a rule on its way has a condition on the opponent's command (O.[X] or !O.[X]), which the distance costs 0 and leaves to the search; ✓ and the distances read each side's commands as it meets them at its next turn.";
 
 /// The graph as text: decisive rules, then nodes by level with achievers.
 pub fn tree_text(g: &VictoryGraph, eng: &Engine, st: &State) -> String {
     let dh = distances(g, eng, st, Side::H);
     let dc = distances(g, eng, st, Side::C);
     let cap = cap_of(eng);
-    let dt = |d: u32| dist_text(d, cap);
+    // `*`: the distance counts on a move of the opponent.
+    let star = |a: bool| if a { "*" } else { "" };
+    let dm = |d: u32, a: bool| format!("{}{}", dist_text(d, cap), star(a && d < cap));
     let to_win = |d: &crate::analysis::Distances| match &d.unreachable {
         Some(why) => format!("unreachable ({why})"),
-        None => d.to_win.to_string(),
+        None => format!("{}{}", d.to_win, star(d.to_win_assumes)),
     };
     let mut s = format!(
         "distance to winning: h {}, c {}\n\ndecisive rules:\n",
@@ -88,14 +96,19 @@ pub fn tree_text(g: &VictoryGraph, eng: &Engine, st: &State) -> String {
     for (k, d) in g.decisive.iter().enumerate() {
         let whose = d.whose();
         s.push_str(&format!(
-            "  line {:>3}  {}   (h {}, c {}{}{}{})\n",
+            "  line {:>3}  {}   (h {}, c {}{}{}{}{})\n",
             d.line,
             d.text,
-            dt(dh.decisive[k]),
-            dt(dc.decisive[k]),
+            dm(dh.decisive[k], dh.decisive_assumes[k]),
+            dm(dc.decisive[k], dc.decisive_assumes[k]),
             if d.victory { "; victory rule" } else { "" },
             if whose.is_empty() { "" } else { "; " },
-            whose
+            whose,
+            if d.assumes.is_empty() {
+                String::new()
+            } else {
+                format!("; counts on the opponent: {}", d.assumes.join(", "))
+            }
         ));
         for &c in &d.conds {
             s.push_str(&format!("      needs #{c} {}\n", g.nodes[c].text));
@@ -106,17 +119,34 @@ pub fn tree_text(g: &VictoryGraph, eng: &Engine, st: &State) -> String {
     if reach.iter().flatten().any(Option::is_some) {
         s.push_str(&format!("\n{}\n", crate::analysis::OUT_OF_REACH_LEGEND));
     }
+    if [&dh, &dc]
+        .iter()
+        .any(|d| d.assumes.iter().chain(&d.decisive_assumes).any(|a| *a))
+    {
+        s.push_str(&format!("\n{ASSUMES_LEGEND}\n"));
+    }
     for level in 1..=max_level {
         s.push_str(&format!("\nlevel {level}:\n"));
         for (i, n) in g.nodes.iter().enumerate().filter(|(_, n)| n.level == level) {
             let mark = |h: bool| if h { "✓" } else { " " };
+            // The distance, `*` (counts on the opponent's move) or a space, ✓ (holds) or a space.
+            let col = |d: &crate::analysis::Distances| {
+                format!(
+                    "{:>4}{}{}",
+                    dist_text(d.node[i], cap),
+                    if d.assumes[i] && d.node[i] < cap {
+                        "*"
+                    } else {
+                        " "
+                    },
+                    mark(d.holds[i])
+                )
+            };
             s.push_str(&format!(
-                "  #{i:<3} {:<28} h {:>4}{}  c {:>4}{}{}\n",
+                "  #{i:<3} {:<28} h {}  c {}{}\n",
                 n.text,
-                dt(dh.node[i]),
-                mark(dh.holds[i]),
-                dt(dc.node[i]),
-                mark(dc.holds[i]),
+                col(&dh),
+                col(&dc),
                 crate::analysis::out_of_reach_note(reach[0][i], reach[1][i])
             ));
             for a in &n.achievers {
@@ -126,8 +156,13 @@ pub fn tree_text(g: &VictoryGraph, eng: &Engine, st: &State) -> String {
                     .iter()
                     .map(|sp| format!("   [uses {} of #{} each firing]", sp.per, sp.node))
                     .collect();
+                let assumes = if a.assumes.is_empty() {
+                    String::new()
+                } else {
+                    format!("   [counts on the opponent: {}]", a.assumes.join(", "))
+                };
                 s.push_str(&format!(
-                    "        ← line {:>3} {}{}{}{}{spends}\n",
+                    "        ← line {:>3} {}{}{}{}{spends}{assumes}\n",
                     a.line,
                     a.text(eng.prog),
                     if a.opponent {

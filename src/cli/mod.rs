@@ -772,7 +772,11 @@ fn tree(file: &Path, set: &[String], format: &str) -> ExitCode {
     };
     let g = crate::analysis::VictoryGraph::build(&prog);
     let eng = crate::engine::Engine::new(&prog, 0);
-    let st = match eng.initial(side_of(None, &prog)) {
+    // Each side's commands as it meets them at its own next turn, as the studio's tree shows.
+    let st = match eng
+        .initial(side_of(None, &prog))
+        .and_then(|s| eng.as_each_side_meets_it(&s))
+    {
         Ok(s) => s,
         Err(e) => return fail(&format!("runtime error at {e}")),
     };

@@ -462,6 +462,25 @@ impl<'p> Engine<'p> {
         self.prepare(st, None).map_err(|e| *e)
     }
 
+    /// The position as each side meets it at its own next turn: in an alternate game the side
+    /// not to move has its availability run as well, as it will be before its move if nothing
+    /// else changes (availability runs only for the side about to move). The victory tree and
+    /// the Initial state view judge this position, so a command an availability rule enables
+    /// reads the same for both sides of a symmetric file.
+    pub fn as_each_side_meets_it(&self, st: &State) -> Result<State, RuntimeError> {
+        let mut out = st.clone();
+        if self.simultaneous || st.outcome.is_some() {
+            return Ok(out);
+        }
+        let other = st.to_move.opponent();
+        let mut o = st.clone();
+        o.to_move = other;
+        self.prepare(&mut o, None).map_err(|e| *e)?;
+        let r = other.index() * self.nc..(other.index() + 1) * self.nc;
+        out.enabled[r.clone()].copy_from_slice(&o.enabled[r]);
+        Ok(out)
+    }
+
     /// Resets `st` to the starting position with `first` to move, reusing its buffers (as
     /// [`Engine::initial`], without allocating).
     pub fn reset(&self, st: &mut State, first: Side) -> Result<(), RuntimeError> {

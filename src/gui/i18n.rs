@@ -119,7 +119,10 @@ strings! {
     StateCol => ("State", "状態"),
     SideH => ("h", "h"),
     SideC => ("c", "c"),
-    CommandsEnabled => ("Commands enabled at the start", "最初に使えるコマンド"),
+    CommandsEnabled => (
+        "Commands enabled at each side's first turn (after the availability rules)",
+        "各側の最初の手番で使えるコマンド(使用可否のルール適用後)",
+    ),
     NoKeys => ("No key bindings.", "キー割り当てはありません。"),
     KeyCol => ("Key", "キー"),
     CommandCol => ("Command", "コマンド"),
@@ -496,8 +499,17 @@ strings! {
         "∞: その側の手では成立させられない条件(相手の手で成立することはある)。\
          勝利を阻むときだけ問題になります。",
     ),
-    OutOfReachNotNeeded => ("∞ not needed to win", "∞ 勝利には不要"),
+    OutOfReachNotNeeded => ("∞ reached another way", "∞ 別の規則で達成"),
+    OutOfReachOtherWay => ("∞ the win goes another way", "∞ 勝利は別の道で"),
     OutOfReachBlocks => ("∞ blocks {}'s win", "∞ {} の勝利を阻む"),
+    CountsOnOpponent => (" · counts on the opponent: {}", " · 相手の手が前提: {}"),
+    AssumesLegend => (
+        "* the distance counts on a move of the opponent (a condition on its command, which \
+         the search decides, not the distance); ○/× as each side meets its commands at its \
+         next turn.",
+        "* 相手の手を前提とした距離(相手のコマンドの条件は距離ではなく探索が決める)。\
+         ○/× は各側が次の手番で迎えるコマンドの状態。",
+    ),
     Excluded => ("excluded", "除外"),
     ExcludedTitle => ("Excluded", "除外したもの"),
     NoRuleMakesThis => (

@@ -43,6 +43,10 @@ impl Judged {
         texts: Arc<Vec<Vec<(String, String)>>>,
     ) -> Self {
         let eng = Engine::new(prog, 0);
+        // Each side's commands as it meets them at its own next turn (the same position the
+        // Initial state view and `kumite tree` show).
+        let met = eng.as_each_side_meets_it(st);
+        let st = met.as_ref().unwrap_or(st);
         let d = [
             distances(graph, &eng, st, Side::H),
             distances(graph, &eng, st, Side::C),
@@ -143,8 +147,10 @@ fn reach_note(lang: Lang, h: Option<OutOfReach>, c: Option<OutOfReach>) -> Strin
         .filter(|(w, _)| *w == Some(OutOfReach::BlocksTheWin))
         .map(|(_, s)| s)
         .collect();
+    let other_way = [h, c].contains(&Some(OutOfReach::WinGoesAnotherWay));
     match (h.or(c), blocks.as_slice()) {
         (None, _) => String::new(),
+        (Some(_), []) if other_way => tr(lang, T::OutOfReachOtherWay).to_string(),
         (Some(_), []) => tr(lang, T::OutOfReachNotNeeded).to_string(),
         (Some(_), sides) => trf(lang, T::OutOfReachBlocks, sides.join(", ")),
     }
@@ -175,6 +181,12 @@ fn dist_text(d: u32, cap: u32) -> String {
     }
 }
 
+/// A distance with `*` when it counts on a move of the opponent ([`Distances::assumes`]).
+fn dist_mark(d: u32, assumes: bool, cap: u32) -> String {
+    let t = dist_text(d, cap);
+    if assumes && d < cap { t + "*" } else { t }
+}
+
 fn step_text(lang: Lang, g: &VictoryGraph, a: &crate::analysis::Achiever) -> String {
     let how = match a.step {
         Step::Add(x) => format!("{x:+}"),
@@ -200,6 +212,9 @@ fn step_text(lang: Lang, g: &VictoryGraph, a: &crate::analysis::Achiever) -> Str
     if let Some(x) = a.only {
         s.push_str(&trf(lang, T::ForOneSideOnly, x.name()));
     }
+    if !a.assumes.is_empty() {
+        s.push_str(&trf(lang, T::CountsOnOpponent, a.assumes.join(", ")));
+    }
     // What its firings use up (the distance pays for bringing it back beyond the reserve).
     for sp in &a.spends {
         s.push_str(&trn(
@@ -219,6 +234,9 @@ fn decisive_whose(lang: Lang, d: &crate::analysis::Decisive) -> String {
     }
     if let Some(x) = d.only {
         s.push_str(&trf(lang, T::ForOneSideOnly, x.name()));
+    }
+    if !d.assumes.is_empty() {
+        s.push_str(&trf(lang, T::CountsOnOpponent, d.assumes.join(", ")));
     }
     s
 }
@@ -263,8 +281,8 @@ impl TreeView {
             ui.label(
                 RichText::new(format!(
                     "h {} · c {}",
-                    dist_text(j.d[0].to_win, cap),
-                    dist_text(j.d[1].to_win, cap)
+                    dist_mark(j.d[0].to_win, j.d[0].to_win_assumes, cap),
+                    dist_mark(j.d[1].to_win, j.d[1].to_win_assumes, cap)
                 ))
                 .strong()
                 .color(pal.win),
@@ -305,9 +323,14 @@ impl TreeView {
         action
     }
 
+    /// A node's row; `depth` is how deep the tree nests it (Lv1 = a condition of the victory
+    /// rule it is listed under), which differs from the graph's level when a node is reached
+    /// by several paths.
+    #[allow(clippy::too_many_arguments)]
     fn node_row(
         ui: &mut Ui,
         node: usize,
+        depth: usize,
         graph: &VictoryGraph,
         j: &Judged,
         pal: &Palette,
@@ -319,14 +342,14 @@ impl TreeView {
         let push = |job: &mut egui::text::LayoutJob, t: &str, c: Color32| {
             job.append(t, 0.0, egui::TextFormat::simple(font.clone(), c));
         };
-        push(&mut job, &format!("Lv{} ", n.level), pal.weak);
+        push(&mut job, &format!("Lv{depth} "), pal.weak);
         push(&mut job, &n.text, pal.text);
         for (side, name) in [(0usize, "h"), (1, "c")] {
             let holds = j.d[side].holds[node];
             // An ∞ that no win needs is greyed; one that blocks a win stands out.
             let colour = match j.reach[side][node] {
                 _ if holds => pal.holds,
-                Some(OutOfReach::NotNeeded) => pal.weak,
+                Some(OutOfReach::NotNeeded | OutOfReach::WinGoesAnotherWay) => pal.weak,
                 Some(OutOfReach::BlocksTheWin) => pal.win,
                 None => pal.open,
             };
@@ -335,7 +358,7 @@ impl TreeView {
                 &format!(
                     "  {name} {} {}",
                     if holds { "○" } else { "×" },
-                    dist_text(j.d[side].node[node], cap)
+                    dist_mark(j.d[side].node[node], j.d[side].assumes[node], cap)
                 ),
                 colour,
             );
@@ -356,6 +379,12 @@ impl TreeView {
         action: &mut Option<TreeAction>,
     ) {
         ui.weak(tr(lang, T::HoldsNowNotYet));
+        if j.d
+            .iter()
+            .any(|d| d.assumes.iter().chain(&d.decisive_assumes).any(|a| *a))
+        {
+            ui.weak(tr(lang, T::AssumesLegend));
+        }
         if j.reach.iter().flatten().any(Option::is_some) {
             ui.weak(tr(lang, T::OutOfReachLegend));
         }
@@ -367,8 +396,8 @@ impl TreeView {
                 "★ {}  {}    h {} · c {}{}",
                 format_args!("L{}", d.line),
                 d.text,
-                dist_text(j.d[0].decisive[di], cap),
-                dist_text(j.d[1].decisive[di], cap),
+                dist_mark(j.d[0].decisive[di], j.d[0].decisive_assumes[di], cap),
+                dist_mark(j.d[1].decisive[di], j.d[1].decisive_assumes[di], cap),
                 decisive_whose(lang, d)
             );
             // A file with many victory rules opens only the first few: each open tree is laid
@@ -430,7 +459,7 @@ impl TreeView {
         path: &mut Vec<usize>,
         action: &mut Option<TreeAction>,
     ) {
-        let label = Self::node_row(ui, node, graph, j, pal, cap);
+        let label = Self::node_row(ui, node, path.len() + 1, graph, j, pal, cap);
         if path.contains(&node) {
             ui.label(
                 RichText::new(format!("↻ {}", graph.nodes[node].text))
@@ -442,18 +471,24 @@ impl TreeView {
         let n = &graph.nodes[node];
         let note = reach_note(lang, j.reach[0][node], j.reach[1][node]);
         let id = ui.make_persistent_id(("vec-node", path.clone(), node));
-        egui::collapsing_header::CollapsingState::load_with_default_open(
+        // The row itself opens and closes the node, as the arrow beside it does.
+        let mut clicked = false;
+        let mut header = egui::collapsing_header::CollapsingState::load_with_default_open(
             ui.ctx(),
             id,
-            n.level <= 1,
+            path.is_empty(),
         )
         .show_header(ui, |ui| {
-            let row = ui.label(label);
+            let row = ui.add(egui::Label::new(label).sense(Sense::click()));
+            clicked = row.clicked();
             if !note.is_empty() {
                 row.on_hover_text(&note);
             }
-        })
-        .body(|ui| {
+        });
+        if clicked {
+            header.toggle();
+        }
+        header.body(|ui| {
             // Said at the top of the node's body rather than on its row, which stays narrow.
             if !note.is_empty() {
                 ui.weak(&note);
@@ -712,8 +747,8 @@ impl GraphLayout {
                             format!(
                                 "L{}   h {} · c {}",
                                 d.line,
-                                dist_text(j.d[0].decisive[di], cap),
-                                dist_text(j.d[1].decisive[di], cap)
+                                dist_mark(j.d[0].decisive[di], j.d[0].decisive_assumes[di], cap),
+                                dist_mark(j.d[1].decisive[di], j.d[1].decisive_assumes[di], cap)
                             ),
                             pal.win,
                             Some(d.line),
@@ -730,9 +765,9 @@ impl GraphLayout {
                                 "Lv{}   h {} {} · c {} {}",
                                 node.level,
                                 mark(0),
-                                dist_text(j.d[0].node[n], cap),
+                                dist_mark(j.d[0].node[n], j.d[0].assumes[n], cap),
                                 mark(1),
-                                dist_text(j.d[1].node[n], cap)
+                                dist_mark(j.d[1].node[n], j.d[1].assumes[n], cap)
                             ),
                             if held { pal.holds } else { pal.open },
                             node.achievers.first().map(|a| a.line),

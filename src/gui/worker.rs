@@ -71,7 +71,8 @@ pub struct ProgramView {
     pub adv: Vec<AdvRow>,
     /// (state, initial h, initial c), without 勝利/敗北.
     pub states: Vec<(String, i64, i64)>,
-    /// (command, enabled for h, enabled for c).
+    /// (command, enabled for h, enabled for c) as each side meets them at its first turn
+    /// (the `!:` lines, then the availability rules).
     pub commands: Vec<(String, bool, bool)>,
     /// (key, command).
     pub keys: Vec<(String, String)>,
@@ -130,11 +131,28 @@ impl ProgramView {
             .skip(2)
             .map(|(i, s)| (s.clone(), p.init_values[0][i], p.init_values[1][i]))
             .collect();
+        // Each side's commands as it meets them at its first turn (the `!:` lines, then the
+        // availability rules): the same position the victory tree judges.
+        let eng = crate::engine::Engine::new(p, 0);
+        let met = eng
+            .initial(crate::side::Side::first_mover(p.settings.cpu_first))
+            .and_then(|st| eng.as_each_side_meets_it(&st))
+            .ok();
         let commands = p
             .commands
             .iter()
             .enumerate()
-            .map(|(i, c)| (c.clone(), p.init_enabled[0][i], p.init_enabled[1][i]))
+            .map(|(i, c)| {
+                let on = |x: crate::side::Side| match &met {
+                    Some(st) => eng.is_enabled(st, x, i as u32),
+                    None => p.init_enabled[x.index()][i],
+                };
+                (
+                    c.clone(),
+                    on(crate::side::Side::H),
+                    on(crate::side::Side::C),
+                )
+            })
             .collect();
         let keys = p
             .keys

@@ -475,7 +475,7 @@ fn the_tree_view_says_whether_an_unreachable_condition_blocks_the_win() {
     h.step();
     h.get_by_label_contains("∞: the side cannot bring this about by its own moves");
     h.get_by_label("∞ blocks h, c's win");
-    // In the wrestling file every ∞ is an alternative no win needs.
+    // In the wrestling file every ∞ is a condition the win goes around.
     let text = common::read(&common::root().join("tests/designs/wrestling.kmt"));
     let mut h = harness(StudioApp::new_for_test(Lang::Ja, &text));
     settle(&mut h);
@@ -599,4 +599,56 @@ fn the_learn_button_learns_a_saved_file_writes_it_next_to_it_and_can_be_cancelle
     h.get_by_label_contains("learning cancelled: nothing written");
     assert!(!dir.join("karate.trained.json").exists());
     let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// The victory tree numbers a row by how deep it is nested (the uppercut is a condition of the
+/// knockout rule, Lv1, and three levels down under the knockdowns, Lv3 — not Lv1 there too), and
+/// the Initial state view lists the commands as the tree reads them: the hook, which an
+/// availability rule enables, is on for both sides of the symmetric boxing file.
+#[test]
+fn the_victory_tree_numbers_rows_by_nesting_and_agrees_with_the_initial_state() {
+    let text = common::read(&common::root().join("tests/designs/boxing.kmt"));
+    let mut h = harness(StudioApp::new_for_test(Lang::En, &text));
+    settle(&mut h);
+    h.get_by_label("Victory conditions").click();
+    h.step();
+    h.step();
+    // Under the knockout rule (line 34) the uppercut is a condition of the rule itself.
+    h.get_by_label_contains("Lv1 S.[uppercut] enabled");
+    // Open the knockdown rule's hp condition: the uppercut under it is three levels down.
+    let hp = h
+        .get_all_by_label_contains("Lv2 O.hp<=0")
+        .next()
+        .expect("hp row");
+    hp.click();
+    h.step();
+    h.step();
+    h.get_by_label_contains("Lv3 S.[uppercut] enabled");
+    // Distances that count on the opponent's move carry a star, with the legend.
+    assert_eq!(
+        h.query_all_by_label_contains("S.[uppercut] enabled  h × 1*")
+            .count(),
+        2
+    );
+    h.get_by_label_contains("* the distance counts on a move of the opponent");
+    // The hook is on for both sides, in the tree and in the Initial state view.
+    assert!(
+        h.query_all_by_label_contains("S.[hook] enabled  h ○ 0  c ○ 0")
+            .count()
+            >= 1
+    );
+    assert_eq!(
+        h.query_all_by_label_contains("S.[hook] enabled  h ○ 0  c × 0")
+            .count(),
+        0
+    );
+    h.get_all_by_label("Expanded rules").next().unwrap().click();
+    h.step();
+    h.get_by_label("Initial state").click();
+    h.step();
+    h.step();
+    h.get_by_label_contains("each side's first turn");
+    // jab, hook, guard and rest for h and c; the uppercut for neither.
+    assert_eq!(h.query_all_by_label("●").count(), 8);
+    assert_eq!(h.query_all_by_label("—").count(), 2);
 }

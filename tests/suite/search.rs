@@ -616,8 +616,8 @@ fn the_tree_marks_a_decisive_rule_of_the_opponent_and_one_for_one_side() {
 }
 
 /// An ∞ node says whether it matters: in the wrestling file every one (being held, the rope
-/// break, getting up) is something a side cannot bring about by its own moves but no win needs;
-/// where a win needs such a condition, it blocks that win.
+/// break, getting up) is something a side cannot bring about by its own moves while its win
+/// goes another way; where a win needs such a condition, it blocks that win.
 #[test]
 fn the_tree_says_which_unreachable_conditions_block_a_win() {
     use kumite::analysis::{OutOfReach, out_of_reach};
@@ -643,7 +643,9 @@ fn the_tree_says_which_unreachable_conditions_block_a_win() {
         "{infinite:?}"
     );
     assert!(
-        r.iter().flatten().all(|w| *w == OutOfReach::NotNeeded),
+        r.iter()
+            .flatten()
+            .all(|w| *w == OutOfReach::WinGoesAnotherWay),
         "{r:?}"
     );
     // Held is only the opponent's doing: a win that needs it is blocked by it.
@@ -663,7 +665,9 @@ fn the_tree_says_which_unreachable_conditions_block_a_win() {
         .find(|l| l.contains("S.[ロープブレイク] enabled"))
         .expect("the rope break's node");
     assert!(
-        line.contains("∞: neither side brings it about by its own moves; no win needs it"),
+        line.contains(
+            "∞: neither side brings it about by its own moves; both sides' wins go another way"
+        ),
         "{line}"
     );
 }

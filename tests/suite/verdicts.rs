@@ -283,3 +283,111 @@ fn a_report_counts_forfeits_and_fails_when_an_ai_never_moved() {
         "{text}"
     );
 }
+
+// ---- §4: the victory tree says only what it knows (tests/designs/boxing.kmt, 34 lines) ----
+
+const BOXING: &str = "tests/designs/boxing.kmt";
+
+fn tree_json(file: &str) -> Value {
+    json(&["tree", file, "--format", "json"])
+}
+
+fn node<'a>(v: &'a Value, text: &str) -> &'a Value {
+    v["nodes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|n| n["condition"] == text)
+        .unwrap_or_else(|| panic!("no node {text} in {v}"))
+}
+
+/// The file is symmetric, so every condition reads the same for both pursuers: the hook an
+/// availability rule enables was "h ○ 0 · c × 0" at the start, because availability had run
+/// only for h (to move).
+#[test]
+fn the_tree_reads_each_sides_commands_as_it_meets_them_at_its_turn() {
+    let v = tree_json(BOXING);
+    let hook = node(&v, "S.[hook] enabled");
+    assert_eq!(hook["holds"]["h"], true, "{hook}");
+    assert_eq!(hook["holds"]["c"], true, "{hook}");
+    for n in v["nodes"].as_array().unwrap() {
+        assert_eq!(n["holds"]["h"], n["holds"]["c"], "{n}");
+        assert_eq!(n["distance"]["h"], n["distance"]["c"], "{n}");
+    }
+    assert_eq!(v["distance_to_win"]["h"], v["distance_to_win"]["c"], "{v}");
+    // Whoever moves first, both sides meet the same commands (availability run for each).
+    let text = common::read(&common::root().join(BOXING));
+    let prog = kumite::pipeline::compile(&text).program.expect("compiles");
+    let eng = kumite::engine::Engine::new(&prog, 0);
+    let met = |first| {
+        let st = eng.initial(first).unwrap();
+        eng.as_each_side_meets_it(&st).unwrap().enabled
+    };
+    use kumite::side::Side;
+    assert_eq!(met(Side::H), met(Side::C));
+    // Before, c's hook was off at the start: availability had run for h only.
+    let st = eng.initial(Side::H).unwrap();
+    let hook = prog.command_id("hook").unwrap();
+    assert!(!eng.is_enabled(&st, Side::C, hook));
+    assert!(eng.is_enabled(&eng.as_each_side_meets_it(&st).unwrap(), Side::C, hook));
+}
+
+/// `[hook],O.[guard]:[uppercut]` puts the uppercut one turn away only if the opponent guards:
+/// the distance says so (`*`, and the condition named), in the text and the JSON alike.
+#[test]
+fn a_distance_that_counts_on_the_opponents_move_says_so() {
+    let v = tree_json(BOXING);
+    let up = node(&v, "S.[uppercut] enabled");
+    assert_eq!(up["distance"]["h"], 1, "{up}");
+    assert_eq!(up["counts_on_opponent"]["h"], true, "{up}");
+    let by_hook = up["achievers"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|a| a["line"] == 28)
+        .expect("line 28 opens the uppercut");
+    assert_eq!(by_hook["opponent_moves"], serde_json::json!(["O.[guard]"]));
+    // A condition that holds counts on nothing.
+    let jab = node(&v, "S.[jab] enabled");
+    assert_eq!(jab["counts_on_opponent"]["h"], false, "{jab}");
+    assert_eq!(v["distance_to_win_counts_on_opponent"]["h"], true, "{v}");
+    let (code, text, err) = common::kumite(&["tree", BOXING]);
+    assert_eq!(code, 0, "{err}");
+    assert!(
+        text.starts_with("distance to winning: h 11*, c 11*"),
+        "{text}"
+    );
+    let line = text
+        .lines()
+        .find(|l| l.contains("#1   S.[uppercut] enabled"))
+        .unwrap();
+    assert!(line.contains("h    1*"), "{line}");
+    assert!(
+        text.contains("[hook],O.[guard]:[uppercut]   [needs #4]")
+            && text.contains("[counts on the opponent: O.[guard]]"),
+        "{text}"
+    );
+    assert!(
+        text.contains("* the distance counts on a move of the opponent"),
+        "{text}"
+    );
+    // A game without conditions on the opponent's move has no stars.
+    let (_, plain, _) = common::kumite(&["tree", "rules/ex1_push.kmt"]);
+    assert!(!plain.contains('*'), "{plain}");
+}
+
+/// Being held is only the opponent's doing; a second victory rule wins without it. The held
+/// node sits right under the rule that needs it, so "no win needs it" was false there: the
+/// win goes another way.
+#[test]
+fn an_unreachable_condition_under_the_rule_that_needs_it_says_the_win_goes_another_way() {
+    let f = temp_file(
+        "held.kmt",
+        "!:体力=10,[殴る]\n[殴る]:O.体力-1\nS.捕まった:S.勝利\nO.体力<=0:S.勝利\n",
+    );
+    let (code, text, err) = common::kumite(&["tree", f.to_str().unwrap()]);
+    assert_eq!(code, 0, "{err}");
+    let line = text.lines().find(|l| l.contains("S.捕まった ")).unwrap();
+    assert!(!text.contains("no win needs it"), "{text}");
+    assert!(line.contains("both sides' wins go another way"), "{line}");
+}
