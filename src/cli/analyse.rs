@@ -412,7 +412,7 @@ pub fn solve(
         crate::search::solve::positions_for_memory(&st, crate::search::solve::SHORTEST_MEMORY)
     });
     let shortest = shortest_win_in(prog, &st, depth, cap, None);
-    let forced = forced_win_in(prog, &st, depth, 20_000_000, None);
+    let forced = forced_win_in(prog, &st, depth, crate::search::solve::FORCED_NODES, None);
     let has_rand = prog.rules.iter().any(|r| r.has_rand);
     let chance = if !has_rand {
         "none".to_string()

@@ -225,7 +225,7 @@ pub enum Command {
         start: StartArgs,
         /// Search depth in plies (alternate: single moves; simultaneous: joint turns), at most
         /// 100,000.
-        #[arg(long, default_value_t = 30, value_parser = clap::value_parser!(u32).range(0..=100_000))]
+        #[arg(long, default_value_t = crate::search::solve::WIN_PATH_PLIES, value_parser = clap::value_parser!(u32).range(0..=100_000))]
         depth: u32,
         /// Also compute the game value and mixed strategies (simultaneous games).
         #[arg(long)]

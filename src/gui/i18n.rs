@@ -584,6 +584,10 @@ strings! {
         "memory budget: {} positions held",
         "メモリ上限: {} 局面を保持",
     ),
+    BudgetSystemMemory => (
+        "the system's memory: more was refused after {} positions",
+        "システムのメモリ: {} 局面の後、確保できませんでした",
+    ),
     BudgetChance => (
         "chance budget: {} outcomes resolved",
         "乱数上限: {} 通りの結果を展開",

@@ -99,7 +99,13 @@ pub fn compute(
         return None;
     }
     phase.store(1, Relaxed);
-    let f = crate::search::solve::forced_win_in(prog, start, plies, 20_000_000, Some(cancel));
+    let f = crate::search::solve::forced_win_in(
+        prog,
+        start,
+        plies,
+        crate::search::solve::FORCED_NODES,
+        Some(cancel),
+    );
     if cancel.load(std::sync::atomic::Ordering::Relaxed) {
         return None;
     }
@@ -174,7 +180,8 @@ pub struct WinPathView {
 impl Default for WinPathView {
     fn default() -> Self {
         Self {
-            plies: 40,
+            // The same default as `kumite solve --depth`, so the two give the same verdict.
+            plies: crate::search::solve::WIN_PATH_PLIES,
             from_match: true,
             job: None,
             phase: Arc::default(),
@@ -522,6 +529,7 @@ fn show_forced(ui: &mut Ui, lang: Lang, r: &WinPathResult) {
 fn budget_text(lang: Lang, b: Budget) -> String {
     match b {
         Budget::Positions(n) => trf(lang, T::BudgetPositions, thousands(n as u64)),
+        Budget::SystemMemory(n) => trf(lang, T::BudgetSystemMemory, thousands(n as u64)),
         Budget::ChanceOutcomes(n) => trf(lang, T::BudgetChance, thousands(n)),
         Budget::Nodes(n) => trf(lang, T::BudgetNodes, thousands(n)),
         Budget::Cancelled => tr(lang, T::BudgetCancelled).to_string(),

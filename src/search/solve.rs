@@ -61,6 +61,9 @@ pub const SHORTEST_CHANCE: u64 = 16_000_000;
 pub enum Budget {
     /// It held this many positions (the memory budget).
     Positions(usize),
+    /// The system refused more memory after this many positions (a smaller address space or
+    /// less free memory than the budget assumes).
+    SystemMemory(usize),
     /// It resolved this many chance outcomes.
     ChanceOutcomes(u64),
     /// It searched this many nodes.
@@ -75,6 +78,11 @@ impl std::fmt::Display for Budget {
             Budget::Positions(n) => write!(
                 f,
                 "the memory budget: {} positions held",
+                thousands(*n as u64)
+            ),
+            Budget::SystemMemory(n) => write!(
+                f,
+                "the system's memory: more was refused after {} positions",
                 thousands(*n as u64)
             ),
             Budget::ChanceOutcomes(n) => {
@@ -200,23 +208,73 @@ pub fn plies_text(n: u32) -> String {
 
 /// Positions the shortest-win search can hold in `bytes` of memory for positions like `st`.
 pub fn positions_for_memory(st: &State, bytes: usize) -> usize {
-    (bytes / Arena::bytes_per_position(st)).max(1)
+    // Less one chunk: the last chunk is allocated whole.
+    let n = bytes / Arena::bytes_per_position(st);
+    if n > 2 * CHUNK { n - CHUNK } else { n.max(1) }
 }
 
 /// The positions of the breadth-first search, packed: each position's values, flags and
 /// history in flat arrays (no allocation per position), with how it was reached. A ply's
-/// positions are a contiguous range (breadth-first order).
+/// positions are a contiguous range (breadth-first order). The arrays are kept in chunks of
+/// [`CHUNK`] positions that never move: a growing array is copied into a larger one (the
+/// allocator holds both for a moment), and that made the peak twice the positions held.
 struct Arena {
-    nv: usize,
-    ne: usize,
-    nh: usize,
-    vals: Vec<i64>,
-    enabled: Vec<bool>,
-    hist: Vec<u32>,
-    meta: Vec<Meta>,
+    vals: Chunked<i64>,
+    enabled: Chunked<bool>,
+    hist: Chunked<u32>,
+    meta: Chunked<Meta>,
+}
+
+/// Positions per chunk of the arena.
+const CHUNK: usize = 1 << 16;
+
+/// Rows of `width` items in chunks of [`CHUNK`] rows, each allocated once at its full size.
+struct Chunked<T> {
+    width: usize,
+    chunks: Vec<Vec<T>>,
+    len: usize,
+}
+
+impl<T: Copy> Chunked<T> {
+    fn new(width: usize) -> Self {
+        Chunked {
+            width,
+            chunks: Vec::new(),
+            len: 0,
+        }
+    }
+
+    /// Makes sure the next row has room; false when the system refuses the memory.
+    fn room(&mut self) -> bool {
+        if self.len.is_multiple_of(CHUNK) && self.chunks.len() * CHUNK <= self.len {
+            let mut c = Vec::new();
+            if c.try_reserve_exact(CHUNK * self.width).is_err()
+                || self.chunks.try_reserve(1).is_err()
+            {
+                return false;
+            }
+            self.chunks.push(c);
+        }
+        true
+    }
+
+    /// Appends a row ([`Chunked::room`] made room for it).
+    fn push(&mut self, row: &[T]) {
+        debug_assert_eq!(row.len(), self.width);
+        if let Some(c) = self.chunks.last_mut() {
+            c.extend_from_slice(row);
+        }
+        self.len += 1;
+    }
+
+    fn row(&self, i: usize) -> &[T] {
+        let at = (i % CHUNK) * self.width;
+        &self.chunks[i / CHUNK][at..at + self.width]
+    }
 }
 
 /// How a packed position was reached, and its counters.
+#[derive(Clone, Copy)]
 struct Meta {
     /// The position it was reached from (`u32::MAX` for the start).
     parent: u32,
@@ -237,30 +295,38 @@ const NO_CMD: u32 = u32::MAX;
 impl Arena {
     fn new(st: &State) -> Self {
         Arena {
-            nv: st.vals.len(),
-            ne: st.enabled.len(),
-            nh: st.hist.len(),
-            vals: Vec::new(),
-            enabled: Vec::new(),
-            hist: Vec::new(),
-            meta: Vec::new(),
+            vals: Chunked::new(st.vals.len()),
+            enabled: Chunked::new(st.enabled.len()),
+            hist: Chunked::new(st.hist.len()),
+            meta: Chunked::new(1),
         }
     }
 
-    /// Memory per position, the set of seen keys included.
+    /// Memory per position at the search's peak: the packed position (its chunk is allocated
+    /// whole, so up to one chunk more is held), and the set of seen keys while it doubles (old
+    /// and new tables, 9 bytes a slot, at most 7/8 full: 31 bytes a key).
     fn bytes_per_position(st: &State) -> usize {
-        st.vals.len() * 8 + st.enabled.len() + st.hist.len() * 4 + std::mem::size_of::<Meta>() + 24
+        st.vals.len() * 8 + st.enabled.len() + st.hist.len() * 4 + std::mem::size_of::<Meta>() + 32
     }
 
     fn len(&self) -> usize {
-        self.meta.len()
+        self.meta.len
+    }
+
+    fn meta(&self, i: usize) -> &Meta {
+        &self.meta.row(i)[0]
+    }
+
+    /// Room for one more position; false when the system refuses the memory.
+    fn room(&mut self) -> bool {
+        self.vals.room() && self.enabled.room() && self.hist.room() && self.meta.room()
     }
 
     fn push(&mut self, st: &State, parent: u32, cmds: [Option<CmdId>; 2], mover: usize, prob: f64) {
-        self.vals.extend_from_slice(&st.vals);
-        self.enabled.extend_from_slice(&st.enabled);
-        self.hist.extend_from_slice(&st.hist);
-        self.meta.push(Meta {
+        self.vals.push(&st.vals);
+        self.enabled.push(&st.enabled);
+        self.hist.push(&st.hist);
+        self.meta.push(&[Meta {
             parent,
             cmds: cmds.map(|c| c.unwrap_or(NO_CMD)),
             mover: mover as u8,
@@ -269,18 +335,15 @@ impl Arena {
             turn: st.turn,
             to_move: st.to_move as u8,
             outcome: st.outcome,
-        });
+        }]);
     }
 
     /// Position `i` into `st` (whose buffers have the right lengths).
     fn load(&self, i: usize, st: &mut State) {
-        st.vals
-            .copy_from_slice(&self.vals[i * self.nv..(i + 1) * self.nv]);
-        st.enabled
-            .copy_from_slice(&self.enabled[i * self.ne..(i + 1) * self.ne]);
-        st.hist
-            .copy_from_slice(&self.hist[i * self.nh..(i + 1) * self.nh]);
-        let m = &self.meta[i];
+        st.vals.copy_from_slice(self.vals.row(i));
+        st.enabled.copy_from_slice(self.enabled.row(i));
+        st.hist.copy_from_slice(self.hist.row(i));
+        let m = self.meta(i);
         st.own_turns = m.own_turns;
         st.turn = m.turn;
         st.to_move = Side::from_index(m.to_move as usize);
@@ -288,7 +351,7 @@ impl Arena {
     }
 
     fn cmds(&self, i: usize) -> [Option<CmdId>; 2] {
-        self.meta[i].cmds.map(|c| (c != NO_CMD).then_some(c))
+        self.meta(i).cmds.map(|c| (c != NO_CMD).then_some(c))
     }
 }
 
@@ -309,18 +372,21 @@ pub fn shortest_win_in(
     let work_cap = SHORTEST_CHANCE;
     let mut seen: FxHashSet<u64> = FxHashSet::default();
     let mut arena = Arena::new(start);
+    if !arena.room() {
+        return ShortestWin::GaveUp {
+            complete: 0,
+            positions: 0,
+            budget: Budget::SystemMemory(0),
+        };
+    }
     arena.push(start, u32::MAX, [None, None], start.to_move.index(), 1.0);
     seen.insert(position_key(start, lcm));
     let mut st = start.clone();
     let mut layer = 0..1usize;
     let gave_up = |complete: u32, budget: Budget, arena: Arena, seen: FxHashSet<u64>| {
-        // Millions of positions can be held here: free them on a thread of their own, so a
-        // cancelled search ends at once.
+        // A few flat arrays and one table: freed at once, before anything else allocates.
         let positions = arena.len();
-        let big = (arena, seen);
-        let _ = std::thread::Builder::new()
-            .name("kumite-free".into())
-            .spawn(move || drop(big));
+        drop((arena, seen));
         ShortestWin::GaveUp {
             complete,
             positions,
@@ -332,7 +398,7 @@ pub fn shortest_win_in(
             if cancelled(cancel) {
                 return gave_up(ply, Budget::Cancelled, arena, seen);
             }
-            if arena.meta[li].outcome.is_some() {
+            if arena.meta(li).outcome.is_some() {
                 continue;
             }
             arena.load(li, &mut st);
@@ -340,6 +406,12 @@ pub fn shortest_win_in(
             for cmds in joint_moves(&s, &st) {
                 let kids = s.outcomes(&st, cmds, SOLVER_CHANCE_EXACT);
                 for (c, p) in &kids {
+                    // Memory the system refuses ends the search with that answer, not an
+                    // abort (a smaller address space than the budget assumes).
+                    if !arena.room() || seen.try_reserve(1).is_err() {
+                        let held = arena.len();
+                        return gave_up(ply, Budget::SystemMemory(held), arena, seen);
+                    }
                     if !seen.insert(position_key(c, lcm)) {
                         continue;
                     }
@@ -364,7 +436,7 @@ pub fn shortest_win_in(
         }
         // The next ply: the undecided positions just found (decided ones end there).
         let next = layer.end..arena.len();
-        let exhausted = next.clone().all(|i| arena.meta[i].outcome.is_some());
+        let exhausted = next.clone().all(|i| arena.meta(i).outcome.is_some());
         if exhausted {
             return ShortestWin::NoneWithin {
                 plies: ply + 1,
@@ -391,7 +463,7 @@ fn path_to(
     let mut steps = Vec::new();
     let mut stt = start.clone();
     while k != 0 {
-        let m = &arena.meta[k];
+        let m = arena.meta(k);
         let (cm, mover) = (arena.cmds(k), m.mover as usize);
         let (side, command) = if s.eng.simultaneous {
             (
@@ -531,6 +603,17 @@ struct Prover<'s, 'p> {
     winner: Side,
 }
 
+/// Positions the forced-win search remembers at most (under 2^23 slots of 17 bytes: about
+/// 215 MB at its peak, while its table doubles): beyond, the table is emptied and the search
+/// goes on without what it had learnt.
+pub const FORCED_MEMO: usize = 7_000_000;
+
+/// Nodes the forced-win search may visit (`kumite solve` and the studio's Win path alike).
+pub const FORCED_NODES: u64 = 20_000_000;
+
+/// Plies the win path searches by default (`kumite solve --depth`, the studio's Win path).
+pub const WIN_PATH_PLIES: u32 = 30;
+
 /// Nodes at most in a strategy tree.
 const TREE_CAP: usize = 2000;
 
@@ -603,6 +686,10 @@ impl Prover<'_, '_> {
                 .all(|&b| self.all_outcomes_win(st, joint(None, b), d - 1))
         };
         if !self.s.stopped {
+            // The memo is a cache: emptied when full rather than grown past its budget.
+            if self.memo.len() >= FORCED_MEMO {
+                self.memo = FxHashMap::default();
+            }
             self.memo.insert(key, r);
         }
         r

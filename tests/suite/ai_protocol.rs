@@ -299,10 +299,12 @@ fn an_ai_that_times_out_is_ended_with_everything_it_started() {
     // The AI (run through sh) starts a child that would sleep for a minute, answers once and
     // then never again: it forfeits on its timeout, and its child must not outlive the match
     // (it would keep kumite's standard error open: `kumite match … | tail` waited for it).
+    // It reads the start and its first turn before answering: an answer printed before the
+    // turn that asks for it is a line nothing asked for (exit 14).
     let pidfile = tmp("child.pid");
     let _ = std::fs::remove_file(&pidfile);
     let ai = format!(
-        "ai:sh -c 'sleep 60 >/dev/null 2>&1 & echo $! > {}; echo n; echo 押す; wait'",
+        "ai:sh -c 'sleep 60 >/dev/null 2>&1 & echo $! > {}; echo n; read s; read t; echo 押す; wait'",
         pidfile.display()
     );
     let (code, out, _) = kumite(&[

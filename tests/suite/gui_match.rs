@@ -652,3 +652,28 @@ fn the_victory_tree_numbers_rows_by_nesting_and_agrees_with_the_initial_state() 
     assert_eq!(h.query_all_by_label("●").count(), 8);
     assert_eq!(h.query_all_by_label("—").count(), 2);
 }
+
+/// The studio's Win path and `kumite solve` search the same plies by default, so they give the
+/// same verdict: h's push-out win here is 35 plies away, beyond both (the studio searched 40
+/// and found it where the command line said there was none).
+#[test]
+fn the_win_path_in_the_studio_and_on_the_command_line_give_the_same_verdict() {
+    let text = "!:余裕=17\n:[押す]\n[押す]:O.余裕-1\nO.余裕<=0,[押す]:S.勝利\n";
+    let mut h = harness(StudioApp::new_for_test(Lang::En, text));
+    settle(&mut h);
+    h.key_press(Key::F7);
+    step_until(&mut h, "the win path", |a| a.winpath_result().is_some());
+    let plies = h.state().winpath_result().unwrap().plies;
+    let dir = std::env::temp_dir().join(format!("kumite-winpath-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let f = dir.join("push35.kmt");
+    std::fs::write(&f, text).unwrap();
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_kumite"))
+        .args(["solve", f.to_str().unwrap(), "--format", "json"])
+        .output()
+        .unwrap();
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(v["forced_win"]["plies"], plies, "{v}");
+    assert_eq!(v["shortest_win"]["status"], "none", "{v}");
+    h.get_by_label_contains(&format!("within {plies} plies"));
+}

@@ -391,3 +391,46 @@ fn an_unreachable_condition_under_the_rule_that_needs_it_says_the_win_goes_anoth
     assert!(!text.contains("no win needs it"), "{text}");
     assert!(line.contains("both sides' wins go another way"), "{line}");
 }
+
+// ---- §5: a win path within its budget ----
+
+/// 100 commands, each taking 1 from the opponent's 体力 and adding to one of 50 states: the
+/// breadth-first search holds a million positions by ply 4. It aborted (SIGABRT) under a 4 GB
+/// address space, its arrays doubling past the budget; now it gives up at its memory budget,
+/// and under a smaller address space with the system's refusal named, never an abort.
+#[cfg(unix)]
+#[test]
+fn a_win_path_on_a_hundred_commands_gives_up_within_its_memory_never_aborting() {
+    let mut text = String::from("!:体力=100\n");
+    for n in 0..100 {
+        text.push_str(&format!(":[c{n}]\n[c{n}]:O.体力-1,S.x{}+1\n", n % 50));
+    }
+    text.push_str("O.体力<=0:S.勝利\n");
+    let f = temp_file("c100.kmt", &text);
+    for limit_kb in [4_000_000, 1_700_000] {
+        let out = std::process::Command::new("sh")
+            .arg("-c")
+            .arg(format!(
+                "ulimit -v {limit_kb} && exec \"$0\" solve \"$1\" --depth 4 --format json",
+            ))
+            .arg(env!("CARGO_BIN_EXE_kumite"))
+            .arg(&f)
+            .output()
+            .unwrap();
+        let stdout = String::from_utf8_lossy(&out.stdout);
+        assert!(
+            out.status.success(),
+            "ulimit -v {limit_kb}: {:?}\n{stdout}",
+            out.status
+        );
+        let v: Value = serde_json::from_str(&stdout).unwrap();
+        let sw = &v["shortest_win"];
+        assert_eq!(sw["status"], "gave_up", "{sw}");
+        let why = sw["gave_up"].as_str().unwrap();
+        assert!(
+            why.contains("the memory budget") || why.contains("the system's memory"),
+            "{why}"
+        );
+        assert_eq!(sw["none_within"], 3, "{sw}");
+    }
+}
