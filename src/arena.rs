@@ -253,6 +253,7 @@ impl<'p> Worker<'p> {
                 max_turns: None,
                 rules_name: run.rules_name.clone(),
                 game: 0,
+                lean: false,
             },
         })
     }
@@ -485,6 +486,9 @@ pub enum ResultError {
     /// The histogram and the game count disagree.
     #[error("\"length_histogram\" does not add up to \"games\"")]
     HistogramSum,
+    /// A field disagrees with the others (what, and why).
+    #[error("the field \"{0}\" {1}")]
+    Inconsistent(&'static str, String),
 }
 
 /// Why results cannot be merged.
@@ -537,10 +541,12 @@ pub fn parse_result(v: &serde_json::Value) -> Result<(Meta, ArenaStats, f64), Re
         v[k].as_u64()
             .ok_or_else(|| ResultError::NotANumber(k.to_string()))
     };
-    let text = |k: &serde_json::Value, name: &str| {
-        k.as_str()
-            .map(str::to_string)
-            .ok_or_else(|| ResultError::Missing(name.to_string()))
+    let text = |k: &serde_json::Value, name: &'static str| {
+        let t = k
+            .as_str()
+            .ok_or_else(|| ResultError::Missing(name.to_string()))?;
+        no_controls(name, t)?;
+        Ok::<String, ResultError>(t.to_string())
     };
     let ranges: Vec<[u64; 2]> = serde_json::from_value(v["game_ranges"].clone())
         .map_err(|_| ResultError::Malformed("game_ranges"))?;
@@ -577,27 +583,136 @@ pub fn parse_result(v: &serde_json::Value) -> Result<(Meta, ArenaStats, f64), Re
     };
     let hist: Vec<[u64; 2]> = serde_json::from_value(v["length_histogram"].clone())
         .map_err(|_| ResultError::Malformed("length_histogram"))?;
+    let overflow =
+        || ResultError::Inconsistent("length_histogram", "overflows a 64-bit count".into());
+    let mut turns: u64 = 0;
+    let mut counted: u64 = 0;
     for [t, n] in hist {
-        let t = usize::try_from(t)
+        let at = usize::try_from(t)
             .ok()
             .filter(|&t| t <= 100_000_000)
             .ok_or(ResultError::LengthOutOfRange(t))?;
-        if t >= stats.lengths.len() {
-            stats.lengths.resize(t + 1, 0);
+        if at >= stats.lengths.len() {
+            stats.lengths.resize(at + 1, 0);
         }
-        stats.lengths[t] += n;
+        stats.lengths[at] = stats.lengths[at].checked_add(n).ok_or_else(overflow)?;
+        counted = counted.checked_add(n).ok_or_else(overflow)?;
+        turns = t
+            .checked_mul(n)
+            .and_then(|x| turns.checked_add(x))
+            .ok_or_else(overflow)?;
     }
-    if stats.lengths.iter().sum::<u64>() != stats.games {
+    if counted != stats.games {
         return Err(ResultError::HistogramSum);
     }
+    check_counts(&meta, &stats, turns)?;
     if let Some(ex) = v["forfeit_examples"].as_array() {
         for e in ex {
             if let (Some(g), Some(m)) = (e["game"].as_u64(), e["message"].as_str()) {
+                no_controls("forfeit_examples", m)?;
                 stats.forfeit_examples.push((g, m.to_string()));
             }
         }
     }
-    Ok((meta, stats, v["seconds"].as_f64().unwrap_or(0.0)))
+    let seconds = match &v["seconds"] {
+        serde_json::Value::Null => 0.0,
+        x => x
+            .as_f64()
+            .filter(|s| s.is_finite() && *s >= 0.0)
+            .ok_or_else(|| {
+                ResultError::Inconsistent("seconds", format!("is {x}, not a time in seconds"))
+            })?,
+    };
+    for (w, side) in stats.search.iter().zip(["h", "c"]) {
+        if let Some(w) = w
+            && !(w.seconds.is_finite() && w.seconds >= 0.0)
+        {
+            return Err(ResultError::Inconsistent(
+                "search",
+                format!("gives {side} {} seconds", w.seconds),
+            ));
+        }
+    }
+    Ok((meta, stats, seconds))
+}
+
+/// Refuses text with control characters (a result's strings are printed to a terminal).
+fn no_controls(field: &'static str, t: &str) -> Result<(), ResultError> {
+    if let Some(c) = t.chars().find(|c| c.is_control()) {
+        return Err(ResultError::Inconsistent(
+            field,
+            format!("holds the control character U+{:04X}", c as u32),
+        ));
+    }
+    Ok(())
+}
+
+/// A shard's counts must agree with each other, with its game ranges and with its histogram
+/// (`turns`: the turns the histogram adds up to).
+fn check_counts(m: &Meta, s: &ArenaStats, turns: u64) -> Result<(), ResultError> {
+    let bad = |f: &'static str, why: String| Err(ResultError::Inconsistent(f, why));
+    let outcomes = [s.h_wins, s.c_wins, s.draws, s.errors]
+        .into_iter()
+        .try_fold(0u64, u64::checked_add);
+    if outcomes != Some(s.games) {
+        return bad(
+            "games",
+            format!(
+                "is {}, but h_wins {} + c_wins {} + draws {} + errors {} is not",
+                s.games, s.h_wins, s.c_wins, s.draws, s.errors
+            ),
+        );
+    }
+    if s.forfeits > s.games {
+        return bad(
+            "forfeits",
+            format!("{} exceeds the {} games", s.forfeits, s.games),
+        );
+    }
+    if s.silent_forfeits
+        .iter()
+        .try_fold(0u64, |a, &b| a.checked_add(b))
+        .is_none_or(|n| n > s.forfeits)
+    {
+        return bad(
+            "silent_forfeits",
+            format!("{:?} exceed the {} forfeits", s.silent_forfeits, s.forfeits),
+        );
+    }
+    if s.turns_total != turns {
+        return bad(
+            "turns_total",
+            format!(
+                "is {}, but length_histogram adds up to {turns} turns",
+                s.turns_total
+            ),
+        );
+    }
+    let mut covered: u64 = 0;
+    let mut sorted = m.ranges.clone();
+    sorted.sort();
+    for (k, r) in sorted.iter().enumerate() {
+        if r[0] >= r[1] || r[1] > m.total_games {
+            return bad(
+                "game_ranges",
+                format!(
+                    "holds [{}, {}], not a range of games within the run's {}",
+                    r[0], r[1], m.total_games
+                ),
+            );
+        }
+        if k > 0 && sorted[k - 1][1] > r[0] {
+            return bad("game_ranges", format!("overlap at game {}", r[0]));
+        }
+        covered += r[1] - r[0];
+    }
+    if covered != s.games {
+        return bad(
+            "game_ranges",
+            format!("cover {covered} games, but \"games\" is {}", s.games),
+        );
+    }
+    Ok(())
 }
 
 /// Adds up results of the same run (shards): they must agree on the rules, players, seed,
@@ -651,6 +766,18 @@ pub fn merge(results: &[(String, serde_json::Value)]) -> Result<serde_json::Valu
                     }
                 }
                 am.ranges.extend_from_slice(&m.ranges);
+                // Each shard is consistent, so no count exceeds its games or turns.
+                if as_.games.checked_add(s.games).is_none()
+                    || as_.turns_total.checked_add(s.turns_total).is_none()
+                {
+                    return Err(MergeError::InFile {
+                        file: name.clone(),
+                        error: ResultError::Inconsistent(
+                            "games",
+                            "added to the others overflows a 64-bit count".into(),
+                        ),
+                    });
+                }
                 as_.merge(&s);
                 *asecs += secs;
             }

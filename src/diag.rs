@@ -464,16 +464,51 @@ pub fn render_ariadne(d: &Diagnostic, file: &str, text: &str, color: bool) -> St
 /// Renders the diagnostics of one text as ariadne reports. The text's line table is built once
 /// (building it per report made 20,000 reports on a 20,000-line file take seconds).
 pub struct AriadneRenderer<'a> {
-    cache: (&'a str, ariadne::Source<&'a str>),
+    cache: (&'a str, ariadne::Source<String>),
     text: &'a str,
     color: bool,
+}
+
+/// The text as the terminal may show it, byte for byte as long: control characters and the
+/// line breaks Kumite does not count as lines (a lone CR, VT, FF, NEL, U+2028/9) become `?`s,
+/// so a hostile file cannot drive the terminal and ariadne's line numbers are Kumite's.
+pub fn terminal_safe(text: &str) -> std::borrow::Cow<'_, str> {
+    let bad = |c: char, next: Option<char>| {
+        (c.is_control() && !matches!(c, '\t' | '\n' | '\r'))
+            || (c == '\r' && next != Some('\n'))
+            || matches!(c, '\u{2028}' | '\u{2029}' | '\u{202A}'..='\u{202E}' | '\u{2066}'..='\u{2069}')
+    };
+    let mut it = text.chars().peekable();
+    let mut any = false;
+    while let Some(c) = it.next() {
+        if bad(c, it.peek().copied()) {
+            any = true;
+            break;
+        }
+    }
+    if !any {
+        return std::borrow::Cow::Borrowed(text);
+    }
+    let mut out = String::with_capacity(text.len());
+    let mut it = text.chars().peekable();
+    while let Some(c) = it.next() {
+        if bad(c, it.peek().copied()) {
+            out.extend(std::iter::repeat_n('?', c.len_utf8()));
+        } else {
+            out.push(c);
+        }
+    }
+    std::borrow::Cow::Owned(out)
 }
 
 impl<'a> AriadneRenderer<'a> {
     /// A renderer for `text`, named `file` in the reports.
     pub fn new(file: &'a str, text: &'a str, color: bool) -> Self {
         Self {
-            cache: (file, ariadne::Source::from(text)),
+            cache: (
+                file,
+                ariadne::Source::from(terminal_safe(text).into_owned()),
+            ),
             text,
             color,
         }
@@ -490,7 +525,7 @@ fn render_with<'a>(
     file: &'a str,
     text: &str,
     color: bool,
-    cache: &mut (&'a str, ariadne::Source<&'a str>),
+    cache: &mut (&'a str, ariadne::Source<String>),
 ) -> String {
     use ariadne::{Color, Config, IndexType, Label, Report, ReportKind};
     let kind = match d.severity {

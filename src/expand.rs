@@ -10,6 +10,9 @@ use rustc_hash::{FxHashMap as HashMap, FxHashSet as HashSet};
 /// The most rules an expansion may produce.
 pub const MAX_RULES: usize = 100_000;
 
+/// The most commands all command macros may stand for together (each macro's list is kept).
+pub const MAX_MACRO_LEAVES: usize = 2_000_000;
+
 /// Where an expanded rule came from.
 #[derive(Clone, Debug, PartialEq, Eq, Default)]
 pub struct Origin {
@@ -420,6 +423,9 @@ fn flatten_macros(
 ) -> HashMap<NameId, Vec<NameId>> {
     let mut done: HashMap<NameId, Vec<NameId>> = HashMap::default();
     let mut reported: HashSet<NameId> = HashSet::default();
+    // Commands listed over all macros so far, and whether the limit was reported.
+    let mut total = 0usize;
+    let mut over = false;
     // The current path: the macros entered and not yet left (with their positions in `path`).
     let mut path: Vec<NameId> = Vec::new();
     let mut on_path: HashMap<NameId, usize> = HashMap::default();
@@ -476,6 +482,28 @@ fn flatten_macros(
                                 out.push(leaf);
                             }
                         }
+                    }
+                    total = total.saturating_add(out.len());
+                    if total > MAX_MACRO_LEAVES {
+                        // Each macro's list is kept: a chain where each macro names the next
+                        // grows with the square of its length. Refuse, do not run out of memory.
+                        if !over {
+                            over = true;
+                            diags.push(
+                                Diagnostic::error(
+                                    DiagCode::E024,
+                                    defs[&id].1.clone(),
+                                    format!(
+                                        "the macros stand for more than {MAX_MACRO_LEAVES} commands in all (here [{}] reaches the limit)",
+                                        names.get(id)
+                                    ),
+                                )
+                                .with_help(
+                                    "a chain of macros that each include the next grows with the square of its length; list the commands in fewer macros",
+                                ),
+                            );
+                        }
+                        out = Vec::new();
                     }
                     done.insert(id, out);
                 }
@@ -671,6 +699,30 @@ fn visit_expr_mut(e: &mut Expr, f: &mut impl FnMut(&mut Expr)) {
     f(e);
 }
 
+/// If `e`'s own operation fails on operands that are all numbers (its parts compute, it does
+/// not), where and why.
+fn constant_fault(e: &Expr) -> Option<(Span, &'static str)> {
+    let value = |x: &Expr| x.const_eval(&mut |_, _| Err(ConstError::Reported)).is_ok();
+    let (parts_ok, span, what) = match e {
+        Expr::Bin(op, a, b, s) => (
+            value(a) && value(b),
+            s,
+            match op {
+                BinOp::Div | BinOp::Mod => "this always overflows or divides by zero",
+                _ => "this always overflows (the limit is ±9223372036854775807)",
+            },
+        ),
+        Expr::Neg(a, s) => (value(a), s, "this always overflows"),
+        Expr::Call(f, args, s) if *f != Func::Rand => (
+            args.len() == f.arity() && args.iter().all(value),
+            s,
+            "this always overflows",
+        ),
+        _ => return None,
+    };
+    (parts_ok && !value(e)).then(|| (span.clone(), what))
+}
+
 fn rule_exprs_mut(r: &mut Rule, f: &mut impl FnMut(&mut Expr)) {
     for c in &mut r.conds {
         if let Cond::Cmp { lhs, rhs, .. } = c {
@@ -739,6 +791,17 @@ fn expand_rule(
     let mut ok = true;
     rule_exprs_mut(&mut base, &mut |x| {
         resolve_node(x, m, names, diags, &mut ok)
+    });
+    if !ok {
+        return;
+    }
+    // A part made of numbers only that cannot compute fails every time the rule is read:
+    // an error in the file, as it is in a constant (E025), not a surprise during play.
+    rule_exprs_mut(&mut base, &mut |x| {
+        if let Some((span, what)) = constant_fault(x) {
+            ok = false;
+            diags.push(Diagnostic::error(DiagCode::E025, span, what));
+        }
     });
     if !ok {
         return;

@@ -33,9 +33,21 @@ fn end_ais_on_signals() {
     use signal_hook::consts::{SIGHUP, SIGINT, SIGTERM};
     if let Ok(mut signals) = signal_hook::iterator::Signals::new([SIGINT, SIGTERM, SIGHUP]) {
         std::thread::spawn(move || {
-            if let Some(sig) = signals.forever().next() {
+            let mut signals = signals.forever();
+            if let Some(sig) = signals.next() {
                 ENDING.store(sig, std::sync::atomic::Ordering::SeqCst);
                 kumite::ai_protocol::kill_all();
+                // The studio closes its window itself (recovery copy first); exiting from this
+                // thread while the window renders can crash. A second signal, or a window
+                // that has not closed in 10 s, ends the process here.
+                #[cfg(feature = "studio")]
+                if kumite::gui::close_for_signal(sig) {
+                    std::thread::spawn(move || {
+                        std::thread::sleep(std::time::Duration::from_secs(10));
+                        std::process::exit(128 + sig);
+                    });
+                    let _ = signals.next();
+                }
                 std::process::exit(128 + sig);
             }
         });

@@ -5,7 +5,7 @@ use crate::engine::players::{FailKind, Player, PlayerError, RandomPlayer};
 use crate::engine::{Engine, Side, State};
 use crate::program::{CmdId, RuleProgram};
 use crate::search::CpuSpecError;
-use std::io::{BufRead, Write};
+use std::io::Write;
 
 /// A player spec that makes no player.
 #[derive(Clone, Debug, PartialEq, thiserror::Error)]
@@ -127,19 +127,7 @@ impl Player for HumanPlayer {
         loop {
             let _ = write!(out, "  commands: {}   (? for help)\n  > ", list.join("  "));
             let _ = out.flush();
-            let mut line = String::new();
-            let n = std::io::stdin().lock().read_line(&mut line).map_err(|e| {
-                PlayerError::new(
-                    FailKind::HumanInputEnded,
-                    format!("cannot read the terminal: {e}"),
-                )
-            })?;
-            if n == 0 {
-                return Err(PlayerError::new(
-                    FailKind::HumanInputEnded,
-                    "end of input on the terminal",
-                ));
-            }
+            let line = read_terminal_line(&mut std::io::stdin().lock())?;
             // Full-width input (an IME left on) reads as ASCII, as in rule files.
             let line: String = line.chars().map(crate::syntax::lexer::norm).collect();
             let t = line.trim();
@@ -156,14 +144,61 @@ impl Player for HumanPlayer {
                     let _ = write!(out, "{}", human_help(p, enabled));
                 }
                 None => {
+                    let shown: String = t.chars().take(40).collect();
+                    let more = if shown.len() < t.len() { "…" } else { "" };
                     let _ = writeln!(
                         out,
-                        "  '{t}' is neither a key nor a command (help or ? lists them)"
+                        "  '{}{more}' is neither a key nor a command (help or ? lists them)",
+                        shown.escape_debug()
                     );
                 }
             }
         }
     }
+}
+
+/// The longest line a terminal player may type (a key or a command's name is far shorter).
+pub const MAX_HUMAN_LINE: usize = 4096;
+
+/// One line typed by the terminal player, read without holding more than
+/// [`MAX_HUMAN_LINE`] bytes: a longer line, input that is not UTF-8 and the end of input end
+/// the player's part in the game (input that never brings a newline cannot grow memory).
+pub fn read_terminal_line(r: &mut impl std::io::BufRead) -> Result<String, PlayerError> {
+    let gone = |m: String| PlayerError::new(FailKind::HumanInputEnded, m);
+    let mut line: Vec<u8> = Vec::new();
+    loop {
+        let buf = match r.fill_buf() {
+            Ok(b) => b,
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
+            Err(e) => return Err(gone(format!("cannot read the terminal: {e}"))),
+        };
+        if buf.is_empty() {
+            if line.is_empty() {
+                return Err(gone("end of input on the terminal".into()));
+            }
+            break;
+        }
+        let (chunk, used, done) = match buf.iter().position(|&b| b == b'\n') {
+            Some(i) => (&buf[..i], i + 1, true),
+            None => (buf, buf.len(), false),
+        };
+        if line.len() + chunk.len() > MAX_HUMAN_LINE {
+            return Err(gone(format!(
+                "the terminal sent a line longer than {MAX_HUMAN_LINE} bytes: not a key or a command; input refused"
+            )));
+        }
+        line.extend_from_slice(chunk);
+        r.consume(used);
+        if done {
+            break;
+        }
+    }
+    String::from_utf8(line).map_err(|e| {
+        gone(format!(
+            "the terminal sent text that is not UTF-8 (byte {})",
+            e.utf8_error().valid_up_to()
+        ))
+    })
 }
 
 /// What `help` or `?` shows the terminal player: how to answer, the file's key bindings (its

@@ -12,6 +12,7 @@ macro_rules! outln {
 }
 
 pub mod analyse;
+pub mod exit;
 pub mod play;
 pub mod turns;
 
@@ -387,6 +388,16 @@ fn train(file: &Path, games: u64, seed: u64, output: Option<&PathBuf>, format: F
             file.display()
         ));
     }
+    let out = output
+        .cloned()
+        .unwrap_or_else(|| crate::search::trained::trained_path(file));
+    if let Err(e) = refuse_onto_input(file, &out, "the output") {
+        return fail(&e);
+    }
+    // Find out now, not after every game has been played, that the output cannot be written.
+    if let Err(e) = crate::fsutil::check_writable(&out) {
+        return fail(&format!("cannot write {}: {e}", out.display()));
+    }
     let t0 = std::time::Instant::now();
     let learned = crate::search::trained::train(&prog, games, seed);
     let secs = t0.elapsed().as_secs_f64();
@@ -399,11 +410,8 @@ fn train(file: &Path, games: u64, seed: u64, output: Option<&PathBuf>, format: F
             results.distinct,
             if results.distinct == 1 { "" } else { "s" }
         );
-        return ExitCode::from(1);
+        return exit::code(exit::FOUND);
     }
-    let out = output
-        .cloned()
-        .unwrap_or_else(|| crate::search::trained::trained_path(file));
     let json = match serde_json::to_string_pretty(&learned) {
         Ok(j) => j,
         Err(e) => return fail(&e),
@@ -472,15 +480,19 @@ fn train(file: &Path, games: u64, seed: u64, output: Option<&PathBuf>, format: F
     ExitCode::SUCCESS
 }
 
-/// `kumite fmt`.
+/// `kumite fmt`. Every file is tried: one that cannot be read or written is reported and the
+/// others are still formatted (exit 2 at the end if any failed).
 fn fmt(files: &[PathBuf], check: bool) -> ExitCode {
     use std::io::Read;
     let mut unformatted = 0;
+    let mut failed = 0;
     for f in files {
         if f.as_os_str() == "-" {
             let mut t = String::new();
             if let Err(e) = std::io::stdin().read_to_string(&mut t) {
-                return fail(&format!("cannot read standard input: {e}"));
+                eprintln!("error: cannot read standard input: {e}");
+                failed += 1;
+                continue;
             }
             let out = crate::authoring::fmt::format(&t);
             if check {
@@ -495,7 +507,11 @@ fn fmt(files: &[PathBuf], check: bool) -> ExitCode {
         }
         let t = match read_rules(f) {
             Ok(t) => t,
-            Err(e) => return fail(&e),
+            Err(e) => {
+                eprintln!("error: {e}");
+                failed += 1;
+                continue;
+            }
         };
         let out = crate::authoring::fmt::format(&t);
         if out == t {
@@ -505,19 +521,41 @@ fn fmt(files: &[PathBuf], check: bool) -> ExitCode {
         if check {
             outln!("{}", f.display());
         } else if let Err(e) = crate::fsutil::write_atomic(f, out.as_bytes()) {
-            return fail(&format!("cannot write {}: {e}", f.display()));
+            eprintln!("error: cannot write {}: {e} (left as it was)", f.display());
+            failed += 1;
         } else {
             outln!("formatted {}", f.display());
         }
+    }
+    if failed > 0 {
+        eprintln!(
+            "kumite: {failed} of {} file{} could not be formatted (see above)",
+            files.len(),
+            if files.len() == 1 { "" } else { "s" }
+        );
+        return exit::code(exit::CANNOT);
     }
     if check && unformatted > 0 {
         eprintln!(
             "kumite: {unformatted} file{} not in canonical form (run kumite fmt FILE)",
             if unformatted == 1 { " is" } else { "s are" }
         );
-        return ExitCode::from(1);
+        return exit::code(exit::FOUND);
     }
     ExitCode::SUCCESS
+}
+
+/// Refuses an output path that names the input file (through links, either way): writing it
+/// would replace the user's rules.
+fn refuse_onto_input(input: &Path, out: &Path, what: &str) -> Result<(), String> {
+    if crate::fsutil::same_file(input, out) {
+        return Err(format!(
+            "{what} {} is the rule file {} itself: writing it would replace the rules; choose another path",
+            out.display(),
+            input.display()
+        ));
+    }
+    Ok(())
 }
 
 /// Reads a rule file, with a clear message on failure.
@@ -537,7 +575,7 @@ pub fn run(cmd: Command) -> ExitCode {
     match cmd {
         Command::Studio { .. } => {
             eprintln!("kumite: the studio is opened by the kumite binary itself");
-            ExitCode::from(2)
+            exit::code(exit::CANNOT)
         }
         Command::Check {
             files,
@@ -558,7 +596,7 @@ pub fn run(cmd: Command) -> ExitCode {
             Ok(()) => ExitCode::SUCCESS,
             Err(e) => {
                 eprintln!("kumite: language server: {e}");
-                ExitCode::from(1)
+                exit::code(exit::FOUND)
             }
         },
         Command::Match {
@@ -585,6 +623,7 @@ pub fn run(cmd: Command) -> ExitCode {
                 max_turns,
                 rules_name: file.display().to_string(),
                 game: 0,
+                lean: false,
             };
             let setup = play::MatchSetup {
                 file: &file,
@@ -617,6 +656,11 @@ pub fn run(cmd: Command) -> ExitCode {
             shard,
             format,
         } => {
+            if let Err(e) =
+                check_not_human(&h, "an arena").and_then(|_| check_not_human(&c, "an arena"))
+            {
+                return fail(&e);
+            }
             let prog = match load_program(&file, &set) {
                 Ok(p) => p,
                 Err(e) => return fail(&e),
@@ -752,7 +796,7 @@ pub fn run(cmd: Command) -> ExitCode {
             }
             Err(e) => {
                 eprintln!("replay failed: {e}");
-                ExitCode::from(1)
+                exit::code(exit::FOUND)
             }
         },
         Command::Perft {
@@ -778,7 +822,7 @@ fn tree(file: &Path, set: &[String], format: &str) -> ExitCode {
         .and_then(|s| eng.as_each_side_meets_it(&s))
     {
         Ok(s) => s,
-        Err(e) => return fail(&format!("runtime error at {e}")),
+        Err(e) => return rule_error(&e),
     };
     match format {
         "json" => outln!("{}", analyse::tree_json(&prog, &g, &eng, &st)),
@@ -821,7 +865,7 @@ fn solve(
         Ok(Err(panic)) => std::panic::resume_unwind(panic),
         Err(e) => {
             eprintln!("error: cannot start the solver for depth {depth}: {e}");
-            return ExitCode::from(1);
+            return exit::code(exit::CANNOT);
         }
     };
     let mut out = match out {
@@ -851,14 +895,14 @@ fn perft(file: &Path, depth: u32, seed: u64, set: &[String], first: Option<SideA
     let eng = crate::engine::Engine::new(&prog, seed);
     let st = match eng.initial(side_of(first, &prog)) {
         Ok(s) => s,
-        Err(e) => return fail(&format!("runtime error at {e}")),
+        Err(e) => return rule_error(&e),
     };
     let t0 = std::time::Instant::now();
     for d in 1..=depth {
         let mut decided = 0;
         match play::perft(&eng, &st, d, &mut decided) {
             Ok(n) => outln!("depth {d}: {n} sequences ({decided} decided earlier)"),
-            Err(e) => return fail(&format!("runtime error at {e}")),
+            Err(e) => return rule_error(&e),
         }
     }
     eprintln!("{:.3} s", t0.elapsed().as_secs_f64());
@@ -906,7 +950,7 @@ fn report(file: &Path, a: &ReportArgs, set: &[String], format: Format) -> ExitCo
                 for spec in &pair {
                     if let Err(e) = crate::players::make_player(&prog, spec, 0, Side::H, ai_timeout)
                         .map_err(|e| e.to_string())
-                        .and_then(|_| check_not_human(spec))
+                        .and_then(|_| check_not_human(spec, "a report"))
                     {
                         return fail(&format!("--players: {e}"));
                     }
@@ -963,16 +1007,18 @@ fn report(file: &Path, a: &ReportArgs, set: &[String], format: Format) -> ExitCo
             if silent.is_empty() {
                 ExitCode::SUCCESS
             } else {
-                ExitCode::from(4)
+                exit::code(exit::SILENT_AI)
             }
         }
         Err(e) => fail(&e),
     }
 }
 
-fn check_not_human(spec: &str) -> Result<(), String> {
-    if spec == "human" {
-        Err("a report plays thousands of games: human is not a player here".into())
+fn check_not_human(spec: &str, what: &str) -> Result<(), String> {
+    if spec.trim() == "human" {
+        Err(format!(
+            "{what} plays many games unattended: human is not a player here (kumite match --h human plays one game at the terminal)"
+        ))
     } else {
         Ok(())
     }
@@ -980,7 +1026,13 @@ fn check_not_human(spec: &str) -> Result<(), String> {
 
 fn fail(msg: &(impl std::fmt::Display + ?Sized)) -> ExitCode {
     eprintln!("error: {msg}");
-    ExitCode::from(2)
+    exit::code(exit::CANNOT)
+}
+
+/// A rule's runtime error during play: status 3, as `match` gives.
+fn rule_error(e: &(impl std::fmt::Display + ?Sized)) -> ExitCode {
+    eprintln!("runtime error at {e}");
+    exit::code(exit::RULE_ERROR)
 }
 
 /// The side that moves first: `--first`, else the file's `~` line.
@@ -1037,9 +1089,9 @@ fn arena(run: &crate::arena::ArenaRun, format: Format) -> ExitCode {
                     .unwrap_or_default()
             );
         }
-        ExitCode::from(4)
+        exit::code(exit::SILENT_AI)
     } else if stats.errors > 0 {
-        ExitCode::from(3)
+        exit::code(exit::RULE_ERROR)
     } else {
         ExitCode::SUCCESS
     }
@@ -1115,16 +1167,20 @@ fn merge(files: &[PathBuf], format: Format) -> ExitCode {
             Ok(t) => t,
             Err(e) => {
                 eprintln!("error: cannot read {name}: {e}");
-                return ExitCode::from(2);
+                return exit::code(exit::CANNOT);
             }
         };
+        if text.trim().is_empty() {
+            eprintln!("error: {name} is empty: it holds no result of kumite arena --format json");
+            return exit::code(exit::CANNOT);
+        }
         // A file may hold several results, one per line (shards appended to one file).
         for (k, line) in text.lines().filter(|l| !l.trim().is_empty()).enumerate() {
             match serde_json::from_str::<serde_json::Value>(line) {
                 Ok(v) => results.push((format!("{name}:{}", k + 1), v)),
                 Err(e) => {
                     eprintln!("error: {name}:{}: not JSON: {e}", k + 1);
-                    return ExitCode::from(2);
+                    return exit::code(exit::CANNOT);
                 }
             }
         }
@@ -1133,14 +1189,14 @@ fn merge(files: &[PathBuf], format: Format) -> ExitCode {
         Ok(m) => m,
         Err(e) => {
             eprintln!("error: {e}");
-            return ExitCode::from(2);
+            return exit::code(exit::CANNOT);
         }
     };
     let stats = match crate::arena::parse_result(&merged) {
         Ok((_, s, _)) => s,
         Err(e) => {
             eprintln!("error: {e}");
-            return ExitCode::from(2);
+            return exit::code(exit::CANNOT);
         }
     };
     print_arena(&merged, &stats, format);
@@ -1240,7 +1296,7 @@ fn check(files: &[PathBuf], format: Format, deny_warnings: bool, color: &str) ->
         outln!("{}", serde_json::Value::Array(json));
     }
     if failed {
-        ExitCode::from(1)
+        exit::code(exit::FOUND)
     } else {
         ExitCode::SUCCESS
     }
@@ -1252,9 +1308,14 @@ fn expand(file: &Path, output: Option<&PathBuf>) -> ExitCode {
         Err(e) => {
             // As `check`: a file that cannot be read as rules is an error in the file (E000).
             eprintln!("error[{}]: {e}", DiagCode::E000);
-            return ExitCode::from(1);
+            return exit::code(exit::FOUND);
         }
     };
+    if let Some(p) = output
+        && let Err(e) = refuse_onto_input(file, p, "the output")
+    {
+        return fail(&e);
+    }
     let c = compile(&text);
     let name = file.display().to_string();
     if c.program.is_none() {
@@ -1263,14 +1324,14 @@ fn expand(file: &Path, output: Option<&PathBuf>) -> ExitCode {
             eprint!("{}", r.render(d));
         }
         eprintln!("{name}: cannot expand a file with errors");
-        return ExitCode::from(1);
+        return exit::code(exit::FOUND);
     }
     let out = expanded_kmt(&c, &name);
     match output {
         Some(p) => {
             if let Err(e) = crate::fsutil::write_atomic(p, out.as_bytes()) {
                 eprintln!("error: cannot write {}: {e}", p.display());
-                return ExitCode::from(2);
+                return exit::code(exit::CANNOT);
             }
         }
         None => out!("{out}"),

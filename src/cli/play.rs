@@ -1,10 +1,11 @@
 //! `kumite match`, `kumite arena`, `kumite perft`.
 
-use crate::engine::players::{MatchOptions, MatchResult, Player, play_match};
+use crate::engine::players::{MatchOptions, MatchResult, MoveRecord, Player, play_match_with};
 use crate::engine::{Engine, GameResult, State};
 use crate::players::make_player;
 use crate::program::{CmdId, RuleProgram};
 use crate::side::Side;
+use std::io::Write;
 
 /// Parses `--set h.NAME=V` / `NAME=V` overrides into the program's initial values.
 pub fn apply_sets(prog: &mut RuleProgram, sets: &[String]) -> Result<(), String> {
@@ -77,10 +78,12 @@ pub fn run_with(
     opts: &MatchOptions,
     delay: f64,
     display: TurnDisplay,
+    mut on_moves: impl FnMut(&[MoveRecord]),
 ) -> MatchResult {
     let [hp, cp] = players;
     let mut ps: [&mut dyn Player; 2] = [hp, cp];
-    play_match(prog, &mut ps, opts, |eng, _st, t| {
+    play_match_with(prog, &mut ps, opts, |eng, _st, moves, t| {
+        on_moves(moves);
         match (display, t) {
             (TurnDisplay::Trace, Some(t)) => eprintln!("{}", trace_text(eng, t)),
             (TurnDisplay::Summary, Some(t)) => eprintln!("{}", super::turns::turn_summary(t)),
@@ -110,7 +113,7 @@ pub fn run_match(
     } else {
         TurnDisplay::Quiet
     };
-    run_players(prog, [h, c], opts, delay, display, ai_timeout)
+    run_players(prog, [h, c], opts, delay, display, ai_timeout, |_| {})
 }
 
 /// [`run_match`] with any [`TurnDisplay`].
@@ -121,12 +124,13 @@ fn run_players(
     delay: f64,
     display: TurnDisplay,
     ai_timeout: f64,
+    on_moves: impl FnMut(&[MoveRecord]),
 ) -> Result<MatchResult, String> {
     let mut players = [
         make_player(prog, specs[0], opts.seed, Side::H, ai_timeout).map_err(|e| e.to_string())?,
         make_player(prog, specs[1], opts.seed, Side::C, ai_timeout).map_err(|e| e.to_string())?,
     ];
-    Ok(run_with(prog, &mut players, opts, delay, display))
+    Ok(run_with(prog, &mut players, opts, delay, display, on_moves))
 }
 
 /// One turn's trace as text.
@@ -250,11 +254,56 @@ pub fn match_command(
     opts: &MatchOptions,
     s: &MatchSetup,
 ) -> Result<Played, String> {
+    // The log is opened first (refused if it is the rule file), and each move is written as
+    // it is made: a long match holds no list of its moves for the log.
+    let mut log = match s.log {
+        Some(path) => {
+            if crate::fsutil::same_file(s.file, path) {
+                return Err(format!(
+                    "the log {} is the rule file {} itself: writing it would replace the rules; choose another path",
+                    path.display(),
+                    s.file.display()
+                ));
+            }
+            let text = std::fs::read_to_string(s.file).unwrap_or_default();
+            let mut f = crate::fsutil::AtomicFile::create(path)
+                .map_err(|e| format!("cannot write the log {}: {e}", path.display()))?;
+            let header = serde_json::json!({
+                "type": "match", "rules": s.file.display().to_string(), "rules_hash": text_hash(&text),
+                "seed": opts.seed, "first": opts.first.name(), "set": s.sets,
+                "h": s.h, "c": s.c, "max_turns": opts.max_turns, "kumite": env!("CARGO_PKG_VERSION"),
+            });
+            writeln!(f, "{header}")
+                .map_err(|e| format!("cannot write the log {}: {e}", path.display()))?;
+            Some((path, f))
+        }
+        None => None,
+    };
+    let mut log_error: Option<std::io::Error> = None;
     // Turns are recorded to be shown, and to tell how the game was decided; the result keeps
-    // them only when --trace asked for them.
+    // them only when --trace asked for them, and its move list only for JSON.
     let mut run_opts = opts.clone();
     run_opts.trace = opts.trace || s.turns != TurnDisplay::Quiet || !s.json;
-    let mut r = run_players(prog, [s.h, s.c], &run_opts, s.delay, s.turns, s.ai_timeout)?;
+    run_opts.lean = !s.json && !opts.trace;
+    let mut r = run_players(
+        prog,
+        [s.h, s.c],
+        &run_opts,
+        s.delay,
+        s.turns,
+        s.ai_timeout,
+        |moves| {
+            if let (Some((_, f)), None) = (log.as_mut(), &log_error) {
+                for m in moves {
+                    let line = serde_json::json!({"type": "move", "turn": m.turn, "side": m.side, "command": m.command});
+                    if let Err(e) = writeln!(f, "{line}") {
+                        log_error = Some(e);
+                        break;
+                    }
+                }
+            }
+        },
+    )?;
     let limit = opts
         .max_turns
         .unwrap_or(u32::MAX)
@@ -265,22 +314,13 @@ pub fn match_command(
     if !opts.trace {
         r.trace.clear();
     }
-    if let Some(path) = s.log {
-        let text = std::fs::read_to_string(s.file).unwrap_or_default();
-        let mut out = String::new();
-        let header = serde_json::json!({
-            "type": "match", "rules": s.file.display().to_string(), "rules_hash": text_hash(&text),
-            "seed": opts.seed, "first": opts.first.name(), "set": s.sets,
-            "h": s.h, "c": s.c, "max_turns": opts.max_turns, "kumite": env!("CARGO_PKG_VERSION"),
-        });
-        out.push_str(&format!("{header}\n"));
-        for m in &r.moves {
-            out.push_str(&format!("{}\n", serde_json::json!({"type": "move", "turn": m.turn, "side": m.side, "command": m.command})));
-        }
+    if let Some((path, mut f)) = log {
         let end = serde_json::json!({"type": "end", "result": r.result, "turns": r.turns, "forfeit": r.forfeit, "error": r.error, "final_states": r.final_states});
-        out.push_str(&format!("{end}\n"));
-        crate::fsutil::write_atomic(path, out.as_bytes())
-            .map_err(|e| format!("cannot write the log {}: {e}", path.display()))?;
+        let done = match log_error {
+            Some(e) => Err(e),
+            None => writeln!(f, "{end}").and_then(|()| f.commit()),
+        };
+        done.map_err(|e| format!("cannot write the log {}: {e}", path.display()))?;
     }
     Ok(Played { result: r, decided })
 }
@@ -329,7 +369,7 @@ pub fn exit_code(r: &MatchResult) -> std::process::ExitCode {
         return std::process::ExitCode::from(f.kind as u8);
     }
     if r.error.is_some() {
-        std::process::ExitCode::from(3)
+        super::exit::code(super::exit::RULE_ERROR)
     } else {
         std::process::ExitCode::SUCCESS
     }

@@ -218,6 +218,9 @@ pub struct MatchOptions {
     pub rules_name: String,
     /// Index of the game in an arena run.
     pub game: u64,
+    /// Keep no move list and only the last turn's trace (a long match shown as text needs
+    /// no more; [`play_match_with`] still hands every move to its caller as it is made).
+    pub lean: bool,
 }
 
 /// How a game ended, without its record (see [`play_game`]).
@@ -242,8 +245,19 @@ pub fn play_match(
     opts: &MatchOptions,
     mut on_turn: impl FnMut(&Engine, &State, Option<&TurnTrace>),
 ) -> MatchResult {
+    play_match_with(prog, players, opts, |e, s, _, t| on_turn(e, s, t))
+}
+
+/// [`play_match`], handing `on_turn` the turn's moves as well (to stream a log).
+pub fn play_match_with(
+    prog: &RuleProgram,
+    players: &mut [&mut dyn Player; 2],
+    opts: &MatchOptions,
+    mut on_turn: impl FnMut(&Engine, &State, &[MoveRecord], Option<&TurnTrace>),
+) -> MatchResult {
     let eng = Engine::new(prog, opts.seed);
     let mut moves = Vec::new();
+    let mut turn_moves = Vec::with_capacity(2);
     let mut traces = Vec::new();
     let mut st = State::default();
     let end = play_game(
@@ -253,15 +267,22 @@ pub fn play_match(
         opts,
         &mut Vec::new(),
         |eng, st, movers, cmds, t| {
+            turn_moves.clear();
             for &s in movers {
-                moves.push(MoveRecord {
+                turn_moves.push(MoveRecord {
                     turn: st.turn,
                     side: s.name().into(),
                     command: cmds[s].map(|c| prog.commands[c as usize].clone()),
                 });
             }
-            on_turn(eng, st, t.as_ref());
+            on_turn(eng, st, &turn_moves, t.as_ref());
+            if !opts.lean {
+                moves.append(&mut turn_moves);
+            }
             if let Some(t) = t {
+                if opts.lean {
+                    traces.clear();
+                }
                 traces.push(t);
             }
         },

@@ -216,6 +216,18 @@ impl StudioApp {
         self.autosave.written = false;
     }
 
+    /// Writes the recovery copy now if there are unsaved changes (the window is closing on a
+    /// signal).
+    pub(super) fn save_recovery_now(&mut self) {
+        if let Some(r) = &self.autosave.store
+            && self.dirty
+            && r.save(&self.editor.text, self.doc.path.as_deref()).is_ok()
+        {
+            self.autosave.written = true;
+            self.autosave.version = self.editor.view.version;
+        }
+    }
+
     /// Autosave: every few seconds while there are unsaved changes.
     pub(super) fn autosave(&mut self, ctx: &egui::Context) {
         let Some(r) = &self.autosave.store else {

@@ -188,6 +188,24 @@ pub fn run() -> eframe::Result {
     run_with(None)
 }
 
+/// The signal that asked the window to close (0: none).
+static SIGNALLED: std::sync::atomic::AtomicI32 = std::sync::atomic::AtomicI32::new(0);
+/// The open window's context, for a signal to wake it.
+static WINDOW: std::sync::OnceLock<egui::Context> = std::sync::OnceLock::new();
+
+/// Asks the open studio window to close because signal `sig` is ending Kumite: at its next
+/// frame it writes the recovery copy of unsaved work and closes, so no thread exits the
+/// process while the window renders. False when no window is open (the caller ends the
+/// process itself).
+pub fn close_for_signal(sig: i32) -> bool {
+    let Some(ctx) = WINDOW.get() else {
+        return false;
+    };
+    SIGNALLED.store(sig, std::sync::atomic::Ordering::SeqCst);
+    ctx.request_repaint();
+    true
+}
+
 /// Opens the studio window with `file` open (else the last file or the bundled example).
 pub fn run_with(file: Option<PathBuf>) -> eframe::Result {
     let options = eframe::NativeOptions {
@@ -203,6 +221,7 @@ pub fn run_with(file: Option<PathBuf>) -> eframe::Result {
         "kumite",
         options,
         Box::new(move |cc| {
+            let _ = WINDOW.set(cc.egui_ctx.clone());
             let mut app = StudioApp::new(cc);
             if let Some(f) = file {
                 app.open_file_at_start(&cc.egui_ctx, &f);
@@ -426,6 +445,13 @@ impl StudioApp {
     /// Before the panels: fonts and theme, the checker's answer, shortcuts, the match's keys
     /// and clock, a close request, the file on disk.
     fn begin_frame(&mut self, ctx: &egui::Context) {
+        if SIGNALLED.load(std::sync::atomic::Ordering::SeqCst) != 0 && !self.allow_close {
+            // A terminate signal: keep unsaved work in the recovery copy, then close (the AIs
+            // were ended by the signal's handler; main exits with 128 + the signal).
+            self.save_recovery_now();
+            self.allow_close = true;
+            ctx.send_viewport_cmd(ViewportCommand::Close);
+        }
         if !self.fonts_installed {
             fonts::install(ctx);
             self.fonts_installed = true;

@@ -213,6 +213,7 @@ impl<'p> Worker<'p> {
                 max_turns: None,
                 rules_name: "report".into(),
                 game: 0,
+                lean: false,
             },
             leads: Vec::new(),
             fires: Vec::new(),

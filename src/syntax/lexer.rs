@@ -20,9 +20,19 @@ pub fn norm(c: char) -> char {
     }
 }
 
+/// True for a character that acts on a terminal or reorders text instead of showing itself:
+/// C0/C1 controls other than the tab, and the bidirectional overrides and isolates. Such a
+/// character is refused anywhere in a rule file (E002), so no name or comment can carry one
+/// to the user's terminal.
+pub fn is_hidden_control(c: char) -> bool {
+    (c.is_control() && !matches!(c, '\t' | '\n' | '\r'))
+        || matches!(c, '\u{202A}'..='\u{202E}' | '\u{2066}'..='\u{2069}')
+}
+
 /// True if `c` (already folded) may appear in a name.
 pub fn is_name_char(c: char) -> bool {
     !c.is_whitespace()
+        && !is_hidden_control(c)
         && !matches!(
             c,
             '!' | '"'
@@ -275,8 +285,9 @@ pub fn scan_line(
     while i < n {
         let s = i;
         let c = chars[i].1;
-        let piece = if c.is_whitespace() {
-            while i < n && chars[i].1.is_whitespace() {
+        let blank = |c: char| c.is_whitespace() && c != '\r' && !is_hidden_control(c);
+        let piece = if blank(c) {
+            while i < n && blank(chars[i].1) {
                 i += 1;
             }
             Piece::Space
@@ -366,6 +377,22 @@ pub fn line_kind(line: &str) -> (LineKind, usize) {
     (k, i)
 }
 
+/// E002 for a control character, named by its code point (never printed raw).
+fn control_char(c: char, span: std::ops::Range<usize>) -> Diagnostic {
+    let (what, help) = if c == '\r' {
+        (
+            "a carriage return without a line feed".to_string(),
+            "Kumite lines end with LF or CRLF; a file with old Mac line endings (CR alone) reads as one line: convert it, e.g. tr '\\r' '\\n'",
+        )
+    } else {
+        (
+            format!("control character U+{:04X}", c as u32),
+            "control characters (escape, bell, NUL, direction overrides …) may not appear in a rule file, not even in a comment; delete it",
+        )
+    };
+    Diagnostic::error(DiagCode::E002, span, format!("{what} is not allowed here")).with_help(help)
+}
+
 /// Lexes `text[start..end]` (one line, without its newline), appending tokens to `out`.
 /// Comments (`#` to the end) are dropped. Problems are appended to `diags`; a character that
 /// cannot start a token is reported and skipped.
@@ -406,7 +433,15 @@ pub fn lex_line_with(
         };
         match piece {
             Piece::Space => {}
-            Piece::Comment => break,
+            Piece::Comment => {
+                for (i, c) in line[r.clone()].char_indices() {
+                    if is_hidden_control(c) {
+                        let at = span.start + i;
+                        diags.push(control_char(c, at..at + c.len_utf8()));
+                    }
+                }
+                break;
+            }
             Piece::KanaMinus => {
                 diags.push(
                     Diagnostic::warning(
@@ -471,11 +506,16 @@ pub fn lex_line_with(
             Piece::Sym(sym) => out.push((Tok::Sym(sym), SimpleSpan::from(span))),
             Piece::Unknown => {
                 folded(&mut buf);
-                diags.push(Diagnostic::error(
-                    DiagCode::E002,
-                    span,
-                    format!("unexpected character '{buf}'"),
-                ));
+                match buf.chars().next() {
+                    Some(c) if is_hidden_control(c) || c == '\r' => {
+                        diags.push(control_char(c, span))
+                    }
+                    _ => diags.push(Diagnostic::error(
+                        DiagCode::E002,
+                        span,
+                        format!("unexpected character '{buf}'"),
+                    )),
+                }
             }
         }
     }

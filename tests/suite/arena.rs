@@ -168,6 +168,7 @@ fn arena_games_are_the_matches_of_their_seeds() {
                 max_turns: None,
                 rules_name: file.into(),
                 game: i,
+                lean: false,
             };
             let r = kumite::cli::play::run_match(&prog, h, c, &opts, 0.0, false, 5.0).unwrap();
             match r.result {

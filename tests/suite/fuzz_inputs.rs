@@ -1645,6 +1645,7 @@ fn analyse_and_play(prog: &RuleProgram, seed: u64, tally: &mut Tally) -> Result<
             max_turns: Some(15),
             rules_name: "x.kmt".into(),
             game: 0,
+            lean: false,
         };
         let r = play_match(prog, &mut ps, &opts, |_, _, _| {});
         let _ = serde_json::to_string(&r);

@@ -17,8 +17,18 @@ struct Client {
 
 impl Client {
     fn start() -> Self {
-        let mut child = Command::new(env!("CARGO_BIN_EXE_kumite"))
-            .arg("lsp")
+        Self::spawn(Command::new(env!("CARGO_BIN_EXE_kumite")).arg("lsp"))
+    }
+    /// The server under a 4 GB address-space cap: an allocation a header asks for aborts.
+    fn start_capped() -> Self {
+        Self::spawn(Command::new("sh").args([
+            "-c",
+            "ulimit -v 4000000 && exec \"$0\" lsp",
+            env!("CARGO_BIN_EXE_kumite"),
+        ]))
+    }
+    fn spawn(cmd: &mut Command) -> Self {
+        let mut child = cmd
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
             .stderr(Stdio::null())
@@ -38,6 +48,26 @@ impl Client {
         let body = v.to_string();
         write!(self.stdin, "Content-Length: {}\r\n\r\n{body}", body.len()).unwrap();
         self.stdin.flush().unwrap();
+    }
+    fn send_raw(&mut self, bytes: &[u8]) {
+        self.stdin.write_all(bytes).unwrap();
+        self.stdin.flush().unwrap();
+    }
+    /// Sends a body framed with its true length.
+    fn send_body(&mut self, body: &[u8]) {
+        let mut m = format!("Content-Length: {}\r\n\r\n", body.len()).into_bytes();
+        m.extend_from_slice(body);
+        self.send_raw(&m);
+    }
+    /// The next message that is not a notification.
+    fn answer(&mut self) -> Value {
+        loop {
+            let m = self.read();
+            if m.get("method").is_none() {
+                return m;
+            }
+            self.notes.push(m);
+        }
     }
     fn read(&mut self) -> Value {
         let mut len = 0;
@@ -368,4 +398,213 @@ fn exit_without_shutdown_ends_the_server_with_status_1() {
         std::thread::sleep(std::time::Duration::from_millis(10));
     };
     assert_eq!(status.code(), Some(1));
+}
+
+/// The server still answers: a hover on an open document.
+fn still_serves(c: &mut Client, uri: &str) {
+    let r = c.call(
+        "textDocument/documentSymbol",
+        json!({"textDocument": {"uri": uri}}),
+    );
+    assert!(r["result"].is_array(), "{r}");
+}
+
+fn code(v: &Value) -> i64 {
+    v["error"]["code"]
+        .as_i64()
+        .unwrap_or_else(|| panic!("an error: {v}"))
+}
+
+#[test]
+fn hostile_messages_get_error_answers_and_the_server_goes_on() {
+    let mut c = Client::start_capped();
+    // A request before initialize: an error in words.
+    let r = c.call("textDocument/hover", json!({}));
+    assert_eq!(code(&r), -32002);
+    let m = r["error"]["message"].as_str().unwrap();
+    assert!(
+        m.contains("not initialized") && !m.contains("Request {"),
+        "{m}"
+    );
+    c.call("initialize", json!({"processId": null, "capabilities": {}}));
+    c.notify(
+        "textDocument/didOpen",
+        json!({"textDocument": {"uri": URI, "languageId": "kumite", "version": 1, "text": TEXT}}),
+    );
+
+    // Bodies that are not JSON, not objects, not messages, not UTF-8.
+    for (body, want, id) in [
+        (&b"{not json"[..], -32700, Value::Null),
+        (b"[1,2,3]", -32600, Value::Null),
+        (br#"{"jsonrpc":"2.0","id":7}"#, -32600, json!(7)),
+        (b"\xff\xfe{}", -32700, Value::Null),
+        (
+            br#"{"jsonrpc":"2.0","id":{"a":1},"method":"x"}"#,
+            -32600,
+            Value::Null,
+        ),
+    ] {
+        c.send_body(body);
+        let r = c.answer();
+        assert_eq!(code(&r), want, "{r}");
+        assert_eq!(r["id"], id, "{r}");
+        still_serves(&mut c, URI);
+    }
+
+    // Broken framing: each costs one error answer.
+    let hover = |id: i64| {
+        json!({"jsonrpc": "2.0", "id": id, "method": "textDocument/documentSymbol",
+               "params": {"textDocument": {"uri": URI}}})
+        .to_string()
+    };
+    for header in [
+        "Content-Type: application/json\r\n\r\n".to_string(),
+        "Content-Length: -5\r\n\r\n".to_string(),
+        "Content-Length: 9223372036854775807\r\n\r\n".to_string(),
+        "Content-Length: 1000000000\r\n\r\n".to_string(),
+        "Content-Length: 4\r\n\r\n".to_string(),
+    ] {
+        let body = hover(900);
+        c.send_raw(format!("{header}{body}").as_bytes());
+        let r = c.answer();
+        assert_eq!(code(&r), -32700, "{header:?}: {r}");
+        assert!(r["error"]["message"].as_str().unwrap().len() < 200, "{r}");
+        still_serves(&mut c, URI);
+    }
+    // An LF-only header is read.
+    let body = hover(901);
+    c.send_raw(format!("Content-Length: {}\n\n{body}", body.len()).as_bytes());
+    let r = c.answer();
+    assert_eq!(r["id"], 901, "{r}");
+    assert!(r["result"].is_array());
+
+    // A rename to something that is not a name is refused.
+    for bad in ["\u{0}", "a\u{1b}c", "", " "] {
+        let r = c.call(
+            "textDocument/rename",
+            json!({"textDocument": {"uri": URI}, "position": pos(TEXT, "体力<=0", 1), "newName": bad}),
+        );
+        assert!(r["error"].is_object(), "{bad:?}: {r}");
+    }
+
+    // A macro chain whose lists grow with the square of its length: an error, not an abort.
+    let mut chain = String::from("${\n");
+    for i in 0..20_000 {
+        chain.push_str(&format!("[M{i}]:[M{}];[z{i}]\n", i + 1));
+    }
+    chain.push_str("[M20000]:[end]\n}\n!:[end]\n[end]:S.勝利\n");
+    c.notify(
+        "textDocument/didOpen",
+        json!({"textDocument": {"uri": "file:///tmp/chain.kmt", "languageId": "kumite", "version": 1, "text": chain}}),
+    );
+    let d = loop {
+        let d = c.wait_diagnostics();
+        if d["params"]["uri"] == "file:///tmp/chain.kmt" {
+            break d;
+        }
+    };
+    assert!(
+        d["params"]["diagnostics"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|x| x["code"] == "E024"),
+        "{d}"
+    );
+    still_serves(&mut c, URI);
+
+    // After shutdown, requests are refused, and exit ends the server cleanly.
+    let r = c.call("shutdown", Value::Null);
+    assert!(r["result"].is_null());
+    let r = c.call("textDocument/hover", json!({}));
+    assert_eq!(code(&r), -32600);
+    assert!(r["error"]["message"].as_str().unwrap().contains("shutdown"));
+    c.notify("exit", Value::Null);
+    assert!(c.child.wait().unwrap().success());
+}
+
+/// Random bytes and random headers, for a bounded number of messages per seed: the server
+/// answers with well-framed JSON or reads on, and ends cleanly when its input closes.
+#[test]
+fn framing_fuzzer_never_ends_the_server() {
+    use kumite::engine::rng::SplitMix;
+    use rand::RngExt;
+    for seed in 0..12u64 {
+        let mut rng = SplitMix(seed);
+        let mut input: Vec<u8> = Vec::new();
+        let valid = |id: u64| {
+            json!({"jsonrpc": "2.0", "id": id, "method": "textDocument/documentSymbol",
+                   "params": {"textDocument": {"uri": URI}}})
+            .to_string()
+        };
+        let init = json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {"capabilities": {}}}).to_string();
+        input.extend(format!("Content-Length: {}\r\n\r\n{init}", init.len()).bytes());
+        for k in 0..150u64 {
+            let body = valid(k + 1);
+            match rng.random_range(0..9) {
+                0 => {
+                    let n = rng.random_range(0..300);
+                    input.extend((0..n).map(|_| rng.random_range(0..=255u32) as u8));
+                }
+                1 => input.extend(
+                    format!(
+                        "Content-Length: {}\r\n\r\n",
+                        rng.random_range(0..2_000_000_000u64)
+                    )
+                    .bytes(),
+                ),
+                2 => input
+                    .extend(format!("Content-Length: {}\r\n\r\n{body}", body.len() / 2).bytes()),
+                3 => input.extend(b"Content-Length: \r\nX\r\n\r\n"),
+                4 => {
+                    let mut b = body.clone().into_bytes();
+                    let i = rng.random_range(0..b.len());
+                    b[i] = rng.random_range(0..=255u32) as u8;
+                    input.extend(format!("Content-Length: {}\r\n\r\n", b.len()).bytes());
+                    input.extend(b);
+                }
+                5 => input.extend(format!("content-length:{}\n\n{body}", body.len()).bytes()),
+                6 => input.extend(
+                    format!("Content-Length: {}\r\n\r\n{{\"jsonrpc\":\"2.0\"}}", 17).bytes(),
+                ),
+                _ => input.extend(format!("Content-Length: {}\r\n\r\n{body}", body.len()).bytes()),
+            }
+        }
+        let Client {
+            mut child,
+            mut stdin,
+            mut stdout,
+            ..
+        } = Client::start_capped();
+        let writer = std::thread::spawn(move || {
+            let _ = stdin.write_all(&input);
+            drop(stdin);
+        });
+        // Every message the server writes is framed JSON-RPC; the server exits by itself.
+        let mut raw = Vec::new();
+        stdout.read_to_end(&mut raw).unwrap();
+        writer.join().unwrap();
+        let status = child.wait().unwrap();
+        assert!(status.success(), "seed {seed}: {status:?}");
+        let mut r = &raw[..];
+        let mut answers = 0;
+        while !r.is_empty() {
+            let head_end = r
+                .windows(4)
+                .position(|w| w == b"\r\n\r\n")
+                .expect("a header");
+            let head = std::str::from_utf8(&r[..head_end]).unwrap();
+            let n: usize = head
+                .strip_prefix("Content-Length: ")
+                .unwrap()
+                .parse()
+                .unwrap();
+            let body = &r[head_end + 4..head_end + 4 + n];
+            let v: Value = serde_json::from_slice(body).expect("JSON");
+            assert_eq!(v["jsonrpc"], "2.0");
+            answers += 1;
+            r = &r[head_end + 4 + n..];
+        }
+        assert!(answers > 1, "seed {seed}");
+    }
 }

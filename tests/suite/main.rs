@@ -27,6 +27,7 @@ mod gui_assist;
 mod gui_match;
 #[cfg(feature = "studio")]
 mod gui_report;
+mod hardening;
 mod headless;
 mod lsp;
 #[cfg(feature = "studio")]

@@ -18,7 +18,10 @@ use crate::pipeline::Compiled;
 use crate::symbols;
 use crate::syntax::highlight::{Kind, highlight_line};
 use ls_types as lt;
-use lsp_server::{Connection, ErrorCode, Message, Notification, Request, RequestId, Response};
+use lsp_server::{ErrorCode, Notification, Request, RequestId};
+use std::io::{BufRead, Write};
+
+mod frame;
 use serde_json::{Value, json};
 use std::collections::HashMap;
 use std::sync::Arc;
@@ -593,9 +596,6 @@ fn semantic_tokens(text: &str, enc: Enc) -> Vec<u32> {
 /// Why the language server stopped other than by `shutdown` and `exit`.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 pub enum LspError {
-    /// The client broke the protocol's start or shutdown.
-    #[error("{0}")]
-    Protocol(String),
     /// The client stopped reading.
     #[error("the client closed the connection")]
     ClientGone,
@@ -607,70 +607,224 @@ pub enum LspError {
     Io(String),
 }
 
-/// Serves one connection until `exit`.
-pub fn serve(conn: &Connection) -> Result<(), LspError> {
-    let (id, params) = conn
-        .initialize_start()
-        .map_err(|e| LspError::Protocol(e.to_string()))?;
-    let mut server = Server::new(&params);
-    let result = json!({
-        "capabilities": server.capabilities(),
-        "serverInfo": { "name": "kumite", "version": env!("CARGO_PKG_VERSION") },
-    });
-    conn.initialize_finish(id, result)
-        .map_err(|e| LspError::Protocol(e.to_string()))?;
-    for msg in &conn.receiver {
+/// Where the conversation is.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Phase {
+    /// Before `initialize`.
+    Waiting,
+    /// Between `initialize` and `shutdown`.
+    Running,
+    /// After `shutdown`: only `exit` is expected.
+    ShuttingDown,
+}
+
+/// A message as read off the wire, checked against JSON-RPC's shape.
+enum Incoming {
+    Request {
+        id: Value,
+        method: String,
+        params: Value,
+    },
+    Notification {
+        method: String,
+        params: Value,
+    },
+    /// An answer to something the server sent (it sends no requests; ignored).
+    Response,
+}
+
+/// JSON-RPC's codes for a body that is not JSON, and for JSON that is not a message.
+const PARSE_ERROR: i32 = -32700;
+const INVALID_REQUEST: i32 = -32600;
+/// LSP's code for a request before `initialize`.
+const NOT_INITIALIZED: i32 = -32002;
+
+/// Reads one body: the message, or the error answer it gets (with the id when one was found).
+fn parse_message(body: &[u8]) -> Result<Incoming, (Value, i32, String)> {
+    let text = std::str::from_utf8(body).map_err(|e| {
+        (
+            Value::Null,
+            PARSE_ERROR,
+            format!("the message is not UTF-8 (at byte {})", e.valid_up_to()),
+        )
+    })?;
+    let v: Value = serde_json::from_str(text).map_err(|e| {
+        (
+            Value::Null,
+            PARSE_ERROR,
+            format!("the message is not JSON: {e}"),
+        )
+    })?;
+    let Value::Object(mut o) = v else {
+        return Err((
+            Value::Null,
+            INVALID_REQUEST,
+            "a message must be a JSON object".into(),
+        ));
+    };
+    let id = o.remove("id");
+    let id_ok = |id: &Value| matches!(id, Value::Number(_) | Value::String(_));
+    let echo = |id: &Option<Value>| match id {
+        Some(v) if id_ok(v) => v.clone(),
+        _ => Value::Null,
+    };
+    if o.get("jsonrpc").and_then(Value::as_str) != Some("2.0") {
+        return Err((
+            echo(&id),
+            INVALID_REQUEST,
+            "the message lacks \"jsonrpc\": \"2.0\"".into(),
+        ));
+    }
+    let params = o.remove("params").unwrap_or(Value::Null);
+    match (o.remove("method"), id) {
+        (Some(Value::String(method)), Some(id)) if id_ok(&id) => {
+            Ok(Incoming::Request { id, method, params })
+        }
+        (Some(Value::String(_)), Some(_)) => Err((
+            Value::Null,
+            INVALID_REQUEST,
+            "a request's id must be a number or a string".into(),
+        )),
+        (Some(Value::String(method)), None) => Ok(Incoming::Notification { method, params }),
+        (Some(_), id) => Err((
+            echo(&id),
+            INVALID_REQUEST,
+            "a message's method must be a string".into(),
+        )),
+        (None, Some(_)) if o.contains_key("result") || o.contains_key("error") => {
+            Ok(Incoming::Response)
+        }
+        (None, id) => Err((
+            echo(&id),
+            INVALID_REQUEST,
+            "the message has neither a method nor a result".into(),
+        )),
+    }
+}
+
+/// Writes one framed message.
+fn send(out: &mut impl Write, v: &Value) -> Result<(), LspError> {
+    let body = v.to_string();
+    write!(out, "Content-Length: {}\r\n\r\n{body}", body.len())
+        .and_then(|()| out.flush())
+        .map_err(|_| LspError::ClientGone)
+}
+
+fn answer_err(out: &mut impl Write, id: Value, code: i32, message: &str) -> Result<(), LspError> {
+    send(
+        out,
+        &json!({"jsonrpc": "2.0", "id": id, "error": {"code": code, "message": message}}),
+    )
+}
+
+/// Serves one connection until `exit` or the end of input. Nothing a client sends stops the
+/// server: a broken frame, a body that is not JSON or not a message, a request out of turn
+/// each get an error answer, and the server reads on.
+pub fn serve(input: impl BufRead, mut out: impl Write) -> Result<(), LspError> {
+    let mut frames = frame::FrameReader::new(input);
+    let mut phase = Phase::Waiting;
+    let mut server: Option<Server> = None;
+    loop {
+        let body = match frames.next_frame() {
+            Ok(frame::Frame::Body(b)) => b,
+            Ok(frame::Frame::Bad(why)) => {
+                answer_err(&mut out, Value::Null, PARSE_ERROR, &why)?;
+                continue;
+            }
+            Ok(frame::Frame::Eof) => return Ok(()),
+            Err(e) => return Err(LspError::Io(e.to_string())),
+        };
+        let msg = match parse_message(&body) {
+            Ok(m) => m,
+            Err((id, code, why)) => {
+                answer_err(&mut out, id, code, &why)?;
+                continue;
+            }
+        };
         match msg {
-            Message::Request(req) => {
-                if conn
-                    .handle_shutdown(&req)
-                    .map_err(|e| LspError::Protocol(e.to_string()))?
-                {
-                    return Ok(());
+            Incoming::Response => {}
+            Incoming::Notification { method, params } => {
+                if method == "exit" {
+                    return match phase {
+                        Phase::ShuttingDown => Ok(()),
+                        // `exit` without `shutdown` first: the protocol asks for status 1.
+                        _ => Err(LspError::ExitBeforeShutdown),
+                    };
                 }
-                let id: RequestId = req.id.clone();
-                let answer =
-                    std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| server.request(&req)))
-                        .unwrap_or_else(|_| {
-                            Err((
-                                ErrorCode::InternalError as i32,
-                                "internal error in kumite (a bug): the request failed".into(),
-                            ))
-                        });
-                let resp = match answer {
-                    Ok(v) => Response::new_ok(id, v),
-                    Err((code, m)) => Response::new_err(id, code, m),
+                let (Phase::Running, Some(s)) = (phase, server.as_mut()) else {
+                    continue;
                 };
-                conn.sender
-                    .send(Message::Response(resp))
-                    .map_err(|_| LspError::ClientGone)?;
-            }
-            Message::Notification(n) => {
-                if n.method == "exit" {
-                    // `exit` without `shutdown` first: the protocol asks for status 1.
-                    return Err(LspError::ExitBeforeShutdown);
-                }
-                let out =
-                    std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| server.notify(&n)))
-                        .unwrap_or_default();
-                for o in out {
-                    conn.sender
-                        .send(Message::Notification(o))
-                        .map_err(|_| LspError::ClientGone)?;
+                let n = Notification { method, params };
+                let sent = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| s.notify(&n)))
+                    .unwrap_or_default();
+                for o in sent {
+                    send(
+                        &mut out,
+                        &json!({"jsonrpc": "2.0", "method": o.method, "params": o.params}),
+                    )?;
                 }
             }
-            Message::Response(_) => {}
+            Incoming::Request { id, method, params } => {
+                let answer: Result<Value, (i32, String)> = match (phase, method.as_str()) {
+                    (Phase::Waiting, "initialize") => {
+                        let s = Server::new(&params);
+                        let caps = s.capabilities();
+                        server = Some(s);
+                        phase = Phase::Running;
+                        Ok(json!({
+                            "capabilities": caps,
+                            "serverInfo": { "name": "kumite", "version": env!("CARGO_PKG_VERSION") },
+                        }))
+                    }
+                    (Phase::Waiting, m) => Err((
+                        NOT_INITIALIZED,
+                        format!(
+                            "the server is not initialized yet: send 'initialize' before '{m}'"
+                        ),
+                    )),
+                    (Phase::Running, "initialize") => {
+                        Err((INVALID_REQUEST, "the server is already initialized".into()))
+                    }
+                    (Phase::Running, "shutdown") => {
+                        phase = Phase::ShuttingDown;
+                        Ok(Value::Null)
+                    }
+                    (Phase::Running, _) => {
+                        let s = server.as_mut().expect("initialized");
+                        let req = Request {
+                            id: RequestId::from(0),
+                            method,
+                            params,
+                        };
+                        std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| s.request(&req)))
+                            .unwrap_or_else(|_| {
+                                Err((
+                                    ErrorCode::InternalError as i32,
+                                    "internal error in kumite (a bug): the request failed".into(),
+                                ))
+                            })
+                    }
+                    (Phase::ShuttingDown, m) => Err((
+                        INVALID_REQUEST,
+                        format!(
+                            "the server is shutting down: '{m}' came after 'shutdown'; only 'exit' is expected"
+                        ),
+                    )),
+                };
+                match answer {
+                    Ok(v) => send(&mut out, &json!({"jsonrpc": "2.0", "id": id, "result": v}))?,
+                    Err((code, m)) => answer_err(&mut out, id, code, &m)?,
+                }
+            }
         }
     }
-    Ok(())
 }
 
 /// `kumite lsp`: serves standard input and output.
 pub fn run_stdio() -> Result<(), LspError> {
-    let (conn, io) = Connection::stdio();
-    serve(&conn)?;
-    drop(conn);
-    io.join().map_err(|e| LspError::Io(e.to_string()))
+    let stdin = std::io::stdin();
+    let stdout = std::io::stdout();
+    serve(stdin.lock(), std::io::BufWriter::new(stdout.lock()))
 }
 
 #[cfg(test)]
