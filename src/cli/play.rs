@@ -325,11 +325,32 @@ pub fn match_command(
     Ok(Played { result: r, decided })
 }
 
+/// A value's JSON written straight into the output as it is formatted (a million-move result
+/// is not built as one string first).
+struct JsonText<'a, T>(&'a T);
+
+impl<T: serde::Serialize> std::fmt::Display for JsonText<'_, T> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        struct Adapter<'a, 'b>(&'a mut std::fmt::Formatter<'b>);
+        impl std::io::Write for Adapter<'_, '_> {
+            fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+                let s = std::str::from_utf8(buf).map_err(std::io::Error::other)?;
+                self.0.write_str(s).map_err(std::io::Error::other)?;
+                Ok(buf.len())
+            }
+            fn flush(&mut self) -> std::io::Result<()> {
+                Ok(())
+            }
+        }
+        serde_json::to_writer(Adapter(f), self.0).map_err(|_| std::fmt::Error)
+    }
+}
+
 /// Prints a match result as text — the result line, then how the game was decided — or as JSON.
 pub fn print_result(p: &Played, json: bool) {
     let r = &p.result;
     if json {
-        outln!("{}", serde_json::to_string(r).unwrap_or_default());
+        outln!("{}", JsonText(r));
         return;
     }
     let who = |x: GameResult| match x {

@@ -159,14 +159,15 @@ impl Player for RandomPlayer {
 }
 
 /// One recorded move.
-#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+/// (No text of its own: a million-turn match's list shares the command names.)
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize)]
 pub struct MoveRecord {
     /// Turn number.
     pub turn: u32,
     /// "h" or "c".
-    pub side: String,
+    pub side: &'static str,
     /// Command name, or null for a pass.
-    pub command: Option<String>,
+    pub command: Option<std::sync::Arc<str>>,
 }
 
 /// A forfeit: which side gave up the game and why.
@@ -258,6 +259,7 @@ pub fn play_match_with(
     let eng = Engine::new(prog, opts.seed);
     let mut moves = Vec::new();
     let mut turn_moves = Vec::with_capacity(2);
+    let names: Vec<std::sync::Arc<str>> = prog.commands.iter().map(|c| c.as_str().into()).collect();
     let mut traces = Vec::new();
     let mut st = State::default();
     let end = play_game(
@@ -271,8 +273,8 @@ pub fn play_match_with(
             for &s in movers {
                 turn_moves.push(MoveRecord {
                     turn: st.turn,
-                    side: s.name().into(),
-                    command: cmds[s].map(|c| prog.commands[c as usize].clone()),
+                    side: s.name(),
+                    command: cmds[s].map(|c| names[c as usize].clone()),
                 });
             }
             on_turn(eng, st, &turn_moves, t.as_ref());
