@@ -501,6 +501,18 @@ impl EditorPanel {
         if ctx.input_mut(|i| i.consume_key(Modifiers::COMMAND, Key::Slash)) {
             self.toggle_comment(&ctx);
         }
+        // Undo and redo go through the editor's own history step (as Edit → Undo does), so an
+        // edit made from another panel — a suggestion's Apply, a rename — is undone by the
+        // first Ctrl+Z even after a click into the editor moved the cursor.
+        if !self.ime_composing {
+            if ctx.input_mut(|i| i.consume_key(Modifiers::COMMAND | Modifiers::SHIFT, Key::Z))
+                || ctx.input_mut(|i| i.consume_key(Modifiers::COMMAND, Key::Y))
+            {
+                self.undo(&ctx, true);
+            } else if ctx.input_mut(|i| i.consume_key(Modifiers::COMMAND, Key::Z)) {
+                self.undo(&ctx, false);
+            }
+        }
         if self.ime_composing {
             return;
         }

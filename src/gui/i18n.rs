@@ -343,6 +343,8 @@ strings! {
         "Not the suggestion's evidence: the text has other changes too.",
         "提案の根拠と異なります: テキストに他の変更もあります。",
     ),
+    ReportOutdated => ("The file has changed since this report: its figures are for the earlier text. Run it again for the text as it is.", "このレポートの後にファイルが変わりました。数値は変更前のテキストのものです。今のテキストで再実行してください。"),
+    SuggestionsOutdated => ("The file has changed since these suggestions were found: they were measured on the earlier text.", "提案を求めた後にファイルが変わりました。提案は変更前のテキストで測ったものです。"),
     SuggestStale => ("The text changed: this edit no longer fits it.", "テキストが変わったため、この変更は適用できません。"),
     CancelledTheSectionsComputed => (
         "Cancelled — the sections computed so far are shown.",

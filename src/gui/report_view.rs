@@ -78,6 +78,17 @@ pub struct ReportView {
     remeasure: Option<Remeasure>,
     /// The goals Suggest fixes searches for (`kumite suggest`'s defaults until changed).
     pub goals: crate::report::suggest::Goals,
+    /// The text the report was run on, the suggestions were found on, and the editor's text
+    /// right after the last Apply.
+    report_text: Option<String>,
+    suggest_text: Option<String>,
+    applied_text: Option<String>,
+    /// Whether the editor's text is still the report's / the suggestions' (see
+    /// [`ReportView::follow_text`]).
+    report_current: bool,
+    suggest_current: bool,
+    /// A sweep example from the file's own states (`c.体力=6..14`).
+    sweep_hint: String,
 }
 
 impl Default for ReportView {
@@ -98,6 +109,12 @@ impl Default for ReportView {
             stale: Vec::new(),
             remeasure: None,
             goals: Default::default(),
+            report_text: None,
+            suggest_text: None,
+            applied_text: None,
+            report_current: true,
+            suggest_current: true,
+            sweep_hint: "c.hp=6..14".into(),
         }
     }
 }
@@ -150,6 +167,7 @@ impl ReportView {
         self.cancel();
         self.cancelled = false;
         self.error = None;
+        self.report_text = Some(source.to_string());
         let sweep = if self.sweep.trim().is_empty() {
             None
         } else {
@@ -258,6 +276,8 @@ impl ReportView {
     /// Starts `kumite suggest` on `source` on a background thread.
     pub fn start_suggest(&mut self, ctx: &egui::Context, source: &str) {
         self.cancel_suggest();
+        self.suggest_text = Some(source.to_string());
+        self.applied_text = None;
         self.suggest_error = None;
         self.suggestions = None;
         self.applied.clear();
@@ -296,12 +316,40 @@ impl ReportView {
         }
     }
 
-    /// Marks suggestion `k` applied (or no longer fitting the text).
-    pub fn mark(&mut self, k: usize, applied: bool) {
+    /// Marks suggestion `k` applied to `text` (or no longer fitting the text).
+    pub fn mark(&mut self, k: usize, applied: bool, text: &str) {
         if applied {
             self.applied.push(k);
+            self.applied_text = Some(text.to_string());
         } else {
             self.stale.push(k);
+        }
+    }
+
+    /// The sweep field's example (from the file's own states).
+    pub fn sweep_hint(&self) -> &str {
+        &self.sweep_hint
+    }
+
+    /// Follows the editor's text (each frame): the report and the suggestions say when the
+    /// text is no longer theirs, and an applied suggestion that was undone (or replaced by a
+    /// reload) is no longer shown as applied, with its before/after gone. `prog`, when the text
+    /// compiled, gives the sweep field its example.
+    pub fn follow_text(&mut self, text: &str, prog: Option<&RuleProgram>) {
+        self.report_current = self.report_text.as_deref().is_none_or(|t| t == text);
+        self.suggest_current = self.suggest_text.as_deref().is_none_or(|t| t == text)
+            || self.applied_text.as_deref() == Some(text);
+        if !self.applied.is_empty() && self.applied_text.as_deref() != Some(text) {
+            self.applied.clear();
+            self.remeasure = None;
+            self.applied_text = None;
+            // Back on the text they were found on, the suggestions fit again.
+            if self.suggest_text.as_deref() == Some(text) {
+                self.stale.clear();
+            }
+        }
+        if let Some(p) = prog {
+            self.sweep_hint = sweep_example(p);
         }
     }
 
@@ -574,7 +622,7 @@ impl ReportView {
             let l = ui.label(tr(lang, T::Sweep));
             ui.add(
                 egui::TextEdit::singleline(&mut self.sweep)
-                    .hint_text("c.体力=16..28")
+                    .hint_text(self.sweep_hint.as_str())
                     .desired_width(130.0),
             )
             .labelled_by(l.id);
@@ -612,6 +660,12 @@ impl ReportView {
                 .ui(ui, |ui| self.goals_ui(ui, lang));
             goals.on_hover_text(tr(lang, T::SuggestGoalsHover));
         });
+        if self.suggestions.is_some() && !self.suggest_current {
+            ui.colored_label(
+                Color32::from_rgb(230, 170, 60),
+                tr(lang, T::SuggestionsOutdated),
+            );
+        }
         if let Some(a) = self.suggestions_ui(ui, lang) {
             action = Some(a);
         }
@@ -642,6 +696,9 @@ impl ReportView {
             }
             return (start, suggest, action);
         };
+        if !self.report_current {
+            ui.colored_label(Color32::from_rgb(230, 170, 60), tr(lang, T::ReportOutdated));
+        }
         if !self.busy() && !self.cancelled && !r.cancelled {
             ui.weak(trf(
                 lang,
@@ -668,6 +725,28 @@ impl ReportView {
                 sweep(ui, lang, &r);
             });
         (start, suggest, action)
+    }
+}
+
+/// A sweep example from the file's own states: the first numeric state with c's start value
+/// and a range around it (`c.体力=6..14`).
+fn sweep_example(p: &RuleProgram) -> String {
+    let vals = &p.init_values[crate::side::C.index()];
+    let pick = (2..p.states.len().min(vals.len()))
+        .find(|&i| vals[i] > 1)
+        .or_else(|| (2..p.states.len()).next());
+    match pick {
+        Some(i) => {
+            let v = vals.get(i).copied().unwrap_or(0);
+            let d = (v.abs() / 2).max(2);
+            format!(
+                "c.{}={}..{}",
+                p.states[i],
+                v.saturating_sub(d).max(0),
+                v.saturating_add(d)
+            )
+        }
+        None => "c.x=0..4".into(),
     }
 }
 

@@ -110,6 +110,11 @@ impl StudioApp {
     /// The Report tab; starting a report takes the last program that compiled.
     pub(super) fn report_tab(&mut self, ui: &mut Ui, lang: Lang) -> Option<usize> {
         let can = self.last_good.is_some();
+        let prog = self
+            .last_good
+            .as_ref()
+            .and_then(|v| v.compiled.program.as_ref());
+        self.report.follow_text(&self.editor.text, prog);
         let (start, suggest, action) = self.report.ui(ui, lang, can);
         if start {
             self.start_report(ui.ctx());
@@ -121,7 +126,7 @@ impl StudioApp {
             Some(super::report_view::ReportAction::ShowLine(l)) => Some(l),
             Some(super::report_view::ReportAction::Apply(k, edits)) => {
                 let ok = self.editor.apply_edits(ui.ctx(), &edits);
-                self.report.mark(k, ok);
+                self.report.mark(k, ok, &self.editor.text);
                 if ok {
                     self.report.remeasure(ui.ctx(), k, self.editor.text.clone());
                 }

@@ -316,3 +316,34 @@ fn the_problems_list_offers_a_problems_fixes() {
     );
     h.get_by_label("No problems.");
 }
+
+/// Enter on a completion that would change nothing (the word is typed in full) is a new line:
+/// the next rule typed after it is never glued onto this one. Tab still accepts.
+#[test]
+fn enter_on_a_word_typed_in_full_is_a_new_line() {
+    let text = "${\njab_cost:2\n}\n!:stamina=9,hp=3,[jab],[hook]\nO.hp<=0:S.勝利\n";
+    let mut h = harness(text);
+    h.get_by_label("Rule editor")
+        .type_text("[jab]:S.stamina-jab_cost");
+    settle(&mut h);
+    // The popup offers exactly the word typed.
+    h.get_by_label_contains("Enter/Tab accept");
+    h.key_press(Key::Enter);
+    settle(&mut h);
+    h.get_by_label("Rule editor").type_text("[hook]:O.hp-1");
+    settle(&mut h);
+    assert_eq!(
+        h.state().text(),
+        format!("{text}[jab]:S.stamina-jab_cost\n[hook]:O.hp-1")
+    );
+    // Where accepting changes the text, Enter still accepts.
+    h.get_by_label("Rule editor").type_text("\n[jab]:O.h");
+    settle(&mut h);
+    h.key_press(Key::Enter);
+    settle(&mut h);
+    assert!(
+        h.state().text().ends_with("\n[jab]:O.hp"),
+        "{}",
+        h.state().text()
+    );
+}

@@ -105,6 +105,24 @@ fn the_report_tab_runs_a_report_and_its_rules_lead_to_their_lines() {
     h.get_by_label(&format!("L{push}")).click();
     h.run();
     assert_eq!(h.state().picked_line(), Some(push - 1));
+    // An edit makes the figures the earlier text's: the report says so; undone, it is current.
+    assert!(
+        h.query_by_label_contains("The file has changed since this report")
+            .is_none()
+    );
+    let before = h.state().text().to_string();
+    h.get_by_label("Rule editor").focus();
+    h.run();
+    h.get_by_label("Rule editor").type_text("# edit");
+    step_until(&mut h, "the checker", |a| a.is_checked());
+    h.run();
+    assert_ne!(h.state().text(), before);
+    h.get_by_label_contains("The file has changed since this report");
+    // The sweep field's example comes from the file's own states, not another game's.
+    let hint = h.state().report.sweep_hint().to_string();
+    assert!(hint.starts_with("c.") && !hint.contains("体力"), "{hint}");
+    let state = hint[2..].split('=').next().unwrap().to_string();
+    assert!(h.state().text().contains(&state), "{hint}");
 }
 
 #[test]
@@ -279,7 +297,26 @@ fn suggest_fixes_finds_the_planted_start_charge_and_apply_is_one_undo_step() {
         2
     );
     h.get_by_label("The same as the suggestion's evidence.");
-    // One undo step (Edit → Undo) brings the planted file back.
+    // One Ctrl+Z in the editor (clicked into first, which moves its cursor) brings the planted
+    // file back, and the card no longer says it is applied.
+    h.get_by_label("Rule editor").click();
+    h.run();
+    h.key_press(Key::ArrowDown);
+    h.run();
+    h.key_press_modifiers(Modifiers::COMMAND, Key::Z);
+    step_until(&mut h, "the checker", |a| a.is_checked());
+    assert_eq!(h.state().text(), text);
+    h.run();
+    assert!(h.query_by_label("Applied.").is_none());
+    assert!(h.query_by_label("Before (the file)").is_none());
+    assert!(h.get_all_by_label("Apply").count() > 0);
+    // Redo applies it again (Edit → Undo, the menu's way, is the same step).
+    h.key_press_modifiers(Modifiers::COMMAND | Modifiers::SHIFT, Key::Z);
+    step_until(&mut h, "the checker", |a| a.is_checked());
+    assert_eq!(
+        h.state().text(),
+        text.replace("!:h.チャージ=1", "!:h.チャージ=0")
+    );
     h.get_by_label("Edit").click();
     h.step();
     h.step();

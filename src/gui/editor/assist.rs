@@ -151,8 +151,16 @@ impl EditorPanel {
                 }
                 return true;
             }
-            if press(Modifiers::NONE, Key::Enter) || press(Modifiers::NONE, Key::Tab) {
+            let enter = press(Modifiers::NONE, Key::Enter);
+            if enter || press(Modifiers::NONE, Key::Tab) {
                 let sel = self.assist.popup.as_ref().map_or(0, |p| p.sel);
+                // Enter accepts only what changes the text; on a word already typed in full it
+                // is a new line, as the user expects (Tab always accepts).
+                if enter && self.accepting_changes_nothing(sel) {
+                    self.assist.popup = None;
+                    self.newline(ctx);
+                    return true;
+                }
                 self.accept(ctx, sel);
                 return true;
             }
@@ -242,6 +250,17 @@ impl EditorPanel {
     }
 
     /// Accepts item `i` of the popup.
+    /// True if accepting completion `i` would leave the text as it is (the word typed is the
+    /// item already).
+    fn accepting_changes_nothing(&self, i: usize) -> bool {
+        self.assist.popup.as_ref().is_some_and(|p| {
+            p.fixes.is_empty()
+                && p.items
+                    .get(i)
+                    .is_some_and(|it| self.text.get(p.replace.clone()) == Some(it.insert.as_str()))
+        })
+    }
+
     fn accept(&mut self, ctx: &egui::Context, i: usize) {
         let Some(p) = self.assist.popup.take() else {
             return;
