@@ -190,6 +190,7 @@ strings! {
     ReloadBtn => ("Reload", "再読み込み"),
     IgnoreBtn => ("Ignore", "無視"),
     ErrorTitle => ("Error", "エラー"),
+    NewFileNotice => ("New file {}: not on disk yet — Ctrl+S writes it.", "新しいファイル {}: まだ保存されていません — Ctrl+S で書き込みます。"),
     OpenFailed => ("Could not open {}", "{} を開けませんでした"),
     SaveFailed => ("Could not save {}", "{} を保存できませんでした"),
     Saved => ("Saved {}", "{} を保存しました"),

@@ -314,6 +314,18 @@ impl StudioApp {
     /// Opens `p` as the window starts (a file named on the command line); a file that cannot
     /// be read is reported in the window.
     pub fn open_file_at_start(&mut self, ctx: &egui::Context, p: &Path) {
+        // A path that does not exist yet, in a folder that does: a new, empty document with
+        // that name, written by the first save.
+        let folder_ok = p
+            .parent()
+            .is_none_or(|d| d.as_os_str().is_empty() || d.is_dir());
+        if folder_ok
+            && matches!(std::fs::symlink_metadata(p), Err(e) if e.kind() == std::io::ErrorKind::NotFound)
+        {
+            self.load_text(ctx, String::new(), Some(p.to_path_buf()), None);
+            self.notice = Some(trf(self.lang(), T::NewFileNotice, p.display()));
+            return;
+        }
         self.open_path(ctx, p);
     }
 

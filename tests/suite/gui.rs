@@ -245,7 +245,7 @@ fn dialogs_stack_and_an_error_is_answered_before_the_dialog_under_it() {
     // top; the question is not lost.
     let ctx = h.ctx.clone();
     h.state_mut()
-        .open_file_at_start(&ctx, &dir.join("missing.kmt"));
+        .open_file_at_start(&ctx, &dir.join("no-such-folder").join("missing.kmt"));
     settle(&mut h);
     h.get_by_label_contains("Could not open");
     assert!(h.query_by_label("Recover unsaved work?").is_none());
@@ -366,4 +366,29 @@ fn measure_typing_into_10k_lines(tab: &str, tab_key: egui::Key) {
         times.len()
     );
     assert!(app.text().len() > big.len());
+}
+
+/// `kumite studio new.kmt` on a path that does not exist yet: an empty document with that
+/// name, written by the first Ctrl+S (not an error and the sumo example).
+#[test]
+fn a_new_file_named_at_start_opens_empty_and_is_saved_by_ctrl_s() {
+    let dir = temp_dir("newfile");
+    let path = dir.join("new.kmt");
+    let mut h = harness(StudioApp::new_for_test(Lang::En, GOOD));
+    settle(&mut h);
+    let ctx = h.ctx.clone();
+    h.state_mut().open_file_at_start(&ctx, &path);
+    settle(&mut h);
+    assert!(h.query_by_label_contains("Could not open").is_none());
+    assert_eq!(h.state().text(), "");
+    h.get_by_label_contains("not on disk yet");
+    assert!(!path.exists());
+    type_in_editor(&mut h, "!:x=1,[a]\n[a]:S.x+1\nS.x>=3:S.勝利\n");
+    h.key_press_modifiers(egui::Modifiers::COMMAND, egui::Key::S);
+    settle(&mut h);
+    assert_eq!(
+        std::fs::read_to_string(&path).unwrap(),
+        "!:x=1,[a]\n[a]:S.x+1\nS.x>=3:S.勝利\n"
+    );
+    let _ = std::fs::remove_dir_all(&dir);
 }
