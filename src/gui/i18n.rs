@@ -243,6 +243,7 @@ strings! {
         "P ミリ秒ごとに1ターン。選ばなかった側はコマンドなしで行動",
     ),
     CPULevelOfThe => ("CPU level of the file (~)", "ファイルの CPU 設定 (~)"),
+    ExactUnbeatableNotHere => ("exact — not for this game (playing by search)", "完全読み — このゲームでは不可(探索で指します)"),
     ExactUnbeatable => ("exact — unbeatable", "完全読み — 負けない"),
     PlaysFromAnExact => (
         "Plays from an exact table of every position when the game is small enough (built at its first move, up to 5 s); otherwise by search at the level shown",
@@ -539,6 +540,7 @@ strings! {
         "The rules have not compiled yet.",
         "ルールはまだコンパイルされていません。",
     ),
+    MatchOverAfterTurn => ("match over, after turn", "対戦終了、ターン"),
     MatchAfterTurn => ("match, after turn", "対戦中、ターン"),
     InitialPosition => ("initial position", "初期局面"),
     PlayWithTheKeys => ("Play with the keys", "キーで操作"),

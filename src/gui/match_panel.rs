@@ -303,7 +303,10 @@ impl MatchPanel {
         });
         self.controls(ui, lang, view);
         ui.separator();
-        if view.is_some() && self.rules_changed(view) && !self.keep_old_rules {
+        // A match that is over has nothing to keep playing: New match starts one on the rules
+        // as they are.
+        let over = self.session.as_ref().is_some_and(|s| s.over());
+        if view.is_some() && self.rules_changed(view) && !self.keep_old_rules && !over {
             egui::Frame::new()
                 .fill(ui.visuals().faint_bg_color)
                 .inner_margin(6.0)
@@ -505,7 +508,19 @@ impl MatchPanel {
                 )
                 .labelled_by(l.id);
             }
-            ui.checkbox(&mut self.settings.cpu.exact, tr(lang, T::ExactUnbeatable))
+            // Ticked for a match whose table could not be built, the box says that this match
+            // plays by search instead of promising an unbeatable CPU.
+            let unavailable = self.settings.cpu.exact
+                && self
+                    .session
+                    .as_ref()
+                    .is_some_and(|s| s.cpu.exact && s.exact_unavailable());
+            let label = if unavailable {
+                RichText::new(tr(lang, T::ExactUnbeatableNotHere)).weak()
+            } else {
+                RichText::new(tr(lang, T::ExactUnbeatable))
+            };
+            ui.checkbox(&mut self.settings.cpu.exact, label)
                 .on_hover_text(tr(lang, T::PlaysFromAnExact));
             ui.checkbox(
                 &mut self.settings.cpu.trained,
@@ -1001,12 +1016,16 @@ impl MatchPanel {
                 format!("{:+.1}", j.eval)
             };
             ui.label(RichText::new(shown).monospace().strong());
-            ui.weak(format!(
-                "{} h {} · c {}",
-                tr(lang, T::DistanceToWin),
-                d(j.dist[0]),
-                d(j.dist[1])
-            ));
+            // Distances are for a game still being played: at the end they would contradict
+            // the result beside them.
+            if !s.over() {
+                ui.weak(format!(
+                    "{} h {} · c {}",
+                    tr(lang, T::DistanceToWin),
+                    d(j.dist[0]),
+                    d(j.dist[1])
+                ));
+            }
         });
         // The meter: h's share grows to the left, c's to the right.
         let (r, _) = ui.allocate_exact_size(Vec2::new(ui.available_width(), 12.0), Sense::hover());

@@ -354,6 +354,13 @@ impl MatchSession {
             .collect()
     }
 
+    /// True once the exact table was found impossible for this match (the CPU plays by search).
+    pub fn exact_unavailable(&self) -> bool {
+        self.exact
+            .try_lock()
+            .is_ok_and(|slot| matches!(slot.as_ref(), Some(Err(_))))
+    }
+
     /// What the `exact` CPU plays from, once its table is built.
     pub fn exact_status(&self, lang: Lang) -> Option<String> {
         let Ok(slot) = self.exact.try_lock() else {
@@ -511,6 +518,8 @@ impl MatchSession {
         self.pending = [None, None];
         self.replay = None;
         self.next_tick = None;
+        // What the CPU's last move cost described a move that is gone now.
+        self.cpu_last = None;
         true
     }
 

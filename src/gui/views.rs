@@ -48,6 +48,15 @@ impl StudioApp {
         (s.started && Arc::ptr_eq(&s.compiled, &v.compiled)).then(|| (s.st.clone(), s.st.turn))
     }
 
+    /// Where the tree is read: the match's position (over or not), else the initial one.
+    fn tree_where(&self, lang: Lang, turn: u32) -> String {
+        if self.matchp.session.as_ref().is_some_and(|s| s.over()) {
+            format!("{} {turn}", tr(lang, T::MatchOverAfterTurn))
+        } else {
+            format!("{} {turn}", tr(lang, T::MatchAfterTurn))
+        }
+    }
+
     pub(super) fn tree_tab(&mut self, ui: &mut Ui, lang: Lang, stale: bool) -> Option<usize> {
         let Some(v) = self.last_good.clone() else {
             ui.weak(tr(lang, T::TheRulesHaveNot));
@@ -55,7 +64,7 @@ impl StudioApp {
         };
         let prog = v.compiled.program.as_ref()?;
         let (st, where_) = match self.match_position() {
-            Some((st, turn)) => (st, format!("{} {turn}", tr(lang, T::MatchAfterTurn))),
+            Some((st, turn)) => (st, self.tree_where(lang, turn)),
             None => (
                 self.initial_position()?,
                 tr(lang, T::InitialPosition).to_string(),

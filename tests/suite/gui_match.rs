@@ -119,6 +119,27 @@ fn example1_shows_its_tree_with_distances_11_and_is_won_with_the_bound_key() {
         .click();
     h.step();
     assert_eq!(h.state().picked_line(), Some(8));
+    // The match is over: the tree reads its final position and says so, and no distances
+    // stand beside the decided evaluation.
+    h.get_by_label_contains("(match over, after turn 21)");
+    assert!(h.query_by_label_contains("(initial position)").is_none());
+    assert!(h.query_by_label_contains("distance to win").is_none());
+    // A finished match is not offered to be kept playing on changed rules.
+    h.get_by_label("Rule editor").focus();
+    h.run();
+    h.get_by_label("Rule editor").type_text("# changed");
+    settle(&mut h);
+    assert!(h.query_by_label("Keep playing").is_none());
+    assert!(h.query_by_label("Restart with the new rules").is_none());
+    // Undo turn: the CPU's last move it described is gone, and distances come back.
+    h.key_press_modifiers(Modifiers::COMMAND, Key::Z);
+    settle(&mut h);
+    h.get_by_label("Undo turn").click();
+    h.step();
+    h.step();
+    assert!(!h.state().matchp.session.as_ref().unwrap().over());
+    assert!(h.query_by_label_contains("CPU's last move").is_none());
+    h.get_by_label_contains("distance to win");
 }
 
 #[test]
