@@ -314,9 +314,10 @@ strings! {
     SuggestGoalsHover => ("What the suggested edits must reach", "提案する変更が満たすべき条件"),
     GoalEven => ("Even within ±", "互角の幅 ±"),
     GoalEvenHover => (
-        "Game value for h within ± this (exact), or h's and the first mover's scores within 50% ± this × 100 points (CPU games)",
-        "h の値がこの範囲内(厳密解)、または h と先手の勝率が 50% ± (この値 × 100) ポイント以内(CPU 対局)",
+        "h's score and the first mover's within 50% ± these points (CPU games), or the game value for h within ± points / 100 (exact: ± 5 points is a value within ± 0.05) — the report's units",
+        "h と先手の勝率が 50% ± このポイント以内(CPU 対局)、または h のゲーム値が ± ポイント/100 以内(厳密解: ±5 ポイントは値 ±0.05)— レポートと同じ単位",
     ),
+    PointsSuffix => (" points", " ポイント"),
     GoalDraws => ("Without a winner at most (%)", "勝者のない対局の上限(%)"),
     GoalTurns => ("Games last at most (turns on average)", "対局の平均の長さの上限(ターン)"),
     GoalEveryCommand => ("Every command worth playing somewhere", "どのコマンドもどこかで打つ価値がある"),

@@ -883,7 +883,7 @@ impl MatchPanel {
                 }
                 ui.end_row();
                 for (i, name) in p.states.iter().enumerate().skip(2) {
-                    let (lo, hi) = value_range(s, i, ns);
+                    let hi = value_max(s, i, ns);
                     let changed_any = Side::BOTH.into_iter().any(|side| {
                         s.previous_value(side, i)
                             .is_some_and(|pv| pv != s.value(side, i))
@@ -898,7 +898,7 @@ impl MatchPanel {
                         let v = s.value(side, i);
                         let prev = s.previous_value(side, i).filter(|&pv| pv != v);
                         ui.horizontal(|ui| {
-                            if lo >= 0 && hi <= 1 {
+                            if p.is_flag(i) {
                                 let on = v != 0;
                                 ui.label(RichText::new(if on { "○" } else { "—" }).strong().color(
                                     if on {
@@ -913,8 +913,10 @@ impl MatchPanel {
                                     num = num.color(changed_color(ui)).strong();
                                 }
                                 ui.label(num);
-                                if hi > lo && lo >= 0 {
-                                    let frac = ((v - lo) as f32 / (hi - lo) as f32).clamp(0.0, 1.0);
+                                // The bar runs from 0 to the highest value seen; at or below 0
+                                // it stays, empty.
+                                if hi > 0 {
+                                    let frac = (v.max(0) as f32 / hi as f32).clamp(0.0, 1.0);
                                     let (r, _) = ui
                                         .allocate_exact_size(Vec2::new(56.0, 8.0), Sense::hover());
                                     let painter = ui.painter();
@@ -1161,14 +1163,12 @@ impl MatchPanel {
 }
 
 /// The range a state's value has taken in this match (start and every turn), for bars.
-fn value_range(s: &MatchSession, i: usize, ns: usize) -> (i64, i64) {
-    let mut lo = i64::MAX;
+/// The highest value state `i` has had for either side in the match so far (the top of its bar).
+fn value_max(s: &MatchSession, i: usize, ns: usize) -> i64 {
     let mut hi = i64::MIN;
     let mut see = |st: &crate::engine::State| {
         for side in Side::BOTH {
-            let v = st.vals[side.index() * ns + i];
-            lo = lo.min(v);
-            hi = hi.max(v);
+            hi = hi.max(st.vals[side.index() * ns + i]);
         }
     };
     see(&s.start);
@@ -1176,7 +1176,7 @@ fn value_range(s: &MatchSession, i: usize, ns: usize) -> (i64, i64) {
     for t in &s.turns {
         see(&t.before);
     }
-    (lo.min(0), hi)
+    hi
 }
 
 fn build_log(s: &MatchSession, lang: Lang) -> Vec<LogLine> {

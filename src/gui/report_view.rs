@@ -89,6 +89,8 @@ pub struct ReportView {
     suggest_current: bool,
     /// A sweep example from the file's own states (`c.体力=6..14`).
     sweep_hint: String,
+    /// The goal's turn limit as last set (kept while the limit is unticked).
+    goal_turns: f64,
 }
 
 impl Default for ReportView {
@@ -115,6 +117,7 @@ impl Default for ReportView {
             report_current: true,
             suggest_current: true,
             sweep_hint: "c.hp=6..14".into(),
+            goal_turns: 30.0,
         }
     }
 }
@@ -233,18 +236,27 @@ impl ReportView {
     /// The goals of Suggest fixes, as `kumite suggest`'s options set them.
     fn goals_ui(&mut self, ui: &mut Ui, lang: Lang) {
         let g = &mut self.goals;
+        let kept_turns = &mut self.goal_turns;
         egui::Grid::new("suggest-goals")
             .num_columns(2)
             .show(ui, |ui| {
+                // In points, as the report gives balance (± 0.05 of a game value is ± 5 points).
                 let l = ui.label(tr(lang, T::GoalEven));
-                ui.add(
-                    egui::DragValue::new(&mut g.max_abs_value)
-                        .range(0.0..=1.0)
-                        .speed(0.005)
-                        .max_decimals(3),
-                )
-                .labelled_by(l.id)
-                .on_hover_text(tr(lang, T::GoalEvenHover));
+                let mut points = g.max_abs_value * 100.0;
+                if ui
+                    .add(
+                        egui::DragValue::new(&mut points)
+                            .range(0.0..=100.0)
+                            .speed(0.5)
+                            .max_decimals(1)
+                            .suffix(tr(lang, T::PointsSuffix)),
+                    )
+                    .labelled_by(l.id)
+                    .on_hover_text(tr(lang, T::GoalEvenHover))
+                    .changed()
+                {
+                    g.max_abs_value = points / 100.0;
+                }
                 ui.end_row();
                 let l = ui.label(tr(lang, T::GoalDraws));
                 let mut pct = g.max_draws * 100.0;
@@ -258,7 +270,8 @@ impl ReportView {
                 ui.end_row();
                 let mut limit = g.max_turns.is_some();
                 let l = ui.checkbox(&mut limit, tr(lang, T::GoalTurns));
-                let mut turns = g.max_turns.unwrap_or(30.0);
+                // Unticked, the number stays as it was set, for ticking again.
+                let mut turns = g.max_turns.unwrap_or(*kept_turns);
                 ui.add_enabled(
                     limit,
                     egui::DragValue::new(&mut turns)
@@ -266,6 +279,7 @@ impl ReportView {
                         .speed(0.5),
                 )
                 .labelled_by(l.id);
+                *kept_turns = turns;
                 g.max_turns = limit.then_some(turns);
                 ui.end_row();
             });

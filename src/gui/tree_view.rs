@@ -276,6 +276,12 @@ impl TreeView {
         let pal = Palette::of(ui);
         let cap = crate::analysis::UNREACHABLE;
         let mut action = None;
+        // The view switch on a row of its own: beside the distances it covered "(match, after
+        // turn N)" in a narrow panel.
+        ui.horizontal(|ui| {
+            ui.selectable_value(&mut self.mode, Mode::Tree, tr(lang, T::Tree));
+            ui.selectable_value(&mut self.mode, Mode::Graph, tr(lang, T::Graph));
+        });
         ui.horizontal_wrapped(|ui| {
             ui.label(RichText::new(tr(lang, T::DistanceToWinTitle)).strong());
             ui.label(
@@ -288,10 +294,6 @@ impl TreeView {
                 .color(pal.win),
             );
             ui.weak(format!("({where_})"));
-            ui.with_layout(egui::Layout::right_to_left(egui::Align::Center), |ui| {
-                ui.selectable_value(&mut self.mode, Mode::Graph, tr(lang, T::Graph));
-                ui.selectable_value(&mut self.mode, Mode::Tree, tr(lang, T::Tree));
-            });
         });
         for (side, d) in j.d.iter().enumerate() {
             if let Some(why) = &d.unreachable {

@@ -353,6 +353,21 @@ pub fn text_hash(text: &str) -> String {
 pub const NO_LEARNED: &str = "no learned evaluation was read for these rules: run `kumite train FILE` (it writes FILE's name with .trained.json next to it)";
 
 impl RuleProgram {
+    /// True if state `i` is a flag: both sides start it at 0 or 1 and no rule does arithmetic
+    /// on it (only `S.x` / `!S.x` set it). Views draw a flag as ○/— and any other state as a
+    /// number, whatever values a match has shown so far.
+    pub fn is_flag(&self, i: usize) -> bool {
+        let starts = self
+            .init_values
+            .iter()
+            .all(|v| v.get(i).is_none_or(|&x| x == 0 || x == 1));
+        starts
+            && !self
+                .effects
+                .iter()
+                .any(|e| matches!(e, CEffect::Update { state, .. } if *state as usize == i))
+    }
+
     /// Id of a state by name.
     pub fn state_id(&self, name: &str) -> Option<StateId> {
         let name = match name {

@@ -808,8 +808,9 @@ fn suggest_balance(text: &str, opts: &SuggestOptions) -> Result<Suggestions, Str
             )
         } else {
             format!(
-                "game value for h within ±{} (0 = even)",
-                opts.goals.max_abs_value
+                "game value for h within ±{} (± {} points, the report's unit; 0 = even)",
+                opts.goals.max_abs_value,
+                100.0 * opts.goals.max_abs_value
             )
         },
         format!(

@@ -349,6 +349,25 @@ fn the_goals_menu_sets_what_suggest_fixes_searches_for() {
         .set_value_accesskit(7.5);
     h.run();
     assert_eq!(h.state().report.goals.max_turns, Some(7.5));
+    // Unticked and ticked again, the limit is still 7.5 (it was reset to 30).
+    let tick = |h: &mut Harness<'static, StudioApp>| {
+        h.get_by_role_and_label(
+            egui::accesskit::Role::CheckBox,
+            "Games last at most (turns on average)",
+        )
+        .click();
+        h.run();
+    };
+    tick(&mut h);
+    assert_eq!(h.state().report.goals.max_turns, None);
+    tick(&mut h);
+    assert_eq!(h.state().report.goals.max_turns, Some(7.5));
+    // Balance is set in points, the report's unit: 5 points is a game value within ± 0.05.
+    h.get_by_label("Even within ±").set_value_accesskit(4.0);
+    h.run();
+    assert!((h.state().report.goals.max_abs_value - 0.04).abs() < 1e-9);
+    h.get_by_label("Even within ±").set_value_accesskit(5.0);
+    h.run();
     h.key_press(Key::Escape);
     h.run();
     h.get_by_label("Suggest fixes").click();

@@ -257,3 +257,19 @@ fn the_cpu_answers_within_its_period_whatever_the_branching() {
         assert_eq!(code, Some(0), "simultaneous {sim}: hung or failed");
     }
 }
+
+/// The match panel draws a state as a flag or as a number from the rules, not from the values
+/// a match has shown so far: `down` counts (0, then 1, then 2) and is a number from the start;
+/// `guarding` is only set and cleared, a flag.
+#[test]
+fn a_state_is_a_flag_by_its_rules_not_by_its_values_so_far() {
+    let c = kumite::pipeline::compile(
+        "!:down=0,guarding=0,hp=1,[hit],[guard]\n[hit]:O.down+1,!S.guarding\n[guard]:S.guarding\nS.down>=3:O.勝利\n",
+    );
+    let p = c.program.expect("compiles");
+    let id = |n: &str| p.state_id(n).unwrap() as usize;
+    assert!(!p.is_flag(id("down")));
+    assert!(p.is_flag(id("guarding")));
+    // Starting at 1 and never changed: a flag too.
+    assert!(p.is_flag(id("hp")));
+}
