@@ -363,12 +363,15 @@ fn link_chunks(
             line: c.line,
         })
         .collect();
-    let program = lower::link(&x, first_rule, &pieces, names, &mut diags);
+    let mut program = lower::link(&x, first_rule, &pieces, names, &mut diags);
     drop(pieces);
     let symbols = SymbolIndex::from_pieces(Arc::new(Placement {
         at: cuts.iter().map(|c| (c.start, c.line)).collect(),
         chunks,
     }));
+    let spelled = crate::pipeline::reserved_spellings(text, &symbols);
+    let mut scratch = crate::syntax::names::Names::default();
+    crate::pipeline::as_written(&spelled, Some(&mut program), &mut scratch);
     crate::pipeline::finish_diags(&symbols, &mut diags);
     let ok = !diags.iter().any(|d| d.is_error());
     Compiled::lazy(

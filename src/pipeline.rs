@@ -64,6 +64,8 @@ impl Compiled {
             let mut parsed = parser::parse(text);
             let mut diags = Vec::new();
             let x = expand::expand(&mut parsed, &index, &mut diags);
+            let spelled = reserved_spellings(text, &self.symbols);
+            as_written(&spelled, None, &mut parsed.names);
             (x, parsed.names)
         })
     }
@@ -89,8 +91,10 @@ pub(crate) fn compile_with(text: &str, cache: Option<&mut parser::ParseCache>) -
         &index,
     ));
     let expanded = expand::expand(&mut parsed, &index, &mut diags);
-    let names = parsed.names;
-    let program = lower::lower(&expanded, &names, &mut diags);
+    let mut names = parsed.names;
+    let mut program = lower::lower(&expanded, &names, &mut diags);
+    let spelled = reserved_spellings(text, &symbols);
+    as_written(&spelled, Some(&mut program), &mut names);
     finish_diags(&symbols, &mut diags);
     let ok = !diags.iter().any(|d| d.is_error());
     Compiled {
@@ -99,6 +103,43 @@ pub(crate) fn compile_with(text: &str, cache: Option<&mut parser::ParseCache>) -
         symbols,
         expansion: std::sync::Arc::new(std::sync::OnceLock::from((expanded, names))),
         text: None,
+    }
+}
+
+/// How the file spells the reserved states 勝利 and 敗北: `win` / `lose` where every use is
+/// written so (the designer's own words are shown back), else the Japanese name.
+pub(crate) fn reserved_spellings(text: &str, symbols: &SymbolIndex) -> [Option<&'static str>; 2] {
+    use crate::symbols::SymKind;
+    [("勝利", "win"), ("敗北", "lose")].map(|(name, alias)| {
+        let uses = symbols.uses(SymKind::State, name);
+        let all_alias = !uses.is_empty()
+            && uses.iter().all(|o| {
+                text.get(o.span.clone())
+                    .is_some_and(|t| t.chars().map(crate::syntax::lexer::norm).eq(alias.chars()))
+            });
+        all_alias.then_some(alias)
+    })
+}
+
+/// Shows the reserved states as the file spells them: in the program's state names (the tree,
+/// the turn log, match results) and in the names the expanded rules are printed with.
+pub(crate) fn as_written(
+    spelled: &[Option<&'static str>; 2],
+    program: Option<&mut crate::program::RuleProgram>,
+    names: &mut crate::syntax::names::Names,
+) {
+    let ids = [crate::syntax::grammar::WIN, crate::syntax::grammar::LOSE];
+    if let Some(p) = program {
+        for (k, s) in spelled.iter().enumerate() {
+            if let (Some(s), Some(slot)) = (s, p.states.get_mut(k)) {
+                *slot = (*s).to_string();
+            }
+        }
+    }
+    for (id, s) in ids.iter().zip(spelled) {
+        if let Some(s) = s {
+            names.set_display(*id, s);
+        }
     }
 }
 

@@ -735,7 +735,7 @@ fn mix_text(m: &Mix) -> String {
 
 fn compact(v: &crate::engine::players::StateValues) -> String {
     v.0.iter()
-        .filter(|(k, _)| k != "勝利" && k != "敗北")
+        .skip(2) // the reserved states 勝利 and 敗北, however the file spells them
         .map(|(k, x)| format!("{k}={x}"))
         .collect::<Vec<_>>()
         .join(" ")

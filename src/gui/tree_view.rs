@@ -28,6 +28,8 @@ pub struct Judged {
     pub reach: [Vec<Option<OutOfReach>>; 2],
     /// Per node, per achiever: its rule as text and its origin (made once per graph).
     pub texts: Arc<Vec<Vec<(String, String)>>>,
+    /// The reserved state 勝利 as the file spells it (`win` where it writes that).
+    pub win_name: String,
 }
 
 impl Judged {
@@ -55,6 +57,7 @@ impl Judged {
             reach: [out_of_reach(graph, &d[0]), out_of_reach(graph, &d[1])],
             d,
             texts,
+            win_name: prog.states.first().cloned().unwrap_or_default(),
         }
     }
 }
@@ -826,13 +829,13 @@ impl GraphLayout {
                 clip.text(
                     r.center(),
                     Align2::CENTER_CENTER,
-                    "★ 勝利",
+                    &format!("★ {}", j.win_name),
                     mono.clone(),
                     pal.win,
                 );
             }
             let name = if title.is_empty() {
-                "勝利".to_string()
+                j.win_name.clone()
             } else {
                 format!("{title} {sub}")
             };

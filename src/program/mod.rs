@@ -370,11 +370,12 @@ impl RuleProgram {
 
     /// Id of a state by name.
     pub fn state_id(&self, name: &str) -> Option<StateId> {
-        let name = match name {
-            "win" => "勝利",
-            "lose" => "敗北",
-            n => n,
-        };
+        // The reserved states are 0 and 1 however the file spells them.
+        match name {
+            "win" | "勝利" => return Some(0),
+            "lose" | "敗北" => return Some(1),
+            _ => {}
+        }
         self.states
             .iter()
             .position(|s| s == name)

@@ -24,6 +24,13 @@ impl Names {
         self.map.insert(s.to_string(), id);
         id
     }
+    /// Shows `id` as `text` from now on (it is still found by its own text too): the reserved
+    /// states as a file spells them.
+    pub fn set_display(&mut self, id: NameId, text: &str) {
+        if let Some(slot) = self.list.get_mut(id.0 as usize) {
+            *slot = text.to_string();
+        }
+    }
     /// The text of `id`.
     pub fn get(&self, id: NameId) -> &str {
         &self.list[id.0 as usize]

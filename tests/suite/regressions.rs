@@ -273,3 +273,43 @@ fn a_state_is_a_flag_by_its_rules_not_by_its_values_so_far() {
     // Starting at 1 and never changed: a flag too.
     assert!(p.is_flag(id("hp")));
 }
+
+/// A file that writes `S.win` reads `win` back everywhere: the program's state names (tree,
+/// turn log, match results) and the expanded rules; one that writes 勝利 (or both) keeps 勝利.
+#[test]
+fn the_reserved_states_are_shown_as_the_file_spells_them() {
+    let text = "!:hp=2,[hit]\n[hit]:O.hp-1\nO.hp<=0:S.win\n";
+    let c = kumite::pipeline::compile(text);
+    let p = c.program.as_ref().expect("compiles");
+    assert_eq!(p.states[0], "win");
+    assert_eq!(p.state_id("勝利"), Some(0));
+    assert_eq!(p.state_id("win"), Some(0));
+    let x = kumite::pipeline::expanded_kmt(&c, "w.kmt");
+    assert!(x.contains("O.hp<=0:S.win") && !x.contains("勝利"), "{x}");
+    // The incremental checker (the studio's and the editor's) agrees.
+    let mut cache = kumite::incremental::Checker::default();
+    let inc = kumite::incremental::compile_cached(text, &mut cache);
+    assert_eq!(inc.program.as_ref().unwrap().states[0], "win");
+    let mixed =
+        kumite::pipeline::compile("!:hp=2,[hit]\n[hit]:O.hp-1\nO.hp<=0:S.win\nO.hp<=-5:S.勝利\n");
+    assert_eq!(mixed.program.unwrap().states[0], "勝利");
+    // Through the binary: the turn log says h.win.
+    let d = std::env::temp_dir().join(format!("kumite-win-{}", std::process::id()));
+    std::fs::create_dir_all(&d).unwrap();
+    let f = d.join("w.kmt");
+    std::fs::write(&f, text).unwrap();
+    let (code, out, err) = crate::common::kumite(&[
+        "match",
+        f.to_str().unwrap(),
+        "--h",
+        "random",
+        "--c",
+        "random",
+        "--trace",
+    ]);
+    assert_eq!(code, 0, "{err}");
+    assert!(
+        err.contains("h.win: 0 → 1") && !err.contains("勝利"),
+        "{out}{err}"
+    );
+}
