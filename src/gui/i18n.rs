@@ -372,6 +372,7 @@ strings! {
     Points => ("points", "ポイント"),
     Exact => ("exact:", "厳密:"),
     NotDecided => ("not decided", "未決定"),
+    NoForcedWinProved => ("no forced win for h (proved within the plies below)", "h の必勝なし(下の手数内で証明)"),
     Length => ("Length", "対局の長さ"),
     ColGames => ("games", "局"),
     Decisions => ("Decisions", "選択"),
@@ -407,6 +408,7 @@ strings! {
     Change => ("change", "変化"),
     NoEffect => ("no effect", "影響なし"),
     Decisive => ("decisive", "決定的"),
+    TrapCommand => ("a trap: banning {} raises {}'s score by {} points", "罠: {} を禁じると {} の勝率が {} ポイント上がる"),
     Skill => ("Skill", "実力差"),
     SkillMattersRandomLoses => (
         "Skill matters: random loses to the deepest search.",
@@ -424,6 +426,7 @@ strings! {
         "Too few games to tell whether skill matters.",
         "実力が効くかどうかを判断するには対局数が足りません。",
     ),
+    SkillAtMost => ("(at most: a pairing stops once its result is clear)", "(上限: 結果がはっきりした組み合わせはそこで打ち切り)"),
     SkillGamesHeader => (
         "sampled · {} games per pairing, {} for random vs the deepest",
         "抽出 · 組み合わせごとに {} 局、ランダム対最深は {} 局",

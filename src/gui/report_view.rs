@@ -437,11 +437,17 @@ impl ReportView {
             }
             Some(Ok(now)) => {
                 // Two columns of the panel's width (their text wraps: the panel keeps its size).
+                // Each column left-aligned, not justified (a justified column stretched the
+                // wrapped text's letter spacing).
                 ui.columns(2, |cols| {
-                    cols[0].strong(tr(lang, T::SuggestBefore));
-                    cols[0].label(ev(&sg.before));
-                    cols[1].strong(tr(lang, T::SuggestAfterNow));
-                    cols[1].label(ev(now));
+                    cols[0].vertical(|ui| {
+                        ui.strong(tr(lang, T::SuggestBefore));
+                        ui.label(ev(&sg.before));
+                    });
+                    cols[1].vertical(|ui| {
+                        ui.strong(tr(lang, T::SuggestAfterNow));
+                        ui.label(ev(now));
+                    });
                 });
                 if *now == sg.after {
                     ui.weak(tr(lang, T::SuggestSameAsShown));
@@ -921,6 +927,9 @@ fn outcome(ui: &mut Ui, lang: Lang, r: &Report) {
                         (ExactKind::Value, _, Some(v)) => {
                             trf(lang, T::GameValueOf, format!("{v:+.4}"))
                         }
+                        // The same words as the command line: a proof of no forced win is not
+                        // "not decided"; a search that gave up is.
+                        (ExactKind::None, _, _) => tr(lang, T::NoForcedWinProved).to_string(),
                         _ => tr(lang, T::NotDecided).to_string(),
                     };
                     ui.label(RichText::new(verdict).strong());
@@ -1151,6 +1160,21 @@ fn restricted(ui: &mut Ui, lang: Lang, r: &Report) {
                                 trf(lang, T::NoNetEffect, x.games_changed),
                             );
                         }
+                        // Banning it helps the side: a trap it falls into, not a loss.
+                        Some("decisive") if x.delta > 0.0 => {
+                            ui.colored_label(
+                                Color32::from_rgb(120, 160, 230),
+                                trn(
+                                    lang,
+                                    T::TrapCommand,
+                                    &[
+                                        &x.command,
+                                        &x.side.name(),
+                                        &format!("{:.1}", 100.0 * x.delta),
+                                    ],
+                                ),
+                            );
+                        }
                         Some("decisive") => {
                             ui.colored_label(
                                 Color32::from_rgb(230, 170, 60),
@@ -1177,6 +1201,11 @@ fn skill(ui: &mut Ui, lang: Lang, r: &Report) {
         T::SkillGamesHeader,
         &[&r.skill_games, &r.skill_key_games],
     );
+    let games = if sk.iter().any(|p| p.games < p.planned_games) {
+        format!("{games} {}", tr(lang, T::SkillAtMost))
+    } else {
+        games
+    };
     header(ui, title, &games, |ui| {
         let warn = Color32::from_rgb(230, 170, 60);
         match r.skill_verdict {
@@ -1201,12 +1230,15 @@ fn skill(ui: &mut Ui, lang: Lang, r: &Report) {
                     p.games,
                     p.distinct_games,
                     p.low.is_none(),
-                ))
-                .on_hover_text(if p.games < p.planned_games {
-                    trn(lang, T::SkillStoppedEarly, &[&p.games, &p.planned_games])
-                } else {
-                    String::new()
-                });
+                ));
+                // Fewer games than the header says: say why, on the row (not only on hover).
+                if p.games < p.planned_games {
+                    ui.weak(trn(
+                        lang,
+                        T::SkillStoppedEarly,
+                        &[&p.games, &p.planned_games],
+                    ));
+                }
                 ui.end_row();
             }
         });

@@ -829,7 +829,7 @@ impl GraphLayout {
                 clip.text(
                     r.center(),
                     Align2::CENTER_CENTER,
-                    &format!("★ {}", j.win_name),
+                    format!("★ {}", j.win_name),
                     mono.clone(),
                     pal.win,
                 );

@@ -324,6 +324,14 @@ pub fn render(r: &Report) -> String {
                     "  changes how games go, not who wins: {} games ended differently, but the score moved less than 5 points",
                     x.games_changed
                 ),
+                // Banning a command that raises the side's score: the side is better off never
+                // playing it — a trap it falls into, not a command it needs.
+                Some("decisive") if x.delta > 0.0 => format!(
+                    "  a trap: banning {} raises {}'s score by {:.1} points",
+                    x.command,
+                    x.side,
+                    100.0 * x.delta
+                ),
                 Some("decisive") => "  decisive".to_string(),
                 _ => String::new(),
             };

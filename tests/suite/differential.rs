@@ -688,7 +688,19 @@ fn subject(source: &str) -> Result<Subject, String> {
     };
     let expanded = expanded_kmt(&c, "x");
     let refp = reference::parse(&expanded).map_err(|e| format!("reference parser: {e}"))?;
-    let state_map = prog.states.iter().map(|n| refp.state(n)).collect();
+    // States 0 and 1 are the reserved 勝利 and 敗北, shown as the file spells them (`win`).
+    let state_map = prog
+        .states
+        .iter()
+        .enumerate()
+        .map(|(i, n)| {
+            refp.state(match i {
+                0 => "勝利",
+                1 => "敗北",
+                _ => n,
+            })
+        })
+        .collect();
     let cmd_to_ref = prog.commands.iter().map(|n| refp.command(n)).collect();
     let cmd_to_eng = refp.commands.iter().map(|n| prog.command_id(n)).collect();
     Ok(Subject {
