@@ -6,8 +6,8 @@ use super::i18n::{Lang, T, tr, trf, trn};
 use crate::program::RuleProgram;
 use crate::report::suggest::{SuggestOptions, Suggestions};
 use crate::report::{Progress, Rate, Report, ReportOptions, Sweep};
-use egui::{Color32, RichText, Ui};
-use egui_plot::{Bar, BarChart, FilledArea, HLine, Legend, Line, Plot, Points};
+use egui::{Color32, RichText, Ui, Vec2};
+use egui_plot::{Bar, BarChart, FilledArea, HLine, Line, Plot, Points};
 use std::sync::Arc;
 use std::sync::atomic::Ordering;
 use std::sync::mpsc::{Receiver, TryRecvError, channel};
@@ -1012,6 +1012,15 @@ fn decisions(ui: &mut Ui, lang: Lang, r: &Report) {
                 Color32::from_rgb(210, 80, 60),
             ),
         ];
+        // The legend on a row of its own above the chart: inside it covered the bars.
+        ui.horizontal_wrapped(|ui| {
+            for (name, _, _, color) in &series {
+                let (r, _) = ui.allocate_exact_size(Vec2::splat(10.0), egui::Sense::hover());
+                ui.painter().rect_filled(r, 2.0, *color);
+                ui.label(RichText::new(*name).small());
+                ui.add_space(6.0);
+            }
+        });
         for (name, m, off, color) in series {
             let bars: Vec<Bar> = names
                 .iter()
@@ -1027,7 +1036,6 @@ fn decisions(ui: &mut Ui, lang: Lang, r: &Report) {
                 .collect();
             charts.push(BarChart::new(name, bars).color(color));
         }
-        // Room above the tallest bar for the legend.
         let top = [&d.command_use, &d.cpu_command_use]
             .iter()
             .flat_map(|u| u.h.values().chain(u.c.values()))
@@ -1039,9 +1047,10 @@ fn decisions(ui: &mut Ui, lang: Lang, r: &Report) {
             .allow_scroll(false)
             .allow_zoom(false)
             .allow_drag(false)
-            .legend(Legend::default().position(egui_plot::Corner::RightTop))
             .include_y(0.0)
-            .include_y(top * 1.8)
+            .include_y(top * 1.1)
+            // A mark at every command (the automatic marks skipped most of their names).
+            .x_grid_spacer(egui_plot::uniform_grid_spacer(|_| [1.0, 1.0, 1.0]))
             .x_axis_formatter(move |m, _| {
                 let k = m.value.round();
                 if (m.value - k).abs() < 1e-6 && k >= 0.0 {
