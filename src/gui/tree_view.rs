@@ -561,10 +561,9 @@ impl TreeView {
             .expect("set above");
         ui.horizontal(|ui| {
             if ui.button(tr(lang, T::Fit)).clicked() {
-                self.scene_rect = self
-                    .layout
-                    .as_ref()
-                    .map_or(Rect::ZERO, |(_, l)| l.bounds().expand(20.0));
+                // As at the start: the whole graph where it fits readably, else readable at the
+                // win end with the rest a drag away (fitting a 9-level graph made it unreadable).
+                self.scene_rect = Rect::ZERO;
             }
             ui.weak(tr(lang, T::DragToPanCtrl));
         });
@@ -589,6 +588,7 @@ impl TreeView {
                     Rect::from_min_size(Pos2::new(bounds.min.x - 20.0, top), size)
                 };
             }
+            let before = self.scene_rect;
             egui::Scene::new()
                 .zoom_range(0.05..=2.0)
                 .max_inner_size(bounds.max.to_vec2() + Vec2::splat(40.0))
@@ -596,8 +596,24 @@ impl TreeView {
                     ui.expand_to_include_rect(bounds.expand(20.0));
                     layout.paint(ui, lang, graph, j, pal, cap, action);
                 });
+            self.scene_rect = limit_zoom_step(before, self.scene_rect);
         });
     }
+}
+
+/// One wheel notch zooms by at most a quarter: a larger step (egui's scene took three notches
+/// from unreadable to three boxes filling the panel) is scaled back around the same centre.
+fn limit_zoom_step(before: Rect, after: Rect) -> Rect {
+    const STEP: f32 = 1.25;
+    if before.width() <= 0.0 || after.width() <= 0.0 {
+        return after;
+    }
+    let ratio = after.width() / before.width();
+    let allowed = ratio.clamp(1.0 / STEP, STEP);
+    if (ratio - allowed).abs() < 1e-4 {
+        return after;
+    }
+    Rect::from_center_size(after.center(), before.size() * allowed)
 }
 
 /// Where each box goes: win on the left, then decisive rules, conditions and their achieving
@@ -851,5 +867,25 @@ impl GraphLayout {
                 *action = Some(TreeAction::ShowLine(l));
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod zoom_tests {
+    use super::*;
+
+    #[test]
+    fn a_wheel_notch_zooms_by_a_quarter_at_most() {
+        let before = Rect::from_min_size(Pos2::ZERO, Vec2::new(400.0, 300.0));
+        // egui asked for 3× in one step: it becomes 1.25× out, about the same centre.
+        let asked = Rect::from_center_size(before.center(), before.size() * 3.0);
+        let got = limit_zoom_step(before, asked);
+        assert!((got.width() / before.width() - 1.25).abs() < 1e-4);
+        assert_eq!(got.center(), asked.center());
+        // Small steps and pans pass as they are.
+        let pan = before.translate(Vec2::new(30.0, 0.0));
+        assert_eq!(limit_zoom_step(before, pan), pan);
+        let small = Rect::from_center_size(before.center(), before.size() * 1.1);
+        assert_eq!(limit_zoom_step(before, small), small);
     }
 }
