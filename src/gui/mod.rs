@@ -9,6 +9,7 @@
 //! file system work, [`worker`] checks the text off the UI thread, [`i18n`] holds every UI
 //! string, [`fonts`] the bundled Japanese fonts.
 
+pub mod balance;
 pub mod diagnostics;
 mod dialogs;
 mod document;
@@ -153,6 +154,8 @@ pub struct StudioApp {
     worker: Worker,
     checked: Option<Checked>,
     last_good: Option<Arc<ProgramView>>,
+    /// The balance meter in the status bar.
+    pub balance: balance::BalanceMeter,
     autosave: Autosave,
     watch: DiskWatch,
     disk_changed: bool,
@@ -244,6 +247,7 @@ impl StudioApp {
             worker: Worker::spawn(),
             checked: None,
             last_good: None,
+            balance: Default::default(),
             autosave: Autosave {
                 store: None,
                 written: false,
@@ -353,6 +357,8 @@ impl StudioApp {
         };
         let mut app = Self::with_state(persisted, text.to_string(), doc);
         app.native_dialogs = false;
+        // Tests that are not about the balance meter do not share the machine with it.
+        app.balance.on = false;
         app
     }
 
@@ -832,6 +838,11 @@ impl StudioApp {
                 ui.separator();
                 ui.weak(n);
             }
+            ui.separator();
+            let name = self.file_name_for_reports();
+            self.balance
+                .follow(ui.ctx(), self.last_good.as_ref(), &name);
+            self.balance.ui(ui, lang);
         });
     }
 

@@ -300,19 +300,28 @@ fn saving_before_new_asks_for_a_path_then_starts_the_new_file() {
 #[test]
 #[ignore]
 fn measure_frame_times_typing_into_10k_lines() {
-    measure_typing_into_10k_lines("Expanded rules", egui::Key::Num1);
+    measure_typing_into_10k_lines("Expanded rules", egui::Key::Num1, false);
+}
+
+/// The same with the balance meter on: each edit that compiles starts a background reading
+/// (cancelling the last), on one worker thread.
+#[test]
+#[ignore]
+fn measure_frame_times_typing_into_10k_lines_with_the_balance_meter() {
+    measure_typing_into_10k_lines("Expanded rules", egui::Key::Num1, true);
 }
 
 /// The same with the Victory conditions tab showing (its tree is drawn every frame).
 #[test]
 #[ignore]
 fn measure_frame_times_typing_into_10k_lines_beside_the_tree() {
-    measure_typing_into_10k_lines("Victory conditions", egui::Key::Num2);
+    measure_typing_into_10k_lines("Victory conditions", egui::Key::Num2, false);
 }
 
-fn measure_typing_into_10k_lines(tab: &str, tab_key: egui::Key) {
+fn measure_typing_into_10k_lines(tab: &str, tab_key: egui::Key, balance: bool) {
     let big = common::generated(10_000);
     let mut app = StudioApp::new_for_test(Lang::En, &big);
+    app.balance.on = balance;
     let ctx = egui::Context::default();
     let size = egui::vec2(1400.0, 900.0);
     let frame = |app: &mut StudioApp, events: Vec<egui::Event>| {
@@ -362,8 +371,10 @@ fn measure_typing_into_10k_lines(tab: &str, tab_key: egui::Key) {
     let worst = times[times.len() - 1];
     let p99 = times[times.len() * 99 / 100];
     println!(
-        "10,000 lines, {tab} tab, {} frames while typing: median {median:.2} ms, p99 {p99:.2} ms, worst {worst:.2} ms",
-        times.len()
+        "10,000 lines, {tab} tab{}, {} frames while typing: median {median:.2} ms, p99 {p99:.2} ms, worst {worst:.2} ms; balance readings {}",
+        if balance { ", balance meter on" } else { "" },
+        times.len(),
+        app.balance.history.len()
     );
     assert!(app.text().len() > big.len());
 }

@@ -386,3 +386,35 @@ fn the_goals_menu_sets_what_suggest_fixes_searches_for() {
     }
     h.get_by_label_contains("games last at most 7.5 turns");
 }
+
+/// The balance meter: after an edit that compiles, a reading in the status bar (sampled, with
+/// how many games and how many different), a new one after the next edit, and a history that
+/// grows with the edits. Each edit's run is cancelled by the next.
+#[test]
+fn the_balance_meter_follows_the_edits() {
+    let mut app = StudioApp::new_for_test(Lang::En, "");
+    app.balance.on = true;
+    let mut h = harness(app);
+    open_example(&mut h, "sumo.kmt");
+    step_until(&mut h, "a first reading", |a| {
+        !a.balance.busy() && !a.balance.history.is_empty()
+    });
+    h.get_by_label_contains("sampled: 60 games");
+    let first = h.state().balance.history.last().cloned().unwrap();
+    assert_eq!(first.games, 60);
+    assert!(first.distinct >= 1 && first.distinct <= 60);
+    // Two quick edits: the first's run is cancelled, the second's reading is added.
+    h.get_by_label("Rule editor").focus();
+    h.run();
+    h.get_by_label("Rule editor").type_text("\n# a");
+    step_until(&mut h, "the checker", |a| a.is_checked());
+    h.get_by_label("Rule editor")
+        .type_text("\n[押す]:O.後ろ余裕度-1");
+    step_until(&mut h, "the checker", |a| a.is_checked());
+    step_until(&mut h, "a second reading", |a| {
+        !a.balance.busy() && a.balance.history.len() >= 2
+    });
+    let last = h.state().balance.history.last().cloned().unwrap();
+    assert_ne!(last, first, "a push twice as strong moved the balance");
+    assert!(h.state().balance.history.len() <= 3);
+}
