@@ -190,6 +190,8 @@ strings! {
     ReloadBtn => ("Reload", "再読み込み"),
     IgnoreBtn => ("Ignore", "無視"),
     ErrorTitle => ("Error", "エラー"),
+    WatchPace => ("pace", "間隔"),
+    WatchPaceHover => ("CPU against CPU: seconds between turns, to watch the match (0: as fast as they think)", "CPU 同士: 観戦のためのターン間の秒数(0: 考えたらすぐ)"),
     BalanceMeter => ("balance", "バランス"),
     BalanceMeterHover => (
         "After each edit that compiles: the report's outcome (30 CPU games a seating, one worker thread) and exact sections in the background; the next edit cancels a run still going. The line shows h's score and the first mover's advantage (sampled, with 95% intervals and distinct games) or the exact value; the sparkline, h's score over your edits.",

@@ -45,6 +45,8 @@ pub struct MatchSettings {
     pub cpu: CpuSettings,
     /// Real-time play.
     pub realtime: bool,
+    /// Seconds between turns when no human plays (CPU against CPU, to watch).
+    pub watch_seconds: f64,
 }
 
 impl MatchSettings {
@@ -68,6 +70,7 @@ impl Default for MatchSettings {
                 nodes: None,
             },
             realtime: false,
+            watch_seconds: 1.0,
         }
     }
 }
@@ -225,6 +228,8 @@ impl MatchPanel {
         )?;
         s.learned = self.learned.as_ref().ok().cloned();
         s.realtime = self.settings.realtime;
+        s.watch_pace =
+            std::time::Duration::from_secs_f64(self.settings.watch_seconds.clamp(0.0, 60.0));
         s.started = !edit;
         self.session = Some(s);
         self.message = None;
@@ -450,6 +455,24 @@ impl MatchPanel {
             {
                 s.stop_thinking();
                 s.players = self.settings.players;
+            }
+            // CPU against CPU: watched at a pace the designer sets.
+            if !self.settings.players.contains(&Controller::Human) {
+                let l = ui.label(tr(lang, T::WatchPace));
+                if ui
+                    .add(
+                        egui::DragValue::new(&mut self.settings.watch_seconds)
+                            .range(0.0..=60.0)
+                            .speed(0.05)
+                            .suffix(" s"),
+                    )
+                    .labelled_by(l.id)
+                    .on_hover_text(tr(lang, T::WatchPaceHover))
+                    .changed()
+                    && let Some(s) = self.session.as_mut()
+                {
+                    s.watch_pace = std::time::Duration::from_secs_f64(self.settings.watch_seconds);
+                }
             }
             let l = ui.label(tr(lang, T::Seed));
             ui.add(egui::DragValue::new(&mut self.seed).speed(1.0))

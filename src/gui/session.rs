@@ -233,6 +233,10 @@ pub struct MatchSession {
     pub cpu_last: Option<(u64, Duration)>,
     /// Real-time play: one turn every P ms.
     pub realtime: bool,
+    /// With no human playing, the least time between turns (to watch CPU against CPU).
+    pub watch_pace: Duration,
+    /// When the last turn was played.
+    last_turn_at: Option<Instant>,
     next_tick: Option<Instant>,
     /// False while the start position is being edited.
     pub started: bool,
@@ -309,6 +313,8 @@ impl MatchSession {
             cpu_failed: false,
             cpu_last: None,
             realtime: false,
+            watch_pace: Duration::ZERO,
+            last_turn_at: None,
             next_tick: None,
             started: true,
             replay: None,
@@ -477,6 +483,7 @@ impl MatchSession {
         }
         let cmds = [self.pending[0].flatten(), self.pending[1].flatten()];
         self.pending = [None, None];
+        self.last_turn_at = Some(Instant::now());
         let before = self.st.clone();
         let mut trace = TurnTrace::default();
         let compiled = self.compiled.clone();
@@ -631,7 +638,19 @@ impl MatchSession {
                 }
             }
         }
-        if self.thinking.is_none()
+        // CPU against CPU is watched: the next turn's thinking waits for the pace.
+        let held = if !self.players.contains(&Controller::Human) && !self.realtime {
+            self.last_turn_at
+                .map(|t| (t + self.watch_pace).saturating_duration_since(now))
+                .filter(|d| !d.is_zero())
+        } else {
+            None
+        };
+        if let Some(d) = held {
+            if self.thinking.is_none() && !self.over() {
+                want(d);
+            }
+        } else if self.thinking.is_none()
             && let Some(side) = self
                 .waiting_for()
                 .into_iter()

@@ -698,3 +698,38 @@ fn the_win_path_in_the_studio_and_on_the_command_line_give_the_same_verdict() {
     assert_eq!(v["shortest_win"]["status"], "none", "{v}");
     h.get_by_label_contains(&format!("within {plies} plies"));
 }
+
+/// CPU against CPU is watched at the pace set in the panel: with a minute between turns the
+/// match holds after its first turn; at pace 0 it plays out to the end.
+#[test]
+fn cpu_against_cpu_is_watched_at_the_pace_set() {
+    let mut app = StudioApp::new_for_test(Lang::En, "");
+    app.matchp.settings.players = [kumite::gui::session::Controller::Cpu; 2];
+    app.matchp.settings.watch_seconds = 60.0;
+    let mut h = harness(app);
+    settle(&mut h);
+    open_example(&mut h, "ex1_push.kmt");
+    h.get_by_label("pace");
+    h.key_press(Key::F5);
+    step_until(&mut h, "the first turn", |a| {
+        a.matchp
+            .session
+            .as_ref()
+            .is_some_and(|s| !s.turns.is_empty())
+    });
+    for _ in 0..20 {
+        h.step();
+        std::thread::sleep(Duration::from_millis(5));
+    }
+    assert_eq!(
+        h.state().matchp.session.as_ref().unwrap().turns.len(),
+        1,
+        "held by the pace"
+    );
+    h.get_by_label("pace").set_value_accesskit(0.0);
+    h.step();
+    step_until(&mut h, "the end of the match", |a| {
+        a.matchp.session.as_ref().is_some_and(|s| s.over())
+    });
+    assert_eq!(h.state().matchp.session.as_ref().unwrap().st.turn, 21);
+}
