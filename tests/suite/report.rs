@@ -536,3 +536,40 @@ fn the_key_skill_pairing_stops_once_its_interval_is_clear_of_even() {
     assert!(key["high"].as_f64().unwrap() < 0.5, "{key}");
     assert_eq!(r["skill_verdict"], "skill_matters");
 }
+
+/// A ban that raises the side's score names a trap (the side is better off never playing it);
+/// a ban that lowers it stays "decisive" (the side needs the command).
+#[test]
+fn a_command_the_side_is_better_without_is_named_a_trap() {
+    let d = std::env::temp_dir().join(format!("kumite-trap-{}", std::process::id()));
+    std::fs::create_dir_all(&d).unwrap();
+    let f = d.join("trap.kmt");
+    std::fs::write(
+        &f,
+        "!:hp=3,[hit],[oops]\n[hit]:O.hp-1\n[oops]:S.hp-2\nS.hp<=0:O.勝利\nO.hp<=0:S.勝利\n",
+    )
+    .unwrap();
+    let (code, out, err) = crate::common::kumite(&[
+        "report",
+        f.to_str().unwrap(),
+        "--games",
+        "40",
+        "--sections",
+        "restricted",
+        "--players",
+        "random,random",
+    ]);
+    assert_eq!(code, 0, "{err}");
+    let line = |what: &str| {
+        out.lines()
+            .find(|l| l.contains(what))
+            .unwrap_or_else(|| panic!("{what}: {out}"))
+            .to_string()
+    };
+    assert!(
+        line("h without oops").contains("a trap: banning oops raises h's score by"),
+        "{out}"
+    );
+    let hit = line("h without hit");
+    assert!(hit.ends_with("decisive") && !hit.contains("trap"), "{hit}");
+}
