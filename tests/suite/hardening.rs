@@ -481,9 +481,14 @@ fn the_studio_closes_itself_on_sigterm_and_keeps_unsaved_work() {
     xdo(&["mousemove", "300", "120", "click", "1"]);
     std::thread::sleep(std::time::Duration::from_millis(300));
     // The first edit is autosaved at once; the second falls inside the 3 s autosave pause.
-    xdo(&["type", "--delay", "40", "x"]);
+    // (Each typed into the focused window: a busy machine may move the focus in between.)
+    let type_in = |text: &str| {
+        xdo(&["windowfocus", "--sync", &window]);
+        xdo(&["type", "--window", &window, "--delay", "40", text]);
+    };
+    type_in("x");
     std::thread::sleep(std::time::Duration::from_millis(500));
-    xdo(&["type", "--delay", "40", "#SIGTERM-EDIT"]);
+    type_in("#SIGTERM-EDIT");
     std::thread::sleep(std::time::Duration::from_millis(400));
     let pid = studio.id().to_string();
     Command::new("kill").args(["-TERM", &pid]).status().unwrap();
