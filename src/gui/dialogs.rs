@@ -157,6 +157,7 @@ impl StudioApp {
             DialogKind::Open => T::PathDialogOpen,
             DialogKind::SaveAs => T::PathDialogSave,
             DialogKind::Export => T::PathDialogExport,
+            DialogKind::SaveMatch => T::PathDialogSaveMatch,
         };
         let mut done = None;
         let mut keep = true;

@@ -9,6 +9,7 @@ use super::i18n::{T, tr, trf};
 use super::{Action, Document, StudioApp};
 use egui::ViewportCommand;
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 impl StudioApp {
@@ -148,6 +149,10 @@ impl StudioApp {
                 let stem = self.file_name_for_reports();
                 format!("{}_expanded.kmt", stem.trim_end_matches(".kmt"))
             }
+            DialogKind::SaveMatch => {
+                let stem = self.file_name_for_reports();
+                format!("{}_match.jsonl", stem.trim_end_matches(".kmt"))
+            }
             _ => self.file_name_for_reports(),
         };
         if self.native_dialogs {
@@ -204,7 +209,40 @@ impl StudioApp {
                 Ok(())
             }
             DialogKind::Export => self.export_to(&p),
+            DialogKind::SaveMatch => self.save_match_to(&p),
         }
+    }
+
+    /// File → Save match: the finished match as `kumite match --log` writes it, so that
+    /// `kumite replay` checks it. The rules must be saved, and be what the match was played on.
+    pub(super) fn save_match_to(&mut self, p: &Path) -> Result<(), String> {
+        let lang = self.lang();
+        let why = |e: &str| format!("{}: {e}", tr(lang, T::SaveMatchFailed));
+        let s = self
+            .matchp
+            .session
+            .as_ref()
+            .ok_or_else(|| why("there is no match"))?;
+        let rules = self
+            .doc
+            .path
+            .clone()
+            .ok_or_else(|| why("save the rule file first: the log names it"))?;
+        let same_rules = self.last_good.as_ref().is_some_and(|v| {
+            Arc::ptr_eq(&v.compiled, &s.compiled) && *v.source == *self.doc.saved_text
+        });
+        if self.dirty || !same_rules {
+            return Err(why(
+                "the rules were changed since the match was played, or are not saved: the log could not be replayed",
+            ));
+        }
+        if crate::fsutil::same_file(&rules, p) {
+            return Err(why("that is the rule file itself"));
+        }
+        let text = s.log_text(&rules, &self.doc.saved_text).map_err(why)?;
+        crate::fsutil::write_atomic(p, text.as_bytes()).map_err(|e| why(&e.to_string()))?;
+        self.notice = Some(trf(lang, T::Saved, p.display()));
+        Ok(())
     }
 
     pub(super) fn clear_recovery(&mut self) {

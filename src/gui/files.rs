@@ -216,6 +216,8 @@ pub enum DialogKind {
     SaveAs,
     /// Pick where to write the expanded rules.
     Export,
+    /// Pick where to save the finished match (as `kumite match --log` writes it).
+    SaveMatch,
 }
 
 /// The answer of the system's file dialog.
@@ -238,14 +240,19 @@ pub fn native_dialog(
     dir: Option<&Path>,
     file_name: &str,
 ) -> NativeAnswer {
-    let mut d = rfd::FileDialog::new().add_filter(filter_name, &["kmt"]);
+    let mut d = match kind {
+        DialogKind::SaveMatch => rfd::FileDialog::new().add_filter("JSON lines", &["jsonl"]),
+        _ => rfd::FileDialog::new().add_filter(filter_name, &["kmt"]),
+    };
     if let Some(dir) = dir {
         d = d.set_directory(dir);
     }
     let t0 = Instant::now();
     let picked = match kind {
         DialogKind::Open => d.pick_file(),
-        DialogKind::SaveAs | DialogKind::Export => d.set_file_name(file_name).save_file(),
+        DialogKind::SaveAs | DialogKind::Export | DialogKind::SaveMatch => {
+            d.set_file_name(file_name).save_file()
+        }
     };
     match picked {
         Some(p) => NativeAnswer::Picked(p),

@@ -745,6 +745,15 @@ impl StudioApp {
                 {
                     self.ask_path(DialogKind::Export, None);
                 }
+                if ui
+                    .add_enabled(
+                        self.matchp.session.as_ref().is_some_and(|s| s.over()),
+                        egui::Button::new(tr(lang, T::SaveMatch)),
+                    )
+                    .clicked()
+                {
+                    self.ask_path(DialogKind::SaveMatch, None);
+                }
                 ui.separator();
                 if ui.button(tr(lang, T::Quit)).clicked() {
                     ctx.send_viewport_cmd(ViewportCommand::Close);

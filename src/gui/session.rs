@@ -567,6 +567,58 @@ impl MatchSession {
         });
     }
 
+    /// The finished match as `kumite match --log` writes it (JSON lines: the header, each move,
+    /// the end), for `rules` saved with `rules_text` — so `kumite replay` plays it again and
+    /// checks every move, the result and the final states. A match that is not over, or that
+    /// started from an edited position, cannot be replayed from the file: refused, saying why.
+    pub fn log_text(
+        &self,
+        rules: &std::path::Path,
+        rules_text: &str,
+    ) -> Result<String, &'static str> {
+        if !self.over() {
+            return Err("the match is not over");
+        }
+        let eng = self.engine();
+        let first = self.start.to_move;
+        if eng.initial(first).ok().as_ref() != Some(&self.start) {
+            return Err(
+                "the match started from an edited position, which the rule file does not hold",
+            );
+        }
+        let name = |c: Controller| match c {
+            Controller::Human => "human",
+            Controller::Cpu => "cpu",
+        };
+        let mut out = String::new();
+        let header = serde_json::json!({
+            "type": "match", "rules": rules.display().to_string(),
+            "rules_hash": crate::program::text_hash(rules_text),
+            "seed": self.seed, "first": first.name(), "set": [],
+            "h": name(self.players[0]), "c": name(self.players[1]), "max_turns": null,
+            "kumite": env!("CARGO_PKG_VERSION"),
+        });
+        out.push_str(&format!("{header}\n"));
+        for (k, t) in self.turns.iter().enumerate() {
+            for (side, cmd) in &t.trace.moves {
+                let m = serde_json::json!({"type": "move", "turn": k + 1, "side": side, "command": cmd});
+                out.push_str(&format!("{m}\n"));
+            }
+        }
+        let result = match (&self.error, self.st.outcome) {
+            (Some(_), _) => "error",
+            (None, Some(o)) => o.as_str(),
+            (None, None) => "draw",
+        };
+        let end = serde_json::json!({
+            "type": "end", "result": result, "turns": self.st.turn, "forfeit": null,
+            "error": self.error.as_ref().map(|e| e.to_string()),
+            "final_states": crate::engine::players::final_states(&eng, &self.st),
+        });
+        out.push_str(&format!("{end}\n"));
+        Ok(out)
+    }
+
     /// Plays the next step of the replay. False when there is none.
     pub fn replay_step(&mut self) -> bool {
         let Some(mv) = self.replay.as_mut().and_then(|r| r.moves.pop_front()) else {

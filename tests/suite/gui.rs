@@ -403,3 +403,47 @@ fn a_new_file_named_at_start_opens_empty_and_is_saved_by_ctrl_s() {
     );
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// File → Save match writes a finished match as `kumite match --log` does, and the real
+/// `kumite replay` plays it again and checks every move, the result and the final states.
+#[test]
+fn a_saved_match_is_replayed_by_the_command_line() {
+    let dir = temp_dir("savematch");
+    let rules = dir.join("push.kmt");
+    std::fs::write(&rules, kumite::gui::files::example("ex1_push.kmt").unwrap()).unwrap();
+    let mut app = StudioApp::new_for_test(Lang::En, "");
+    app.matchp.settings.players = [kumite::gui::session::Controller::Cpu; 2];
+    app.matchp.settings.watch_seconds = 0.0;
+    let mut h = harness(app);
+    let ctx = h.ctx.clone();
+    h.state_mut().open_file_at_start(&ctx, &rules);
+    settle(&mut h);
+    h.key_press(egui::Key::F5);
+    let t0 = Instant::now();
+    while !h.state().matchp.session.as_ref().is_some_and(|s| s.over()) {
+        assert!(
+            t0.elapsed() < Duration::from_secs(60),
+            "the match did not end"
+        );
+        h.step();
+        std::thread::sleep(Duration::from_millis(2));
+    }
+    h.step();
+    h.get_by_label("File").click();
+    h.run();
+    h.get_by_label("Save match…").click();
+    h.run();
+    let log = dir.join("push_match.jsonl");
+    enter_path(&mut h, &log);
+    h.get_by_label("OK").click();
+    h.run();
+    let text = std::fs::read_to_string(&log).expect("the log is written");
+    assert_eq!(text.lines().count(), 23, "header, 21 moves, end:\n{text}");
+    let (code, out, err) = common::kumite(&["replay", log.to_str().unwrap()]);
+    assert_eq!(code, 0, "{out}{err}");
+    assert!(
+        out.contains("replay OK") && out.contains("21 moves verified"),
+        "{out}"
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}
