@@ -158,6 +158,7 @@ impl StudioApp {
             DialogKind::SaveAs => T::PathDialogSave,
             DialogKind::Export => T::PathDialogExport,
             DialogKind::SaveMatch => T::PathDialogSaveMatch,
+            DialogKind::OpenMatch => T::PathDialogOpenMatch,
         };
         let mut done = None;
         let mut keep = true;

@@ -172,7 +172,9 @@ impl StudioApp {
             }
         }
         let initial = match kind {
-            DialogKind::Open => dir.map(|d| format!("{}/", d.display())).unwrap_or_default(),
+            DialogKind::Open | DialogKind::OpenMatch => {
+                dir.map(|d| format!("{}/", d.display())).unwrap_or_default()
+            }
             _ => dir
                 .map(|d| d.join(&name).display().to_string())
                 .unwrap_or(name),
@@ -210,7 +212,105 @@ impl StudioApp {
             }
             DialogKind::Export => self.export_to(&p),
             DialogKind::SaveMatch => self.save_match_to(&p),
+            DialogKind::OpenMatch => self.open_match(&p),
         }
+    }
+
+    /// File → Open match: a log of `kumite match --log` (or Save match) played on the rules
+    /// open and saved now, loaded into the match panel as a replay with a slider over its turns.
+    pub(super) fn open_match(&mut self, p: &Path) -> Result<(), String> {
+        let lang = self.lang();
+        let why = |e: &str| format!("{}: {e}", tr(lang, T::OpenMatchFailed));
+        let text = std::fs::read_to_string(p).map_err(|e| why(&e.to_string()))?;
+        let mut entries = Vec::new();
+        for (n, l) in text.lines().filter(|l| !l.trim().is_empty()).enumerate() {
+            let v: serde_json::Value = serde_json::from_str(l)
+                .map_err(|e| why(&format!("line {}: not JSON: {e}", n + 1)))?;
+            entries.push(v);
+        }
+        let header = entries
+            .first()
+            .filter(|h| h["type"] == "match")
+            .ok_or_else(|| why("line 1 is not a match header"))?
+            .clone();
+        let v = self
+            .last_good
+            .clone()
+            .ok_or_else(|| why("the rules have errors"))?;
+        let hash = crate::program::text_hash(&self.doc.saved_text);
+        if self.dirty
+            || header["rules_hash"].as_str() != Some(hash.as_str())
+            || *v.source != *self.doc.saved_text
+        {
+            return Err(why(&format!(
+                "it was played on {} as it was then: open that rule file, unchanged and saved, first",
+                header["rules"].as_str().unwrap_or("?")
+            )));
+        }
+        if header["set"].as_array().is_some_and(|a| !a.is_empty()) {
+            return Err(why(
+                "it was played with --set start values, which the panel cannot replay",
+            ));
+        }
+        let seed = header["seed"]
+            .as_u64()
+            .ok_or_else(|| why("the header has no seed"))?;
+        let first = if header["first"] == "c" {
+            crate::side::C
+        } else {
+            crate::side::H
+        };
+        let prog = v
+            .compiled
+            .program
+            .as_ref()
+            .ok_or_else(|| why("the rules have errors"))?;
+        // The moves, joined per turn.
+        let mut moves: Vec<(u64, [Option<crate::program::CmdId>; 2])> = Vec::new();
+        for m in entries.iter().skip(1).filter(|m| m["type"] == "move") {
+            let turn = m["turn"].as_u64().unwrap_or(0);
+            let side = usize::from(m["side"] == "c");
+            let cmd = match m["command"].as_str() {
+                Some(name) => Some(
+                    prog.command_id(name)
+                        .ok_or_else(|| why(&format!("the rules have no command [{name}]")))?,
+                ),
+                None => None,
+            };
+            match moves.last_mut() {
+                Some((t, mv)) if *t == turn => mv[side] = cmd,
+                _ => {
+                    let mut mv = [None, None];
+                    mv[side] = cmd;
+                    moves.push((turn, mv));
+                }
+            }
+        }
+        let eng = crate::engine::Engine::new(prog, seed);
+        let start = eng
+            .initial(first)
+            .map_err(|e| why(&format!("runtime error at {e}")))?;
+        if let Some(s) = self.matchp.session.as_mut() {
+            s.stop_thinking();
+        }
+        let human = super::session::Controller::Human;
+        let mut s = super::session::MatchSession::new(
+            v.compiled.clone(),
+            v.graph.clone(),
+            seed,
+            [human, human],
+            self.matchp.cpu_settings(&v),
+            Some(start),
+        )
+        .map_err(|e| why(&e))?;
+        s.load_replay(moves.into_iter().map(|(_, m)| m).collect(), Vec::new());
+        s.started = true;
+        self.matchp.session = Some(s);
+        self.matchp.keep_old_rules = true;
+        self.matchp.message = None;
+        self.persisted.show_match = true;
+        self.notice = Some(trf(lang, T::MatchOpened, p.display()));
+        Ok(())
     }
 
     /// File → Save match: the finished match as `kumite match --log` writes it, so that

@@ -218,6 +218,8 @@ pub enum DialogKind {
     Export,
     /// Pick where to save the finished match (as `kumite match --log` writes it).
     SaveMatch,
+    /// Pick a match log to replay.
+    OpenMatch,
 }
 
 /// The answer of the system's file dialog.
@@ -241,7 +243,9 @@ pub fn native_dialog(
     file_name: &str,
 ) -> NativeAnswer {
     let mut d = match kind {
-        DialogKind::SaveMatch => rfd::FileDialog::new().add_filter("JSON lines", &["jsonl"]),
+        DialogKind::SaveMatch | DialogKind::OpenMatch => {
+            rfd::FileDialog::new().add_filter("JSON lines", &["jsonl"])
+        }
         _ => rfd::FileDialog::new().add_filter(filter_name, &["kmt"]),
     };
     if let Some(dir) = dir {
@@ -249,7 +253,7 @@ pub fn native_dialog(
     }
     let t0 = Instant::now();
     let picked = match kind {
-        DialogKind::Open => d.pick_file(),
+        DialogKind::Open | DialogKind::OpenMatch => d.pick_file(),
         DialogKind::SaveAs | DialogKind::Export | DialogKind::SaveMatch => {
             d.set_file_name(file_name).save_file()
         }

@@ -360,29 +360,37 @@ impl MatchPanel {
         let Some(s) = self.session.as_mut() else {
             return;
         };
-        let Some(auto) = s
+        let Some((auto, played, total)) = s
             .replay
             .as_ref()
-            .filter(|r| !r.moves.is_empty())
-            .map(|r| r.auto)
+            .map(|r| (r.auto, r.played, r.played + r.moves.len()))
         else {
             return;
         };
         let (mut step, mut toggle, mut stop) = (false, false, false);
-        ui.horizontal(|ui| {
+        let mut to = played;
+        ui.horizontal_wrapped(|ui| {
             ui.label(tr(lang, T::Replay));
-            step = ui.button(tr(lang, T::NextStep)).clicked();
-            toggle = ui
-                .button(if auto {
-                    tr(lang, T::Pause)
-                } else {
-                    tr(lang, T::PlayAll)
-                })
-                .clicked();
+            // A slider over the turns: drag back and forth through the match.
+            let l = ui.label(tr(lang, T::ReplayTurn));
+            ui.add(egui::Slider::new(&mut to, 0..=total).suffix(format!(" / {total}")))
+                .labelled_by(l.id);
+            if played < total {
+                step = ui.button(tr(lang, T::NextStep)).clicked();
+                toggle = ui
+                    .button(if auto {
+                        tr(lang, T::Pause)
+                    } else {
+                        tr(lang, T::PlayAll)
+                    })
+                    .clicked();
+            }
             stop = ui.button(tr(lang, T::StopReplay)).clicked();
         });
         if stop {
             s.replay = None;
+        } else if to != played {
+            s.replay_to(to);
         } else if step {
             s.replay_step();
         } else if toggle && let Some(r) = s.replay.as_mut() {

@@ -754,6 +754,9 @@ impl StudioApp {
                 {
                     self.ask_path(DialogKind::SaveMatch, None);
                 }
+                if ui.button(tr(lang, T::OpenMatch)).clicked() {
+                    self.ask_path(DialogKind::OpenMatch, None);
+                }
                 ui.separator();
                 if ui.button(tr(lang, T::Quit)).clicked() {
                     ctx.send_viewport_cmd(ViewportCommand::Close);

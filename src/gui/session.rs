@@ -567,6 +567,35 @@ impl MatchSession {
         });
     }
 
+    /// Takes the last replayed step back: its moves return to the front of the replay.
+    pub fn replay_back(&mut self) -> bool {
+        let Some(r) = self.replay.as_mut() else {
+            return false;
+        };
+        if r.played == 0 {
+            return false;
+        }
+        let Some(t) = self.turns.pop() else {
+            return false;
+        };
+        self.judgements.pop();
+        self.st = t.before;
+        r.moves.push_front(t.cmds);
+        r.played -= 1;
+        if r.diverged.is_some_and(|d| d > r.played) {
+            r.diverged = None;
+        }
+        self.error = None;
+        self.pending = [None, None];
+        true
+    }
+
+    /// Moves the replay to after its `k`-th step (the slider over the turns).
+    pub fn replay_to(&mut self, k: usize) {
+        while self.replay.as_ref().is_some_and(|r| r.played > k) && self.replay_back() {}
+        while self.replay.as_ref().is_some_and(|r| r.played < k) && self.replay_step() {}
+    }
+
     /// The finished match as `kumite match --log` writes it (JSON lines: the header, each move,
     /// the end), for `rules` saved with `rules_text` — so `kumite replay` plays it again and
     /// checks every move, the result and the final states. A match that is not over, or that
