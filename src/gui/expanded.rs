@@ -31,6 +31,8 @@ pub struct ExpandedPanel {
     pub selected: Range<usize>,
     scroll_to: Option<usize>,
     last_cursor_line: Option<usize>,
+    /// The origin, conditions and effects columns' widths as last drawn: rows wrap in them.
+    col_w: [f32; 3],
 }
 
 impl Default for ExpandedPanel {
@@ -40,6 +42,7 @@ impl Default for ExpandedPanel {
             selected: 0..0,
             scroll_to: None,
             last_cursor_line: None,
+            col_w: [0.0; 3],
         }
     }
 }
@@ -134,7 +137,37 @@ impl ExpandedPanel {
     fn rules_table(&mut self, ui: &mut Ui, lang: Lang, v: &ProgramView) -> Option<ExpandedAction> {
         let mut action = None;
         let mono = egui::TextStyle::Monospace;
-        let row_h = ui.text_style_height(&mono) + 6.0;
+        let line_h = ui.text_style_height(&mono);
+        let row_h = line_h + 6.0;
+        // Long rules wrap inside their cells (cut at the column's edge, they were readable only
+        // on hover). Each row is as tall as its longest cell wrapped at any character in the
+        // width the column had last frame; with wide characters a line may end a narrow one's
+        // gap early, so such a line is counted one wide character short.
+        let font = mono.resolve(ui.style());
+        let (narrow, wide) =
+            ui.fonts_mut(|f| (f.glyph_width(&font, 'M'), f.glyph_width(&font, '字')));
+        let col_w = self.col_w;
+        let mut col_w_seen = col_w;
+        let colour = ui.visuals().text_color();
+        let ctx = ui.ctx().clone();
+        let heights = v.rules.iter().map(move |r| {
+            let lines = (0..3)
+                .map(|c| {
+                    let (n, w) = r.widths[c];
+                    if col_w[c] <= 0.0 {
+                        return 1.0;
+                    }
+                    if w == 0 {
+                        // Narrow characters only: a line holds a whole number of them.
+                        let per_line = (col_w[c] / narrow).floor().max(1.0);
+                        return (n as f32 / per_line).ceil().max(1.0);
+                    }
+                    let px = n as f32 * narrow + w as f32 * wide;
+                    (px / (col_w[c] - wide).max(wide)).ceil().max(1.0)
+                })
+                .fold(1.0, f32::max);
+            lines * line_h + 6.0
+        });
         // Initial column widths follow the panel, so the table never widens it.
         let w = ui.available_width();
         let (w_origin, w_conds) = ((w * 0.2).clamp(50.0, 160.0), (w * 0.42).clamp(60.0, 420.0));
@@ -176,27 +209,39 @@ impl ExpandedPanel {
                 });
             })
             .body(|body| {
-                body.rows(row_h, v.rules.len(), |mut row| {
+                body.heterogeneous_rows(heights, |mut row| {
                     let i = row.index();
                     let r = &v.rules[i];
                     row.set_selected(self.selected.contains(&i));
-                    let cell = |ui: &mut Ui, text: String| {
-                        ui.add(
-                            egui::Label::new(RichText::new(text).monospace())
-                                .selectable(false)
-                                .truncate(),
-                        );
+                    let mut cell = |ui: &mut Ui, text: String, c: Option<usize>| {
+                        let w = ui.available_width();
+                        if let Some(c) = c {
+                            col_w_seen[c] = w;
+                        }
+                        let mut job = egui::text::LayoutJob::simple(text, font.clone(), colour, w);
+                        job.wrap.break_anywhere = true;
+                        let galley = ui.painter().layout_job(job);
+                        ui.add(egui::Label::new(galley).selectable(false));
                     };
-                    row.col(|ui| cell(ui, origin_text(r.line, r.mirrored, &r.macros)));
-                    row.col(|ui| cell(ui, format!("{}{}", r.period, r.conds)));
-                    row.col(|ui| cell(ui, r.sep.to_string()));
-                    row.col(|ui| cell(ui, r.effects.clone()));
+                    row.col(|ui| cell(ui, origin_text(r.line, r.mirrored, &r.macros), Some(0)));
+                    row.col(|ui| cell(ui, format!("{}{}", r.period, r.conds), Some(1)));
+                    row.col(|ui| cell(ui, r.sep.to_string(), None));
+                    row.col(|ui| cell(ui, r.effects.clone(), Some(2)));
                     if row.response().clicked() {
                         self.selected = i..i + 1;
                         action = Some(ExpandedAction::ShowLine(r.line));
                     }
                 });
             });
+        // A column resized (or the first frame) sizes the rows again in the next one.
+        if col_w_seen
+            .iter()
+            .zip(self.col_w)
+            .any(|(a, b)| (a - b).abs() > 0.5)
+        {
+            self.col_w = col_w_seen;
+            ctx.request_repaint();
+        }
         action
     }
 }

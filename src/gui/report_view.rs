@@ -726,12 +726,13 @@ impl ReportView {
                 format!("{:.1}", self.elapsed.max(r.seconds)),
             ));
         }
-        // Both ways: a long rule line scrolls instead of widening the panel (and squeezing the
-        // editor).
+        // Both ways, so nothing can widen the panel (and squeeze the editor); the text wraps at
+        // the panel's visible width (inside a horizontal scroll it saw no edge and ran past it).
+        let visible = ui.available_width().max(360.0);
         egui::ScrollArea::both()
             .auto_shrink([false, false])
             .show(ui, |ui| {
-                ui.set_max_width(ui.available_width().max(360.0));
+                ui.set_max_width(visible);
                 problems(ui, lang, &r.problems);
                 outcome(ui, lang, &r);
                 length(ui, lang, &r);
@@ -768,6 +769,84 @@ fn sweep_example(p: &RuleProgram) -> String {
         }
         None => "c.x=0..4".into(),
     }
+}
+
+/// Each fixed column's width: its widest text (header or cell) and a gap.
+fn widths<const N: usize>(ui: &Ui, heads: &[&str; N], cols: &[[String; N]]) -> [f32; N] {
+    let gap = ui.spacing().item_spacing.x * 2.0;
+    let body = egui::TextStyle::Body.resolve(ui.style());
+    let measure = |t: &str| {
+        ui.painter()
+            .layout_no_wrap(t.to_owned(), body.clone(), Color32::WHITE)
+            .size()
+            .x
+    };
+    std::array::from_fn(|c| {
+        cols.iter()
+            .map(|r| measure(&r[c]))
+            .fold(measure(heads[c]), f32::max)
+            + gap
+    })
+}
+
+/// A table row that fits the panel: the fixed columns at their widths, then the last cell
+/// wrapped in what is left (a Grid's cells never wrap, and a long rule or note ran past the
+/// panel's edge), or on a line of its own under the row when less is left than it needs
+/// (`needs`: its width unwrapped, up to 200 points); `stripe` shades the row as a striped grid.
+fn fitted_row<const N: usize>(
+    ui: &mut Ui,
+    stripe: bool,
+    widths: &[f32; N],
+    needs: f32,
+    mut cell: impl FnMut(&mut Ui, usize),
+    last: impl FnOnce(&mut Ui),
+) {
+    let bg = ui.painter().add(egui::Shape::Noop);
+    let spacing = ui.spacing().item_spacing.x;
+    let fixed: f32 = widths.iter().map(|w| w + spacing).sum();
+    let beside = ui.available_width() - fixed >= needs.min(200.0);
+    let mut fixed_cells = |ui: &mut Ui| {
+        for (c, &w) in widths.iter().enumerate() {
+            ui.allocate_ui_with_layout(
+                Vec2::new(w, 0.0),
+                egui::Layout::left_to_right(egui::Align::Min),
+                |ui| {
+                    ui.set_min_width(w);
+                    cell(ui, c);
+                },
+            );
+        }
+    };
+    let row = if beside {
+        ui.horizontal_top(|ui| {
+            fixed_cells(ui);
+            last(ui);
+        })
+    } else {
+        ui.vertical(|ui| {
+            ui.horizontal_top(|ui| fixed_cells(ui));
+            ui.indent("under", last);
+        })
+    };
+    if stripe {
+        let rect = row.response.rect.expand2(Vec2::new(2.0, 1.0));
+        let fill = ui.visuals().faint_bg_color;
+        ui.painter()
+            .set(bg, egui::Shape::rect_filled(rect, 2.0, fill));
+    }
+}
+
+/// How wide `text` is drawn unwrapped in the body font (monospace if asked).
+fn text_width(ui: &Ui, text: &str, monospace: bool) -> f32 {
+    let style = if monospace {
+        egui::TextStyle::Monospace
+    } else {
+        egui::TextStyle::Body
+    };
+    ui.painter()
+        .layout_no_wrap(text.to_owned(), style.resolve(ui.style()), Color32::WHITE)
+        .size()
+        .x
 }
 
 fn header(ui: &mut Ui, title: &str, label: &str, add: impl FnOnce(&mut Ui)) {
@@ -1082,46 +1161,75 @@ fn rules(ui: &mut Ui, lang: Lang, r: &Report) -> Option<usize> {
                 trf(lang, T::LinesNeverFired, dead),
             );
         }
-        egui::Grid::new("rep-rules").striped(true).show(ui, |ui| {
-            ui.strong(tr(lang, T::Line));
-            ui.strong(tr(lang, T::ColGames));
-            ui.strong(tr(lang, T::Times));
-            ui.strong(tr(lang, T::Rule));
-            ui.end_row();
-            for l in rules {
-                if ui.link(format!("L{}", l.line)).clicked() {
-                    clicked = Some(l.line);
-                }
-                ui.label(l.games_fired.to_string());
-                ui.label(l.fires.to_string());
-                ui.horizontal(|ui| {
-                    ui.monospace(&l.text);
-                    match l.dead {
-                        Some("cannot_fire") => {
-                            ui.colored_label(
-                                Color32::from_rgb(230, 90, 80),
-                                tr(lang, T::CannotFire),
-                            )
-                            .on_hover_text(
-                                if l.proof == Some("exhaustive") {
-                                    tr(lang, T::ProvedItFiresIn)
-                                } else {
-                                    tr(lang, T::ProvedNoValueThe)
-                                },
-                            );
+        let heads = [tr(lang, T::Line), tr(lang, T::ColGames), tr(lang, T::Times)];
+        let cols: Vec<[String; 3]> = rules
+            .iter()
+            .map(|l| {
+                [
+                    format!("L{}", l.line),
+                    l.games_fired.to_string(),
+                    l.fires.to_string(),
+                ]
+            })
+            .collect();
+        let w = widths(ui, &heads, &cols);
+        fitted_row(
+            ui,
+            false,
+            &w,
+            0.0,
+            |ui, c| {
+                ui.strong(heads[c]);
+            },
+            |ui| {
+                ui.strong(tr(lang, T::Rule));
+            },
+        );
+        for (i, l) in rules.iter().enumerate() {
+            let needs = text_width(ui, &l.text, true);
+            fitted_row(
+                ui,
+                i % 2 == 0,
+                &w,
+                needs,
+                |ui, c| {
+                    if c == 0 {
+                        if ui.link(&cols[i][0]).clicked() {
+                            clicked = Some(l.line);
                         }
-                        Some(_) => {
-                            ui.colored_label(
-                                Color32::from_rgb(230, 170, 60),
-                                tr(lang, T::NeverFired),
-                            );
-                        }
-                        None => {}
+                    } else {
+                        ui.label(&cols[i][c]);
                     }
-                });
-                ui.end_row();
-            }
-        });
+                },
+                |ui| {
+                    ui.horizontal_wrapped(|ui| {
+                        ui.add(egui::Label::new(RichText::new(&l.text).monospace()).wrap());
+                        match l.dead {
+                            Some("cannot_fire") => {
+                                ui.colored_label(
+                                    Color32::from_rgb(230, 90, 80),
+                                    tr(lang, T::CannotFire),
+                                )
+                                .on_hover_text(
+                                    if l.proof == Some("exhaustive") {
+                                        tr(lang, T::ProvedItFiresIn)
+                                    } else {
+                                        tr(lang, T::ProvedNoValueThe)
+                                    },
+                                );
+                            }
+                            Some(_) => {
+                                ui.colored_label(
+                                    Color32::from_rgb(230, 170, 60),
+                                    tr(lang, T::NeverFired),
+                                );
+                            }
+                            None => {}
+                        }
+                    });
+                },
+            );
+        }
     });
     clicked
 }
@@ -1134,20 +1242,20 @@ fn restricted(ui: &mut Ui, lang: Lang, r: &Report) {
     let n = r.restricted_games * if r.simultaneous { 1 } else { 2 };
     header(ui, title, &sampled(lang, n), |ui| {
         ui.add(egui::Label::new(RichText::new(tr(lang, T::TheSideSScore)).small()).wrap());
-        egui::Grid::new("rep-restricted")
-            .striped(true)
-            .show(ui, |ui| {
-                ui.strong(tr(lang, T::Side));
-                ui.strong(tr(lang, T::Without));
-                ui.strong(tr(lang, T::Score));
-                ui.strong(tr(lang, T::Change));
-                ui.strong("");
-                ui.end_row();
-                for x in rs {
-                    ui.label(x.side.name());
-                    ui.label(&x.command);
-                    ui.label(pct(x.win_rate));
-                    ui.label(match (x.delta_low, x.delta_high) {
+        let heads = [
+            tr(lang, T::Side),
+            tr(lang, T::Without),
+            tr(lang, T::Score),
+            tr(lang, T::Change),
+        ];
+        let cols: Vec<[String; 4]> = rs
+            .iter()
+            .map(|x| {
+                [
+                    x.side.name().to_string(),
+                    x.command.clone(),
+                    pct(x.win_rate),
+                    match (x.delta_low, x.delta_high) {
                         (Some(lo), Some(hi)) => format!(
                             "{:+.1} ({:+.1} … {:+.1})",
                             100.0 * x.delta,
@@ -1155,48 +1263,67 @@ fn restricted(ui: &mut Ui, lang: Lang, r: &Report) {
                             100.0 * hi
                         ),
                         _ => format!("{:+.1} ({})", 100.0 * x.delta, tr(lang, T::OneGameRepeated)),
-                    });
-                    match x.verdict {
-                        Some("no_effect") => {
-                            ui.colored_label(
-                                Color32::from_rgb(150, 150, 150),
-                                tr(lang, T::NoEffect),
-                            );
-                        }
-                        Some("no_net_effect") => {
-                            ui.colored_label(
-                                Color32::from_rgb(150, 150, 150),
-                                trf(lang, T::NoNetEffect, x.games_changed),
-                            );
-                        }
-                        // Banning it helps the side: a trap it falls into, not a loss.
-                        Some("decisive") if x.delta > 0.0 => {
-                            ui.colored_label(
-                                Color32::from_rgb(120, 160, 230),
-                                trn(
-                                    lang,
-                                    T::TrapCommand,
-                                    &[
-                                        &x.command,
-                                        &x.side.name(),
-                                        &format!("{:.1}", 100.0 * x.delta),
-                                    ],
-                                ),
-                            );
-                        }
-                        Some("decisive") => {
-                            ui.colored_label(
-                                Color32::from_rgb(230, 170, 60),
-                                tr(lang, T::Decisive),
-                            );
-                        }
-                        _ => {
-                            ui.label("");
-                        }
+                    },
+                ]
+            })
+            .collect();
+        let w = widths(ui, &heads, &cols);
+        fitted_row(
+            ui,
+            false,
+            &w,
+            0.0,
+            |ui, c| {
+                ui.strong(heads[c]);
+            },
+            |_| {},
+        );
+        for (i, x) in rs.iter().enumerate() {
+            let verdict = match x.verdict {
+                Some("no_effect") => (
+                    Color32::from_rgb(150, 150, 150),
+                    tr(lang, T::NoEffect).to_string(),
+                ),
+                Some("no_net_effect") => (
+                    Color32::from_rgb(150, 150, 150),
+                    trf(lang, T::NoNetEffect, x.games_changed),
+                ),
+                // Banning it helps the side: a trap it falls into, not a loss.
+                Some("decisive") if x.delta > 0.0 => (
+                    Color32::from_rgb(120, 160, 230),
+                    trn(
+                        lang,
+                        T::TrapCommand,
+                        &[
+                            &x.command,
+                            &x.side.name(),
+                            &format!("{:.1}", 100.0 * x.delta),
+                        ],
+                    ),
+                ),
+                Some("decisive") => (
+                    Color32::from_rgb(230, 170, 60),
+                    tr(lang, T::Decisive).to_string(),
+                ),
+                _ => (Color32::TRANSPARENT, String::new()),
+            };
+            let needs = text_width(ui, &verdict.1, false);
+            fitted_row(
+                ui,
+                i % 2 == 0,
+                &w,
+                needs,
+                |ui, c| {
+                    ui.label(&cols[i][c]);
+                },
+                |ui| {
+                    if !verdict.1.is_empty() {
+                        let (colour, text) = verdict;
+                        ui.add(egui::Label::new(RichText::new(text).color(colour)).wrap());
                     }
-                    ui.end_row();
-                }
-            });
+                },
+            );
+        }
     });
 }
 
@@ -1223,34 +1350,46 @@ fn skill(ui: &mut Ui, lang: Lang, r: &Report) {
             Some("random_better") => ui.colored_label(warn, tr(lang, T::RandomBeatsDeepest)),
             _ => ui.colored_label(warn, tr(lang, T::SkillTooFewGames)),
         };
-        egui::Grid::new("rep-skill").striped(true).show(ui, |ui| {
-            for p in sk {
-                ui.label(format!("{} vs {}", p.a, p.b));
-                ui.label(rate_text(
-                    lang,
-                    &Rate {
-                        value: p.a_win_rate,
-                        low: p.low,
-                        high: p.high,
-                    },
-                ));
-                ui.weak(sampled_distinct(
-                    lang,
-                    p.games,
-                    p.distinct_games,
-                    p.low.is_none(),
-                ));
-                // Fewer games than the header says: say why, on the row (not only on hover).
-                if p.games < p.planned_games {
-                    ui.weak(trn(
+        let cols: Vec<[String; 2]> = sk
+            .iter()
+            .map(|p| {
+                [
+                    format!("{} vs {}", p.a, p.b),
+                    rate_text(
                         lang,
-                        T::SkillStoppedEarly,
-                        &[&p.games, &p.planned_games],
-                    ));
-                }
-                ui.end_row();
+                        &Rate {
+                            value: p.a_win_rate,
+                            low: p.low,
+                            high: p.high,
+                        },
+                    ),
+                ]
+            })
+            .collect();
+        let w = widths(ui, &["", ""], &cols);
+        for (i, p) in sk.iter().enumerate() {
+            let mut how = sampled_distinct(lang, p.games, p.distinct_games, p.low.is_none());
+            // Fewer games than the header says: say why, on the row (not only on hover).
+            if p.games < p.planned_games {
+                how = format!(
+                    "{how} · {}",
+                    trn(lang, T::SkillStoppedEarly, &[&p.games, &p.planned_games])
+                );
             }
-        });
+            let needs = text_width(ui, &how, false);
+            fitted_row(
+                ui,
+                i % 2 == 0,
+                &w,
+                needs,
+                |ui, c| {
+                    ui.label(&cols[i][c]);
+                },
+                |ui| {
+                    ui.add(egui::Label::new(RichText::new(how).weak()).wrap());
+                },
+            );
+        }
     });
 }
 

@@ -316,7 +316,9 @@ impl TreeView {
         }
         match self.mode {
             Mode::Tree => {
-                egui::ScrollArea::both()
+                // Vertical only: every row wraps at the panel's edge instead of running past it
+                // (a horizontal scroll hid "c × 0" at the default window size).
+                egui::ScrollArea::vertical()
                     .id_salt("tree-scroll")
                     .auto_shrink([false, false])
                     .show(ui, |ui| {
@@ -407,25 +409,38 @@ impl TreeView {
             );
             // A file with many victory rules opens only the first few: each open tree is laid
             // out every frame.
-            egui::CollapsingHeader::new(RichText::new(head).monospace().color(pal.win))
-                .id_salt(("decisive", di))
-                .default_open(di < OPEN_DECISIVE)
-                .show(ui, |ui| {
-                    if ui.link(format!("→ L{}", d.line)).clicked() {
-                        *action = Some(TreeAction::ShowLine(d.line));
-                    }
-                    let mut path = vec![];
-                    for &c in &d.conds {
-                        Self::node_tree(ui, lang, graph, j, pal, cap, c, &mut path, action);
-                    }
-                    for e in &d.excluded {
-                        ui.label(
-                            RichText::new(format!("{e}  — {}", tr(lang, T::Excluded)))
-                                .monospace()
-                                .color(pal.weak),
-                        );
-                    }
-                });
+            let id = ui.make_persistent_id(("decisive", di));
+            let mut clicked = false;
+            let mut header = egui::collapsing_header::CollapsingState::load_with_default_open(
+                ui.ctx(),
+                id,
+                di < OPEN_DECISIVE,
+            )
+            .show_header(ui, |ui| {
+                let row = RichText::new(head).monospace().color(pal.win);
+                clicked = ui
+                    .add(egui::Label::new(row).wrap().sense(Sense::click()))
+                    .clicked();
+            });
+            if clicked {
+                header.toggle();
+            }
+            header.body(|ui| {
+                if ui.link(format!("→ L{}", d.line)).clicked() {
+                    *action = Some(TreeAction::ShowLine(d.line));
+                }
+                let mut path = vec![];
+                for &c in &d.conds {
+                    Self::node_tree(ui, lang, graph, j, pal, cap, c, &mut path, action);
+                }
+                for e in &d.excluded {
+                    ui.label(
+                        RichText::new(format!("{e}  — {}", tr(lang, T::Excluded)))
+                            .monospace()
+                            .color(pal.weak),
+                    );
+                }
+            });
         }
         let more = graph.decisive.len() - shown;
         show_all_link(ui, lang, T::MoreVictoryRulesShowAll, all_id, more);
@@ -484,7 +499,7 @@ impl TreeView {
             path.is_empty(),
         )
         .show_header(ui, |ui| {
-            let row = ui.add(egui::Label::new(label).sense(Sense::click()));
+            let row = ui.add(egui::Label::new(label).wrap().sense(Sense::click()));
             clicked = row.clicked();
             if !note.is_empty() {
                 row.on_hover_text(&note);
@@ -551,7 +566,14 @@ impl TreeView {
     ) {
         let key = Arc::as_ptr(graph) as usize;
         if self.layout.as_ref().is_none_or(|(k, _)| *k != key) {
-            self.layout = Some((key, Arc::new(GraphLayout::new(graph))));
+            // Each box is as tall as its rule text wrapped in it (up to four lines, the rest
+            // on hover): a fixed height cut long rules at the box's edge.
+            let painter = ui.painter().clone();
+            let title_height = |text: &str| box_title(&painter, text, Color32::WHITE).rect.height();
+            self.layout = Some((
+                key,
+                Arc::new(GraphLayout::new(graph, &j.texts, title_height)),
+            ));
             self.scene_rect = Rect::ZERO; // fit the new graph
         }
         let layout = self
@@ -601,6 +623,19 @@ impl TreeView {
     }
 }
 
+/// A graph box's rule text, wrapped at the box's width, four lines at most (then "…").
+fn box_title(painter: &egui::Painter, text: &str, colour: Color32) -> Arc<egui::Galley> {
+    let mut job = egui::text::LayoutJob::simple(
+        text.to_owned(),
+        FontId::monospace(12.0),
+        colour,
+        BOX_W - 16.0,
+    );
+    job.wrap.max_rows = 4;
+    job.wrap.break_anywhere = true;
+    painter.layout_job(job)
+}
+
 /// One wheel notch zooms by at most a quarter: a larger step (egui's scene took three notches
 /// from unreadable to three boxes filling the panel) is scaled back around the same centre.
 fn limit_zoom_step(before: Rect, after: Rect) -> Rect {
@@ -643,7 +678,11 @@ const COL_GAP: f32 = 44.0;
 const ROW_GAP: f32 = 14.0;
 
 impl GraphLayout {
-    fn new(g: &VictoryGraph) -> Self {
+    fn new(
+        g: &VictoryGraph,
+        texts: &[Vec<(String, String)>],
+        title_height: impl Fn(&str) -> f32,
+    ) -> Self {
         let mut cols: Vec<Vec<GKind>> = vec![vec![GKind::Win]];
         let mut edges_k: Vec<((usize, usize), (usize, usize))> = Vec::new();
         let mut node_at: HashMap<usize, (usize, usize)> = HashMap::new();
@@ -693,23 +732,38 @@ impl GraphLayout {
         }
         let mut index: HashMap<(usize, usize), usize> = HashMap::new();
         let mut boxes = Vec::new();
-        let tallest = cols.iter().map(Vec::len).max().unwrap_or(1) as f32;
+        let height = |k: &GKind| {
+            let title = match *k {
+                GKind::Win => return BOX_H,
+                GKind::Decisive(di) => &g.decisive[di].text,
+                GKind::Node(n) => &g.nodes[n].text,
+                GKind::Rule(n, ai) => &texts[n][ai].0,
+            };
+            // The title's top margin and the sub line under it.
+            (title_height(title) + 31.0).max(BOX_H)
+        };
+        let heights: Vec<Vec<f32>> = cols
+            .iter()
+            .map(|c| c.iter().map(&height).collect())
+            .collect();
+        let col_height = |hs: &Vec<f32>| hs.iter().map(|h| h + ROW_GAP).sum::<f32>();
+        let tallest = heights.iter().map(col_height).fold(BOX_H, f32::max);
         for (ci, c) in cols.into_iter().enumerate() {
-            let h = c.len() as f32 * (BOX_H + ROW_GAP);
-            let top = (tallest * (BOX_H + ROW_GAP) - h) / 2.0;
+            let mut y = (tallest - col_height(&heights[ci])) / 2.0;
             for (ri, k) in c.into_iter().enumerate() {
+                let box_h = heights[ci][ri];
                 let w = if matches!(k, GKind::Win) { 90.0 } else { BOX_W };
                 let x = if ci == 0 {
                     BOX_W - 90.0
                 } else {
                     ci as f32 * (BOX_W + COL_GAP)
                 };
-                let y = top + ri as f32 * (BOX_H + ROW_GAP);
                 index.insert((ci, ri), boxes.len());
                 boxes.push(GBox {
                     kind: k,
-                    rect: Rect::from_min_size(Pos2::new(x, y), Vec2::new(w, BOX_H)),
+                    rect: Rect::from_min_size(Pos2::new(x, y), Vec2::new(w, box_h)),
                 });
+                y += box_h + ROW_GAP;
             }
         }
         let edges = edges_k
@@ -754,7 +808,6 @@ impl GraphLayout {
             ));
         }
         let small = FontId::proportional(11.0);
-        let mono = FontId::monospace(12.0);
         for (bi, b) in self.boxes.iter().enumerate() {
             let r = b.rect;
             let resp = ui.interact(r, ui.scope_id().with(("gbox", bi)), Sense::click());
@@ -825,13 +878,13 @@ impl GraphLayout {
                 egui::StrokeKind::Inside,
             );
             let clip = painter.with_clip_rect(r.shrink(3.0));
-            clip.text(
-                r.left_top() + Vec2::new(8.0, 5.0),
-                Align2::LEFT_TOP,
-                &title,
-                mono.clone(),
-                pal.text,
-            );
+            if !title.is_empty() {
+                clip.galley(
+                    r.left_top() + Vec2::new(8.0, 5.0),
+                    box_title(&painter, &title, pal.text),
+                    pal.text,
+                );
+            }
             if !sub.is_empty() {
                 clip.text(
                     r.left_bottom() + Vec2::new(8.0, -5.0),
@@ -846,7 +899,7 @@ impl GraphLayout {
                     r.center(),
                     Align2::CENTER_CENTER,
                     format!("★ {}", j.win_name),
-                    mono.clone(),
+                    FontId::monospace(12.0),
                     pal.win,
                 );
             }

@@ -49,6 +49,21 @@ pub struct RuleRow {
     pub sep: &'static str,
     /// Effects as text.
     pub effects: String,
+    /// (narrow, wide) characters of the origin, conditions (with the period) and effects
+    /// cells, counted here off the window's thread: the table sizes its wrapped rows from them.
+    pub widths: [(u32, u32); 3],
+}
+
+/// (narrow, wide) characters of `s`: a wide one (kanji, kana, full-width forms) is drawn about
+/// twice as wide in the monospace font.
+fn char_widths(s: &str) -> (u32, u32) {
+    s.chars().fold((0, 0), |(n, w), c| {
+        if unicode_width::UnicodeWidthChar::width(c).unwrap_or(1) >= 2 {
+            (n, w + 1)
+        } else {
+            (n + 1, w)
+        }
+    })
 }
 
 /// One advantage line, ready to show.
@@ -97,23 +112,33 @@ impl ProgramView {
             .map(|i| {
                 let o = &p.meta[i].origin;
                 let r = &p.rules[i];
+                let macros = o
+                    .macros
+                    .iter()
+                    .map(|(m, a)| format!("${m}={a}"))
+                    .collect::<Vec<_>>()
+                    .join(" ");
+                let period = if r.periodic {
+                    format!("@{}/", r.period)
+                } else {
+                    String::new()
+                };
+                let conds = p.cond_text(i);
+                let effects = p.effect_text(i);
+                let widths = [
+                    char_widths(&super::expanded::origin_text(o.line, o.mirrored, &macros)),
+                    char_widths(&format!("{period}{conds}")),
+                    char_widths(&effects),
+                ];
                 RuleRow {
                     line: o.line,
                     mirrored: o.mirrored,
-                    macros: o
-                        .macros
-                        .iter()
-                        .map(|(m, a)| format!("${m}={a}"))
-                        .collect::<Vec<_>>()
-                        .join(" "),
-                    period: if r.periodic {
-                        format!("@{}/", r.period)
-                    } else {
-                        String::new()
-                    },
-                    conds: p.cond_text(i),
+                    macros,
+                    period,
+                    conds,
                     sep: if r.iff { "::" } else { ":" },
-                    effects: p.effect_text(i),
+                    effects,
+                    widths,
                 }
             })
             .collect();

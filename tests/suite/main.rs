@@ -24,6 +24,8 @@ mod gui;
 #[cfg(feature = "studio")]
 mod gui_assist;
 #[cfg(feature = "studio")]
+mod gui_layout;
+#[cfg(feature = "studio")]
 mod gui_match;
 #[cfg(feature = "studio")]
 mod gui_report;
