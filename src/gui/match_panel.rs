@@ -538,6 +538,22 @@ impl MatchPanel {
                         .suffix(" ms"),
                 )
                 .labelled_by(l.id);
+                // A node budget makes the CPU's moves the same on every machine (0: none, the
+                // time P alone bounds it).
+                let l = ui.label("N");
+                let mut n = c.nodes.unwrap_or(0);
+                if ui
+                    .add(
+                        egui::DragValue::new(&mut n)
+                            .range(0..=10_000_000_000u64)
+                            .speed(1000.0),
+                    )
+                    .labelled_by(l.id)
+                    .on_hover_text(tr(lang, T::NodeBudgetHover))
+                    .changed()
+                {
+                    c.nodes = (n > 0).then_some(n.max(100));
+                }
             }
             // Ticked for a match whose table could not be built, the box says that this match
             // plays by search instead of promising an unbeatable CPU.
@@ -599,6 +615,33 @@ impl MatchPanel {
             });
         }
         self.learn_ui(ui, lang, view);
+        // The command line that plays the same CPU, so a match can be repeated outside.
+        if let Some(v) = view {
+            let spec = |c: Controller| match c {
+                Controller::Human => "human".to_string(),
+                Controller::Cpu => self.cpu_settings(v).spec(),
+            };
+            let file = self.learn_path.as_ref().map_or("FILE".to_string(), |p| {
+                p.file_name()
+                    .map_or("FILE".into(), |n| n.to_string_lossy().into_owned())
+            });
+            let seed = self.session.as_ref().map_or(self.seed, |s| s.seed);
+            ui.horizontal_wrapped(|ui| {
+                ui.weak(tr(lang, T::SamePlayerAs));
+                ui.add(
+                    egui::Label::new(
+                        RichText::new(format!(
+                            "kumite match {file} --h {} --c {} --seed {seed}",
+                            spec(self.settings.players[0]),
+                            spec(self.settings.players[1])
+                        ))
+                        .monospace()
+                        .weak(),
+                    )
+                    .wrap(),
+                );
+            });
+        }
         if self.settings.cpu.exact
             && let Some(status) = self.session.as_ref().and_then(|s| s.exact_status(lang))
         {
@@ -876,6 +919,12 @@ impl MatchPanel {
             };
             let rate = format!("{:.2}", nodes as f64 / secs.max(1e-9) / 1e6);
             ui.weak(trn(lang, T::CpuLastSearch, &[&nodes, &time, &rate]));
+            if s.cpu_timed_out {
+                ui.colored_label(
+                    changed_color(ui),
+                    trn(lang, T::CpuTimedOut, &[&s.cpu.period_ms, &s.cpu.depth]),
+                );
+            }
         }
     }
 

@@ -7,7 +7,7 @@ use crate::analysis::{VictoryGraph, distances, evaluate};
 use crate::engine::{Engine, Outcome, RuntimeError, Side, State, TurnTrace};
 use crate::pipeline::Compiled;
 use crate::program::{CmdId, RuleProgram};
-use crate::search::{CpuPlayer, CpuSettings};
+use crate::search::{CpuPlayer, CpuSettings, CpuStreams};
 use std::collections::VecDeque;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -153,6 +153,8 @@ pub struct TurnRecord {
     pub trace: TurnTrace,
     /// A runtime error that ended the match in this turn.
     pub error: Option<RuntimeError>,
+    /// Where each CPU's random streams stood before the turn (an undo takes them back).
+    pub streams: [Option<CpuStreams>; 2],
 }
 
 /// The derived judgement of one position.
@@ -194,8 +196,9 @@ pub struct Replay {
     pub next: Option<Instant>,
 }
 
-/// What a CPU's thinking thread returns: its move, the nodes it searched and how long it took.
-type Thought = (Option<CmdId>, u64, Duration);
+/// What a CPU's thinking thread returns: its move, the nodes it searched, how long it took,
+/// where its random streams stand after it, and whether it stopped at its time limit.
+type Thought = (Option<CmdId>, u64, Duration, CpuStreams, bool);
 
 /// A match in the studio.
 pub struct MatchSession {
@@ -231,6 +234,14 @@ pub struct MatchSession {
     /// Nodes the CPU searched for its last move, and how long its search took (0 nodes: the
     /// move came from the exact table).
     pub cpu_last: Option<(u64, Duration)>,
+    /// The CPU's last move stopped at its time limit (`P`) before its depth: another machine
+    /// may choose otherwise there.
+    pub cpu_timed_out: bool,
+    /// Where each side's CPU left its random streams (None: as `kumite match` seeds them), so
+    /// that a CPU made anew for each move plays as `kumite match`'s one player does.
+    streams: [Option<CpuStreams>; 2],
+    /// The streams as this turn began (recorded with it).
+    streams_before: [Option<CpuStreams>; 2],
     /// Real-time play: one turn every P ms.
     pub realtime: bool,
     /// With no human playing, the least time between turns (to watch CPU against CPU).
@@ -312,6 +323,9 @@ impl MatchSession {
             exact_since: Instant::now(),
             cpu_failed: false,
             cpu_last: None,
+            cpu_timed_out: false,
+            streams: [None, None],
+            streams_before: [None, None],
             realtime: false,
             watch_pace: Duration::ZERO,
             last_turn_at: None,
@@ -497,7 +511,9 @@ impl MatchSession {
             cmds,
             trace,
             error,
+            streams: self.streams_before,
         });
+        self.streams_before = self.streams;
     }
 
     /// Takes back the last turn — and, against the CPU, back to the last position where a
@@ -512,6 +528,8 @@ impl MatchSession {
         while let Some(t) = self.turns.pop() {
             self.judgements.pop();
             self.st = t.before;
+            self.streams = t.streams;
+            self.streams_before = t.streams;
             let human_turn = if self.simultaneous() {
                 self.players.contains(&Controller::Human)
             } else {
@@ -527,6 +545,7 @@ impl MatchSession {
         self.next_tick = None;
         // What the CPU's last move cost described a move that is gone now.
         self.cpu_last = None;
+        self.cpu_timed_out = false;
         true
     }
 
@@ -545,6 +564,8 @@ impl MatchSession {
         self.start = st.clone();
         self.st = st;
         self.turns.clear();
+        self.streams = [None, None];
+        self.streams_before = [None, None];
         self.error = None;
         self.pending = [None, None];
         self.started = true;
@@ -580,6 +601,8 @@ impl MatchSession {
         };
         self.judgements.pop();
         self.st = t.before;
+        self.streams = t.streams;
+        self.streams_before = t.streams;
         r.moves.push_front(t.cmds);
         r.played -= 1;
         if r.diverged.is_some_and(|d| d > r.played) {
@@ -616,8 +639,8 @@ impl MatchSession {
             );
         }
         let name = |c: Controller| match c {
-            Controller::Human => "human",
-            Controller::Cpu => "cpu",
+            Controller::Human => "human".to_string(),
+            Controller::Cpu => self.cpu.spec(),
         };
         let mut out = String::new();
         let header = serde_json::json!({
@@ -698,9 +721,11 @@ impl MatchSession {
         if let Some((side, job)) = &self.thinking {
             match job.poll() {
                 Polled::Pending => want(Duration::from_millis(50)),
-                Polled::Done((cmd, nodes, took)) => {
+                Polled::Done((cmd, nodes, took, streams, timed_out)) => {
                     let side = *side;
                     self.cpu_last = Some((nodes, took));
+                    self.cpu_timed_out = timed_out;
+                    self.streams[side] = Some(streams);
                     self.thinking = None;
                     let cmd = cmd.filter(|&c| self.is_enabled(side, c));
                     self.pending[side] = Some(cmd);
@@ -765,8 +790,18 @@ impl MatchSession {
             settings.period_ms = (settings.period_ms * 4 / 5).max(1);
         }
         let st = self.st.clone();
-        let past: Vec<State> = self.turns.iter().map(|t| t.before.clone()).collect();
-        let seed = crate::engine::rng::mix(self.seed ^ ((self.st.turn as u64) << 8) ^ side as u64);
+        // The same player as `kumite match --seed`'s: its seed, the positions it chose in
+        // before (in order), and its random streams where its last move left them.
+        let eng = self.engine();
+        let past: Vec<State> = self
+            .turns
+            .iter()
+            .filter(|t| eng.movers(&t.before).contains(&side))
+            .map(|t| t.before.clone())
+            .collect();
+        drop(eng);
+        let seed = crate::players::player_seed("cpu", self.seed, side);
+        let streams = self.streams[side];
         let exact = self.exact.clone();
         let learned = self.learned.clone().filter(|_| settings.trained);
         let job = Job::spawn("kumite-cpu", ctx, move |cancel| {
@@ -776,18 +811,21 @@ impl MatchSession {
             }
             cpu.set_cancel_flag(cancel);
             cpu.set_history(&past);
+            if let Some(s) = streams {
+                cpu.set_streams(s);
+            }
             // An exact table built for an earlier move serves the following ones.
             let mut slot = exact.lock().unwrap_or_else(|e| e.into_inner());
             if let Some(t) = slot.clone() {
                 cpu.set_exact_result(t);
             }
             let t0 = Instant::now();
-            let m = cpu.think(&st, side);
+            let m = cpu.play_move(&st, side);
             let took = t0.elapsed();
             if let Some(t) = cpu.exact_result() {
                 *slot = Some(t);
             }
-            (m, cpu.last_nodes, took)
+            (m, cpu.last_nodes, took, cpu.streams(), cpu.timed_out())
         });
         self.thinking = Some((side, job));
     }

@@ -40,6 +40,16 @@ pub struct CpuPlayer<'p> {
     mixes: FxHashMap<u64, (Vec<f64>, u64)>,
 }
 
+/// Where a CPU's random streams stand (its search's thinning and its own picks). A player made
+/// anew for each move — the studio's, on a thread of its own — that takes them over from the
+/// last one, with the same earlier positions, plays as one player kept for the whole game does
+/// (`kumite match`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct CpuStreams {
+    search: u64,
+    pick: u64,
+}
+
 /// Mixes the cache keeps at most (it is emptied when full).
 const MIX_CACHE: usize = 1 << 16;
 
@@ -78,6 +88,43 @@ impl<'p> CpuPlayer<'p> {
     pub fn set_history<'s>(&mut self, past: impl IntoIterator<Item = &'s State>) {
         let lcm = self.searcher.lcm;
         self.history = past.into_iter().map(|st| node_key(st, lcm)).collect();
+    }
+
+    /// Where its random streams stand now.
+    pub fn streams(&self) -> CpuStreams {
+        CpuStreams {
+            search: self.searcher.rng.0,
+            pick: self.rng.0,
+        }
+    }
+
+    /// Takes up the random streams where another player of the same game left them.
+    pub fn set_streams(&mut self, s: CpuStreams) {
+        self.searcher.rng = SplitMix(s.search);
+        self.rng = SplitMix(s.pick);
+    }
+
+    /// Its move in `st` as [`Player::choose`] makes it: the position joins the game's earlier
+    /// ones (a smaller turn than the last starts a new game).
+    pub fn play_move(&mut self, st: &State, side: Side) -> Option<CmdId> {
+        self.last_nodes = 0;
+        if self.last_turn.is_some_and(|t| st.turn <= t) {
+            self.history.clear(); // a new game
+        }
+        self.last_turn = Some(st.turn);
+        let m = self.think(st, side);
+        self.history.push(node_key(st, self.searcher.lcm));
+        m
+    }
+
+    /// Whether the last move's search stopped at its time limit (`P`) before its depth: a
+    /// slower or busier machine may then choose otherwise; a node budget (`N`) repeats it.
+    pub fn timed_out(&self) -> bool {
+        let s = &self.searcher;
+        s.stopped
+            && s.nodes < s.node_budget
+            && !s.cancel.load(std::sync::atomic::Ordering::Relaxed)
+            && s.deadline.is_some_and(|d| Instant::now() >= d)
     }
 
     /// Values the search's leaves by `learned` (`cpu:trained` where the program carries none,
@@ -461,13 +508,7 @@ impl Player for CpuPlayer<'_> {
         _enabled: &[CmdId],
     ) -> Result<Option<CmdId>, PlayerError> {
         let t0 = Instant::now();
-        self.last_nodes = 0;
-        if self.last_turn.is_some_and(|t| st.turn <= t) {
-            self.history.clear(); // a new game
-        }
-        self.last_turn = Some(st.turn);
-        let m = self.think(st, side);
-        self.history.push(node_key(st, self.searcher.lcm));
+        let m = self.play_move(st, side);
         self.work.add(&crate::engine::players::SearchWork {
             moves: 1,
             nodes: self.last_nodes,

@@ -36,7 +36,7 @@ mod settings;
 pub mod solve;
 pub mod tactics;
 pub mod trained;
-pub use cpu::CpuPlayer;
+pub use cpu::{CpuPlayer, CpuStreams};
 pub use keys::position_key;
 pub use searcher::Searcher;
 pub use settings::{CpuSettings, CpuSpecError, CpuSpecProblem, EXACT_BUDGET, EXACT_POSITIONS};

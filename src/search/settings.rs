@@ -47,6 +47,30 @@ impl CpuSettings {
             .then(|| Self::parse(prog, rest.trim_start_matches(':')))
     }
 
+    /// The player spec that makes these settings from any file, as [`Self::of_player`] reads
+    /// it back: `cpu:S3,D1,E0,P500`, with `exact` first (it resets `E`), then `N…`, `matrix`
+    /// and `trained` as set.
+    pub fn spec(&self) -> String {
+        let mut s = String::from("cpu:");
+        if self.exact {
+            s.push_str("exact,");
+        }
+        s.push_str(&format!(
+            "S{},D{},E{},P{}",
+            self.depth, self.thin, self.mistakes, self.period_ms
+        ));
+        if let Some(n) = self.nodes {
+            s.push_str(&format!(",N{n}"));
+        }
+        if self.matrix {
+            s.push_str(",matrix");
+        }
+        if self.trained {
+            s.push_str(",trained");
+        }
+        s
+    }
+
     /// The file's `~` settings, overridden by `spec` (e.g. `S5,E2`).
     pub fn parse(prog: &RuleProgram, spec: &str) -> Result<Self, CpuSpecError> {
         let s = &prog.settings;

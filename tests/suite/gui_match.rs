@@ -733,3 +733,94 @@ fn cpu_against_cpu_is_watched_at_the_pace_set() {
     });
     assert_eq!(h.state().matchp.session.as_ref().unwrap().st.turn, 21);
 }
+
+/// The studio's CPU is `kumite match`'s player: the same seed, the positions it chose in before
+/// and its random streams carried from move to move, so with a node budget (the same search on
+/// any machine) a match in the panel plays move for move as the command line the panel names.
+/// (It made each move's player with a seed of its own and every earlier position, and parted
+/// from the command line at turn 10 of a boxing match.)
+#[test]
+fn the_studios_cpu_plays_move_for_move_as_the_command_line_it_names() {
+    use kumite::gui::session::Controller;
+    let text = std::fs::read_to_string(common::root().join("tests/designs/boxing.kmt")).unwrap();
+    let mut app = StudioApp::new_for_test(Lang::En, &text);
+    let m = &mut app.matchp.settings;
+    m.players = [Controller::Cpu; 2];
+    m.watch_seconds = 0.0;
+    m.file_cpu = false;
+    m.cpu.depth = 3;
+    m.cpu.thin = 2.0; // thinning draws from the search's own stream
+    m.cpu.mistakes = 2; // and mistakes from the CPU's
+    m.cpu.period_ms = 60_000;
+    m.cpu.nodes = Some(20_000);
+    app.matchp.seed = 5;
+    let mut h = harness(app);
+    settle(&mut h);
+    let spec = "cpu:S3,D2,E2,P60000,N20000";
+    let shown = format!("kumite match FILE --h {spec} --c {spec} --seed 5");
+    h.get_by_label(&shown);
+    h.key_press(Key::F5);
+    step_until(&mut h, "the end of the match", |a| {
+        a.matchp.session.as_ref().is_some_and(|s| s.over())
+    });
+    let s = h.state().matchp.session.as_ref().unwrap();
+    let studio: Vec<(String, String)> = s
+        .turns
+        .iter()
+        .flat_map(|t| {
+            t.trace
+                .moves
+                .iter()
+                .map(|(side, c)| (side.to_string(), c.clone().unwrap_or_default()))
+        })
+        .collect();
+    assert!(studio.len() > 20, "{studio:?}");
+
+    let args: Vec<&str> = shown.split(' ').skip(1).collect();
+    let args: Vec<&str> = args
+        .iter()
+        .map(|a| {
+            if *a == "FILE" {
+                "tests/designs/boxing.kmt"
+            } else {
+                a
+            }
+        })
+        .chain(["--format", "json"])
+        .collect();
+    let (code, out, err) = common::kumite(&args);
+    assert_eq!(code, 0, "{err}");
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    let cli: Vec<(String, String)> = v["moves"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|m| {
+            (
+                m["side"].as_str().unwrap().to_string(),
+                m["command"].as_str().unwrap_or("").to_string(),
+            )
+        })
+        .collect();
+    let first_diff = studio.iter().zip(&cli).position(|(a, b)| a != b);
+    assert_eq!(first_diff, None, "studio {studio:?}\ncli {cli:?}");
+    assert_eq!(studio.len(), cli.len());
+    assert_eq!(v["result"], s.st.outcome.map_or("draw", |o| o.as_str()));
+}
+
+/// A CPU stopped by its time limit says that another machine may choose otherwise.
+#[test]
+fn a_cpu_stopped_by_its_time_limit_says_its_move_may_differ_elsewhere() {
+    let text = std::fs::read_to_string(common::root().join("tests/designs/boxing.kmt")).unwrap();
+    let mut app = StudioApp::new_for_test(Lang::En, &text);
+    app.matchp.settings.file_cpu = false;
+    app.matchp.settings.cpu.depth = 30;
+    app.matchp.settings.cpu.period_ms = 5;
+    let mut h = harness(app);
+    settle(&mut h);
+    h.key_press(Key::F5);
+    h.step();
+    h.key_press(Key::J); // h jabs; the CPU answers
+    cpu_done(&mut h);
+    h.get_by_label_contains("It stopped at its time limit, 5 ms (P), before depth S30");
+}

@@ -1123,3 +1123,21 @@ fn an_iteration_cut_short_plays_a_move_it_found_better_than_the_last_choice() {
         "no cut-short iteration changed the move in {cut_short} positions"
     );
 }
+
+/// A CPU's settings written as a player spec (the studio names its CPU so) read back the same,
+/// from a file whose `~` line says otherwise.
+#[test]
+fn cpu_settings_read_back_from_their_spec() {
+    use kumite::search::CpuSettings;
+    let p = file("ex1_push.kmt");
+    for spec in [
+        "S3,D1,E0,P500",
+        "S7,D2.5,E3,P40,N20000",
+        "exact,E2",
+        "S1,D1000,E10,P3600000,N100,matrix",
+    ] {
+        let s = CpuSettings::parse(&p, spec).expect(spec);
+        let back = CpuSettings::of_player(&p, &s.spec()).expect("a cpu spec");
+        assert_eq!(back.as_ref(), Ok(&s), "{spec} → {}", s.spec());
+    }
+}
