@@ -997,8 +997,15 @@ impl MatchPanel {
                                 // it stays, empty.
                                 if hi > 0 {
                                     let frac = (v.max(0) as f32 / hi as f32).clamp(0.0, 1.0);
-                                    let (r, _) = ui
+                                    let (r, bar) = ui
                                         .allocate_exact_size(Vec2::new(56.0, 8.0), Sense::hover());
+                                    bar.widget_info(|| {
+                                        egui::WidgetInfo::labeled(
+                                            egui::Role::ProgressIndicator,
+                                            true,
+                                            format!("{} {name} {v} / {hi}", side.name()),
+                                        )
+                                    });
                                     let painter = ui.painter();
                                     painter.rect_filled(r, 2.0, ui.visuals().extreme_bg_color);
                                     let mut f = r;

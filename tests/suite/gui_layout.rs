@@ -131,14 +131,21 @@ fn the_expanded_rules_table_wraps_a_long_rule_in_its_cell() {
 }
 
 #[test]
-fn the_reports_rules_restrictions_and_skill_rows_stay_inside_the_panel() {
+fn the_reports_words_and_rows_stay_inside_the_panel() {
     let mut h = boxing();
     h.key_press_modifiers(Modifiers::COMMAND, Key::Num4);
     h.run();
-    h.state_mut().report.games = 20;
     h.get_by_label("Run report").click();
     h.step();
     step_until(&mut h, "the report", |a| !a.report.busy());
+    // In the command line's words: a proof that h has no forced win is not "not decided"; a
+    // skill pairing that stopped early says so on its row.
+    h.get_by_label_contains("no forced win for h (proved");
+    assert!(h.query_by_label_contains("not decided").is_none());
+    assert!(
+        h.query_all_by_label_contains("Stopped after").count() > 0,
+        "no pairing stopped early"
+    );
     let right = panel_right(&h);
     let rule = "[uppercut],!O.[guard],O.down>=2:S.勝利";
     let r = h.get_by_label(rule).rect();
@@ -156,4 +163,118 @@ fn the_reports_rules_restrictions_and_skill_rows_stay_inside_the_panel() {
     for r in notes {
         assert!(r.right() <= right, "{r:?} past {right}");
     }
+}
+
+/// Starts a match (human h against the CPU) and waits for it to be h's turn.
+fn new_match(h: &mut Harness<'static, StudioApp>) {
+    h.key_press(Key::F5);
+    step_until(h, "h's turn", |a| {
+        a.matchp
+            .session
+            .as_ref()
+            .is_some_and(|s| s.human_to_choose().is_some())
+    });
+}
+
+#[test]
+fn the_match_header_is_not_covered_by_the_tree_graph_switch() {
+    let mut h = boxing();
+    h.get_by_label("Victory conditions").click();
+    h.run();
+    new_match(&mut h);
+    h.key_press(Key::J);
+    step_until(&mut h, "the CPU's answer", |a| {
+        a.matchp
+            .session
+            .as_ref()
+            .is_some_and(|s| s.turns.len() >= 2 && s.human_to_choose().is_some())
+    });
+    let header = h.get_by_label_contains("(match, after turn 2)").rect();
+    for switch in ["Tree", "Graph"] {
+        let r = h.get_by_label(switch).rect();
+        assert!(!r.intersects(header), "{switch} {r:?} covers {header:?}");
+    }
+}
+
+/// A state is drawn as a number or as a flag by what its rules do, not by the values seen so
+/// far: boxing's knockdowns stay a number at 1 (drawn as a flag "○" before), and hp keeps its
+/// (empty) bar below 0 (it vanished).
+#[test]
+fn a_count_at_one_is_a_number_and_its_bar_stays_below_zero() {
+    let mut h = boxing();
+    new_match(&mut h);
+    {
+        let app = h.state_mut();
+        let s = app.matchp.session.as_mut().unwrap();
+        let p = s.prog();
+        let ns = p.states.len();
+        let down = p.states.iter().position(|n| n == "down").unwrap();
+        let hp = p.states.iter().position(|n| n == "hp").unwrap();
+        s.st.vals[down] = 1; // h has been down once
+        s.st.vals[ns + hp] = -2; // c's hp below 0
+    }
+    h.run();
+    assert!(h.query_by_label("○").is_none(), "a count drawn as a flag");
+    h.get_by_label("  1");
+    h.get_by_label(" -2");
+    h.get_by_label("c hp -2 / 10");
+    h.get_by_label("h hp 10 / 10");
+}
+
+/// A ticked exact CPU whose table cannot be built says it plays by search (it stayed
+/// "exact — unbeatable").
+#[test]
+fn an_exact_cpu_without_a_table_says_it_plays_by_search() {
+    // Ten counters that each move pushes: too many positions even within ±4 of the start.
+    let mut text = String::from("':a=[m0],b=[m1]\n!:");
+    text += &(0..10)
+        .map(|i| format!("[m{i}]"))
+        .collect::<Vec<_>>()
+        .join(",");
+    text += "\n!:";
+    text += &(0..10)
+        .map(|i| format!("v{i}=0"))
+        .collect::<Vec<_>>()
+        .join(",");
+    text += "\n";
+    for i in 0..10 {
+        text += &format!("[m{i}]:S.v{i}+1,O.v{}-1\n", (i + 1) % 10);
+    }
+    text += "S.v0>=50:S.勝利\n";
+    let mut app = StudioApp::new_for_test(Lang::En, &text);
+    app.matchp.settings.cpu.exact = true;
+    let mut h = harness(app);
+    step_until(&mut h, "the checker", |a| a.is_checked());
+    h.get_by_label("exact — unbeatable");
+    new_match(&mut h);
+    h.key_press(Key::A);
+    step_until(&mut h, "the CPU's answer", |a| {
+        a.matchp
+            .session
+            .as_ref()
+            .is_some_and(|s| s.turns.len() >= 2 && s.thinking().is_none())
+    });
+    h.get_by_label("exact — not for this game (playing by search)");
+    assert!(h.query_by_label("exact — unbeatable").is_none());
+    h.get_by_label_contains("no exact table");
+}
+
+/// A command the side is better off never playing is named a trap in the studio's report (it
+/// was "decisive", in the colour of a loss).
+#[test]
+fn the_report_names_a_trap_as_a_trap() {
+    // The file's CPU (the studio's report players) errs half the time, so it plays [oops].
+    let text = "~S2,E5\n!:hp=3,[hit],[oops]\n[hit]:O.hp-1\n[oops]:S.hp-2\nS.hp<=0:O.勝利\nO.hp<=0:S.勝利\n";
+    let mut h = harness(StudioApp::new_for_test(Lang::En, text));
+    step_until(&mut h, "the checker", |a| a.is_checked());
+    h.key_press_modifiers(Modifiers::COMMAND, Key::Num4);
+    h.run();
+    h.state_mut().report.games = 40;
+    h.get_by_label("Run report").click();
+    h.step();
+    step_until(&mut h, "the report", |a| !a.report.busy());
+    h.get_by_label_contains("banning oops raises h's score by");
+    h.get_by_label_contains("banning oops raises c's score by");
+    // h needs [hit]: decisive.
+    assert!(h.query_all_by_label("decisive").count() >= 1);
 }

@@ -288,8 +288,21 @@ fn suggest_fixes_finds_the_planted_start_charge_and_apply_is_one_undo_step() {
     // suggestion's evidence.
     step_until(&mut h, "the measurement again", |a| a.report.remeasured());
     h.step();
-    h.get_by_label("Before (the file)");
-    h.get_by_label("After (measured again on the editor's text)");
+    // Each column's text left-aligned at its own width (a justified column stretched it to the
+    // column's width, spacing the letters).
+    for head in [
+        "Before (the file)",
+        "After (measured again on the editor's text)",
+    ] {
+        let r = h.get_by_label(head).rect();
+        let font = egui::TextStyle::Body.resolve(&h.ctx.global_style());
+        let natural = h.ctx.fonts_mut(|f| {
+            f.layout_no_wrap(head.to_owned(), font.clone(), egui::Color32::WHITE)
+                .size()
+                .x
+        });
+        assert!(r.width() <= natural + 1.0, "{head}: {r:?} for {natural}");
+    }
     // The suggestion's own "→ …" line and the grid's after cell.
     assert_eq!(
         h.get_all_by_label_contains("game value for h +0.0000")
