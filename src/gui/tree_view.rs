@@ -286,16 +286,27 @@ impl TreeView {
             ui.selectable_value(&mut self.mode, Mode::Graph, tr(lang, T::Graph));
         });
         ui.horizontal_wrapped(|ui| {
-            ui.label(RichText::new(tr(lang, T::DistanceToWinTitle)).strong());
-            ui.label(
-                RichText::new(format!(
-                    "h {} · c {}",
-                    dist_mark(j.d[0].to_win, j.d[0].to_win_assumes, cap),
-                    dist_mark(j.d[1].to_win, j.d[1].to_win_assumes, cap)
-                ))
-                .strong()
-                .color(pal.win),
-            );
+            // A decided position has no distance left to win: it says who won instead (it
+            // showed "h 7* · c 4*" beside a match c had won).
+            if let Some(o) = st.outcome {
+                let key = match o {
+                    crate::engine::Outcome::H => T::TreeDecidedH,
+                    crate::engine::Outcome::C => T::TreeDecidedC,
+                    crate::engine::Outcome::Draw => T::TreeDecidedDraw,
+                };
+                ui.label(RichText::new(tr(lang, key)).strong().color(pal.win));
+            } else {
+                ui.label(RichText::new(tr(lang, T::DistanceToWinTitle)).strong());
+                ui.label(
+                    RichText::new(format!(
+                        "h {} · c {}",
+                        dist_mark(j.d[0].to_win, j.d[0].to_win_assumes, cap),
+                        dist_mark(j.d[1].to_win, j.d[1].to_win_assumes, cap)
+                    ))
+                    .strong()
+                    .color(pal.win),
+                );
+            }
             ui.weak(format!("({where_})"));
         });
         for (side, d) in j.d.iter().enumerate() {

@@ -124,6 +124,9 @@ fn example1_shows_its_tree_with_distances_11_and_is_won_with_the_bound_key() {
     h.get_by_label_contains("(match over, after turn 21)");
     assert!(h.query_by_label_contains("(initial position)").is_none());
     assert!(h.query_by_label_contains("distance to win").is_none());
+    // The tree's header says who won instead of distances to a win.
+    h.get_by_label("Decided: h won — the rows show the final position");
+    assert!(h.query_by_label("Distance to win").is_none());
     // A finished match is not offered to be kept playing on changed rules.
     h.get_by_label("Rule editor").focus();
     h.run();
@@ -140,6 +143,7 @@ fn example1_shows_its_tree_with_distances_11_and_is_won_with_the_bound_key() {
     assert!(!h.state().matchp.session.as_ref().unwrap().over());
     assert!(h.query_by_label_contains("CPU's last move").is_none());
     h.get_by_label_contains("distance to win");
+    h.get_by_label("Distance to win");
 }
 
 #[test]
