@@ -38,6 +38,9 @@ pub struct Progress {
     pub cancel_flag: Arc<AtomicBool>,
     /// The games so far that a rule error or a failing player ended.
     pub problems: std::sync::Mutex<GameProblems>,
+    /// A time cap (`kumite suggest --seconds`): past it the work stops as if cancelled, and
+    /// [`Self::past_cap`] says why.
+    pub cap: std::sync::Mutex<Option<std::time::Instant>>,
 }
 
 /// The games of a report that a rule error ended, or that a player lost by failing (an
@@ -126,9 +129,20 @@ impl Progress {
         self.cancel.store(true, Ordering::Relaxed);
         self.cancel_flag.store(true, Ordering::Relaxed);
     }
-    /// True once cancelled.
+    /// True once cancelled, or past the time cap.
     pub fn cancelled(&self) -> bool {
-        self.cancel.load(Ordering::Relaxed)
+        self.cancel.load(Ordering::Relaxed) || self.past_cap()
+    }
+    /// Sets a time cap: past it the work stops as if cancelled.
+    pub fn set_cap(&self, at: std::time::Instant) {
+        *self.cap.lock().unwrap_or_else(|e| e.into_inner()) = Some(at);
+    }
+    /// True once the time cap has passed (and not cancelled by a person).
+    pub fn past_cap(&self) -> bool {
+        self.cap
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .is_some_and(|c| std::time::Instant::now() >= c)
     }
 }
 

@@ -129,8 +129,14 @@ pub struct SuggestOptions {
     pub goals: Goals,
     /// Edits per suggestion at most (1 or 2).
     pub max_edits: usize,
-    /// Time budget for the search (the edited files' values).
+    /// The time cap, the file's own measurement included: past it the search stops and says
+    /// where. It never changes which games are played before it (see [`Self::games`]).
     pub budget: Duration,
+    /// CPU moves the sampled search plans at most (the games it plans times the moves a game
+    /// of the file takes, as its own measurement played them): its rounds are sized by this,
+    /// not by the machine's pace, so the same file, goals and seed give the same suggestions on
+    /// any machine that finishes within the cap.
+    pub moves: u64,
     /// Suggestions listed at most.
     pub max_suggestions: usize,
     /// Games played (sampled verdicts) and a cancel flag, shared with whoever watches (the
@@ -144,11 +150,16 @@ impl Default for SuggestOptions {
             goals: Goals::default(),
             max_edits: 2,
             budget: Duration::from_secs(60),
+            moves: DEFAULT_MOVES,
             max_suggestions: 5,
             progress: super::Progress::new(),
         }
     }
 }
+
+/// CPU moves a sampled search plans by default: the boxing design (66 moves a game) plays
+/// about 40 s on the 2-core development machine, sumo a few seconds.
+pub const DEFAULT_MOVES: u64 = 600_000;
 
 /// A number of the file that an edit may change.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -302,6 +313,11 @@ pub struct Suggestions {
     pub seconds: f64,
     /// What ran out before every edit was tried (None: all were).
     pub gave_up: Option<String>,
+    /// Edited files rejected without being measured because they break the design (a
+    /// victory rule that can no longer decide a game, a new warning of the checker).
+    pub rejected: usize,
+    /// The first few of them, with why.
+    pub rejected_examples: Vec<String>,
 }
 
 /// The numbers of `text` an edit may change (see the module documentation).
@@ -754,6 +770,130 @@ pub fn suggest(text: &str, opts: &SuggestOptions) -> Result<Suggestions, String>
     Ok(out)
 }
 
+/// What an edit must keep of the file's design: the victory rules that can decide a game from
+/// the start (the victory tree reaches them for a side), and the checker's warnings (by code
+/// and line: an edit changes numbers only, never lines).
+struct Design {
+    deciding: Vec<usize>,
+    warnings: std::collections::HashSet<(String, usize)>,
+}
+
+impl Design {
+    fn of(text: &str) -> Option<Self> {
+        let c = compile(text);
+        let prog = c.program.as_ref()?;
+        Some(Self {
+            deciding: deciding_lines(prog),
+            warnings: warnings_of(text, &c.diags),
+        })
+    }
+
+    /// Why `text` (the file with an edit) breaks the design, if it does.
+    fn broken_by(&self, text: &str) -> Option<String> {
+        let c = compile(text);
+        let Some(prog) = c.program.as_ref() else {
+            return Some("the edited file does not compile".into());
+        };
+        let now = deciding_lines(prog);
+        if let Some(l) = self.deciding.iter().find(|l| !now.contains(l)) {
+            return Some(format!(
+                "the victory rule at line {l} can no longer decide a game (the victory tree finds no way to it)"
+            ));
+        }
+        let mut new: Vec<(String, usize)> = warnings_of(text, &c.diags)
+            .into_iter()
+            .filter(|w| !self.warnings.contains(w))
+            .collect();
+        new.sort();
+        new.first().map(|(code, line)| {
+            let msg = c
+                .diags
+                .iter()
+                .find(|d| d.code.to_string() == *code)
+                .map_or(String::new(), |d| format!(": {}", d.message));
+            format!("a new warning at line {line}, {code}{msg}")
+        })
+    }
+}
+
+/// Whether `t` (the file with `changes`) breaks the design; if so it is counted, and one of
+/// the first few is kept as an example.
+fn rejects(
+    design: Option<&Design>,
+    text: &str,
+    t: &str,
+    changes: &[(&Site, i64)],
+    out: &mut Suggestions,
+) -> bool {
+    let Some(why) = design.and_then(|d| d.broken_by(t)) else {
+        return false;
+    };
+    count_rejected(out, text, t, changes, &why);
+    true
+}
+
+/// An edit that leaves every game without a winner where the file decided some: even, and no
+/// fix (bids made pointless in Oshi-Zumo were all five suggestions, under --max-draws 1).
+fn ends_all_undecided(before: &Verdict, after: &Verdict) -> bool {
+    after.draws >= 0.999 && before.draws < 0.999
+}
+
+/// Counts an edit rejected for breaking the design (`why`), keeping the first few as examples.
+fn count_rejected(out: &mut Suggestions, text: &str, t: &str, changes: &[(&Site, i64)], why: &str) {
+    out.rejected += 1;
+    if out.rejected_examples.len() < 5 {
+        let what: Vec<String> = changes
+            .iter()
+            .map(|(s, _)| {
+                format!(
+                    "line {}: {} → {}",
+                    s.line,
+                    line_of(text, s.line),
+                    line_of(t, s.line)
+                )
+            })
+            .collect();
+        out.rejected_examples
+            .push(format!("{}: {why}", what.join("; ")));
+    }
+}
+
+/// The lines of the victory rules some side can reach from the start, by the victory tree.
+fn deciding_lines(prog: &crate::program::RuleProgram) -> Vec<usize> {
+    let g = crate::analysis::VictoryGraph::build(prog);
+    let eng = crate::engine::Engine::new(prog, 0);
+    let first = crate::engine::Side::first_mover(prog.settings.cpu_first);
+    let Ok(st) = eng.initial(first) else {
+        return Vec::new();
+    };
+    let d = [crate::engine::Side::H, crate::engine::Side::C]
+        .map(|x| crate::analysis::distances(&g, &eng, &st, x));
+    g.decisive
+        .iter()
+        .enumerate()
+        .filter(|(di, _)| {
+            d.iter()
+                .any(|d| d.decisive[*di] < crate::analysis::UNREACHABLE)
+        })
+        .map(|(_, r)| r.line)
+        .collect()
+}
+
+/// The checker's warnings of `text` by code and line.
+fn warnings_of(
+    text: &str,
+    diags: &[crate::diag::Diagnostic],
+) -> std::collections::HashSet<(String, usize)> {
+    diags
+        .iter()
+        .filter(|d| !d.is_error())
+        .map(|d| {
+            let line = text[..d.span.start.min(text.len())].matches('\n').count() + 1;
+            (d.code.to_string(), line)
+        })
+        .collect()
+}
+
 /// `text` with `edits` applied (each at its line and column, replacing `from` by `to`).
 fn apply_edits(text: &str, edits: &[Edit]) -> String {
     let mut lines: Vec<String> = text.lines().map(str::to_string).collect();
@@ -772,22 +912,34 @@ fn apply_edits(text: &str, edits: &[Edit]) -> String {
 fn suggest_balance(text: &str, opts: &SuggestOptions) -> Result<Suggestions, String> {
     let t0 = Instant::now();
     let end = t0 + opts.budget;
+    // The cap counts from here: the file's own measurement is inside it.
+    opts.progress.set_cap(end);
     let mut before = verdict_with(text, &opts.progress, Judge::Decide)?;
-    // Games a second of the file's sampled measurement (the search's rounds are planned by it).
-    let mut pace = before.games.map_or(0.0, |g| 2.0 * g as f64) / t0.elapsed().as_secs_f64();
     if before.method == Method::Sampled
         && !meets(&opts.goals, &before)
         && within_noise(&opts.goals, &before)
-        && t0.elapsed() * 3 * 4 < opts.budget
+        && (8 * SAMPLE_GAMES) as f64 * moves_a_game(&before) <= opts.moves as f64 / 4.0
     {
         // Outside the goals by the estimate, inside them by its interval: too few games to
-        // tell. Four times as many decide it better (the interval halves) — when they take at
-        // most a third of the budget at the pace of the first measurement.
+        // tell. Four times as many decide it better (the interval halves), when they take at
+        // most a quarter of the games planned.
         if let Some(prog) = compile(text).program {
-            let t = Instant::now();
             before = sampled_verdict(&prog, 4 * SAMPLE_GAMES, SAMPLE_SEED, &opts.progress);
-            pace = (8 * SAMPLE_GAMES) as f64 / t.elapsed().as_secs_f64();
         }
+    }
+    if opts.progress.cancelled() {
+        // Stopped while measuring the file itself: no figure of it to stand on.
+        return Err(if opts.progress.past_cap() {
+            format!(
+                "the {:.0} s cap passed while the file itself was measured ({} games played): nothing was tried",
+                opts.budget.as_secs_f64(),
+                opts.progress
+                    .done
+                    .load(std::sync::atomic::Ordering::Relaxed)
+            )
+        } else {
+            "cancelled while the file itself was measured".to_string()
+        });
     }
     // The edited files are judged as the file is: an alternate game solved exactly stays so.
     let judge = match before.method {
@@ -795,6 +947,8 @@ fn suggest_balance(text: &str, opts: &SuggestOptions) -> Result<Suggestions, Str
         _ => Judge::Exact,
     };
     let all = sites(text);
+    // What every edit must keep (an edit that breaks it is rejected before it is measured).
+    let design = Design::of(text);
     let goals = vec![
         if before.method == Method::Sampled && before.first_mover.is_none() {
             format!(
@@ -850,6 +1004,8 @@ fn suggest_balance(text: &str, opts: &SuggestOptions) -> Result<Suggestions, Str
         sites: all.len(),
         seconds: 0.0,
         gave_up: None,
+        rejected: 0,
+        rejected_examples: Vec::new(),
     };
     if out.already_met {
         out.seconds = t0.elapsed().as_secs_f64();
@@ -886,7 +1042,7 @@ fn suggest_balance(text: &str, opts: &SuggestOptions) -> Result<Suggestions, Str
         }
     };
     if before.method == Method::Sampled {
-        sampled_search(text, &all, opts, &mut out, &make, end, pace);
+        sampled_search(text, &all, opts, &mut out, &make, design.as_ref());
         out.seconds = t0.elapsed().as_secs_f64();
         return Ok(out);
     }
@@ -898,17 +1054,29 @@ fn suggest_balance(text: &str, opts: &SuggestOptions) -> Result<Suggestions, Str
             if v < 0 {
                 continue;
             }
-            if let Some(why) = stopped(opts, end, out.tried) {
+            if let Some(why) = stopped(opts, out.tried) {
                 out.gave_up = Some(format!("{why} (single edits by up to ±{})", delta.abs()));
                 break 'deltas;
             }
-            out.tried += 1;
-            let Some(after) = edited_checked(text, &[(s, v)])
-                .and_then(|t| verdict_with(&t, &opts.progress, judge).ok())
-            else {
+            let Some(t) = edited_checked(text, &[(s, v)]) else {
                 continue;
             };
-            if meets(&opts.goals, &after) {
+            if rejects(design.as_ref(), text, &t, &[(s, v)], &mut out) {
+                continue;
+            }
+            out.tried += 1;
+            let Ok(after) = verdict_with(&t, &opts.progress, judge) else {
+                continue;
+            };
+            if ends_all_undecided(&out.before, &after) {
+                count_rejected(
+                    &mut out,
+                    text,
+                    &t,
+                    &[(s, v)],
+                    "no game has a winner any more",
+                );
+            } else if meets(&opts.goals, &after) {
                 out.suggestions.push(make(&[(s, v)], after));
             } else if (after.value.abs() < before.value.abs()
                 || (opts.goals.every_command && after.unused.len() < before.unused.len()))
@@ -931,15 +1099,21 @@ fn suggest_balance(text: &str, opts: &SuggestOptions) -> Result<Suggestions, Str
                 if a.0 == b.0 {
                     continue;
                 }
-                if let Some(why) = stopped(opts, end, out.tried) {
+                if let Some(why) = stopped(opts, out.tried) {
                     out.gave_up = Some(format!("{why} (pairs of edits)"));
                     break 'pairs;
                 }
-                out.tried += 1;
                 let changes = [(&all[a.0], a.1), (&all[b.0], b.1)];
-                if let Some(after) = edited_checked(text, &changes)
-                    .and_then(|t| verdict_with(&t, &opts.progress, judge).ok())
+                let Some(t) = edited_checked(text, &changes) else {
+                    continue;
+                };
+                if rejects(design.as_ref(), text, &t, &changes, &mut out) {
+                    continue;
+                }
+                out.tried += 1;
+                if let Ok(after) = verdict_with(&t, &opts.progress, judge)
                     && meets(&opts.goals, &after)
+                    && !ends_all_undecided(&out.before, &after)
                 {
                     out.suggestions.push(make(&changes, after));
                 }
@@ -949,21 +1123,21 @@ fn suggest_balance(text: &str, opts: &SuggestOptions) -> Result<Suggestions, Str
     rank(&mut out.suggestions);
     out.suggestions.truncate(opts.max_suggestions);
     if out.suggestions.is_empty() {
-        out.nearest = nearest(&near, &all, &make);
+        out.nearest = nearest(&near, &all, &make, &opts.goals);
     }
     out.seconds = t0.elapsed().as_secs_f64();
     Ok(out)
 }
 
-/// Why the search must stop now, if it must: cancelled, or the time budget ran out.
-fn stopped(opts: &SuggestOptions, end: Instant, tried: usize) -> Option<String> {
-    if opts.progress.cancelled() {
-        Some(format!("cancelled after {tried} edited files"))
-    } else if Instant::now() >= end {
+/// Why the search must stop now, if it must: the time cap passed, or cancelled.
+fn stopped(opts: &SuggestOptions, tried: usize) -> Option<String> {
+    if opts.progress.past_cap() {
         Some(format!(
-            "the {:.0} s budget ran out after {tried} edited files",
+            "stopped after {tried} edited files: the {:.0} s cap",
             opts.budget.as_secs_f64()
         ))
+    } else if opts.progress.cancelled() {
+        Some(format!("cancelled after {tried} edited files"))
     } else {
         None
     }
@@ -981,10 +1155,19 @@ fn changes_of<'s>(all: &'s [Site], ch: &[(usize, i64)]) -> Vec<(&'s Site, i64)> 
     ch.iter().map(|&(k, v)| (&all[k], v)).collect()
 }
 
-/// The first three of `tried` (nearest first) as suggestions.
-fn nearest(tried: &[Tried], all: &[Site], make: &MakeSuggestion) -> Vec<Suggestion> {
+/// The first three of `tried` (nearest first) as suggestions — only edits that keep games
+/// decided as often and as short as the goals ask (one that makes every game a draw is even,
+/// and no nearer a fix).
+fn nearest(tried: &[Tried], all: &[Site], make: &MakeSuggestion, goals: &Goals) -> Vec<Suggestion> {
     tried
         .iter()
+        .filter(|(_, _, v)| {
+            v.draws <= goals.max_draws
+                && v.draws < 0.999
+                && goals
+                    .max_turns
+                    .is_none_or(|t| v.turns.is_none_or(|x| x <= t))
+        })
         .take(3)
         .map(|(_, ch, after)| make(&changes_of(all, ch), after.clone()))
         .collect()
@@ -1016,6 +1199,13 @@ fn steps(v: i64) -> Vec<i64> {
     d.retain(|&d| v + d >= 0);
     d.dedup();
     d
+}
+
+/// The moves a game of the file takes, from its sampled verdict (both sides move each turn of
+/// a simultaneous game; at least one).
+fn moves_a_game(v: &Verdict) -> f64 {
+    let per_turn = if v.first_mover.is_none() { 2.0 } else { 1.0 };
+    (v.turns.unwrap_or(1.0) * per_turn).max(1.0)
 }
 
 /// Games per seating of the first round of a sampled search (the rounds after double it, up
@@ -1056,19 +1246,17 @@ fn planned_games(n: usize, max_edits: usize, first: u64, full: u64) -> f64 {
 /// edits are allowed, plays again with twice the games, and so on up to [`SAMPLE_GAMES`]
 /// (successive halving, the same seeds for every edit); the last round plays fresh seeds
 /// ([`CONFIRM_SEED`]), and the edits that meet the goals on them are suggested, fewest and
-/// smallest edits first.
+/// smallest edits first. The plan depends on the file and [`SuggestOptions::games`] alone,
+/// never on the machine's pace: the time cap only stops it, saying where.
 fn sampled_search(
     text: &str,
     all: &[Site],
     opts: &SuggestOptions,
     out: &mut Suggestions,
     make: &MakeSuggestion,
-    end: Instant,
-    pace: f64,
+    design: Option<&Design>,
 ) {
-    let t0 = Instant::now();
-    // Ring by ring: every number ±1 first, then ±2, then the larger steps — so that a first
-    // round cut short by the budget has tried the smallest edits of every number.
+    // Ring by ring: every number ±1 first, then ±2, then the larger steps.
     // A game far from even (by 15 points or more) needs large steps: their ring comes first.
     let rings: [usize; 3] = if distance(&out.before) >= 0.15 {
         [2, 1, 0]
@@ -1085,12 +1273,10 @@ fn sampled_search(
             }
         }
     }
-    // The first round may take this share of the budget; it ends early past it.
-    let first_round_end = t0 + (end.saturating_duration_since(t0)) * 2 / 5;
-    // Where games are cheap enough that the whole search at FIRST_ROUND_GAMES .. SAMPLE_GAMES
-    // would take a small part of the budget (sumo: 2 s of 60), every round plays `scale` times
-    // as many (2×, 4× or 8×, as long as the plan fits a third of the budget at the measured
-    // pace): the budget buys estimates with less noise instead of going unused.
+    // Where the plan at FIRST_ROUND_GAMES .. SAMPLE_GAMES is a small part of the games planned
+    // (sumo), every round plays `scale` times as many (8×, 4× or 2×): the games buy estimates
+    // with less noise instead of going unused.
+    let per_game = moves_a_game(&out.before);
     let scale = [8u64, 4, 2]
         .into_iter()
         .find(|&s| {
@@ -1099,73 +1285,58 @@ fn sampled_search(
                 opts.max_edits,
                 FIRST_ROUND_GAMES * s,
                 SAMPLE_GAMES * s,
-            ) / pace.max(1e-9)
-                <= end.saturating_duration_since(t0).as_secs_f64() / 3.0
+            ) * per_game
+                <= opts.moves as f64
         })
         .unwrap_or(1);
     let first_games = FIRST_ROUND_GAMES * scale;
     let full_games = SAMPLE_GAMES * scale;
     let mut games = first_games;
     let mut last: Vec<Tried> = Vec::new();
-    // Seconds one edit takes in the last round, at the last pace measured.
-    let mut confirm_secs = 0.0;
     loop {
         let confirm = games >= full_games;
         let seed = if confirm { CONFIRM_SEED } else { SAMPLE_SEED };
-        let round_start = Instant::now();
         let mut scored: Vec<Tried> = Vec::new();
         for ch in &cands {
-            // The last round judges its edits best first while the budget lasts, and keeps
-            // those judged when it runs out (an edit it could not finish is not started).
-            let no_time = confirm
-                && !scored.is_empty()
-                && Instant::now() + Duration::from_secs_f64(confirm_secs) > end;
-            if let Some(why) = stopped(opts, end, out.tried).or_else(|| {
-                no_time.then(|| {
-                    format!(
-                        "the {:.0} s budget would run out during the next edit",
-                        opts.budget.as_secs_f64()
-                    )
-                })
-            }) {
+            if let Some(why) = stopped(opts, out.tried) {
                 out.gave_up = Some(format!(
                     "{why} (the round of {games} games per seating, after {} of {} edits)",
                     scored.len(),
                     cands.len()
                 ));
                 if confirm && !scored.is_empty() {
+                    // The last round's edits judged in full before the cap stand.
                     break;
                 }
                 // The last complete round's best, on fewer games (their evidence says how many).
-                out.nearest = nearest(&last, all, make);
+                out.nearest = nearest(&last, all, make, &opts.goals);
                 return;
             }
-            let edit_start = Instant::now();
-            if games == first_games && !scored.is_empty() && Instant::now() >= first_round_end {
-                out.gave_up = Some(format!(
-                    "the first round used its share of the {:.0} s budget after {} of {} edits; the rest were not tried",
-                    opts.budget.as_secs_f64(),
-                    scored.len(),
-                    cands.len()
-                ));
-                break;
+            let changes = changes_of(all, ch);
+            let Some(t) = edited_checked(text, &changes) else {
+                continue;
+            };
+            // Judged once: a rejected edit is never scored, so no later round meets it.
+            if rejects(design, text, &t, &changes, out) {
+                continue;
             }
             out.tried += 1;
-            let Some(prog) =
-                edited_checked(text, &changes_of(all, ch)).and_then(|t| compile(&t).program)
-            else {
+            let Some(prog) = compile(&t).program else {
                 continue;
             };
             let after = sampled_verdict(&prog, games, seed, &opts.progress);
-            if confirm {
-                confirm_secs = edit_start.elapsed().as_secs_f64();
+            if opts.progress.cancelled() {
+                // Cut short by the cap or a cancel: not a verdict on its games. The check at
+                // the top of the loop says so.
+                out.tried -= 1;
+                continue;
             }
             scored.push((distance(&after), ch.clone(), after));
         }
         scored.sort_by(|a, b| a.0.total_cmp(&b.0));
         if confirm {
             for (_, ch, after) in &scored {
-                if meets(&opts.goals, after) {
+                if meets(&opts.goals, after) && !ends_all_undecided(&out.before, after) {
                     out.suggestions
                         .push(make(&changes_of(all, ch), after.clone()));
                 }
@@ -1173,7 +1344,7 @@ fn sampled_search(
             rank(&mut out.suggestions);
             out.suggestions.truncate(opts.max_suggestions);
             if out.suggestions.is_empty() {
-                out.nearest = nearest(&scored, all, make);
+                out.nearest = nearest(&scored, all, make, &opts.goals);
             }
             return;
         }
@@ -1195,29 +1366,8 @@ fn sampled_search(
                 }
             }
         }
-        // Games a second at this round's pace; when the rounds left (each keeping half, at
-        // least KEEP_AT_LEAST) would overrun the budget, the best go to the last round at
-        // once, as many as it has time for.
-        let played = (scored.len() as u64 * 2 * games) as f64;
-        let rate = played / round_start.elapsed().as_secs_f64().max(1e-3);
-        let left = end.saturating_duration_since(Instant::now()).as_secs_f64() * 0.9;
-        let mut planned = 0.0;
-        let (mut n, mut g) = (cands.len(), games * 2);
-        while g < full_games {
-            planned += (n as u64 * 2 * g) as f64;
-            n = (n / 2).max(KEEP_AT_LEAST.min(n));
-            g *= 2;
-        }
-        planned += (n as u64 * 2 * full_games) as f64;
         last = scored;
-        confirm_secs = (2 * full_games) as f64 / rate;
-        if planned / rate > left {
-            // As many as the pace says fit, and the rest in order while time is left.
-            cands.truncate(KEEP_AT_LEAST);
-            games = full_games;
-        } else {
-            games = (games * 2).min(full_games);
-        }
+        games = (games * 2).min(full_games);
     }
 }
 
@@ -1368,6 +1518,15 @@ pub fn text(s: &Suggestions) -> String {
             "{} suggestion(s) for balance dropped: skill no longer matters in them\n",
             s.dropped_for_skill
         ));
+    }
+    if s.rejected > 0 {
+        o.push_str(&format!(
+            "{} edited file(s) rejected for breaking the design, not measured; e.g.\n",
+            s.rejected
+        ));
+        for e in &s.rejected_examples {
+            o.push_str(&format!("   {e}\n"));
+        }
     }
     o.push_str(&format!(
         "{} numbers editable, {} edited files solved in {:.1} s{}\n",
