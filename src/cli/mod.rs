@@ -312,9 +312,15 @@ pub enum Command {
         /// Edits per suggestion at most (1 or 2).
         #[arg(long, default_value_t = 2, value_parser = clap::value_parser!(u64).range(1..=2))]
         max_edits: u64,
-        /// Time budget for the search, in seconds.
+        /// The time cap, in seconds, the file's own measurement included: past it the search
+        /// stops and says where. It never changes which games are played before it.
         #[arg(long, default_value_t = 60.0)]
         seconds: f64,
+        /// CPU moves the sampled search plans (games times the moves a game of the file
+        /// takes): the search's size, the same on every machine.
+        #[arg(long, value_name = "N", default_value_t = crate::report::suggest::DEFAULT_MOVES,
+              value_parser = clap::value_parser!(u64).range(1_000..))]
+        moves: u64,
         /// Output format.
         #[arg(long, value_enum, default_value_t = Format::Text)]
         format: Format,
@@ -745,6 +751,7 @@ pub fn run(cmd: Command) -> ExitCode {
             max_turns,
             max_edits,
             seconds,
+            moves,
             format,
         } => {
             let text = match read_rules(&file).and_then(|t| load_program(&file, &[]).map(|_| t)) {
@@ -772,6 +779,7 @@ pub fn run(cmd: Command) -> ExitCode {
                 },
                 max_edits: max_edits as usize,
                 budget: std::time::Duration::from_secs_f64(seconds.min(1e6)),
+                moves,
                 ..Default::default()
             };
             match crate::report::suggest::suggest(&text, &opts) {

@@ -570,6 +570,11 @@ impl ReportView {
             T::SuggestTried,
             &[&s.sites, &s.tried, &format!("{:.1}", s.seconds)],
         ));
+        if s.rejected > 0 {
+            // Edits that would break the design are never offered: how many, and why (hover).
+            ui.weak(trf(lang, T::SuggestRejected, s.rejected))
+                .on_hover_text(s.rejected_examples.join("\n"));
+        }
         if let Some(g) = &s.gave_up {
             ui.weak(trf(lang, T::SuggestGaveUp, g));
         }

@@ -753,6 +753,15 @@ pub fn suggest(text: &str, opts: &SuggestOptions) -> Result<Suggestions, String>
         out.before_skill = Some(before);
     }
     let found = std::mem::take(&mut out.suggestions);
+    if opts.progress.cancelled() {
+        // Past the cap (or cancelled): skill cannot be checked on them, so none is offered.
+        out.dropped_for_skill += found.len();
+        out.gave_up.get_or_insert_with(|| {
+            "the cap passed (or a cancel came) before skill was checked on the suggestions".into()
+        });
+        out.seconds += t0.elapsed().as_secs_f64();
+        return Ok(out);
+    }
     for mut sg in found {
         let edited_text = apply_edits(text, &sg.edits);
         if let Some(prog) = compile(&edited_text).program {

@@ -338,11 +338,15 @@ fn a_simultaneous_game_too_large_to_solve_for_every_edit_is_judged_by_cpu_games(
     );
     // (The 5 s the value iteration is given to decide how the file is judged is not cut.)
     assert!(t0.elapsed().as_secs_f64() < 9.0, "{:?}", t0.elapsed());
+    // A small plan (its file measured on 100 games a seating, not 400) and a cap that the
+    // search meets.
     let (code, out, err) = kumite(&[
         "suggest",
         f.to_str().unwrap(),
         "--seconds",
-        "10",
+        "30",
+        "--moves",
+        "1000",
         "--format",
         "json",
     ]);
@@ -360,7 +364,7 @@ fn a_simultaneous_game_too_large_to_solve_for_every_edit_is_judged_by_cpu_games(
     );
     // The cap stops the search and says where, rather than "none".
     assert!(
-        s["gave_up"].as_str().unwrap().contains("the 10 s cap"),
+        s["gave_up"].as_str().unwrap().contains("the 30 s cap"),
         "{s}"
     );
 }
@@ -392,4 +396,100 @@ fn the_skill_goal_is_checked_on_the_file_and_on_each_suggestion() {
         let k = sg.skill.as_ref().expect("checked");
         assert!(k.matters && k.high.unwrap() < 0.5, "{k:?}");
     }
+}
+
+/// A planted file of `name` written under the temp dir: `from` replaced by `to`.
+fn planted(name: &str, from: &str, to: &str) -> std::path::PathBuf {
+    let text = std::fs::read_to_string(root().join(name)).unwrap();
+    assert!(text.contains(from), "{name} has no {from}");
+    let d = std::env::temp_dir().join(format!("kumite-suggest-{}", std::process::id()));
+    std::fs::create_dir_all(&d).unwrap();
+    let f = d.join(
+        std::path::Path::new(name)
+            .file_name()
+            .unwrap()
+            .to_string_lossy()
+            .replace(".kmt", "-planted.kmt"),
+    );
+    std::fs::write(&f, text.replacen(from, to, 1)).unwrap();
+    f
+}
+
+/// Boxing written from the docs with h given 14 hp against c's 10 (h scores 66%): the only
+/// suggestion was `S.down+1 → S.down+0`, which leaves the knockdown rule unable to decide a
+/// game. That edit is rejected before it is measured, counted and named; what is suggested is
+/// h's hp brought back towards 10.
+#[test]
+fn an_edit_that_breaks_the_design_is_rejected_and_the_start_value_is_suggested() {
+    let f = planted(
+        "tests/designs/boxing.kmt",
+        "!:hp=10,stamina=6",
+        "!:h.hp=14,c.hp=10,stamina=6",
+    );
+    let (code, out, err) = kumite(&[
+        "suggest",
+        f.to_str().unwrap(),
+        "--max-edits",
+        "1",
+        "--format",
+        "json",
+    ]);
+    assert_eq!(code, 0, "{err}");
+    let s: serde_json::Value = serde_json::from_str(&out).unwrap();
+    assert!(s["rejected"].as_u64().unwrap() >= 1, "{s}");
+    let examples = s["rejected_examples"].to_string();
+    assert!(
+        examples.contains("S.down+0") && examples.contains("line 33 can no longer decide a game"),
+        "{examples}"
+    );
+    for list in ["suggestions", "nearest"] {
+        for sg in s[list].as_array().unwrap() {
+            assert!(!sg.to_string().contains("S.down+0"), "{sg}");
+        }
+    }
+    let first = &s["suggestions"][0]["edits"];
+    assert_eq!(first.as_array().unwrap().len(), 1, "{s}");
+    assert_eq!(first[0]["line"], 9, "{s}");
+    let to: i64 = first[0]["to"].as_str().unwrap().parse().unwrap();
+    assert!((10..=12).contains(&to), "h.hp 14 → {to}");
+}
+
+/// The same file, goals and seed give the same suggestions whatever the machine's pace: the
+/// search is planned in CPU moves, and a second run with a core kept busy plays the same
+/// games (the rounds were sized by the games a second of the first measurement).
+#[test]
+fn the_same_file_gives_the_same_suggestions_with_a_core_busy() {
+    let f = planted("rules/sumo.kmt", "h.スタミナ=9,", "h.スタミナ=14,");
+    let run = || {
+        let (code, out, err) = kumite(&[
+            "suggest",
+            f.to_str().unwrap(),
+            "--moves",
+            "50000",
+            "--format",
+            "json",
+        ]);
+        assert_eq!(code, 0, "{err}");
+        let mut v: serde_json::Value = serde_json::from_str(&out).unwrap();
+        v.as_object_mut().unwrap().remove("seconds");
+        v
+    };
+    let quiet = run();
+    let stop = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+    let busy = {
+        let stop = stop.clone();
+        std::thread::spawn(move || {
+            let mut x = 0u64;
+            while !stop.load(std::sync::atomic::Ordering::Relaxed) {
+                x = x.wrapping_mul(6364136223846793005).wrapping_add(1);
+            }
+            x
+        })
+    };
+    let loaded = run();
+    stop.store(true, std::sync::atomic::Ordering::Relaxed);
+    let _ = busy.join();
+    assert!(quiet["gave_up"].is_null(), "{quiet}");
+    assert_eq!(quiet, loaded);
+    assert!(quiet["tried"].as_u64().unwrap() > 100, "{quiet}");
 }
