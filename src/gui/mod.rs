@@ -343,6 +343,11 @@ impl StudioApp {
         Self::with_state(persisted, text, doc)
     }
 
+    /// The victory graph's scale as last drawn (1 = full size), while it is shown.
+    pub fn graph_scale(&self) -> Option<f32> {
+        self.tree.graph_scale()
+    }
+
     /// An app for tests: the given language and text (an untitled file), no storage, no
     /// recovery copy, and the studio's own path dialog instead of the system's.
     pub fn new_for_test(lang: Lang, text: &str) -> Self {

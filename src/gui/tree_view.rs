@@ -92,6 +92,8 @@ enum Mode {
 pub struct TreeView {
     mode: Mode,
     scene_rect: Rect,
+    /// The graph's canvas as last drawn (its scale is this over `scene_rect`).
+    canvas: Vec2,
     /// Cache: (graph pointer, position) → judgement.
     cache: Option<(usize, State, Arc<Judged>)>,
     layout: Option<(usize, Arc<GraphLayout>)>,
@@ -102,6 +104,7 @@ impl Default for TreeView {
         Self {
             mode: Mode::Tree,
             scene_rect: Rect::ZERO,
+            canvas: Vec2::ZERO,
             cache: None,
             layout: None,
         }
@@ -344,6 +347,13 @@ impl TreeView {
     /// A node's row; `depth` is how deep the tree nests it (Lv1 = a condition of the victory
     /// rule it is listed under), which differs from the graph's level when a node is reached
     /// by several paths.
+    /// The graph's scale as last drawn (1 = full size), while the graph is shown.
+    pub fn graph_scale(&self) -> Option<f32> {
+        (self.mode == Mode::Graph && self.scene_rect.width() > 0.0).then(|| {
+            (self.canvas.x / self.scene_rect.width()).min(self.canvas.y / self.scene_rect.height())
+        })
+    }
+
     #[allow(clippy::too_many_arguments)]
     fn node_row(
         ui: &mut Ui,
@@ -603,6 +613,7 @@ impl TreeView {
         let frame = egui::Frame::canvas(ui.style());
         frame.show(ui, |ui| {
             ui.set_min_size(ui.available_size());
+            self.canvas = ui.available_size();
             let bounds = layout.bounds();
             if self.scene_rect == Rect::ZERO {
                 // The whole graph if it fits readably, else readable at the win end (the left),

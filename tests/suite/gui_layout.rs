@@ -278,3 +278,23 @@ fn the_report_names_a_trap_as_a_trap() {
     // h needs [hit]: decisive.
     assert!(h.query_all_by_label("decisive").count() >= 1);
 }
+
+/// The graph's first view (and Fit) keeps the boxes readable — at most a small step below full
+/// size, the rest a drag away — instead of fitting the whole graph into the panel at a scale
+/// where the boxes' text cannot be read.
+#[test]
+fn the_graph_fits_at_a_readable_scale() {
+    let mut h = boxing();
+    h.get_by_label("Victory conditions").click();
+    h.run();
+    h.get_by_label("Graph").click();
+    h.run();
+    h.get_by_label("Fit").click();
+    h.run();
+    // Full size is 1; readable means the boxes' 12-point text at 11 points or more.
+    let scale = h.state().graph_scale().expect("the graph is shown");
+    assert!(
+        (11.0 / 12.0 - 1e-3..=1.0 + 1e-3).contains(&scale),
+        "{scale}"
+    );
+}
