@@ -389,6 +389,44 @@ pub fn sites(text: &str) -> Vec<Site> {
     out
 }
 
+/// Start values one side has and the other has differently (`!:h.hp=14,c.hp=10`): for each
+/// such number, the values within 2 of the other side's (the designer's first edit: a
+/// planted head start 4 away was out of ±2's reach). The site's index and its values.
+fn mirror_values(text: &str, all: &[Site]) -> Vec<(usize, Vec<i64>)> {
+    use crate::syntax::lexer::norm;
+    // `h.hp=` before the number, back to the item's start (`,` or `:`), as ASCII.
+    let prefix = |s: &Site| -> Option<(char, String)> {
+        let line_start = text[..s.span.start].rfind('\n').map_or(0, |i| i + 1);
+        let before: String = text[line_start..s.span.start].chars().map(norm).collect();
+        if !before.starts_with("!:") {
+            return None;
+        }
+        let item = before.rsplit([',', ':']).next()?.trim();
+        let name = item.strip_suffix('=')?;
+        let (side, rest) = name.split_once('.')?;
+        matches!(side, "h" | "c").then(|| (side.chars().next().unwrap_or('h'), rest.to_string()))
+    };
+    let named: Vec<Option<(char, String)>> = all.iter().map(prefix).collect();
+    let mut out = Vec::new();
+    for (k, n) in named.iter().enumerate() {
+        let Some((side, name)) = n else { continue };
+        let other = if *side == 'h' { 'c' } else { 'h' };
+        let Some(j) = named.iter().position(|m| {
+            m.as_ref()
+                .is_some_and(|(s2, n2)| *s2 == other && n2 == name)
+        }) else {
+            continue;
+        };
+        let (v, w) = (all[k].value, all[j].value);
+        if v == w {
+            continue;
+        }
+        let values: Vec<i64> = (w - 2..=w + 2).filter(|&x| x >= 0 && x != v).collect();
+        out.push((k, values));
+    }
+    out
+}
+
 /// `text` with the numbers at `sites` set to `values` (ASCII digits).
 fn edited(text: &str, changes: &[(&Site, i64)]) -> String {
     let mut order: Vec<&(&Site, i64)> = changes.iter().collect();
@@ -1273,10 +1311,18 @@ fn sampled_search(
         [0, 1, 2]
     };
     let mut cands: Vec<Vec<(usize, i64)>> = Vec::new();
+    // Start values brought near the other side's first (a head start is what a designer
+    // evens out first), then ring by ring.
+    for (k, values) in mirror_values(text, all) {
+        for v in values {
+            cands.push(vec![(k, v)]);
+        }
+    }
     for ring in rings {
         for (k, s) in all.iter().enumerate() {
             for d in steps(s.value) {
-                if ring == (d.abs().min(3) - 1) as usize {
+                if ring == (d.abs().min(3) - 1) as usize && !cands.contains(&vec![(k, s.value + d)])
+                {
                     cands.push(vec![(k, s.value + d)]);
                 }
             }
