@@ -23,6 +23,8 @@ cases=(
   "ex2_spirit h margin 9|rules/ex2_spirit.kmt|s/^!:h.後ろ余裕度=10/!:h.後ろ余裕度=9/|"
   "moge_battle boss HP 40|rules/moge_battle.kmt||"
   "dice_race no head start|tests/designs/dice_race.kmt|s/^先行:1\$/先行:0/|"
+  "boxing h 14 hp against 10|tests/designs/boxing.kmt|s/^!:hp=10,stamina=6\$/!:h.hp=14,c.hp=10,stamina=6/|"
+  "sumo h stamina 14|rules/sumo.kmt|s/h.スタミナ=9/h.スタミナ=14/|"
 )
 found=0
 fair=0
@@ -47,9 +49,9 @@ if s["already_met"]:
 elif s["suggestions"]:
     sg = s["suggestions"][0]
     eds = "; ".join(f"line {e['line']}: {e['before_line']} → {e['after_line']}" for e in sg["edits"])
-    print(f"OK  {name}: {ev(b)} → {ev(sg['after'])} by {eds}; {len(s['suggestions'])} found, {s['tried']} tried, {s['seconds']:.1f} s")
+    print(f"OK  {name}: {ev(b)} → {ev(sg['after'])} by {eds}; {len(s['suggestions'])} found, {s['tried']} tried, {s.get('rejected', 0)} rejected for breaking the design, {s['seconds']:.1f} s")
 else:
-    print(f"--  {name}: {ev(b)}: none found; {s['tried']} tried, {s['seconds']:.1f} s" + (f"; gave up: {s['gave_up']}" if s.get('gave_up') else ""))
+    print(f"--  {name}: {ev(b)}: none found; {s['tried']} tried, {s.get('rejected', 0)} rejected for breaking the design, {s['seconds']:.1f} s" + (f"; gave up: {s['gave_up']}" if s.get('gave_up') else ""))
 PY
 )
   echo "$line"
