@@ -841,6 +841,25 @@ fn fitted_row<const N: usize>(
     }
 }
 
+/// The headings of a table of [`fitted_row`]s: `heads` over the fixed columns, `last` over
+/// the wrapped one.
+fn heading_row<const N: usize>(ui: &mut Ui, widths: &[f32; N], heads: &[&str; N], last: &str) {
+    fitted_row(
+        ui,
+        false,
+        widths,
+        0.0,
+        |ui, c| {
+            ui.strong(heads[c]);
+        },
+        |ui| {
+            if !last.is_empty() {
+                ui.strong(last);
+            }
+        },
+    );
+}
+
 /// How wide `text` is drawn unwrapped in the body font (monospace if asked).
 fn text_width(ui: &Ui, text: &str, monospace: bool) -> f32 {
     let style = if monospace {
@@ -1178,18 +1197,7 @@ fn rules(ui: &mut Ui, lang: Lang, r: &Report) -> Option<usize> {
             })
             .collect();
         let w = widths(ui, &heads, &cols);
-        fitted_row(
-            ui,
-            false,
-            &w,
-            0.0,
-            |ui, c| {
-                ui.strong(heads[c]);
-            },
-            |ui| {
-                ui.strong(tr(lang, T::Rule));
-            },
-        );
+        heading_row(ui, &w, &heads, tr(lang, T::Rule));
         for (i, l) in rules.iter().enumerate() {
             let needs = text_width(ui, &l.text, true);
             fitted_row(
@@ -1273,16 +1281,7 @@ fn restricted(ui: &mut Ui, lang: Lang, r: &Report) {
             })
             .collect();
         let w = widths(ui, &heads, &cols);
-        fitted_row(
-            ui,
-            false,
-            &w,
-            0.0,
-            |ui, c| {
-                ui.strong(heads[c]);
-            },
-            |_| {},
-        );
+        heading_row(ui, &w, &heads, "");
         for (i, x) in rs.iter().enumerate() {
             let verdict = match x.verdict {
                 Some("no_effect") => (
