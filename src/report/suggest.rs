@@ -978,7 +978,7 @@ fn suggest_balance(text: &str, opts: &SuggestOptions) -> Result<Suggestions, Str
         // Stopped while measuring the file itself: no figure of it to stand on.
         return Err(if opts.progress.past_cap() {
             format!(
-                "the {:.0} s cap passed while the file itself was measured ({} games played): nothing was tried",
+                "the {} s cap passed while the file itself was measured ({} games played): nothing was tried",
                 opts.budget.as_secs_f64(),
                 opts.progress
                     .done
@@ -1180,7 +1180,7 @@ fn suggest_balance(text: &str, opts: &SuggestOptions) -> Result<Suggestions, Str
 fn stopped(opts: &SuggestOptions, tried: usize) -> Option<String> {
     if opts.progress.past_cap() {
         Some(format!(
-            "stopped after {tried} edited files: the {:.0} s cap",
+            "stopped after {tried} edited files: the {} s cap",
             opts.budget.as_secs_f64()
         ))
     } else if opts.progress.cancelled() {
