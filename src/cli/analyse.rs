@@ -272,6 +272,9 @@ pub struct Forced {
     pub strategy: Option<crate::search::solve::Strategy>,
     /// The budget that ran out when undecided.
     pub gave_up: Option<String>,
+    /// When undecided: the plies proved free of a forced win (the search deepens one ply at
+    /// a time).
+    pub none_within: Option<u32>,
     /// The moves the search played that raised a rule error (each valued as a loss for the
     /// side whose move raised it); None when none did.
     pub rule_errors: Option<crate::search::RuleErrorSummary>,
@@ -356,10 +359,9 @@ use crate::search::solve::ShortestWin;
 /// searched, the path when found, the plies proved free of a win otherwise, and what ran out.
 fn shortest_json<S: serde::Serializer>(w: &ShortestWin, ser: S) -> Result<S::Ok, S::Error> {
     use serde::Serialize;
-    let mut v = match w {
-        ShortestWin::Found { path: p, positions } => serde_json::json!({
+    let path_json = |p: &[crate::search::PathStep]| {
+        serde_json::json!({
             "plies": p.len(),
-            "positions": positions,
             "moves": p.iter().map(|s| {
                 let mut m = serde_json::json!({"side": s.side, "command": s.command});
                 if s.probability < 1.0 {
@@ -368,25 +370,37 @@ fn shortest_json<S: serde::Serializer>(w: &ShortestWin, ser: S) -> Result<S::Ok,
                 m
             }).collect::<Vec<_>>(),
             "states": p.iter().map(|s| s.states.clone()).collect::<Vec<_>>(),
-        }),
+        })
+    };
+    let mut v = match w {
+        ShortestWin::Found { path: p, positions } => {
+            let mut v = path_json(p);
+            v["positions"] = serde_json::json!(positions);
+            v
+        }
         ShortestWin::NoneWithin {
             plies,
             positions,
             exhausted,
+            set_aside,
         } => serde_json::json!({
             "none_within": plies,
             "positions": positions,
             "exhausted": exhausted,
+            "set_aside": set_aside,
         }),
         ShortestWin::GaveUp {
             complete,
             positions,
             budget,
-        } => serde_json::json!({
-            "none_within": complete,
-            "positions": positions,
-            "gave_up": budget.to_string(),
-        }),
+            longer,
+        } => {
+            let mut v = longer.as_deref().map_or_else(|| serde_json::json!({}), path_json);
+            v["none_within"] = serde_json::json!(complete);
+            v["positions"] = serde_json::json!(positions);
+            v["gave_up"] = serde_json::json!(budget.to_string());
+            v
+        }
     };
     v["status"] = serde_json::json!(w.status());
     v["summary"] = serde_json::json!(w.summary());
@@ -493,6 +507,7 @@ pub fn solve(
             first_move: forced.first_move,
             strategy: forced.strategy,
             gave_up: forced.gave_up.map(|b| b.to_string()),
+            none_within: forced.none_within,
             rule_errors: forced.rule_errors.summary("moves searched"),
         },
         chance,
@@ -630,7 +645,7 @@ pub fn solve_text(v: &Solved) -> String {
     let sw = &v.shortest_win;
     s.push_str(&sw.summary());
     s.push('\n');
-    if let ShortestWin::Found { path, .. } = sw {
+    if let Some(path) = sw.path() {
         for (i, m) in path.iter().enumerate() {
             let cmd = m.command.as_deref().unwrap_or("(pass)");
             let luck = if m.probability < 1.0 {
@@ -673,10 +688,16 @@ pub fn solve_text(v: &Solved) -> String {
             "forced win: no forced win within {}\n",
             plies(f.plies)
         )),
-        None => s.push_str(&format!(
-            "forced win: undecided — gave up ({})\n",
-            f.gave_up.as_deref().unwrap_or("budget exhausted")
-        )),
+        None => {
+            let why = f.gave_up.as_deref().unwrap_or("budget exhausted");
+            s.push_str(&match f.none_within {
+                Some(n) if n > 0 => format!(
+                    "forced win: none within {} (proved); undecided beyond — gave up ({why})\n",
+                    plies(n)
+                ),
+                _ => format!("forced win: undecided — gave up ({why})\n"),
+            })
+        }
     }
     if let Some(ValuePart::Solved {
         value,

@@ -63,6 +63,15 @@ impl Outcome {
             Outcome::Draw => "draw",
         }
     }
+
+    /// The side that won (None for a draw).
+    pub fn winner(self) -> Option<Side> {
+        match self {
+            Outcome::H => Some(Side::H),
+            Outcome::C => Some(Side::C),
+            Outcome::Draw => None,
+        }
+    }
 }
 
 /// How a played game ended: a winner, a draw, or an error (a runtime error or a game that could

@@ -592,6 +592,10 @@ strings! {
     FromTheStart => ("from the start", "初期局面から"),
     PliesUpTo => ("plies", "手まで"),
     ShortestWinForH => ("Shortest win for h:", "h の最短の勝ち筋:"),
+    WinForHNotProvedShortest => (
+        "A win for h in {} plies (found by a search guided by the derived distance; not proved shortest: none within {} plies, the search for shorter ones gave up — {})",
+        "h の勝ち筋 {} 手(導出した距離で導く探索で発見。最短とは未証明: {} 手以内にはなし、より短い勝ち筋の探索は打ち切り — {})",
+    ),
     PliesUnit => ("plies", "手"),
     ReplayInMatch => ("Replay in match", "対戦で再生"),
     Command => ("command", "コマンド"),
@@ -662,6 +666,10 @@ strings! {
     ForcedWinUndecidedThe => (
         "Forced win: undecided — gave up ({}).",
         "必勝: 未確定 — 打ち切り({})。",
+    ),
+    ForcedWinNoneWithinGaveUp => (
+        "Forced win: none within {} plies (proved); undecided beyond — gave up ({}).",
+        "必勝: {} 手以内にはなし(証明済み)。それより先は未確定 — 打ち切り({})。",
     ),
     TheseRulesUseRand => (
         "These rules use rand(a,b): the path may count on favourable outcomes; a replay can \

@@ -561,10 +561,13 @@ impl StudioApp {
     fn view_panel(&mut self, ui: &mut Ui, lang: Lang) {
         let stale = self.checked.as_ref().is_some_and(|c| c.errors > 0);
         let cursor_line = self.editor.cursor.0 + 1;
+        // The editor keeps at least 320 points: a panel widened once (by a long line, or by
+        // dragging) and remembered would otherwise hide it.
+        let widest = (ui.available_width() - 320.0).max(240.0);
         let exp_panel = egui::Panel::right("kumite-expanded")
             .resizable(true)
-            .default_size(self.persisted.expanded_width)
-            .size_range(240.0..=1600.0);
+            .default_size(self.persisted.expanded_width.min(widest))
+            .size_range(240.0..=widest);
         let exp_panel = match self.forced_widths {
             Some((w, _)) => exp_panel.exact_size(w),
             None => exp_panel,

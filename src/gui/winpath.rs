@@ -34,6 +34,8 @@ pub struct WinPathResult {
     pub forced: Option<bool>,
     /// What ran out when the forced-win search stopped undecided.
     pub forced_gave_up: Option<Budget>,
+    /// When it gave up: the plies proved free of a forced win.
+    pub forced_none_within: Option<u32>,
     /// h's first move of the forced win.
     pub forced_first: Option<String>,
     /// The fewest plies within which h forces the win.
@@ -133,6 +135,7 @@ pub fn compute(
         moves,
         forced: f.exists,
         forced_gave_up: f.gave_up,
+        forced_none_within: f.none_within,
         forced_first: f.first_move,
         forced_plies: f.min_plies,
         strategy: f
@@ -365,21 +368,44 @@ fn show_result(ui: &mut Ui, lang: Lang, r: &WinPathResult, action: &mut Option<W
     ));
     match r.shortest.path() {
         Some(steps) => {
-            ui.horizontal(|ui| {
-                ui.label(
-                    RichText::new(format!(
-                        "{} {} {}",
-                        tr(lang, T::ShortestWinForH),
-                        steps.len(),
-                        tr(lang, T::PliesUnit)
-                    ))
-                    .strong()
-                    .color(good_color(ui)),
-                );
+            let replay = |ui: &mut egui::Ui, action: &mut Option<WinPathAction>| {
                 if !r.moves.is_empty() && ui.button(tr(lang, T::ReplayInMatch)).clicked() {
                     *action = Some(WinPathAction::Replay);
                 }
-            });
+            };
+            match &r.shortest {
+                // Found by the guided search; the search for shorter ones gave up. A long
+                // sentence: wrapped within the panel, the button under it.
+                ShortestWin::GaveUp {
+                    complete, budget, ..
+                } => {
+                    let head = trn(
+                        lang,
+                        T::WinForHNotProvedShortest,
+                        &[&steps.len(), complete, &budget_text(lang, *budget)],
+                    );
+                    ui.add(
+                        egui::Label::new(RichText::new(head).strong().color(good_color(ui)))
+                            .wrap(),
+                    );
+                    replay(ui, action);
+                }
+                _ => {
+                    ui.horizontal(|ui| {
+                        ui.label(
+                            RichText::new(format!(
+                                "{} {} {}",
+                                tr(lang, T::ShortestWinForH),
+                                steps.len(),
+                                tr(lang, T::PliesUnit)
+                            ))
+                            .strong()
+                            .color(good_color(ui)),
+                        );
+                        replay(ui, action);
+                    });
+                }
+            }
             show_forced(ui, lang, r);
             ui.add_space(6.0);
             egui::Grid::new("winpath-steps")
@@ -516,8 +542,15 @@ fn show_forced(ui: &mut Ui, lang: Lang, r: &WinPathResult) {
             ui.label(trf(lang, T::ForcedWinNoneWithin, r.plies));
         }
         None => {
-            let why = r.forced_gave_up.unwrap_or(Budget::Cancelled);
-            ui.label(trf(lang, T::ForcedWinUndecidedThe, budget_text(lang, why)));
+            let why = budget_text(lang, r.forced_gave_up.unwrap_or(Budget::Cancelled));
+            match r.forced_none_within {
+                Some(n) if n > 0 => {
+                    ui.label(trn(lang, T::ForcedWinNoneWithinGaveUp, &[&n, &why]));
+                }
+                _ => {
+                    ui.label(trf(lang, T::ForcedWinUndecidedThe, why));
+                }
+            }
         }
     }
     if r.has_chance {

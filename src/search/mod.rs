@@ -25,6 +25,7 @@
 //! This file keeps the engine the searches use, the moves of a side, the evaluation scale, the
 //! chance constants and that public analysis API.
 
+pub mod bound;
 mod chance;
 mod cpu;
 pub mod exact;

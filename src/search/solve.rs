@@ -54,7 +54,7 @@ pub const SHORTEST_MEMORY: usize = 1_500_000_000;
 /// Chance outcomes the shortest-win search may resolve (about two seconds' work): a chance
 /// move can resolve thousands of outcomes that all fold into a few positions, so positions
 /// alone do not bound its work.
-pub const SHORTEST_CHANCE: u64 = 16_000_000;
+pub const SHORTEST_CHANCE: u64 = 6_000_000;
 
 /// What ran out when a search gave up.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -126,13 +126,18 @@ pub enum ShortestWin {
         plies: u32,
         positions: usize,
         exhausted: bool,
+        /// Positions not searched because the admissible bound ([`super::bound`]) shows h
+        /// needs more plies from them than were left.
+        set_aside: u64,
     },
     /// Gave up: `budget` ran out while searching ply `complete + 1`; no win exists within
-    /// `complete` plies.
+    /// `complete` plies. `longer`: a win the guided search found (more plies than `complete`,
+    /// not proved shortest).
     GaveUp {
         complete: u32,
         positions: usize,
         budget: Budget,
+        longer: Option<Vec<PathStep>>,
     },
 }
 
@@ -141,23 +146,33 @@ impl ShortestWin {
     pub fn path(&self) -> Option<&[PathStep]> {
         match self {
             ShortestWin::Found { path, .. } => Some(path),
+            ShortestWin::GaveUp { longer, .. } => longer.as_deref(),
             _ => None,
         }
+    }
+
+    /// The path is proved the shortest (false for a win the guided search found after the
+    /// breadth-first search gave up).
+    pub fn proved_shortest(&self) -> bool {
+        matches!(self, ShortestWin::Found { .. })
     }
 
     /// The path, when one was found.
     pub fn into_path(self) -> Option<Vec<PathStep>> {
         match self {
             ShortestWin::Found { path, .. } => Some(path),
+            ShortestWin::GaveUp { longer, .. } => longer,
             _ => None,
         }
     }
 
-    /// "found", "none" or "gave_up".
+    /// "found", "none", "found_unproved" (a win the guided search found, not proved shortest)
+    /// or "gave_up".
     pub fn status(&self) -> &'static str {
         match self {
             ShortestWin::Found { .. } => "found",
             ShortestWin::NoneWithin { .. } => "none",
+            ShortestWin::GaveUp { longer: Some(_), .. } => "found_unproved",
             ShortestWin::GaveUp { .. } => "gave_up",
         }
     }
@@ -174,17 +189,43 @@ impl ShortestWin {
                 plies,
                 positions,
                 exhausted: true,
+                ..
             } => format!(
                 "no win for h at all (proved: all {} reachable positions searched, none within {} is a win for h)",
                 thousands(*positions as u64),
                 plies_text(*plies)
             ),
             ShortestWin::NoneWithin {
-                plies, positions, ..
+                plies,
+                positions,
+                set_aside: 0,
+                ..
             } => format!(
                 "no win for h within {} (proved: every one of the {} positions within them searched; try a larger --depth)",
                 plies_text(*plies),
                 thousands(*positions as u64)
+            ),
+            ShortestWin::NoneWithin {
+                plies,
+                positions,
+                set_aside,
+                ..
+            } => format!(
+                "no win for h within {} (proved: {} positions searched, and {} more set aside because the rules show h needs more plies from them than were left; try a larger --depth)",
+                plies_text(*plies),
+                thousands(*positions as u64),
+                thousands(*set_aside)
+            ),
+            ShortestWin::GaveUp {
+                complete,
+                budget,
+                longer: Some(path),
+                ..
+            } => format!(
+                "a win for h in {} (found by a search guided by the derived distance; not proved shortest: the search for shorter ones gave up at ply {} ({budget}); no win exists within {})",
+                plies_text(path.len() as u32),
+                complete + 1,
+                plies_text(*complete)
             ),
             ShortestWin::GaveUp {
                 complete, budget, ..
@@ -367,6 +408,149 @@ pub fn shortest_win_in(
     position_cap: usize,
     cancel: Option<&Arc<AtomicBool>>,
 ) -> ShortestWin {
+    let s = Searcher::new(prog, 0);
+    let bound = super::bound::WinBound::new(&s.eng);
+    drop(s);
+    // First a win by the guided search: its length bounds the breadth-first search, which
+    // then only looks for shorter ones (and, finding none, proves it the shortest).
+    let guided = guided_win(
+        prog,
+        start,
+        max_plies,
+        position_cap.min(GUIDED_POSITIONS),
+        cancel,
+        &bound,
+    );
+    let Some((path, guided_positions)) = guided else {
+        return breadth_first(prog, start, max_plies, position_cap, cancel, &bound);
+    };
+    let found = path.len() as u32;
+    if found <= 1 {
+        return ShortestWin::Found {
+            path,
+            positions: guided_positions,
+        };
+    }
+    // Breadth-first for a shorter win only: the bound sets aside every position from which h
+    // needs more plies than are left, and finding none proves the guided win the shortest.
+    match breadth_first(prog, start, found - 1, position_cap, cancel, &bound) {
+        ShortestWin::NoneWithin { positions, .. } => ShortestWin::Found {
+            path,
+            positions: positions + guided_positions,
+        },
+        ShortestWin::GaveUp {
+            complete,
+            positions,
+            budget,
+            ..
+        } => ShortestWin::GaveUp {
+            complete,
+            positions,
+            budget,
+            longer: Some(path),
+        },
+        shorter => shorter,
+    }
+}
+
+/// Positions the guided search may hold (a tenth of the breadth-first search's default).
+pub const GUIDED_POSITIONS: usize = 1_000_000;
+
+/// A win for h (h and c cooperating, chance favourable) by best-first search on plies played
+/// plus twice h's derived distance to winning (its own turns; a ply in alternate mode is one
+/// side's turn): not necessarily the shortest. None when none was found within `max_plies`,
+/// `cap` positions or [`SHORTEST_CHANCE`] / 4 chance outcomes.
+fn guided_win(
+    prog: &RuleProgram,
+    start: &State,
+    max_plies: u32,
+    cap: usize,
+    cancel: Option<&Arc<AtomicBool>>,
+    bound: &super::bound::WinBound,
+) -> Option<(Vec<PathStep>, usize)> {
+    use std::cmp::Reverse;
+    if bound.cannot_win_within(start, Side::H, max_plies) {
+        return None;
+    }
+    let mut s = Searcher::new(prog, 0);
+    let lcm = s.lcm;
+    let per_turn: u64 = if s.eng.simultaneous { 1 } else { 2 };
+    let priority = |s: &Searcher, st: &State, g: u32| {
+        let d = s.fast.to_win(&s.eng, st, Side::H).min(100_000) as u64;
+        g as u64 + per_turn * d
+    };
+    let mut arena = Arena::new(start);
+    if !arena.room() {
+        return None;
+    }
+    arena.push(start, u32::MAX, [None, None], start.to_move.index(), 1.0);
+    let mut seen: FxHashSet<u64> = FxHashSet::default();
+    seen.insert(position_key(start, lcm));
+    // Ties go to the deeper position, then to the likelier line (its chance outcomes'
+    // probabilities multiplied, in millionths), so a win that needs no luck comes first.
+    let likely = |p: f64| (p * 1e6).round() as u64;
+    let mut chance_of: Vec<f64> = vec![1.0];
+    let mut heap = std::collections::BinaryHeap::new();
+    heap.push((Reverse(priority(&s, start, 0)), 0u32, likely(1.0), 0u32));
+    let mut st = start.clone();
+    while let Some((_, g, _, i)) = heap.pop() {
+        if cancelled(cancel) || g >= max_plies {
+            if cancelled(cancel) {
+                return None;
+            }
+            continue;
+        }
+        arena.load(i as usize, &mut st);
+        let mover = st.to_move;
+        for cmds in joint_moves(&s, &st) {
+            let kids = s.outcomes(&st, cmds, SOLVER_CHANCE_EXACT);
+            for (c, p) in &kids {
+                if !arena.room() || seen.try_reserve(1).is_err() {
+                    return None;
+                }
+                if c.outcome.is_none() && bound.cannot_win_within(c, Side::H, max_plies - g - 1) {
+                    continue;
+                }
+                if !seen.insert(position_key(c, lcm)) {
+                    continue;
+                }
+                arena.push(c, i, cmds, mover.index(), *p);
+                let k = arena.len() - 1;
+                let line = chance_of[i as usize] * p;
+                chance_of.push(line);
+                match c.outcome {
+                    Some(Outcome::H) => {
+                        let path = path_to(prog, &s, &arena, k, start);
+                        return Some((path, arena.len()));
+                    }
+                    Some(_) => {}
+                    None => heap.push((
+                        Reverse(priority(&s, c, g + 1)),
+                        g + 1,
+                        likely(line),
+                        k as u32,
+                    )),
+                }
+            }
+            s.recycle(kids);
+            if arena.len() > cap || s.nodes > SHORTEST_CHANCE / 4 {
+                return None;
+            }
+        }
+    }
+    None
+}
+
+/// The breadth-first search for a win within `max_plies` (see [`shortest_win_in`]); a position
+/// from which `bound` shows h cannot win within the plies left is not searched.
+fn breadth_first(
+    prog: &RuleProgram,
+    start: &State,
+    max_plies: u32,
+    position_cap: usize,
+    cancel: Option<&Arc<AtomicBool>>,
+    bound: &super::bound::WinBound,
+) -> ShortestWin {
     let mut s = Searcher::new(prog, 0);
     let lcm = s.lcm;
     let work_cap = SHORTEST_CHANCE;
@@ -377,12 +561,18 @@ pub fn shortest_win_in(
             complete: 0,
             positions: 0,
             budget: Budget::SystemMemory(0),
+            longer: None,
         };
     }
     arena.push(start, u32::MAX, [None, None], start.to_move.index(), 1.0);
     seen.insert(position_key(start, lcm));
     let mut st = start.clone();
     let mut layer = 0..1usize;
+    // Positions set aside because h cannot win from them within the plies left (but could
+    // later): the search then no longer shows that the game has no win at all.
+    let mut set_aside = 0u64;
+    // Undecided positions reached at the last ply (so the game goes on beyond it).
+    let mut beyond = false;
     let gave_up = |complete: u32, budget: Budget, arena: Arena, seen: FxHashSet<u64>| {
         // A few flat arrays and one table: freed at once, before anything else allocates.
         let positions = arena.len();
@@ -391,9 +581,11 @@ pub fn shortest_win_in(
             complete,
             positions,
             budget,
+            longer: None,
         }
     };
     for ply in 0..max_plies {
+        let left = max_plies - ply - 1;
         for li in layer.clone() {
             if cancelled(cancel) {
                 return gave_up(ply, Budget::Cancelled, arena, seen);
@@ -411,6 +603,17 @@ pub fn shortest_win_in(
                     if !arena.room() || seen.try_reserve(1).is_err() {
                         let held = arena.len();
                         return gave_up(ply, Budget::SystemMemory(held), arena, seen);
+                    }
+                    if c.outcome.is_none() && bound.cannot_win_within(c, Side::H, left) {
+                        // (At the last ply no position is kept: none can win in no plies.)
+                        if bound.plies(c, Side::H) != super::bound::NO_WIN {
+                            if left > 0 {
+                                set_aside += 1;
+                            } else {
+                                beyond = true;
+                            }
+                        }
+                        continue;
                     }
                     if !seen.insert(position_key(c, lcm)) {
                         continue;
@@ -438,10 +641,13 @@ pub fn shortest_win_in(
         let next = layer.end..arena.len();
         let exhausted = next.clone().all(|i| arena.meta(i).outcome.is_some());
         if exhausted {
+            // (Set-aside positions cannot win within `max_plies` either.)
+            let cut = set_aside > 0 || beyond;
             return ShortestWin::NoneWithin {
-                plies: ply + 1,
+                plies: if cut { max_plies } else { ply + 1 },
                 positions: arena.len(),
-                exhausted: true,
+                exhausted: !cut,
+                set_aside,
             };
         }
         layer = next;
@@ -450,6 +656,7 @@ pub fn shortest_win_in(
         plies: max_plies,
         positions: arena.len(),
         exhausted: false,
+        set_aside,
     }
 }
 
@@ -581,6 +788,9 @@ pub struct ForcedWin {
     pub exists: Option<bool>,
     /// The fewest plies within which h forces the win (when it does).
     pub min_plies: Option<u32>,
+    /// When the search stopped undecided: the plies within which it proved h has no forced
+    /// win (it deepens one ply at a time).
+    pub none_within: Option<u32>,
     /// h's first move (when h moves first and the win exists).
     pub first_move: Option<String>,
     /// The strategy (when the win exists).
@@ -597,7 +807,12 @@ pub struct ForcedWin {
 
 struct Prover<'s, 'p> {
     s: &'s mut Searcher<'p>,
-    memo: FxHashMap<u64, bool>,
+    memo: Memo,
+    /// The admissible bound: a position from which the side cannot win within the plies left
+    /// is refuted without a search.
+    bound: super::bound::WinBound,
+    /// Positions so refuted.
+    pruned: u64,
     built: usize,
     /// The side whose forced win is sought (the strategy tree and the winning move are h's).
     winner: Side,
@@ -609,7 +824,7 @@ struct Prover<'s, 'p> {
 pub const FORCED_MEMO: usize = 7_000_000;
 
 /// Nodes the forced-win search may visit (`kumite solve` and the studio's Win path alike).
-pub const FORCED_NODES: u64 = 20_000_000;
+pub const FORCED_NODES: u64 = 14_000_000;
 
 /// Plies the win path searches by default (`kumite solve --depth`, the studio's Win path).
 pub const WIN_PATH_PLIES: u32 = 30;
@@ -617,9 +832,49 @@ pub const WIN_PATH_PLIES: u32 = 30;
 /// Nodes at most in a strategy tree.
 const TREE_CAP: usize = 2000;
 
+/// What the forced-win search knows of a position, for every depth at once: a win within `d`
+/// plies is a win within any more, and no win within `d` is none within any fewer.
+#[derive(Clone, Copy)]
+struct Known {
+    /// No win within fewer than this many plies (every `d < lo` is refuted).
+    lo: u32,
+    /// A win within this many plies (every `d >= hi` is proved; `u32::MAX`: none proved).
+    hi: u32,
+}
+
+/// The forced-win search's memory of positions, keyed by position (not by depth).
+#[derive(Default)]
+struct Memo(FxHashMap<u64, Known>);
+
+impl Memo {
+    fn get(&self, key: u64, d: u32) -> Option<bool> {
+        let k = self.0.get(&key)?;
+        if d >= k.hi {
+            Some(true)
+        } else if d < k.lo {
+            Some(false)
+        } else {
+            None
+        }
+    }
+
+    fn put(&mut self, key: u64, d: u32, won: bool) {
+        // A cache: emptied when full rather than grown past its budget.
+        if self.0.len() >= FORCED_MEMO {
+            self.0 = FxHashMap::default();
+        }
+        let k = self.0.entry(key).or_insert(Known { lo: 0, hi: u32::MAX });
+        if won {
+            k.hi = k.hi.min(d);
+        } else {
+            k.lo = k.lo.max(d + 1);
+        }
+    }
+}
+
 impl Prover<'_, '_> {
-    fn key(&self, st: &State, d: u32) -> u64 {
-        position_key(st, self.s.lcm) ^ (d as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15)
+    fn key(&self, st: &State) -> u64 {
+        position_key(st, self.s.lcm)
     }
 
     /// All outcomes of `cmds` win for h within `d` plies.
@@ -628,9 +883,26 @@ impl Prover<'_, '_> {
             return false;
         }
         let kids = self.s.outcomes(st, cmds, SOLVER_CHANCE_EXACT);
-        let r = kids.iter().all(|(c, _)| self.win(c, d));
+        let r = !(kids.len() > 1 && self.cheap_fail(&kids, d)) && kids.iter().all(|(c, _)| self.win(c, d));
         self.s.recycle(kids);
         r
+    }
+
+    /// Some outcome is known not to win within `d` plies without a search: decided otherwise,
+    /// out of reach by the bound, or refuted in the memo (an enhanced transposition cutoff).
+    fn cheap_fail(&self, kids: &[(State, f64)], d: u32) -> bool {
+        let won = Some(if self.winner == Side::H {
+            Outcome::H
+        } else {
+            Outcome::C
+        });
+        kids.iter().any(|(c, _)| {
+            c.outcome != won
+                && (c.outcome.is_some()
+                    || d == 0
+                    || self.bound.cannot_win_within(c, self.winner, d)
+                    || self.memo.get(self.key(c), d) == Some(false))
+        })
     }
 
     /// How many of `cmds`' chance outcomes win for the winner within `d` plies, and how many
@@ -658,9 +930,13 @@ impl Prover<'_, '_> {
         if st.outcome.is_some() || d == 0 || self.s.out_of_time() {
             return false;
         }
+        if self.bound.cannot_win_within(st, w, d) {
+            self.pruned += 1;
+            return false;
+        }
         self.s.nodes += 1;
-        let key = self.key(st, d);
-        if let Some(&v) = self.memo.get(&key) {
+        let key = self.key(st);
+        if let Some(v) = self.memo.get(key, d) {
             return v;
         }
         let mine = moves(&self.s.eng, st, w);
@@ -686,11 +962,7 @@ impl Prover<'_, '_> {
                 .all(|&b| self.all_outcomes_win(st, joint(None, b), d - 1))
         };
         if !self.s.stopped {
-            // The memo is a cache: emptied when full rather than grown past its budget.
-            if self.memo.len() >= FORCED_MEMO {
-                self.memo = FxHashMap::default();
-            }
-            self.memo.insert(key, r);
+            self.memo.put(key, d, r);
         }
         r
     }
@@ -794,16 +1066,57 @@ pub fn forced_win_in(
     if let Some(c) = cancel {
         s.cancel = c.clone();
     }
+    let bound = super::bound::WinBound::new(&s.eng);
     let mut pr = Prover {
         s: &mut s,
-        memo: FxHashMap::default(),
+        memo: Memo::default(),
+        bound,
+        pruned: 0,
         built: 0,
         winner: Side::H,
     };
-    let result = pr.win(start, plies);
+    // Deepening from the bound (no win can come sooner) a quarter at a time, on half the
+    // budget: what the memo learns at each depth serves the next, the first depth that wins is
+    // narrowed to the fastest, and the depths completed are proved free of a forced win even
+    // when the budget runs out. Then, if undecided, the full depth on the rest of the budget
+    // (with all that was learnt).
+    let first = if pr.bound.no_error_within(start, plies) {
+        pr.bound.plies(start, Side::H).max(1)
+    } else {
+        1
+    };
+    let mut result = false;
+    let mut none_within = first.saturating_sub(1).min(plies);
+    let mut d = first.min(plies);
+    pr.s.node_budget = node_cap / 2;
+    if first <= plies {
+        loop {
+            result = pr.win(start, d);
+            if result || pr.s.stopped || d == plies {
+                break;
+            }
+            none_within = d;
+            d = (d + (d / 4).max(1)).min(plies);
+        }
+    }
+    if pr.s.stopped && !cancelled(cancel) {
+        pr.s.stopped = false;
+        pr.s.node_budget = node_cap;
+        d = plies;
+        result = pr.win(start, d);
+        if !result && !pr.s.stopped {
+            none_within = plies;
+        }
+    }
+    if result {
+        while d > none_within + 1 && pr.win(start, d - 1) && !pr.s.stopped {
+            d -= 1;
+        }
+    }
     let mut out = ForcedWin {
         exists: Some(result),
         min_plies: None,
+        none_within: None,
         first_move: None,
         strategy: None,
         sampled: false,
@@ -812,22 +1125,19 @@ pub fn forced_win_in(
     };
     if pr.s.stopped && !result {
         out.exists = None;
+        out.none_within = Some(none_within);
         out.gave_up = Some(if cancelled(cancel) {
             Budget::Cancelled
         } else {
             Budget::Nodes(node_cap)
         });
     } else if result {
-        // A fresh budget for the quickest-win search and the tree (a cancel still stops them).
+        // A fresh budget for the tree (a cancel still stops it).
         pr.s.node_budget = pr.s.nodes.saturating_add(node_cap);
         pr.s.stopped = false;
-        out.min_plies = pr.fastest(start, plies);
-        let d = out.min_plies.unwrap_or(plies);
+        out.min_plies = Some(d);
         if pr.s.eng.simultaneous || start.to_move == Side::H {
-            out.first_move = pr
-                .winning_move(start, d)
-                .or_else(|| pr.winning_move(start, plies))
-                .map(|m| cmd_name(prog, m));
+            out.first_move = pr.winning_move(start, d).map(|m| cmd_name(prog, m));
         }
         out.strategy = Some(pr.build(start, d));
     }
@@ -856,7 +1166,8 @@ pub fn judge_moves(
     s.node_budget = node_cap;
     let mine = moves(&s.eng, st, side);
     let mut out = Vec::with_capacity(mine.len());
-    let mut memo = [FxHashMap::default(), FxHashMap::default()];
+    let mut memo = [Memo::default(), Memo::default()];
+    let bound = super::bound::WinBound::new(&s.eng);
     for m in mine {
         let mut cmds = [None, None];
         cmds[side] = m;
@@ -865,6 +1176,8 @@ pub fn judge_moves(
             let mut pr = Prover {
                 s: &mut s,
                 memo: std::mem::take(&mut memo[w.index()]),
+                bound: bound.clone(),
+                pruned: 0,
                 built: 0,
                 winner: w,
             };

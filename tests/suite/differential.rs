@@ -445,7 +445,7 @@ impl Gen<'_> {
 }
 
 /// A random program (source text) for `seed`: mostly general programs, some probes.
-fn gen_program(seed: u64) -> String {
+pub(crate) fn gen_program(seed: u64) -> String {
     let mut rng = Rng(seed);
     if rng.pct(12) {
         gen_probe(&mut rng)

@@ -298,3 +298,25 @@ fn the_graph_fits_at_a_readable_scale() {
         "{scale}"
     );
 }
+
+/// The 33-line boxing match's win path: a win the guided search found, not proved shortest —
+/// a long sentence. It wraps inside the panel; written on one line it widened the panel over
+/// the editor.
+#[test]
+fn a_win_not_proved_shortest_is_said_inside_the_panel() {
+    let full = std::fs::read_to_string("tests/designs/boxing.kmt").unwrap();
+    let text: String = full.lines().take(33).map(|l| format!("{l}\n")).collect();
+    let mut h = harness(StudioApp::new_for_test(Lang::En, &text));
+    step_until(&mut h, "the checker", |a| a.is_checked());
+    h.get_by_label("Win path").click();
+    h.step();
+    let tab_left = h.get_by_label("Expanded rules").rect().left();
+    h.get_by_label("Find win path").click();
+    step_until(&mut h, "the win path", |a| a.winpath_result().is_some());
+    let head = h.get_by_label_contains("not proved shortest").rect();
+    let right = panel_right(&h);
+    assert!(head.right() <= right, "{head:?} past the panel's edge {right}");
+    let now = h.get_by_label("Expanded rules").rect().left();
+    assert!((now - tab_left).abs() < 1.0, "the panel moved: {tab_left} → {now}");
+    h.get_by_label("Replay in match");
+}

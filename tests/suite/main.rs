@@ -43,3 +43,4 @@ mod rules_files;
 mod search;
 mod suggest;
 mod verdicts;
+mod win_bound;

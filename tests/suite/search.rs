@@ -909,12 +909,29 @@ fn the_wrestling_files_eleven_ply_win_is_found_and_a_small_budget_says_it_gave_u
         .unwrap_or_else(|| panic!("{}", found.summary()));
     assert_eq!(path.len(), 11);
     assert_eq!(path[10].command.as_deref(), Some("フォール"));
+    // The guided search finds the 11-ply win at once; the breadth-first search then only
+    // proves nothing shorter exists, setting aside what the bound rules out: 100,000
+    // positions are enough (the breadth-first search alone gave up there at ply 9).
     match shortest_win(&p, &st, 12, 100_000) {
+        ShortestWin::Found { path, positions } => {
+            assert_eq!(path.len(), 11);
+            assert!(positions <= 100_000, "{positions}");
+        }
+        other => panic!("expected the proved 11-ply win, got {}", other.summary()),
+    }
+    match shortest_win(&p, &st, 12, 2_000) {
         ShortestWin::GaveUp {
-            complete, budget, ..
+            complete,
+            budget,
+            longer,
+            ..
         } => {
             assert!((1..11).contains(&complete), "{complete}");
-            assert_eq!(budget, Budget::Positions(100_000));
+            assert_eq!(budget, Budget::Positions(2_000));
+            // A win the guided search found is shown, not proved shortest.
+            if let Some(p) = longer {
+                assert!(p.len() >= 11, "{}", p.len());
+            }
         }
         other => panic!("expected gave up, got {}", other.summary()),
     }

@@ -407,13 +407,29 @@ fn a_win_path_on_a_hundred_commands_gives_up_within_its_memory_never_aborting() 
     for n in 0..100 {
         text.push_str(&format!(":[c{n}]\n[c{n}]:O.体力-1,S.x{}+1\n", n % 50));
     }
-    text.push_str("O.体力<=0:S.勝利\n");
+    // Read as a sum, the win is out of the admissible bound's sight (it reads single states
+    // against constants), so the search must hold the positions.
+    let plain = temp_file("c100_plain.kmt", &format!("{text}O.体力<=0:S.勝利\n"));
+    text.push_str("O.体力+S.z<=0:S.勝利\n");
     let f = temp_file("c100.kmt", &text);
+    // Written plainly, the bound shows h needs 199 plies: nothing within 4 is searched.
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_kumite"))
+        .args(["solve", "--depth", "4", "--format", "json"])
+        .arg(&plain)
+        .output()
+        .unwrap();
+    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let sw = &v["shortest_win"];
+    assert_eq!(sw["status"], "none", "{sw}");
+    assert_eq!(sw["none_within"], 4, "{sw}");
+    assert_eq!(sw["positions"], 1, "{sw}");
+    assert_eq!(sw["set_aside"], 100, "{sw}");
+    assert!(sw["summary"].as_str().unwrap().contains("set aside"), "{sw}");
     for limit_kb in [4_000_000, 1_700_000] {
         let out = std::process::Command::new("sh")
             .arg("-c")
             .arg(format!(
-                "ulimit -v {limit_kb} && exec \"$0\" solve \"$1\" --depth 4 --format json",
+                "ulimit -v {limit_kb} && exec \"$0\" solve \"$1\" --depth 5 --format json",
             ))
             .arg(env!("CARGO_BIN_EXE_kumite"))
             .arg(&f)
@@ -434,5 +450,67 @@ fn a_win_path_on_a_hundred_commands_gives_up_within_its_memory_never_aborting() 
             "{why}"
         );
         assert_eq!(sw["none_within"], 3, "{sw}");
+    }
+}
+
+/// The 33-line boxing match (the first 33 lines of `tests/designs/boxing.kmt`: three
+/// knockdowns win, rand damage): the breadth-first search alone gave up at ply 18 with no path
+/// after 14 s at 1.35 GB. The guided search finds a win, shown with what is proved — no win
+/// within the plies the breadth-first search completed — and marked not proved shortest
+/// unless that search reached it; text and JSON say the same.
+#[test]
+fn a_win_path_on_a_33_line_boxing_match_answers_with_a_path() {
+    let full = common::read(&common::root().join("tests/designs/boxing.kmt"));
+    let text: String = full.lines().take(33).map(|l| format!("{l}\n")).collect();
+    assert!(text.contains("S.down>=3:O.勝利"), "{text}");
+    let f = temp_file("box3.kmt", &text);
+    let v = json(&["solve", f.to_str().unwrap(), "--format", "json"]);
+    let sw = &v["shortest_win"];
+    let plies = sw["plies"].as_u64().unwrap_or_else(|| panic!("no path: {sw}"));
+    let moves = sw["moves"].as_array().unwrap();
+    assert_eq!(moves.len() as u64, plies);
+    let summary = sw["summary"].as_str().unwrap();
+    match sw["status"].as_str().unwrap() {
+        "found" => {}
+        "found_unproved" => {
+            let none = sw["none_within"].as_u64().unwrap();
+            assert!(none >= 10 && none < plies, "{sw}");
+            assert!(summary.contains("not proved shortest"), "{summary}");
+            assert!(summary.contains(&format!("no win exists within {none} plies")), "{summary}");
+        }
+        other => panic!("status {other}: {sw}"),
+    }
+    // The last step wins: c is down for the third time.
+    let last = &sw["states"][plies as usize - 1];
+    assert!(last.to_string().contains("\"down\":3"), "{last}");
+    let (_, out, _) = common::kumite(&["solve", f.to_str().unwrap()]);
+    assert!(out.starts_with(&summary[..30]), "{out}");
+}
+
+/// Wrestling: the forced-win search at the full depth ran out of its node budget ("undecided");
+/// deepening from the bound with a memory of refuted depths finds h's forced win and proves 21
+/// plies the fastest — and the karate file, which it cannot finish, still proves how many plies
+/// hold no forced win.
+#[test]
+fn forced_wins_are_found_or_bounded_where_the_search_used_to_give_up() {
+    let w = json(&["solve", "tests/designs/wrestling.kmt", "--format", "json"]);
+    let f = &w["forced_win"];
+    assert_eq!(f["exists"], true, "{f}");
+    assert_eq!(f["min_plies"], 21, "{f}");
+    assert_eq!(f["first_move"], "組む", "{f}");
+    let k = json(&["solve", "rules/karate.kmt", "--format", "json"]);
+    let f = &k["forced_win"];
+    match f["exists"].as_bool() {
+        Some(false) => {}
+        Some(true) => panic!("karate has no forced win: {f}"),
+        None => {
+            let n = f["none_within"].as_u64().unwrap_or_else(|| panic!("{f}"));
+            assert!(n >= 15, "{f}");
+            let (_, out, _) = common::kumite(&["solve", "rules/karate.kmt"]);
+            assert!(
+                out.contains(&format!("forced win: none within {n} plies (proved); undecided beyond")),
+                "{out}"
+            );
+        }
     }
 }
