@@ -321,6 +321,10 @@ pub enum Command {
         #[arg(long, value_name = "N", default_value_t = crate::report::suggest::DEFAULT_MOVES,
               value_parser = clap::value_parser!(u64).range(1_000..))]
         moves: u64,
+        /// Lines whose numbers no edit may change: `--keep 9`, `--keep 9,12`, `--keep 20-25`
+        /// (repeatable). A line can also lock itself with a `# kumite: keep` comment.
+        #[arg(long, value_name = "LINES", value_parser = parse_lines)]
+        keep: Vec<Vec<usize>>,
         /// Output format.
         #[arg(long, value_enum, default_value_t = Format::Text)]
         format: Format,
@@ -752,6 +756,7 @@ pub fn run(cmd: Command) -> ExitCode {
             max_edits,
             seconds,
             moves,
+            keep,
             format,
         } => {
             let text = match read_rules(&file).and_then(|t| load_program(&file, &[]).map(|_| t)) {
@@ -780,6 +785,7 @@ pub fn run(cmd: Command) -> ExitCode {
                 max_edits: max_edits as usize,
                 budget: std::time::Duration::from_secs_f64(seconds.min(1e6)),
                 moves,
+                keep: keep.into_iter().flatten().collect(),
                 ..Default::default()
             };
             match crate::report::suggest::suggest(&text, &opts) {
@@ -1345,4 +1351,31 @@ fn expand(file: &Path, output: Option<&PathBuf>) -> ExitCode {
         None => out!("{out}"),
     }
     ExitCode::SUCCESS
+}
+
+/// `--keep` lines: `9`, `9,12` or `20-25` (1-based, at most 1,000,000).
+fn parse_lines(s: &str) -> Result<Vec<usize>, String> {
+    let mut out = Vec::new();
+    for part in s.split(',').map(str::trim).filter(|p| !p.is_empty()) {
+        let num = |t: &str| -> Result<usize, String> {
+            match t.trim().parse::<usize>() {
+                Ok(n) if (1..=1_000_000).contains(&n) => Ok(n),
+                _ => Err(format!("'{t}' is not a line number (1 or more)")),
+            }
+        };
+        match part.split_once('-') {
+            Some((a, b)) => {
+                let (a, b) = (num(a)?, num(b)?);
+                if a > b {
+                    return Err(format!("'{part}': the range runs backwards"));
+                }
+                out.extend(a..=b);
+            }
+            None => out.push(num(part)?),
+        }
+    }
+    if out.is_empty() {
+        return Err("no line given".into());
+    }
+    Ok(out)
 }

@@ -139,6 +139,9 @@ pub struct SuggestOptions {
     pub moves: u64,
     /// Suggestions listed at most.
     pub max_suggestions: usize,
+    /// Lines (1-based) whose numbers no edit may change (`--keep`), besides those the file
+    /// locks with a `# kumite: keep` comment ([`kept_lines`]).
+    pub keep: Vec<usize>,
     /// Games played (sampled verdicts) and a cancel flag, shared with whoever watches (the
     /// studio); a cancel ends the search at the next edited file, as a gave-up.
     pub progress: Arc<super::Progress>,
@@ -152,6 +155,7 @@ impl Default for SuggestOptions {
             budget: Duration::from_secs(60),
             moves: DEFAULT_MOVES,
             max_suggestions: 5,
+            keep: Vec::new(),
             progress: super::Progress::new(),
         }
     }
@@ -309,6 +313,11 @@ pub struct Suggestions {
     pub tried: usize,
     /// Numbers of the file that edits may change.
     pub sites: usize,
+    /// Numbers held as they are: on lines given by `--keep` or locked by a `# kumite: keep`
+    /// comment.
+    pub kept: usize,
+    /// Those lines (1-based), in order.
+    pub kept_lines: Vec<usize>,
     /// Seconds the search took.
     pub seconds: f64,
     /// What ran out before every edit was tried (None: all were).
@@ -318,6 +327,37 @@ pub struct Suggestions {
     pub rejected: usize,
     /// The first few of them, with why.
     pub rejected_examples: Vec<String>,
+}
+
+/// The lines (1-based) a designer locked against edits in the file itself: a line whose
+/// comment says `kumite: keep` (`!:hp=10  # kumite: keep`), and the line after a comment line
+/// that says only that (full-width forms read as ASCII).
+pub fn kept_lines(text: &str) -> Vec<usize> {
+    let mut out = Vec::new();
+    let mut next = false;
+    for (i, line) in text.lines().enumerate() {
+        let folded: String = line.chars().map(norm).collect();
+        let code_blank = folded.trim().is_empty();
+        if next && !code_blank {
+            out.push(i + 1);
+            next = false;
+        }
+        let Some(at) = folded.find('#') else {
+            continue;
+        };
+        let comment = folded[at + 1..].trim();
+        let says = comment
+            .strip_prefix("kumite:")
+            .is_some_and(|r| r.trim() == "keep");
+        if says {
+            if folded[..at].trim().is_empty() {
+                next = true;
+            } else if out.last() != Some(&(i + 1)) {
+                out.push(i + 1);
+            }
+        }
+    }
+    out
 }
 
 /// The numbers of `text` an edit may change (see the module documentation).
@@ -993,7 +1033,13 @@ fn suggest_balance(text: &str, opts: &SuggestOptions) -> Result<Suggestions, Str
         Method::Sampled => Judge::Sampled,
         _ => Judge::Exact,
     };
-    let all = sites(text);
+    // Numbers the designer holds (`--keep`, `# kumite: keep`) are not editable.
+    let mut kept_at: Vec<usize> = kept_lines(text);
+    kept_at.extend(&opts.keep);
+    kept_at.sort_unstable();
+    kept_at.dedup();
+    let (held, all): (Vec<Site>, Vec<Site>) =
+        sites(text).into_iter().partition(|s| kept_at.contains(&s.line));
     // What every edit must keep (an edit that breaks it is rejected before it is measured).
     let design = Design::of(text);
     let goals = vec![
@@ -1049,6 +1095,8 @@ fn suggest_balance(text: &str, opts: &SuggestOptions) -> Result<Suggestions, Str
         nearest: Vec::new(),
         tried: 0,
         sites: all.len(),
+        kept: held.len(),
+        kept_lines: kept_at,
         seconds: 0.0,
         gave_up: None,
         rejected: 0,
@@ -1583,8 +1631,14 @@ pub fn text(s: &Suggestions) -> String {
             o.push_str(&format!("   {e}\n"));
         }
     }
+    let held = if s.kept > 0 {
+        let lines: Vec<String> = s.kept_lines.iter().map(|l| l.to_string()).collect();
+        format!(" ({} held as they are: line {})", s.kept, lines.join(", "))
+    } else {
+        String::new()
+    };
     o.push_str(&format!(
-        "{} numbers editable, {} edited files solved in {:.1} s{}\n",
+        "{} numbers editable{held}, {} edited files solved in {:.1} s{}\n",
         s.sites,
         s.tried,
         s.seconds,

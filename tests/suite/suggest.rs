@@ -503,3 +503,66 @@ fn the_same_file_gives_the_same_suggestions_with_a_core_busy() {
         "{quiet}"
     );
 }
+
+/// A designer holds numbers as they are: `--keep LINE` (lists and ranges too) or a
+/// `# kumite: keep` comment on the line, or alone on the line before it. No suggestion or
+/// nearest edit touches a held line, the output says which were held, and the comment and the
+/// option give the same search.
+#[test]
+fn held_lines_are_never_edited_by_option_or_by_comment() {
+    // Sumo with h's stamina 14 (its fix is on line 13, the start values).
+    let f = planted("rules/sumo.kmt", "h.スタミナ=9,", "h.スタミナ=14,");
+    let text = std::fs::read_to_string(&f).unwrap();
+    let line = text.lines().position(|l| l.contains("h.スタミナ=14")).unwrap() + 1;
+    let run = |path: &std::path::Path, extra: &[&str]| {
+        let mut args = vec!["suggest", path.to_str().unwrap(), "--moves", "50000", "--format", "json"];
+        args.extend(extra);
+        let (code, out, err) = kumite(&args);
+        assert!(code == 0 || code == 1, "exit {code}: {err}");
+        serde_json::from_str::<serde_json::Value>(&out).unwrap()
+    };
+    let free = run(&f, &[]);
+    let touches = |v: &serde_json::Value, l: usize| {
+        ["suggestions", "nearest"].iter().any(|k| {
+            v[k].as_array().unwrap().iter().any(|s| {
+                s["edits"].as_array().unwrap().iter().any(|e| e["line"] == l)
+            })
+        })
+    };
+    // Not vacuous: left free, the search edits that line.
+    assert!(touches(&free, line), "{free}");
+    let ls = line.to_string();
+    let held = run(&f, &["--keep", &ls]);
+    assert!(!touches(&held, line), "{held}");
+    assert_eq!(held["kept"], 3, "{held}");
+    assert_eq!(held["kept_lines"], serde_json::json!([line]));
+    assert_eq!(held["sites"].as_u64().unwrap() + 3, free["sites"].as_u64().unwrap());
+    // The comment, on the line or alone before it: the same search.
+    let lines: Vec<&str> = text.lines().collect();
+    for form in ["trailing", "before"] {
+        let mut t: Vec<String> = lines.iter().map(|s| s.to_string()).collect();
+        let mut at = line;
+        if form == "trailing" {
+            t[line - 1].push_str("  # kumite: keep");
+        } else {
+            t.insert(line - 1, "＃ kumite: keep".into());
+            at += 1;
+        }
+        let g = f.with_file_name(format!("sumo-kept-{form}.kmt"));
+        std::fs::write(&g, t.join("\n") + "\n").unwrap();
+        let by_comment = run(&g, &[]);
+        assert_eq!(by_comment["kept_lines"], serde_json::json!([at]), "{form}");
+        assert!(!touches(&by_comment, at), "{form}: {by_comment}");
+        assert_eq!(by_comment["before"], held["before"], "{form}");
+        assert_eq!(by_comment["tried"], held["tried"], "{form}");
+    }
+    // In words.
+    let (_, out, _) = kumite(&["suggest", f.to_str().unwrap(), "--moves", "50000", "--keep", &ls]);
+    assert!(out.contains(&format!("(3 held as they are: line {line})")), "{out}");
+    // Bad line lists are refused, saying what is wrong.
+    for (bad, why) in [("0", "not a line number"), ("9-3", "runs backwards"), ("x", "not a line number")] {
+        let (code, _, err) = kumite(&["suggest", f.to_str().unwrap(), "--keep", bad]);
+        assert_eq!(code, 2, "--keep {bad}");
+        assert!(err.contains(why), "--keep {bad}: {err}");
+    }
+}
