@@ -591,6 +591,10 @@ strings! {
     ),
     FromTheStart => ("from the start", "初期局面から"),
     PliesUpTo => ("plies", "手まで"),
+    SuggestDeeper => (
+        "deeper CPUs ({}): {}",
+        "一手深い CPU({}): {}",
+    ),
     ShortestWinForH => ("Shortest win for h:", "h の最短の勝ち筋:"),
     WinForHNotProvedShortest => (
         "A win for h in {} plies (found by a search guided by the derived distance; not proved shortest: none within {} plies, the search for shorter ones gave up — {})",

@@ -516,6 +516,9 @@ impl ReportView {
             T::SuggestNow,
             crate::report::suggest::evidence(&s.before),
         ));
+        if let Some(d) = &s.before_deeper {
+            deeper_ui(ui, lang, d);
+        }
         if s.already_met {
             ui.label(tr(lang, T::SuggestAlreadyFair));
         } else if s.suggestions.is_empty() {
@@ -540,6 +543,9 @@ impl ReportView {
                     });
                 }
                 ui.label(format!("→ {}", crate::report::suggest::evidence(&sg.after)));
+                if let Some(d) = &sg.deeper {
+                    deeper_ui(ui, lang, d);
+                }
                 if !sg.mix_changes.is_empty() {
                     ui.weak(trf(lang, T::SuggestMixChanges, sg.mix_changes.join(", ")));
                 }
@@ -1460,4 +1466,25 @@ fn sweep(ui: &mut Ui, lang: Lang, r: &Report) {
                 p.hline(HLine::new("50%", 0.5).color(Color32::from_rgb(230, 170, 60)));
             });
     });
+}
+
+/// The report's depth check beside a suggest verdict: the deeper CPUs' figures, orange where
+/// they disagree (the verdict then depends on how deep the CPU looks).
+fn deeper_ui(ui: &mut Ui, lang: Lang, d: &crate::report::suggest::DeeperCheck) {
+    let figures = crate::report::suggest::evidence(&d.verdict);
+    let text = trn(lang, T::SuggestDeeper, &[&d.players, &figures]);
+    match d.agrees {
+        Some(false) => {
+            ui.colored_label(
+                Color32::from_rgb(230, 170, 60),
+                format!("{text} — {}", tr(lang, T::DepthDisagrees)),
+            );
+        }
+        Some(true) => {
+            ui.weak(format!("{text} — {}", tr(lang, T::DepthAgrees)));
+        }
+        None => {
+            ui.weak(format!("{text} — {}", tr(lang, T::DepthUnclear)));
+        }
+    }
 }

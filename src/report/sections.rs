@@ -693,7 +693,7 @@ fn skill_verdict(p: &SkillPair) -> &'static str {
 
 /// A CPU spec searching `extra` plies deeper with twice the node budget (None for other
 /// players).
-fn deeper(spec: &str, prog: &RuleProgram, extra: u32) -> Option<String> {
+pub(crate) fn deeper(spec: &str, prog: &RuleProgram, extra: u32) -> Option<String> {
     let settings = crate::search::CpuSettings::of_player(prog, spec)?.ok()?;
     if settings.exact {
         return None;

@@ -288,6 +288,23 @@ pub struct Suggestion {
     /// With the skill goal: the key skill pairing on the edited file.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub skill: Option<SkillCheck>,
+    /// Sampled files: the report's depth check on the edited file.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub deeper: Option<DeeperCheck>,
+}
+
+/// The report's depth check on a sampled verdict: the same kind of games played by CPUs one ply
+/// deeper (25 a seating, their own seeds), and whether they tell the same story.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct DeeperCheck {
+    /// The deeper players (both sides).
+    pub players: String,
+    /// Their verdict.
+    pub verdict: Verdict,
+    /// true: the first mover's advantage (else h's score) within 10 points of the verdict it
+    /// checks; false: further apart and the intervals do not overlap — the verdict depends on
+    /// how deep the CPU looks; null: further apart, too few games to tell.
+    pub agrees: Option<bool>,
 }
 
 /// What `kumite suggest` found.
@@ -300,6 +317,10 @@ pub struct Suggestions {
     /// With the skill goal: the key skill pairing on the file.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub before_skill: Option<SkillCheck>,
+    /// Sampled files: the report's depth check on the file (None: not a CPU game, or the cap
+    /// came first — `gave_up` then says so).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub before_deeper: Option<DeeperCheck>,
     /// With the skill goal: suggestions found for balance but dropped because skill no longer
     /// matters in them.
     pub dropped_for_skill: usize,
@@ -603,15 +624,26 @@ fn sampled_verdict(
     seed: u64,
     progress: &Arc<super::Progress>,
 ) -> Verdict {
+    let spec = super::varied_cpu("cpu", prog);
+    sampled_verdict_by(prog, &spec, games, seed, progress)
+}
+
+/// [`sampled_verdict`] with the players `spec` (both sides).
+fn sampled_verdict_by(
+    prog: &crate::program::RuleProgram,
+    spec: &str,
+    games: u64,
+    seed: u64,
+    progress: &Arc<super::Progress>,
+) -> Verdict {
     use super::games::{GameSet, play_set};
     use crate::engine::Side;
-    let spec = super::varied_cpu("cpu", prog);
     let mut per = Vec::new();
     let mut sets = Vec::new();
     for first in [Side::H, Side::C] {
         let set = GameSet {
             prog,
-            players: [spec.as_str(), spec.as_str()],
+            players: [spec, spec],
             first,
             games,
             seed: seed ^ (first as u64) << 40,
@@ -682,7 +714,7 @@ fn sampled_verdict(
                 / n.max(1) as f64,
         ),
         games: Some(games),
-        players: Some(spec),
+        players: Some(spec.to_string()),
         interval: varied.then_some((hl, hh)),
         // Both choose at once: nobody moves first.
         first_mover: (!prog.settings.simultaneous).then_some((mover - 0.5, ml, mh)),
@@ -813,6 +845,7 @@ fn line_of(text: &str, line: usize) -> String {
 /// Searches for the smallest edits of `text`'s numbers that meet the goals.
 pub fn suggest(text: &str, opts: &SuggestOptions) -> Result<Suggestions, String> {
     let mut out = suggest_balance(text, opts)?;
+    check_deeper(text, opts, &mut out);
     if !opts.goals.skill_matters {
         return Ok(out);
     }
@@ -855,6 +888,80 @@ pub fn suggest(text: &str, opts: &SuggestOptions) -> Result<Suggestions, String>
     }
     out.seconds += t0.elapsed().as_secs_f64();
     Ok(out)
+}
+
+/// Games a seating of the depth check (the report's: a quarter of its outcome games).
+const DEEPER_GAMES: u64 = SAMPLE_GAMES / 4;
+
+/// Seed of the depth check's games.
+const DEEPER_SEED: u64 = 0x5A5A_1000;
+
+/// The report's depth check on `text` (a sampled verdict `base`): None when the players are not
+/// CPUs that can look deeper, or the cap came first.
+fn deeper_check(text: &str, base: &Verdict, progress: &Arc<super::Progress>) -> Option<DeeperCheck> {
+    let prog = compile(text).program?;
+    let spec = super::varied_cpu("cpu", &prog);
+    let players = super::sections::deeper(&spec, &prog, super::sections::DEPTH_CHECK_PLIES)?;
+    let verdict = sampled_verdict_by(&prog, &players, DEEPER_GAMES, DEEPER_SEED, progress);
+    if progress.cancelled() {
+        return None;
+    }
+    // The first mover's advantage where there is one (alternate games), else h's score.
+    let read = |v: &Verdict| match v.first_mover {
+        Some(f) => f,
+        None => {
+            let (lo, hi) = v.interval.unwrap_or((v.value, v.value));
+            (v.value, lo, hi)
+        }
+    };
+    let (a, al, ah) = read(base);
+    let (b, bl, bh) = read(&verdict);
+    let agrees = if (a - b).abs() <= super::SKILL_POINTS {
+        Some(true)
+    } else {
+        (!(al <= bh && bl <= ah)).then_some(false)
+    };
+    Some(DeeperCheck {
+        players,
+        verdict,
+        agrees,
+    })
+}
+
+/// The depth check on a sampled file and on each suggestion: where deeper CPUs disagree, the
+/// verdict depends on how deep the CPU looks, and the output says so beside it.
+fn check_deeper(text: &str, opts: &SuggestOptions, out: &mut Suggestions) {
+    if out.before.method != Method::Sampled || out.before.errors_decide {
+        return;
+    }
+    let t0 = Instant::now();
+    out.before_deeper = deeper_check(text, &out.before, &opts.progress);
+    for sg in &mut out.suggestions {
+        if opts.progress.cancelled() {
+            break;
+        }
+        sg.deeper = deeper_check(&apply_edits(text, &sg.edits), &sg.after, &opts.progress);
+    }
+    if opts.progress.cancelled() {
+        out.gave_up.get_or_insert_with(|| {
+            "the cap passed (or a cancel came) before the depth check was done".into()
+        });
+    }
+    out.seconds += t0.elapsed().as_secs_f64();
+}
+
+/// A depth check in words.
+fn deeper_text(d: &DeeperCheck) -> String {
+    format!(
+        "deeper CPUs ({}): {} — {}",
+        d.players,
+        evidence_figures(&d.verdict),
+        match d.agrees {
+            Some(true) => "agree",
+            Some(false) => "DISAGREE: the verdict depends on how deep the CPU looks",
+            None => "differ by more than 10 points, too few games to tell",
+        }
+    )
 }
 
 /// What an edit must keep of the file's design: the victory rules that can decide a game from
@@ -1089,6 +1196,7 @@ fn suggest_balance(text: &str, opts: &SuggestOptions) -> Result<Suggestions, Str
         goals,
         already_met: meets(&opts.goals, &before),
         before_skill: None,
+        before_deeper: None,
         dropped_for_skill: 0,
         before: before.clone(),
         suggestions: Vec::new(),
@@ -1134,6 +1242,7 @@ fn suggest_balance(text: &str, opts: &SuggestOptions) -> Result<Suggestions, Str
             after,
             method,
             skill: None,
+            deeper: None,
         }
     };
     if before.method == Method::Sampled {
@@ -1575,8 +1684,15 @@ pub fn text(s: &Suggestions) -> String {
     if let Some(k) = &s.before_skill {
         o.push_str(&format!("skill now: {}\n", skill_text(k)));
     }
+    if let Some(d) = &s.before_deeper {
+        o.push_str(&format!("{}\n", deeper_text(d)));
+    }
     if s.already_met {
-        o.push_str("the file meets the goals already: no edit suggested\n");
+        o.push_str(if s.before_deeper.as_ref().is_some_and(|d| d.agrees == Some(false)) {
+            "the file meets the goals with the report's CPUs, but deeper ones disagree: no edit suggested, and the verdict depends on how deep the CPU looks\n"
+        } else {
+            "the file meets the goals already: no edit suggested\n"
+        });
         return o;
     }
     if s.suggestions.is_empty() {
@@ -1614,6 +1730,9 @@ pub fn text(s: &Suggestions) -> String {
         }
         if let Some(k) = &sg.skill {
             o.push_str(&format!("   skill: {}\n", skill_text(k)));
+        }
+        if let Some(d) = &sg.deeper {
+            o.push_str(&format!("   {}\n", deeper_text(d)));
         }
     }
     if s.dropped_for_skill > 0 {

@@ -566,3 +566,40 @@ fn held_lines_are_never_edited_by_option_or_by_comment() {
         assert!(err.contains(why), "--keep {bad}: {err}");
     }
 }
+
+/// Suggest agrees with the report: its verdicts on a CPU-sampled file carry the report's depth
+/// check — the same games played by CPUs one ply deeper — on the file and on each suggestion,
+/// with whether they agree, in JSON and in words.
+#[test]
+fn sampled_verdicts_carry_the_reports_depth_check() {
+    let f = planted("rules/sumo.kmt", "h.スタミナ=9,", "h.スタミナ=14,");
+    let args = ["suggest", f.to_str().unwrap(), "--moves", "50000"];
+    let (_, out, err) = kumite(&[&args[..], &["--format", "json"]].concat());
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap_or_else(|e| panic!("{e}: {err}"));
+    let d = &v["before_deeper"];
+    // One ply deeper than the default CPU (S3), twice its nodes.
+    assert!(d["players"].as_str().unwrap().contains("S4"), "{d}");
+    assert_eq!(d["verdict"]["games"], 25, "{d}");
+    assert!(d["agrees"].is_boolean() || d["agrees"].is_null(), "{d}");
+    let sgs = v["suggestions"].as_array().unwrap();
+    assert!(!sgs.is_empty(), "{v}");
+    for sg in sgs {
+        let dd = &sg["deeper"];
+        assert!(dd["players"].as_str().unwrap().contains("S4"), "{sg}");
+        // Agreement is what the figures say: within 10 points, or intervals apart.
+        let fm = |x: &serde_json::Value| x["first_mover"][0].as_f64().unwrap();
+        let gap = (fm(&sg["after"]) - fm(&dd["verdict"])).abs();
+        if gap <= 0.10 {
+            assert_eq!(dd["agrees"], true, "{sg}");
+        } else {
+            assert_ne!(dd["agrees"], true, "{sg}");
+        }
+    }
+    let (_, text, _) = kumite(&args);
+    assert!(text.contains("deeper CPUs (cpu:"), "{text}");
+    assert_eq!(
+        text.matches("deeper CPUs (").count(),
+        1 + sgs.len(),
+        "the file and each suggestion: {text}"
+    );
+}
