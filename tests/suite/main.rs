@@ -13,6 +13,7 @@ mod authoring;
 mod cli;
 mod cpu_strength;
 mod diagnostics;
+mod docs_cli;
 mod differential;
 mod editor_clients;
 mod engine;
