@@ -176,6 +176,9 @@ pub struct Site {
     pub span: Range<usize>,
     /// Its value.
     pub value: i64,
+    /// A number that moves with it (see [`link_sites`]): its index, and whether their sum is
+    /// kept (start values held together) rather than their equality (a transfer's amounts).
+    pub partner: Option<(usize, bool)>,
 }
 
 /// One edit: the number at `line`:`column` from `from` to `to`.
@@ -421,6 +424,7 @@ pub fn sites(text: &str) -> Vec<Site> {
                                 column: d0 + 1,
                                 span: start + b0..start + b1,
                                 value: v,
+                                partner: None,
                             });
                         }
                     }
@@ -441,13 +445,120 @@ pub fn sites(text: &str) -> Vec<Site> {
                         column: text[start..sp.start].chars().count() + 1,
                         span: sp.start..sp.end,
                         value: v,
+                        partner: None,
                     });
                 }
             }
         }
         start += raw.len();
     }
+    link_sites(text, &mut out);
     out
+}
+
+/// Numbers that move together, so an edit keeps what the designer wrote:
+///
+/// - a **transfer**: one rule moving the same state of the two sides by the same amount in
+///   opposite directions (`O.余裕-1,S.余裕+1`): both amounts are edited together (a push stays
+///   a push of one square, never a loss of one and a gain of two);
+/// - **start values held together**: on a `!:` line marked `# kumite: together`, the two
+///   sides' values of one state (`!:h.余裕=5,c.余裕=3  # kumite: together`) keep their sum
+///   (Oshi-Zumo's `h.余裕 + c.余裕 = 2K+2`): one goes up by what the other goes down.
+///
+/// Read on the line as written in ASCII (a full-width line is not linked).
+fn link_sites(text: &str, sites: &mut [Site]) {
+    let at = |start: usize| sites.iter().position(|s| s.span.start == start);
+    let mut links: Vec<(usize, usize, bool)> = Vec::new();
+    let mut line_start = 0;
+    for raw in text.split_inclusive('\n') {
+        let line = raw.trim_end_matches(['\n', '\r']);
+        let (code, comment) = match line.find('#') {
+            Some(h) => (&line[..h], &line[h + 1..]),
+            None => (line, ""),
+        };
+        let together = comment
+            .trim()
+            .strip_prefix("kumite:")
+            .is_some_and(|r| r.trim() == "together");
+        // Items: (side prefix, state, sign, number's byte offset in the line).
+        let mut items: Vec<(char, &str, i8, usize)> = Vec::new();
+        let init = code.trim_start().starts_with("!:");
+        let body_at = if init {
+            code.find("!:").map(|k| k + 2)
+        } else if code.trim_start().starts_with(['[', 'S', 'O', 'h', 'c', '!', '@']) {
+            // A rule: its effects follow the first ':' outside brackets.
+            let mut depth = 0i32;
+            code.char_indices()
+                .find(|&(_, ch)| {
+                    match ch {
+                        '[' | '(' => depth += 1,
+                        ']' | ')' => depth -= 1,
+                        _ => {}
+                    }
+                    ch == ':' && depth == 0
+                })
+                .map(|(k, _)| k + 1 + usize::from(code[k + 1..].starts_with(':')))
+        } else {
+            None
+        };
+        let Some(body_at) = body_at else {
+            line_start += raw.len();
+            continue;
+        };
+        let mut off = body_at;
+        for item in code[body_at..].split(',') {
+            let t = item.trim_start();
+            let lead = item.len() - t.len();
+            let bytes = t.as_bytes();
+            if bytes.len() > 2 && b"SOhc".contains(&bytes[0]) && bytes[1] == b'.' {
+                let rest = &t[2..];
+                if let Some(opk) = rest.find(['+', '-', '=']) {
+                    let name = &rest[..opk];
+                    let op = &rest[opk..];
+                    let (sign, digits_at) = if init {
+                        (0, op.strip_prefix('=').map(|_| 1))
+                    } else if let Some(r) = op.strip_prefix("+=").or(op.strip_prefix('+')) {
+                        (1, Some(op.len() - r.len()))
+                    } else if let Some(r) = op.strip_prefix("-=").or(op.strip_prefix('-')) {
+                        (-1, Some(op.len() - r.len()))
+                    } else {
+                        (0, None)
+                    };
+                    if let Some(d) = digits_at {
+                        let num = op[d..].trim_end();
+                        if !name.is_empty() && !num.is_empty() && num.bytes().all(|b| b.is_ascii_digit()) {
+                            items.push((bytes[0] as char, name, sign, off + lead + 2 + opk + d));
+                        }
+                    }
+                }
+            }
+            off += item.len() + 1;
+        }
+        for i in 0..items.len() {
+            for j in i + 1..items.len() {
+                let (a, b) = (items[i], items[j]);
+                let pair = matches!((a.0, b.0), ('S', 'O') | ('O', 'S') | ('h', 'c') | ('c', 'h'));
+                if !pair || a.1 != b.1 {
+                    continue;
+                }
+                let (Some(x), Some(y)) = (at(line_start + a.3), at(line_start + b.3)) else {
+                    continue;
+                };
+                if init && together {
+                    links.push((x, y, true));
+                } else if !init && a.2 == -b.2 && sites[x].value == sites[y].value {
+                    links.push((x, y, false));
+                }
+            }
+        }
+        line_start += raw.len();
+    }
+    for (x, y, sum) in links {
+        if sites[x].partner.is_none() && sites[y].partner.is_none() {
+            sites[x].partner = Some((y, sum));
+            sites[y].partner = Some((x, sum));
+        }
+    }
 }
 
 /// Start values one side has and the other has differently (`!:h.hp=14,c.hp=10`): for each
@@ -1252,20 +1363,40 @@ fn suggest_balance(text: &str, opts: &SuggestOptions) -> Result<Suggestions, Str
     }
     // Single edits, the smallest changes first.
     let mut near: Vec<Tried> = Vec::new();
-    'deltas: for delta in [1i64, -1, 2, -2, 3, -3] {
-        for (k, s) in all.iter().enumerate() {
-            let v = s.value + delta;
-            if v < 0 {
-                continue;
-            }
+    // Rounds of single edits: first a start value that one side has and the other has
+    // differently, brought near the other side's (a head start is what a designer evens out
+    // first), then every number by ±1, ±2, ±3.
+    let mut rounds: Vec<(i64, Vec<(usize, i64)>)> = vec![(
+        0,
+        mirror_values(text, &all)
+            .into_iter()
+            .flat_map(|(k, vs)| vs.into_iter().map(move |v| (k, v)))
+            .collect(),
+    )];
+    for delta in [1i64, -1, 2, -2, 3, -3] {
+        let round = all
+            .iter()
+            .enumerate()
+            .map(|(k, s)| (k, s.value + delta))
+            .filter(|&(k, v)| v >= 0 && !rounds[0].1.contains(&(k, v)))
+            .collect();
+        rounds.push((delta, round));
+    }
+    'deltas: for (delta, round) in rounds {
+        for (k, v) in round {
             if let Some(why) = stopped(opts, out.tried) {
-                out.gave_up = Some(format!("{why} (single edits by up to ±{})", delta.abs()));
+                out.gave_up = Some(if delta == 0 {
+                    format!("{why} (start values near the other side's)")
+                } else {
+                    format!("{why} (single edits by up to ±{})", delta.abs())
+                });
                 break 'deltas;
             }
-            let Some(t) = edited_checked(text, &[(s, v)]) else {
+            let one = changes_of(&all, &[(k, v)]);
+            let Some(t) = edited_checked(text, &one) else {
                 continue;
             };
-            if rejects(design.as_ref(), text, &t, &[(s, v)], &mut out) {
+            if rejects(design.as_ref(), text, &t, &one, &mut out) {
                 continue;
             }
             out.tried += 1;
@@ -1273,15 +1404,9 @@ fn suggest_balance(text: &str, opts: &SuggestOptions) -> Result<Suggestions, Str
                 continue;
             };
             if ends_all_undecided(&out.before, &after) {
-                count_rejected(
-                    &mut out,
-                    text,
-                    &t,
-                    &[(s, v)],
-                    "no game has a winner any more",
-                );
+                count_rejected(&mut out, text, &t, &one, "no game has a winner any more");
             } else if meets(&opts.goals, &after) {
-                out.suggestions.push(make(&[(s, v)], after));
+                out.suggestions.push(make(&one, after));
             } else if (after.value.abs() < before.value.abs()
                 || (opts.goals.every_command && after.unused.len() < before.unused.len()))
                 && after.draws <= opts.goals.max_draws
@@ -1307,7 +1432,7 @@ fn suggest_balance(text: &str, opts: &SuggestOptions) -> Result<Suggestions, Str
                     out.gave_up = Some(format!("{why} (pairs of edits)"));
                     break 'pairs;
                 }
-                let changes = [(&all[a.0], a.1), (&all[b.0], b.1)];
+                let changes = changes_of(&all, &[a, b]);
                 let Some(t) = edited_checked(text, &changes) else {
                     continue;
                 };
@@ -1354,9 +1479,19 @@ type MakeSuggestion<'a> = dyn Fn(&[(&Site, i64)], Verdict) -> Suggestion + 'a;
 /// verdict.
 type Tried = (f64, Vec<(usize, i64)>, Verdict);
 
-/// The changes `ch` with their sites.
+/// The changes `ch` with their sites, and each one's partner moved with it ([`link_sites`]):
+/// to the same value (a transfer), or by the opposite amount (start values held together).
 fn changes_of<'s>(all: &'s [Site], ch: &[(usize, i64)]) -> Vec<(&'s Site, i64)> {
-    ch.iter().map(|&(k, v)| (&all[k], v)).collect()
+    let mut out: Vec<(&Site, i64)> = ch.iter().map(|&(k, v)| (&all[k], v)).collect();
+    for &(k, v) in ch {
+        if let Some((j, sum)) = all[k].partner
+            && !ch.iter().any(|c| c.0 == j)
+        {
+            let to = if sum { all[j].value + all[k].value - v } else { v };
+            out.push((&all[j], to));
+        }
+    }
+    out
 }
 
 /// The first three of `tried` (nearest first) as suggestions — only edits that keep games

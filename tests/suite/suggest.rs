@@ -603,3 +603,55 @@ fn sampled_verdicts_carry_the_reports_depth_check() {
         "the file and each suggestion: {text}"
     );
 }
+
+/// Numbers that move together: a transfer's two amounts (`O.余裕-1,S.余裕+1`: a push moves the
+/// wrestler one square, the margin one side loses the other gains) are edited together, and
+/// start values on a `!:` line marked `# kumite: together` keep their sum (Oshi-Zumo's
+/// `h.余裕 + c.余裕 = 8`). Suggest used to offer `S.余裕+1 → S.余裕+2` alone, breaking it.
+#[test]
+fn numbers_that_move_together_are_edited_together() {
+    let f = planted("tests/designs/oshi_zumo.kmt", "!:金=所持金,余裕=初期余裕,", "!:金=所持金,h.余裕=5,c.余裕=3,");
+    let text = std::fs::read_to_string(&f).unwrap();
+    let sites = sites(&text);
+    let line = |s: &kumite::report::suggest::Site| text.lines().nth(s.line - 1).unwrap().to_string();
+    // Every transfer line's two amounts are partners, kept equal.
+    let transfers: Vec<_> = sites.iter().filter(|s| line(s).contains("O.余裕-1,S.余裕+1")).collect();
+    assert!(transfers.len() >= 20, "{}", transfers.len());
+    for s in &transfers {
+        let (j, sum) = s.partner.unwrap_or_else(|| panic!("line {} unlinked", s.line));
+        assert!(!sum);
+        assert_eq!(sites[j].line, s.line);
+    }
+    let together = text.replace(",c.余裕=3,[入札0]", ",c.余裕=3,[入札0]  # kumite: together");
+    assert_ne!(together, text);
+    let g = f.with_file_name("oshi-together.kmt");
+    std::fs::write(&g, &together).unwrap();
+    for path in [&f, &g] {
+        let (_, out, err) = kumite(&["suggest", path.to_str().unwrap(), "--max-draws", "1", "--format", "json"]);
+        let v: serde_json::Value = serde_json::from_str(&out).unwrap_or_else(|e| panic!("{e}: {err}"));
+        let mut seen = 0;
+        for sg in v["suggestions"].as_array().unwrap().iter().chain(v["nearest"].as_array().unwrap()) {
+            for e in sg["edits"].as_array().unwrap() {
+                let after = e["after_line"].as_str().unwrap();
+                if let Some(k) = after.split("O.余裕-").nth(1) {
+                    let a: String = k.chars().take_while(char::is_ascii_digit).collect();
+                    assert!(after.contains(&format!("S.余裕+{a}")), "a transfer broken: {after}");
+                }
+                if after.contains("h.余裕=") && path == &g {
+                    let num = |key: &str| -> i64 {
+                        after.split(key).nth(1).unwrap().chars().take_while(char::is_ascii_digit).collect::<String>().parse().unwrap()
+                    };
+                    assert_eq!(num("h.余裕=") + num("c.余裕="), 8, "{after}");
+                }
+                seen += 1;
+            }
+        }
+        assert!(seen > 0, "{v}");
+        // Held together, the centred start (4 and 4) is tried — and rejected, since optimal
+        // play then never decides a game.
+        let rejected = v["rejected_examples"].to_string();
+        if path == &g {
+            assert!(rejected.contains("h.余裕=4,c.余裕=4"), "{rejected}");
+        }
+    }
+}
