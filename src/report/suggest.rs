@@ -1382,6 +1382,7 @@ fn suggest_balance(text: &str, opts: &SuggestOptions) -> Result<Suggestions, Str
             .collect();
         rounds.push((delta, round));
     }
+    let mut files = std::collections::HashSet::new();
     'deltas: for (delta, round) in rounds {
         for (k, v) in round {
             if let Some(why) = stopped(opts, out.tried) {
@@ -1391,6 +1392,10 @@ fn suggest_balance(text: &str, opts: &SuggestOptions) -> Result<Suggestions, Str
                     format!("{why} (single edits by up to ±{})", delta.abs())
                 });
                 break 'deltas;
+            }
+            // An edit and its partner's make the same file: measured once.
+            if !files.insert(change_key(&all, &[(k, v)])) {
+                continue;
             }
             let one = changes_of(&all, &[(k, v)]);
             let Some(t) = edited_checked(text, &one) else {
@@ -1478,6 +1483,16 @@ type MakeSuggestion<'a> = dyn Fn(&[(&Site, i64)], Verdict) -> Suggestion + 'a;
 /// An edited file tried: its distance from even, its changes (site index, new value) and the
 /// verdict.
 type Tried = (f64, Vec<(usize, i64)>, Verdict);
+
+/// The file `ch` makes, as a key: its changes with their partners', by site, sorted.
+fn change_key(all: &[Site], ch: &[(usize, i64)]) -> Vec<(usize, i64)> {
+    let mut key: Vec<(usize, i64)> = changes_of(all, ch)
+        .iter()
+        .map(|(s, v)| (all.iter().position(|x| std::ptr::eq(x, *s)).unwrap_or(usize::MAX), *v))
+        .collect();
+    key.sort_unstable();
+    key
+}
 
 /// The changes `ch` with their sites, and each one's partner moved with it ([`link_sites`]):
 /// to the same value (a transfer), or by the opposite amount (start values held together).
@@ -1620,6 +1635,9 @@ fn sampled_search(
             }
         }
     }
+    // An edit and its partner's ([`link_sites`]) make the same file: measured once.
+    let mut files = std::collections::HashSet::new();
+    cands.retain(|ch| files.insert(change_key(all, ch)));
     // Where the plan at FIRST_ROUND_GAMES .. SAMPLE_GAMES is a small part of the games planned
     // (sumo), every round plays `scale` times as many (8×, 4× or 2×): the games buy estimates
     // with less noise instead of going unused.
