@@ -395,7 +395,9 @@ fn shortest_json<S: serde::Serializer>(w: &ShortestWin, ser: S) -> Result<S::Ok,
             budget,
             longer,
         } => {
-            let mut v = longer.as_deref().map_or_else(|| serde_json::json!({}), path_json);
+            let mut v = longer
+                .as_deref()
+                .map_or_else(|| serde_json::json!({}), path_json);
             v["none_within"] = serde_json::json!(complete);
             v["positions"] = serde_json::json!(positions);
             v["gave_up"] = serde_json::json!(budget.to_string());

@@ -385,8 +385,7 @@ fn show_result(ui: &mut Ui, lang: Lang, r: &WinPathResult, action: &mut Option<W
                         &[&steps.len(), complete, &budget_text(lang, *budget)],
                     );
                     ui.add(
-                        egui::Label::new(RichText::new(head).strong().color(good_color(ui)))
-                            .wrap(),
+                        egui::Label::new(RichText::new(head).strong().color(good_color(ui))).wrap(),
                     );
                     replay(ui, action);
                 }

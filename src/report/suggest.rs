@@ -485,7 +485,10 @@ fn link_sites(text: &str, sites: &mut [Site]) {
         let init = code.trim_start().starts_with("!:");
         let body_at = if init {
             code.find("!:").map(|k| k + 2)
-        } else if code.trim_start().starts_with(['[', 'S', 'O', 'h', 'c', '!', '@']) {
+        } else if code
+            .trim_start()
+            .starts_with(['[', 'S', 'O', 'h', 'c', '!', '@'])
+        {
             // A rule: its effects follow the first ':' outside brackets.
             let mut depth = 0i32;
             code.char_indices()
@@ -526,7 +529,10 @@ fn link_sites(text: &str, sites: &mut [Site]) {
                     };
                     if let Some(d) = digits_at {
                         let num = op[d..].trim_end();
-                        if !name.is_empty() && !num.is_empty() && num.bytes().all(|b| b.is_ascii_digit()) {
+                        if !name.is_empty()
+                            && !num.is_empty()
+                            && num.bytes().all(|b| b.is_ascii_digit())
+                        {
                             items.push((bytes[0] as char, name, sign, off + lead + 2 + opk + d));
                         }
                     }
@@ -537,7 +543,10 @@ fn link_sites(text: &str, sites: &mut [Site]) {
         for i in 0..items.len() {
             for j in i + 1..items.len() {
                 let (a, b) = (items[i], items[j]);
-                let pair = matches!((a.0, b.0), ('S', 'O') | ('O', 'S') | ('h', 'c') | ('c', 'h'));
+                let pair = matches!(
+                    (a.0, b.0),
+                    ('S', 'O') | ('O', 'S') | ('h', 'c') | ('c', 'h')
+                );
                 if !pair || a.1 != b.1 {
                     continue;
                 }
@@ -1009,7 +1018,11 @@ const DEEPER_SEED: u64 = 0x5A5A_1000;
 
 /// The report's depth check on `text` (a sampled verdict `base`): None when the players are not
 /// CPUs that can look deeper, or the cap came first.
-fn deeper_check(text: &str, base: &Verdict, progress: &Arc<super::Progress>) -> Option<DeeperCheck> {
+fn deeper_check(
+    text: &str,
+    base: &Verdict,
+    progress: &Arc<super::Progress>,
+) -> Option<DeeperCheck> {
     let prog = compile(text).program?;
     let spec = super::varied_cpu("cpu", &prog);
     let players = super::sections::deeper(&spec, &prog, super::sections::DEPTH_CHECK_PLIES)?;
@@ -1256,8 +1269,9 @@ fn suggest_balance(text: &str, opts: &SuggestOptions) -> Result<Suggestions, Str
     kept_at.extend(&opts.keep);
     kept_at.sort_unstable();
     kept_at.dedup();
-    let (held, all): (Vec<Site>, Vec<Site>) =
-        sites(text).into_iter().partition(|s| kept_at.contains(&s.line));
+    let (held, all): (Vec<Site>, Vec<Site>) = sites(text)
+        .into_iter()
+        .partition(|s| kept_at.contains(&s.line));
     // What every edit must keep (an edit that breaks it is rejected before it is measured).
     let design = Design::of(text);
     let goals = vec![
@@ -1488,7 +1502,14 @@ type Tried = (f64, Vec<(usize, i64)>, Verdict);
 fn change_key(all: &[Site], ch: &[(usize, i64)]) -> Vec<(usize, i64)> {
     let mut key: Vec<(usize, i64)> = changes_of(all, ch)
         .iter()
-        .map(|(s, v)| (all.iter().position(|x| std::ptr::eq(x, *s)).unwrap_or(usize::MAX), *v))
+        .map(|(s, v)| {
+            (
+                all.iter()
+                    .position(|x| std::ptr::eq(x, *s))
+                    .unwrap_or(usize::MAX),
+                *v,
+            )
+        })
         .collect();
     key.sort_unstable();
     key
@@ -1502,7 +1523,11 @@ fn changes_of<'s>(all: &'s [Site], ch: &[(usize, i64)]) -> Vec<(&'s Site, i64)> 
         if let Some((j, sum)) = all[k].partner
             && !ch.iter().any(|c| c.0 == j)
         {
-            let to = if sum { all[j].value + all[k].value - v } else { v };
+            let to = if sum {
+                all[j].value + all[k].value - v
+            } else {
+                v
+            };
             out.push((&all[j], to));
         }
     }

@@ -188,7 +188,11 @@ impl WinBound {
                             if state == WIN_STATE || state == LOSE_STATE {
                                 // `::` sets the flag when its conditions fail.
                                 if value || r.iff {
-                                    let w = if state == WIN_STATE { who } else { who.opponent() };
+                                    let w = if state == WIN_STATE {
+                                        who
+                                    } else {
+                                        who.opponent()
+                                    };
                                     winning_for(&mut winning, w, prog, r, x);
                                 }
                                 continue;
@@ -359,8 +363,18 @@ impl WinBound {
         // After an assignment (in some ply, whose side is not known), the value lies in the
         // assigned range moved by that ply's other updates at most.
         let (up, down) = (
-            r.up[0].max(r.up[1]) + if self.simultaneous { r.up[0].min(r.up[1]) } else { 0 },
-            r.down[0].max(r.down[1]) + if self.simultaneous { r.down[0].min(r.down[1]) } else { 0 },
+            r.up[0].max(r.up[1])
+                + if self.simultaneous {
+                    r.up[0].min(r.up[1])
+                } else {
+                    0
+                },
+            r.down[0].max(r.down[1])
+                + if self.simultaneous {
+                    r.down[0].min(r.down[1])
+                } else {
+                    0
+                },
         );
         let jumped = r
             .jumps
@@ -383,7 +397,11 @@ impl WinBound {
     /// Plies to bring value `x` into `lo..=hi` by its rates alone; `first`: the side that
     /// moves next (None: either).
     fn by_rates(&self, r: &Rate, x: i128, lo: i128, hi: i128, first: Option<usize>) -> Option<u64> {
-        let (gap, rate) = if x < lo { (lo - x, r.up) } else { (x - hi, r.down) };
+        let (gap, rate) = if x < lo {
+            (lo - x, r.up)
+        } else {
+            (x - hi, r.down)
+        };
         if self.simultaneous {
             let per = rate[0] + rate[1];
             return (per > 0).then(|| ((gap + per - 1) / per) as u64);
@@ -498,9 +516,17 @@ fn winning_for(
                 needs.push(match op {
                     CmpOp::Eq => Need::Range { v, lo: k, hi: k },
                     CmpOp::Ne => Need::Not { v, k },
-                    CmpOp::Lt => Need::Range { v, lo: min, hi: k - 1 },
+                    CmpOp::Lt => Need::Range {
+                        v,
+                        lo: min,
+                        hi: k - 1,
+                    },
                     CmpOp::Le => Need::Range { v, lo: min, hi: k },
-                    CmpOp::Gt => Need::Range { v, lo: k + 1, hi: max },
+                    CmpOp::Gt => Need::Range {
+                        v,
+                        lo: k + 1,
+                        hi: max,
+                    },
                     CmpOp::Ge => Need::Range { v, lo: k, hi: max },
                 });
             }
@@ -535,7 +561,11 @@ mod tests {
                         made += if k.is_multiple_of(2) { f } else { s };
                         k += 1;
                     };
-                    assert_eq!(alternating(gap, f, s), counted, "gap {gap} first {f} second {s}");
+                    assert_eq!(
+                        alternating(gap, f, s),
+                        counted,
+                        "gap {gap} first {f} second {s}"
+                    );
                 }
             }
         }

@@ -172,7 +172,9 @@ impl ShortestWin {
         match self {
             ShortestWin::Found { .. } => "found",
             ShortestWin::NoneWithin { .. } => "none",
-            ShortestWin::GaveUp { longer: Some(_), .. } => "found_unproved",
+            ShortestWin::GaveUp {
+                longer: Some(_), ..
+            } => "found_unproved",
             ShortestWin::GaveUp { .. } => "gave_up",
         }
     }
@@ -863,7 +865,10 @@ impl Memo {
         if self.0.len() >= FORCED_MEMO {
             self.0 = FxHashMap::default();
         }
-        let k = self.0.entry(key).or_insert(Known { lo: 0, hi: u32::MAX });
+        let k = self.0.entry(key).or_insert(Known {
+            lo: 0,
+            hi: u32::MAX,
+        });
         if won {
             k.hi = k.hi.min(d);
         } else {
@@ -883,7 +888,8 @@ impl Prover<'_, '_> {
             return false;
         }
         let kids = self.s.outcomes(st, cmds, SOLVER_CHANCE_EXACT);
-        let r = !(kids.len() > 1 && self.cheap_fail(&kids, d)) && kids.iter().all(|(c, _)| self.win(c, d));
+        let r = !(kids.len() > 1 && self.cheap_fail(&kids, d))
+            && kids.iter().all(|(c, _)| self.win(c, d));
         self.s.recycle(kids);
         r
     }

@@ -10,7 +10,8 @@ fn options(text: &str) -> Vec<String> {
     let b = text.as_bytes();
     let mut i = 0;
     while i + 2 < b.len() {
-        if &b[i..i + 2] == b"--" && (i == 0 || !b[i - 1].is_ascii_alphanumeric() && b[i - 1] != b'-')
+        if &b[i..i + 2] == b"--"
+            && (i == 0 || !b[i - 1].is_ascii_alphanumeric() && b[i - 1] != b'-')
         {
             let mut j = i + 2;
             while j < b.len() && (b[j].is_ascii_alphanumeric() || b[j] == b'-') {
@@ -48,10 +49,12 @@ fn docs_cli_names_every_command_and_option_that_clap_knows() {
         // Its row: the table line whose first cell starts with `kumite <command>` (`kumite` /
         // `kumite studio` for the studio).
         let head = format!("`kumite {c}");
-        let Some(row) = doc
-            .lines()
-            .find(|l| l.starts_with("| ") && l.split(" | ").next().is_some_and(|cell| cell.contains(&head)))
-        else {
+        let Some(row) = doc.lines().find(|l| {
+            l.starts_with("| ")
+                && l.split(" | ")
+                    .next()
+                    .is_some_and(|cell| cell.contains(&head))
+        }) else {
             missing.push(format!("no row for `kumite {c}`"));
             continue;
         };
@@ -67,7 +70,9 @@ fn docs_cli_names_every_command_and_option_that_clap_knows() {
         let synopsis = row.split(" | ").next().unwrap();
         for o in options(synopsis) {
             if !sub_help.contains(&o) {
-                missing.push(format!("`kumite {c}`: docs/cli.md names {o}, which clap does not know"));
+                missing.push(format!(
+                    "`kumite {c}`: docs/cli.md names {o}, which clap does not know"
+                ));
             }
         }
     }

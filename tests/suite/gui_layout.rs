@@ -315,8 +315,14 @@ fn a_win_not_proved_shortest_is_said_inside_the_panel() {
     step_until(&mut h, "the win path", |a| a.winpath_result().is_some());
     let head = h.get_by_label_contains("not proved shortest").rect();
     let right = panel_right(&h);
-    assert!(head.right() <= right, "{head:?} past the panel's edge {right}");
+    assert!(
+        head.right() <= right,
+        "{head:?} past the panel's edge {right}"
+    );
     let now = h.get_by_label("Expanded rules").rect().left();
-    assert!((now - tab_left).abs() < 1.0, "the panel moved: {tab_left} → {now}");
+    assert!(
+        (now - tab_left).abs() < 1.0,
+        "the panel moved: {tab_left} → {now}"
+    );
     h.get_by_label("Replay in match");
 }

@@ -294,8 +294,7 @@ fn cancel_stops_a_long_win_path_search() {
     // Nobody can win within reach: the searches would run to their budgets. (The win reads a
     // sum of two states, which the admissible bound does not count — with `S.a>=100000` it
     // would prove at once that no win is within reach, and nothing would be left to cancel.)
-    let text =
-        "!:a=0,b=0,[x],[y],[z]\n[x]:S.a+1\n[y]:S.b+1\n[z]:S.a-1\nS.a+S.b>=200000:S.勝利\n";
+    let text = "!:a=0,b=0,[x],[y],[z]\n[x]:S.a+1\n[y]:S.b+1\n[z]:S.a-1\nS.a+S.b>=200000:S.勝利\n";
     let mut h = harness(StudioApp::new_for_test(Lang::En, text));
     settle(&mut h);
     h.get_by_label("Win path").click();

@@ -513,9 +513,20 @@ fn held_lines_are_never_edited_by_option_or_by_comment() {
     // Sumo with h's stamina 14 (its fix is on line 13, the start values).
     let f = planted("rules/sumo.kmt", "h.スタミナ=9,", "h.スタミナ=14,");
     let text = std::fs::read_to_string(&f).unwrap();
-    let line = text.lines().position(|l| l.contains("h.スタミナ=14")).unwrap() + 1;
+    let line = text
+        .lines()
+        .position(|l| l.contains("h.スタミナ=14"))
+        .unwrap()
+        + 1;
     let run = |path: &std::path::Path, extra: &[&str]| {
-        let mut args = vec!["suggest", path.to_str().unwrap(), "--moves", "50000", "--format", "json"];
+        let mut args = vec![
+            "suggest",
+            path.to_str().unwrap(),
+            "--moves",
+            "50000",
+            "--format",
+            "json",
+        ];
         args.extend(extra);
         let (code, out, err) = kumite(&args);
         assert!(code == 0 || code == 1, "exit {code}: {err}");
@@ -525,7 +536,11 @@ fn held_lines_are_never_edited_by_option_or_by_comment() {
     let touches = |v: &serde_json::Value, l: usize| {
         ["suggestions", "nearest"].iter().any(|k| {
             v[k].as_array().unwrap().iter().any(|s| {
-                s["edits"].as_array().unwrap().iter().any(|e| e["line"] == l)
+                s["edits"]
+                    .as_array()
+                    .unwrap()
+                    .iter()
+                    .any(|e| e["line"] == l)
             })
         })
     };
@@ -536,7 +551,10 @@ fn held_lines_are_never_edited_by_option_or_by_comment() {
     assert!(!touches(&held, line), "{held}");
     assert_eq!(held["kept"], 3, "{held}");
     assert_eq!(held["kept_lines"], serde_json::json!([line]));
-    assert_eq!(held["sites"].as_u64().unwrap() + 3, free["sites"].as_u64().unwrap());
+    assert_eq!(
+        held["sites"].as_u64().unwrap() + 3,
+        free["sites"].as_u64().unwrap()
+    );
     // The comment, on the line or alone before it: the same search.
     let lines: Vec<&str> = text.lines().collect();
     for form in ["trailing", "before"] {
@@ -557,10 +575,24 @@ fn held_lines_are_never_edited_by_option_or_by_comment() {
         assert_eq!(by_comment["tried"], held["tried"], "{form}");
     }
     // In words.
-    let (_, out, _) = kumite(&["suggest", f.to_str().unwrap(), "--moves", "50000", "--keep", &ls]);
-    assert!(out.contains(&format!("(3 held as they are: line {line})")), "{out}");
+    let (_, out, _) = kumite(&[
+        "suggest",
+        f.to_str().unwrap(),
+        "--moves",
+        "50000",
+        "--keep",
+        &ls,
+    ]);
+    assert!(
+        out.contains(&format!("(3 held as they are: line {line})")),
+        "{out}"
+    );
     // Bad line lists are refused, saying what is wrong.
-    for (bad, why) in [("0", "not a line number"), ("9-3", "runs backwards"), ("x", "not a line number")] {
+    for (bad, why) in [
+        ("0", "not a line number"),
+        ("9-3", "runs backwards"),
+        ("x", "not a line number"),
+    ] {
         let (code, _, err) = kumite(&["suggest", f.to_str().unwrap(), "--keep", bad]);
         assert_eq!(code, 2, "--keep {bad}");
         assert!(err.contains(why), "--keep {bad}: {err}");
@@ -610,15 +642,25 @@ fn sampled_verdicts_carry_the_reports_depth_check() {
 /// `h.余裕 + c.余裕 = 8`). Suggest used to offer `S.余裕+1 → S.余裕+2` alone, breaking it.
 #[test]
 fn numbers_that_move_together_are_edited_together() {
-    let f = planted("tests/designs/oshi_zumo.kmt", "!:金=所持金,余裕=初期余裕,", "!:金=所持金,h.余裕=5,c.余裕=3,");
+    let f = planted(
+        "tests/designs/oshi_zumo.kmt",
+        "!:金=所持金,余裕=初期余裕,",
+        "!:金=所持金,h.余裕=5,c.余裕=3,",
+    );
     let text = std::fs::read_to_string(&f).unwrap();
     let sites = sites(&text);
-    let line = |s: &kumite::report::suggest::Site| text.lines().nth(s.line - 1).unwrap().to_string();
+    let line =
+        |s: &kumite::report::suggest::Site| text.lines().nth(s.line - 1).unwrap().to_string();
     // Every transfer line's two amounts are partners, kept equal.
-    let transfers: Vec<_> = sites.iter().filter(|s| line(s).contains("O.余裕-1,S.余裕+1")).collect();
+    let transfers: Vec<_> = sites
+        .iter()
+        .filter(|s| line(s).contains("O.余裕-1,S.余裕+1"))
+        .collect();
     assert!(transfers.len() >= 20, "{}", transfers.len());
     for s in &transfers {
-        let (j, sum) = s.partner.unwrap_or_else(|| panic!("line {} unlinked", s.line));
+        let (j, sum) = s
+            .partner
+            .unwrap_or_else(|| panic!("line {} unlinked", s.line));
         assert!(!sum);
         assert_eq!(sites[j].line, s.line);
     }
@@ -627,19 +669,43 @@ fn numbers_that_move_together_are_edited_together() {
     let g = f.with_file_name("oshi-together.kmt");
     std::fs::write(&g, &together).unwrap();
     for path in [&f, &g] {
-        let (_, out, err) = kumite(&["suggest", path.to_str().unwrap(), "--max-draws", "1", "--format", "json"]);
-        let v: serde_json::Value = serde_json::from_str(&out).unwrap_or_else(|e| panic!("{e}: {err}"));
+        let (_, out, err) = kumite(&[
+            "suggest",
+            path.to_str().unwrap(),
+            "--max-draws",
+            "1",
+            "--format",
+            "json",
+        ]);
+        let v: serde_json::Value =
+            serde_json::from_str(&out).unwrap_or_else(|e| panic!("{e}: {err}"));
         let mut seen = 0;
-        for sg in v["suggestions"].as_array().unwrap().iter().chain(v["nearest"].as_array().unwrap()) {
+        for sg in v["suggestions"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .chain(v["nearest"].as_array().unwrap())
+        {
             for e in sg["edits"].as_array().unwrap() {
                 let after = e["after_line"].as_str().unwrap();
                 if let Some(k) = after.split("O.余裕-").nth(1) {
                     let a: String = k.chars().take_while(char::is_ascii_digit).collect();
-                    assert!(after.contains(&format!("S.余裕+{a}")), "a transfer broken: {after}");
+                    assert!(
+                        after.contains(&format!("S.余裕+{a}")),
+                        "a transfer broken: {after}"
+                    );
                 }
                 if after.contains("h.余裕=") && path == &g {
                     let num = |key: &str| -> i64 {
-                        after.split(key).nth(1).unwrap().chars().take_while(char::is_ascii_digit).collect::<String>().parse().unwrap()
+                        after
+                            .split(key)
+                            .nth(1)
+                            .unwrap()
+                            .chars()
+                            .take_while(char::is_ascii_digit)
+                            .collect::<String>()
+                            .parse()
+                            .unwrap()
                     };
                     assert_eq!(num("h.余裕=") + num("c.余裕="), 8, "{after}");
                 }

@@ -424,7 +424,10 @@ fn a_win_path_on_a_hundred_commands_gives_up_within_its_memory_never_aborting() 
     assert_eq!(sw["none_within"], 4, "{sw}");
     assert_eq!(sw["positions"], 1, "{sw}");
     assert_eq!(sw["set_aside"], 100, "{sw}");
-    assert!(sw["summary"].as_str().unwrap().contains("set aside"), "{sw}");
+    assert!(
+        sw["summary"].as_str().unwrap().contains("set aside"),
+        "{sw}"
+    );
     for limit_kb in [4_000_000, 1_700_000] {
         let out = std::process::Command::new("sh")
             .arg("-c")
@@ -466,7 +469,9 @@ fn a_win_path_on_a_33_line_boxing_match_answers_with_a_path() {
     let f = temp_file("box3.kmt", &text);
     let v = json(&["solve", f.to_str().unwrap(), "--format", "json"]);
     let sw = &v["shortest_win"];
-    let plies = sw["plies"].as_u64().unwrap_or_else(|| panic!("no path: {sw}"));
+    let plies = sw["plies"]
+        .as_u64()
+        .unwrap_or_else(|| panic!("no path: {sw}"));
     let moves = sw["moves"].as_array().unwrap();
     assert_eq!(moves.len() as u64, plies);
     let summary = sw["summary"].as_str().unwrap();
@@ -476,7 +481,10 @@ fn a_win_path_on_a_33_line_boxing_match_answers_with_a_path() {
             let none = sw["none_within"].as_u64().unwrap();
             assert!(none >= 10 && none < plies, "{sw}");
             assert!(summary.contains("not proved shortest"), "{summary}");
-            assert!(summary.contains(&format!("no win exists within {none} plies")), "{summary}");
+            assert!(
+                summary.contains(&format!("no win exists within {none} plies")),
+                "{summary}"
+            );
         }
         other => panic!("status {other}: {sw}"),
     }
@@ -508,7 +516,9 @@ fn forced_wins_are_found_or_bounded_where_the_search_used_to_give_up() {
             assert!(n >= 15, "{f}");
             let (_, out, _) = common::kumite(&["solve", "rules/karate.kmt"]);
             assert!(
-                out.contains(&format!("forced win: none within {n} plies (proved); undecided beyond")),
+                out.contains(&format!(
+                    "forced win: none within {n} plies (proved); undecided beyond"
+                )),
                 "{out}"
             );
         }

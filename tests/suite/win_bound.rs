@@ -95,7 +95,11 @@ fn outcomes(
                 // side whose move it was.
                 let loser = kumite::search::rule_error_loser(e.simultaneous, st, &err);
                 next = st.clone();
-                next.outcome = Some(if loser == Side::H { Outcome::C } else { Outcome::H });
+                next.outcome = Some(if loser == Side::H {
+                    Outcome::C
+                } else {
+                    Outcome::H
+                });
             }
             out.push(next);
         }
@@ -171,7 +175,11 @@ fn explore(prog: &RuleProgram, limit: u32, max_positions: usize) -> Option<Graph
 /// Cooperative distance to a win of `side` (every move and outcome at the side's choice),
 /// exact for positions whose distance is at most `limit - depth`.
 fn distances(g: &Graph, side: Side) -> Vec<u32> {
-    let won = if side == Side::H { Outcome::H } else { Outcome::C };
+    let won = if side == Side::H {
+        Outcome::H
+    } else {
+        Outcome::C
+    };
     let mut d: Vec<u32> = g
         .states
         .iter()
@@ -285,7 +293,11 @@ fn check(name: &str, prog: &RuleProgram, limit: u32, tally: &mut Tally) -> Vec<S
         let plain = (1..=limit).find(|&d| forced(&g, 0, d, &mut memo));
         let f = forced_win_in(prog, start, limit, 5_000_000, None);
         if f.gave_up.is_none() && !f.sampled {
-            let ours = if f.exists == Some(true) { f.min_plies } else { None };
+            let ours = if f.exists == Some(true) {
+                f.min_plies
+            } else {
+                None
+            };
             if ours != plain {
                 bad.push(format!(
                     "{name}: forced win fastest {ours:?} where the plain search finds {plain:?} within {limit}"
@@ -324,7 +336,10 @@ fn gen_race(seed: u64) -> String {
     let hp = 2 + next(6);
     let st = 1 + next(3);
     if next(2) == 0 {
-        l.push(format!("!:h.hp={hp},c.hp={},st={st},x=0,down=0", 1 + next(7)));
+        l.push(format!(
+            "!:h.hp={hp},c.hp={},st={st},x=0,down=0",
+            1 + next(7)
+        ));
     } else {
         l.push(format!("!:hp={hp},st={st},x=0,down=0"));
     }
