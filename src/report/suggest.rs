@@ -340,7 +340,7 @@ pub struct Suggestions {
     /// Numbers held as they are: on lines given by `--keep` or locked by a `# kumite: keep`
     /// comment.
     pub kept: usize,
-    /// Those lines (1-based), in order.
+    /// The held lines (1-based) that hold numbers, in order.
     pub kept_lines: Vec<usize>,
     /// Seconds the search took.
     pub seconds: f64,
@@ -1271,7 +1271,7 @@ fn suggest_balance(text: &str, opts: &SuggestOptions) -> Result<Suggestions, Str
     kept_at.dedup();
     let (held, all): (Vec<Site>, Vec<Site>) = sites(text)
         .into_iter()
-        .partition(|s| kept_at.contains(&s.line));
+        .partition(|s| kept_at.binary_search(&s.line).is_ok());
     // What every edit must keep (an edit that breaks it is rejected before it is measured).
     let design = Design::of(text);
     let goals = vec![
@@ -1329,7 +1329,12 @@ fn suggest_balance(text: &str, opts: &SuggestOptions) -> Result<Suggestions, Str
         tried: 0,
         sites: all.len(),
         kept: held.len(),
-        kept_lines: kept_at,
+        // The held lines that hold numbers (a range past the file's end names nothing).
+        kept_lines: {
+            let mut l: Vec<usize> = held.iter().map(|s| s.line).collect();
+            l.dedup();
+            l
+        },
         seconds: 0.0,
         gave_up: None,
         rejected: 0,
