@@ -129,6 +129,9 @@ struct FAch {
     conds: (u32, u32),
     /// Its [`super::Achiever::spends`], addressed in `FastEval::spends`.
     spends: (u32, u32),
+    /// It counts on a move of the opponent ([`super::Achiever::assumes`] is not empty): of
+    /// two trees of equal cost, the one that does not is chosen, as in `TreeWalk::tree`.
+    assumes: bool,
 }
 
 /// A decisive rule, flattened.
@@ -250,6 +253,8 @@ struct Scratch {
     state: Vec<u8>,
     own: Vec<u32>,
     set: Vec<u128>,
+    /// Bit i: node i's chosen tree counts on a move of the opponent (read when state is 1).
+    assume: u128,
     stack: Vec<i64>,
 }
 
@@ -415,6 +420,7 @@ impl FastEval {
                     needs_command: a.needs_command,
                     period: a.period,
                     conds: (c0, ach_conds.len() as u32),
+                    assumes: !a.assumes.is_empty(),
                 });
             }
             ach_of.push((start, ach.len() as u32));
@@ -495,6 +501,7 @@ impl FastEval {
             general: (n > 128).then(|| Box::new(g.clone())),
             scratch: RefCell::new(Scratch {
                 holds: 0,
+                assume: 0,
                 state: vec![0; n],
                 own: vec![0; n],
                 set: vec![0; n],
@@ -534,6 +541,7 @@ impl FastEval {
             sc.state[i] = 1;
             sc.own[i] = 0;
             sc.set[i] = bit;
+            sc.assume &= !bit;
             return Some(bit);
         }
         if *on_stack & bit != 0 {
@@ -558,7 +566,7 @@ impl FastEval {
         i: usize,
         sc: &mut Scratch,
         mut child: impl FnMut(&mut Scratch, usize) -> Option<u128>,
-    ) -> Option<(u128, u32)> {
+    ) -> Option<(u128, u32, bool)> {
         let bit = 1u128 << i;
         let n = &self.nodes[i];
         let cur = if n.target == Target::Enabled {
@@ -572,7 +580,7 @@ impl FastEval {
             .filter(|&&(_, mask, only)| sc.holds & mask == mask && only.is_none_or(|s| s == x))
             .map(|&(r, _, _)| r)
             .sum();
-        let mut best: Option<(u32, u128, u32)> = None;
+        let mut best: Option<(u32, u128, u32, bool)> = None;
         let (a0, a1) = self.ach_of[i];
         'ach: for (ai, a) in (a0..).zip(&self.ach[a0 as usize..a1 as usize]) {
             if a.only.is_some_and(|s| s != x) {
@@ -589,18 +597,23 @@ impl FastEval {
             };
             let own = own.saturating_add(spent);
             let mut set = bit;
+            let mut assumes = a.assumes;
             for &c in &self.ach_conds[a.conds.0 as usize..a.conds.1 as usize] {
                 match child(sc, c as usize) {
-                    Some(sub) => set |= sub,
+                    Some(sub) => {
+                        set |= sub;
+                        assumes |= sc.assume >> c & 1 != 0;
+                    }
                     None => continue 'ach,
                 }
             }
             let total = own.saturating_add(Self::cost(sc, set & !bit));
-            if best.is_none_or(|b| total < b.0) {
-                best = Some((total, set, own));
+            // Of equal costs, the tree that counts on no move of the opponent.
+            if best.is_none_or(|b| total < b.0 || (total == b.0 && b.3 && !assumes)) {
+                best = Some((total, set, own, assumes));
             }
         }
-        best.map(|(_, set, own)| (set, own))
+        best.map(|(_, set, own, assumes)| (set, own, assumes))
     }
 
     /// [`own_cost_of`] for achiever `ai` (`a`) of node `n` at value `cur`; through a memo when
@@ -694,12 +707,17 @@ impl FastEval {
 
     /// Stores node `i`'s result in the scratch tables.
     #[inline]
-    fn record(sc: &mut Scratch, i: usize, best: Option<(u128, u32)>) -> Option<u128> {
+    fn record(sc: &mut Scratch, i: usize, best: Option<(u128, u32, bool)>) -> Option<u128> {
         match best {
-            Some((set, own)) => {
+            Some((set, own, assumes)) => {
                 sc.state[i] = 1;
                 sc.own[i] = own;
                 sc.set[i] = set;
+                if assumes {
+                    sc.assume |= 1u128 << i;
+                } else {
+                    sc.assume &= !(1u128 << i);
+                }
                 Some(set)
             }
             None => {
@@ -718,6 +736,7 @@ impl FastEval {
             sc.state[i] = 1;
             sc.own[i] = 0;
             sc.set[i] = bit;
+            sc.assume &= !bit;
             return;
         }
         let best = self.best_achiever(eng, st, x, i, sc, |sc, c| {

@@ -2995,3 +2995,22 @@ fn process_ai_that_never_ends_its_line_is_a_forfeit() {
         tail(&String::from_utf8_lossy(&out.stderr))
     );
 }
+
+/// Runs one file through every stage, as a fuzz case: `FUZZ_FILE=path FUZZ_SEED=n cargo test
+/// --release --test suite fuzz_inputs::replay_one_file -- --ignored --nocapture`. For cutting a
+/// failing case down by hand.
+#[test]
+#[ignore = "replays FUZZ_FILE: run with --ignored --nocapture"]
+fn replay_one_file() {
+    let path = std::env::var("FUZZ_FILE").expect("FUZZ_FILE names the file to replay");
+    let text = std::fs::read_to_string(&path).expect("FUZZ_FILE is readable UTF-8");
+    let seed: u64 = std::env::var("FUZZ_SEED")
+        .ok()
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(0);
+    let mut tally = Tally::default();
+    match exercise(&text, seed, &mut tally) {
+        Ok(()) => println!("replay: passes"),
+        Err(e) => panic!("replay: {e}"),
+    }
+}
