@@ -278,6 +278,10 @@ pub enum Command {
         /// Seconds an external AI (--players ai:…) may take per decision.
         #[arg(long, default_value_t = 5.0)]
         ai_timeout: f64,
+        /// Compare with another version of the rules: both reports with the same players, seed
+        /// and games, side by side, each difference (FILE − AGAINST) with its 95% interval.
+        #[arg(long, value_name = "AGAINST")]
+        against: Option<PathBuf>,
         #[command(flatten)]
         sets: SetArgs,
         /// Output format.
@@ -723,6 +727,7 @@ pub fn run(cmd: Command) -> ExitCode {
             sections,
             jobs,
             ai_timeout,
+            against,
             sets: SetArgs { set },
             format,
         } => {
@@ -742,6 +747,7 @@ pub fn run(cmd: Command) -> ExitCode {
                     jobs,
                     ai_timeout,
                 },
+                against.as_deref(),
                 &set,
                 format,
             )
@@ -935,7 +941,19 @@ struct ReportArgs<'a> {
 }
 
 /// `kumite report`.
-fn report(file: &Path, a: &ReportArgs, set: &[String], format: Format) -> ExitCode {
+/// A file's program, text and report options from the command line.
+fn report_setup(
+    file: &Path,
+    a: &ReportArgs,
+    set: &[String],
+) -> Result<
+    (
+        crate::program::RuleProgram,
+        String,
+        crate::report::ReportOptions,
+    ),
+    String,
+> {
     let ReportArgs {
         games,
         seed,
@@ -945,10 +963,7 @@ fn report(file: &Path, a: &ReportArgs, set: &[String], format: Format) -> ExitCo
         jobs,
         ai_timeout,
     } = *a;
-    let prog = match load_program(file, set) {
-        Ok(p) => p,
-        Err(e) => return fail(&e),
-    };
+    let prog = load_program(file, set)?;
     let source = read_rules(file).unwrap_or_default();
     let mut opts = crate::report::ReportOptions {
         games,
@@ -959,72 +974,110 @@ fn report(file: &Path, a: &ReportArgs, set: &[String], format: Format) -> ExitCo
         ..Default::default()
     };
     if let Some(p) = players {
-        match crate::report::split_players(p) {
-            Ok(pair) => {
-                for spec in &pair {
-                    if let Err(e) = crate::players::make_player(&prog, spec, 0, Side::H, ai_timeout)
-                        .map_err(|e| e.to_string())
-                        .and_then(|_| check_not_human(spec, "a report"))
-                    {
-                        return fail(&format!("--players: {e}"));
-                    }
-                }
-                opts.players = Some(pair.clone());
-                opts.sample_players = Some(pair);
-            }
-            Err(e) => return fail(&e),
+        let pair = crate::report::split_players(p).map_err(|e| e.to_string())?;
+        for spec in &pair {
+            crate::players::make_player(&prog, spec, 0, Side::H, ai_timeout)
+                .map_err(|e| e.to_string())
+                .and_then(|_| check_not_human(spec, "a report"))
+                .map_err(|e| format!("--players: {e}"))?;
         }
+        opts.players = Some(pair.clone());
+        opts.sample_players = Some(pair);
     }
     if let Some(s) = sweep {
-        match crate::report::Sweep::parse(s, &prog) {
-            Ok(sw) => {
-                if let Some(v) = sw.values.first()
-                    && let Err(e) = sw.apply(&prog, &source, *v)
-                {
-                    return fail(&format!("--sweep: {e}"));
-                }
-                opts.sweep = Some(sw);
+        let sw = crate::report::Sweep::parse(s, &prog).map_err(|e| e.to_string())?;
+        if let Some(v) = sw.values.first() {
+            sw.apply(&prog, &source, *v)
+                .map_err(|e| format!("--sweep: {e}"))?;
+        }
+        opts.sweep = Some(sw);
+    }
+    Ok((prog, source, opts))
+}
+
+fn report(
+    file: &Path,
+    a: &ReportArgs,
+    against: Option<&Path>,
+    set: &[String],
+    format: Format,
+) -> ExitCode {
+    let mut runs = Vec::new();
+    for f in std::iter::once(file).chain(against) {
+        match report_setup(f, a, set) {
+            Ok(r) => runs.push((f, r)),
+            // With two files, the message names the one it is about.
+            Err(e) if against.is_some() && !e.contains(&f.display().to_string()) => {
+                return fail(&format!("{}: {e}", f.display()));
             }
             Err(e) => return fail(&e),
         }
     }
-    let progress = crate::report::Progress::new();
-    let name = file.display().to_string();
     let tty = std::io::stderr().is_terminal() && format == Format::Text;
-    let t0 = std::time::Instant::now();
-    let result = crate::report::run(&source, &name, &prog, &opts, &progress, |_| {
-        if tty {
-            eprint!(
-                "\r{} of {} games, {:.0} s   ",
-                progress.done.load(std::sync::atomic::Ordering::Relaxed),
-                progress.total.load(std::sync::atomic::Ordering::Relaxed),
-                t0.elapsed().as_secs_f64()
-            );
-        }
-    });
-    if tty {
-        eprint!("\r{:60}\r", "");
-    }
-    match result {
-        Ok(r) => {
-            if format == Format::Json {
-                outln!("{}", r.to_json());
-            } else {
-                out!("{}", crate::report::text::render(&r));
-            }
-            let silent = &r.problems.never_moved;
-            for p in silent {
-                eprintln!(
-                    "error: {p} never played a move: it forfeited every game of the report before its first choice"
+    let mut reports = Vec::new();
+    for (k, (f, (prog, source, opts))) in runs.iter().enumerate() {
+        let progress = crate::report::Progress::new();
+        let name = f.display().to_string();
+        let t0 = std::time::Instant::now();
+        let label = if against.is_some() {
+            ["A: ", "B: "][k]
+        } else {
+            ""
+        };
+        let result = crate::report::run(source, &name, prog, opts, &progress, |_| {
+            if tty {
+                eprint!(
+                    "\r{label}{} of {} games, {:.0} s   ",
+                    progress.done.load(std::sync::atomic::Ordering::Relaxed),
+                    progress.total.load(std::sync::atomic::Ordering::Relaxed),
+                    t0.elapsed().as_secs_f64()
                 );
             }
-            if silent.is_empty() {
-                ExitCode::SUCCESS
+        });
+        if tty {
+            eprint!("\r{:60}\r", "");
+        }
+        match result {
+            Ok(r) => reports.push(r),
+            Err(e) if against.is_some() => return fail(&format!("{name}: {e}")),
+            Err(e) => return fail(&e),
+        }
+    }
+    let silent: Vec<String> = reports
+        .iter()
+        .flat_map(|r| r.problems.never_moved.iter().cloned())
+        .collect();
+    let mut reports = reports.into_iter();
+    let first = reports.next().expect("one report at least");
+    match reports.next() {
+        Some(second) => {
+            let c = crate::report::compare::Comparison::new(first, second);
+            if format == Format::Json {
+                outln!(
+                    "{}",
+                    serde_json::to_value(&c).unwrap_or(serde_json::Value::Null)
+                );
             } else {
-                exit::code(exit::SILENT_AI)
+                out!("{}", crate::report::compare::render(&c));
             }
         }
-        Err(e) => fail(&e),
+        None => {
+            if format == Format::Json {
+                outln!("{}", first.to_json());
+            } else {
+                out!("{}", crate::report::text::render(&first));
+            }
+        }
+    }
+    for p in &silent {
+        eprintln!(
+            "error: {p} never played a move: it forfeited every game of the report before its first choice"
+        );
+    }
+    if silent.is_empty() {
+        ExitCode::SUCCESS
+    } else {
+        exit::code(exit::SILENT_AI)
     }
 }
 

@@ -159,6 +159,7 @@ impl StudioApp {
             DialogKind::Export => T::PathDialogExport,
             DialogKind::SaveMatch => T::PathDialogSaveMatch,
             DialogKind::OpenMatch => T::PathDialogOpenMatch,
+            DialogKind::CompareWith => T::PathDialogCompare,
         };
         let mut done = None;
         let mut keep = true;

@@ -172,7 +172,7 @@ impl StudioApp {
             }
         }
         let initial = match kind {
-            DialogKind::Open | DialogKind::OpenMatch => {
+            DialogKind::Open | DialogKind::OpenMatch | DialogKind::CompareWith => {
                 dir.map(|d| format!("{}/", d.display())).unwrap_or_default()
             }
             _ => dir
@@ -213,6 +213,14 @@ impl StudioApp {
             DialogKind::Export => self.export_to(&p),
             DialogKind::SaveMatch => self.save_match_to(&p),
             DialogKind::OpenMatch => self.open_match(&p),
+            DialogKind::CompareWith => {
+                let text = read_rule_file(&p).map_err(|e| {
+                    format!("{}: {e}", trf(self.lang(), T::OpenFailed, p.display()))
+                })?;
+                let name = p.display().to_string();
+                self.pending_compare = Some(self.other_version(text, name)?);
+                Ok(())
+            }
         }
     }
 

@@ -220,6 +220,8 @@ pub enum DialogKind {
     SaveMatch,
     /// Pick a match log to replay.
     OpenMatch,
+    /// Pick a rule file to compare the editor's rules with (Report tab).
+    CompareWith,
 }
 
 /// The answer of the system's file dialog.
@@ -253,7 +255,7 @@ pub fn native_dialog(
     }
     let t0 = Instant::now();
     let picked = match kind {
-        DialogKind::Open | DialogKind::OpenMatch => d.pick_file(),
+        DialogKind::Open | DialogKind::OpenMatch | DialogKind::CompareWith => d.pick_file(),
         DialogKind::SaveAs | DialogKind::Export | DialogKind::SaveMatch => {
             d.set_file_name(file_name).save_file()
         }

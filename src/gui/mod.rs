@@ -174,6 +174,9 @@ pub struct StudioApp {
     winpath: WinPathView,
     /// The Report tab.
     pub report: report_view::ReportView,
+    /// A version to compare the editor's rules with, chosen in a dialog: the Report tab starts
+    /// the comparison on its next frame.
+    pending_compare: Option<report_view::Other>,
     /// The program the last win-path search ran on.
     winpath_compiled: Option<Arc<crate::pipeline::Compiled>>,
     /// The match panel.
@@ -268,6 +271,7 @@ impl StudioApp {
             tree: TreeView::default(),
             winpath: WinPathView::default(),
             report: report_view::ReportView::default(),
+            pending_compare: None,
             winpath_compiled: None,
             matchp: MatchPanel::default(),
             initial: None,

@@ -4,6 +4,7 @@
 
 use super::i18n::{Lang, T, tr, trf, trn};
 use crate::program::RuleProgram;
+use crate::report::compare::{Basis, Comparison, Diff, Measure, Unit};
 use crate::report::suggest::{SuggestOptions, Suggestions};
 use crate::report::{Progress, Rate, Report, ReportOptions, Sweep};
 use egui::{Color32, RichText, Ui, Vec2};
@@ -21,6 +22,20 @@ pub enum ReportAction {
     /// Apply a suggestion's edits to the editor (one undo step); the index is the
     /// suggestion's, to mark it applied.
     Apply(usize, Vec<crate::report::suggest::Edit>),
+    /// Compare the editor's rules with the version saved on disk.
+    CompareSaved,
+    /// Compare them with another rule file (ask which).
+    CompareFile,
+}
+
+/// The other version of a comparison: its text, its name and its program.
+pub struct Other {
+    /// Its text.
+    pub source: String,
+    /// Its name as shown.
+    pub name: String,
+    /// Its program.
+    pub prog: RuleProgram,
 }
 
 /// A suggestion search running on a background thread.
@@ -42,10 +57,13 @@ struct Remeasure {
 enum Msg {
     Update(Report),
     Done(Result<Report, String>),
+    Compared(Result<Box<Comparison>, String>),
 }
 
 struct Running {
     progress: Arc<Progress>,
+    /// The second report's, when two versions are compared.
+    second: Option<Arc<Progress>>,
     rx: Receiver<Msg>,
     started: Instant,
 }
@@ -91,6 +109,10 @@ pub struct ReportView {
     sweep_hint: String,
     /// The goal's turn limit as last set (kept while the limit is unticked).
     goal_turns: f64,
+    /// The last comparison of two versions (Compare with…).
+    pub comparison: Option<Comparison>,
+    /// The two versions' names while a comparison runs.
+    comparing: Option<(String, String)>,
 }
 
 impl Default for ReportView {
@@ -118,6 +140,8 @@ impl Default for ReportView {
             suggest_current: true,
             sweep_hint: "c.hp=6..14".into(),
             goal_turns: 30.0,
+            comparison: None,
+            comparing: None,
         }
     }
 }
@@ -158,19 +182,13 @@ impl ReportView {
         self.running.is_some()
     }
 
-    /// Starts a report of `prog` (compiled from `source`) on a background thread.
-    pub fn start(
-        &mut self,
-        ctx: &egui::Context,
+    /// The report options of the tab's settings for `prog` (its sweep checked on it).
+    fn options(
+        &self,
         source: &str,
-        file: &str,
         prog: &RuleProgram,
         lang: Lang,
-    ) {
-        self.cancel();
-        self.cancelled = false;
-        self.error = None;
-        self.report_text = Some(source.to_string());
+    ) -> Result<ReportOptions, String> {
         let sweep = if self.sweep.trim().is_empty() {
             None
         } else {
@@ -179,11 +197,9 @@ impl ReportView {
             {
                 Ok(s) => Some(s),
                 Err(e) => {
-                    self.error = Some(
-                        e.to_string()
-                            .replace("--sweep ", &format!("{} ", tr(lang, T::Sweep))),
-                    );
-                    return;
+                    return Err(e
+                        .to_string()
+                        .replace("--sweep ", &format!("{} ", tr(lang, T::Sweep))));
                 }
             }
         };
@@ -191,16 +207,55 @@ impl ReportView {
         // frame in about a millisecond, ten a second while a report runs) and the system gives
         // it its share when it wakes. (Leaving it a core of its own made a report on a 2-core
         // machine take twice as long as on the command line.)
-        let opts = ReportOptions {
+        Ok(ReportOptions {
             games: self.games.max(1),
             seed: self.seed,
             sweep,
             ..Default::default()
+        })
+    }
+
+    /// Starts a report of the editor's program, or (with `other`) a comparison of it with
+    /// another version: both reported with the same options, one after the other.
+    pub fn start_with(
+        &mut self,
+        ctx: &egui::Context,
+        source: &str,
+        file: &str,
+        prog: &RuleProgram,
+        other: Option<Other>,
+        lang: Lang,
+    ) {
+        self.cancel();
+        self.cancelled = false;
+        self.error = None;
+        self.report_text = Some(source.to_string());
+        let opts = match self.options(source, prog, lang) {
+            Ok(o) => o,
+            Err(e) => {
+                self.error = Some(e);
+                return;
+            }
+        };
+        let other = match other {
+            Some(o) => match self.options(&o.source, &o.prog, lang) {
+                Ok(opts) => Some((o, opts)),
+                Err(e) => {
+                    self.error = Some(format!("{}: {e}", o.name));
+                    return;
+                }
+            },
+            None => None,
         };
         let progress = Progress::new();
+        let second = other.as_ref().map(|_| Progress::new());
+        self.comparing = other
+            .as_ref()
+            .map(|(o, _)| (file.to_string(), o.name.clone()));
         let (tx, rx) = channel();
-        let (p, src, name, prog, c) = (
+        let (p, p2, src, name, prog, c) = (
             progress.clone(),
+            second.clone(),
             source.to_string(),
             file.to_string(),
             prog.clone(),
@@ -213,7 +268,20 @@ impl ReportView {
                     let _ = tx.send(Msg::Update(r.clone()));
                     c.request_repaint();
                 });
-                let _ = tx.send(Msg::Done(r.map_err(|e| e.to_string())));
+                match (other, p2) {
+                    (Some((o, opts)), Some(p2)) => {
+                        let both = r.and_then(|a| {
+                            crate::report::run(&o.source, &o.name, &o.prog, &opts, &p2, |_| {
+                                c.request_repaint();
+                            })
+                            .map(|b| Box::new(Comparison::new(a, b)))
+                        });
+                        let _ = tx.send(Msg::Compared(both.map_err(|e| e.to_string())));
+                    }
+                    _ => {
+                        let _ = tx.send(Msg::Done(r.map_err(|e| e.to_string())));
+                    }
+                }
                 c.request_repaint();
             });
         if let Err(e) = spawned {
@@ -221,8 +289,10 @@ impl ReportView {
             return;
         }
         self.report = None;
+        self.comparison = None;
         self.running = Some(Running {
             progress,
+            second,
             rx,
             started: Instant::now(),
         });
@@ -593,6 +663,10 @@ impl ReportView {
     pub fn cancel(&mut self) {
         if let Some(r) = self.running.take() {
             r.progress.cancel();
+            if let Some(p) = &r.second {
+                p.cancel();
+            }
+            self.comparing = None;
             self.cancelled = true;
             self.elapsed = r.started.elapsed().as_secs_f64();
             if let Some(rep) = self.report.as_mut() {
@@ -618,9 +692,23 @@ impl ReportView {
                     self.running = None;
                     return;
                 }
+                Ok(Msg::Compared(r)) => {
+                    self.elapsed = run.started.elapsed().as_secs_f64();
+                    match r {
+                        Ok(c) => {
+                            self.report = Some(c.a.clone());
+                            self.comparison = Some(*c);
+                        }
+                        Err(e) => self.error = Some(e),
+                    }
+                    self.comparing = None;
+                    self.running = None;
+                    return;
+                }
                 Err(TryRecvError::Empty) => return,
                 Err(TryRecvError::Disconnected) => {
                     self.error = Some(tr(lang, T::ReportDied).into());
+                    self.comparing = None;
                     self.running = None;
                     return;
                 }
@@ -671,6 +759,24 @@ impl ReportView {
             {
                 start = true;
             }
+            if !self.busy() {
+                let (menu, _) = egui::containers::menu::MenuButton::new(tr(lang, T::CompareWith))
+                    .ui(ui, |ui| {
+                        if ui
+                            .add_enabled(runnable, egui::Button::new(tr(lang, T::CompareSaved)))
+                            .clicked()
+                        {
+                            action = Some(ReportAction::CompareSaved);
+                        }
+                        if ui
+                            .add_enabled(runnable, egui::Button::new(tr(lang, T::CompareFile)))
+                            .clicked()
+                        {
+                            action = Some(ReportAction::CompareFile);
+                        }
+                    });
+                menu.on_hover_text(tr(lang, T::CompareHover));
+            }
             if self.suggesting() {
                 if ui.button(tr(lang, T::Cancel)).clicked() {
                     self.cancel_suggest();
@@ -701,8 +807,24 @@ impl ReportView {
             action = Some(a);
         }
         if let Some(run) = &self.running {
-            let done = run.progress.done.load(Ordering::Relaxed);
-            let total = run.progress.total.load(Ordering::Relaxed).max(1);
+            // A comparison: the first report's games, then the second's.
+            let p = match &run.second {
+                Some(p2) if p2.total.load(Ordering::Relaxed) > 0 => p2,
+                _ => &run.progress,
+            };
+            if let Some((a, b)) = &self.comparing {
+                let which = if std::ptr::eq(p, &run.progress) {
+                    "A"
+                } else {
+                    "B"
+                };
+                ui.label(format!(
+                    "{which} — {}",
+                    trn(lang, T::CompareRunning, &[a, b])
+                ));
+            }
+            let done = p.done.load(Ordering::Relaxed);
+            let total = p.total.load(Ordering::Relaxed).max(1);
             let secs = run.started.elapsed().as_secs_f64();
             ui.add(egui::ProgressBar::new(done as f32 / total as f32).text(trn(
                 lang,
@@ -744,6 +866,10 @@ impl ReportView {
             .auto_shrink([false, false])
             .show(ui, |ui| {
                 ui.set_max_width(visible);
+                if let Some(c) = &self.comparison {
+                    comparison(ui, lang, c);
+                    ui.separator();
+                }
                 problems(ui, lang, &r.problems);
                 outcome(ui, lang, &r);
                 length(ui, lang, &r);
@@ -1487,4 +1613,150 @@ fn deeper_ui(ui: &mut Ui, lang: Lang, d: &crate::report::suggest::DeeperCheck) {
             ui.weak(format!("{text} — {}", tr(lang, T::DepthUnclear)));
         }
     }
+}
+
+/// A measure in the studio's language.
+fn measure_text(lang: Lang, m: &Measure) -> String {
+    use Measure::*;
+    match m {
+        HScore => tr(lang, T::MHScore).into(),
+        FirstMover => tr(lang, T::MFirstMover).into(),
+        NoWinner => tr(lang, T::MNoWinner).into(),
+        RuleErrorGames => tr(lang, T::MRuleErrorGames).into(),
+        ForfeitGames => tr(lang, T::MForfeitGames).into(),
+        HScoreDeeper => tr(lang, T::MHScoreDeeper).into(),
+        FirstMoverDeeper => tr(lang, T::MFirstMoverDeeper).into(),
+        ExactVerdict => tr(lang, T::MExactVerdict).into(),
+        ExactValue => tr(lang, T::MExactValue).into(),
+        MeanTurns => tr(lang, T::MMeanTurns).into(),
+        MedianTurns => tr(lang, T::MMedianTurns).into(),
+        P90Turns => tr(lang, T::MP90Turns).into(),
+        LeadChanges => tr(lang, T::MLeadChanges).into(),
+        Drama => tr(lang, T::MDrama).into(),
+        Decisiveness => tr(lang, T::MDecisiveness).into(),
+        Branching => tr(lang, T::MBranching).into(),
+        ChoiceShare => tr(lang, T::MChoiceShare).into(),
+        CommandUse { side, command } => trn(lang, T::MCommandUse, &[side, command]),
+        RuleFires {
+            a_line,
+            b_line,
+            text,
+        } => {
+            let line = match (a_line, b_line) {
+                (Some(x), Some(y)) if x == y => x.to_string(),
+                (Some(x), Some(y)) => format!("{x} (B {y})"),
+                (Some(x), None) => format!("{x} (A)"),
+                (None, Some(y)) => format!("(B) {y}"),
+                (None, None) => String::new(),
+            };
+            trn(lang, T::MRuleFires, &[&line, text])
+        }
+        Restricted { side, command } => trn(lang, T::MRestricted, &[side, command]),
+        Skill { a, b } => trn(lang, T::MSkill, &[a, b]),
+        SkillVerdict => tr(lang, T::MSkillVerdict).into(),
+        SweepFair { name } => trf(lang, T::MSweepFair, name),
+        SweepScore { name, value } => trn(lang, T::MSweepScore, &[name, value]),
+    }
+}
+
+/// A row's difference in the studio's language.
+fn change_text(lang: Lang, d: &Diff) -> String {
+    if d.unit == Unit::Word {
+        return match d.differs {
+            Some(true) => tr(lang, T::CompareChanged).into(),
+            Some(false) => tr(lang, T::CompareSame).into(),
+            None => String::new(),
+        };
+    }
+    let Some(x) = d.diff else {
+        return tr(lang, T::CompareOnlyOne).into();
+    };
+    let (scale, suffix, digits) = match d.unit {
+        Unit::Share | Unit::Points => (100.0, tr(lang, T::PointsSuffix), 1),
+        Unit::Turns => (1.0, tr(lang, T::CompareTurns), 1),
+        Unit::Count => (1.0, "", 0),
+        Unit::Value => (1.0, "", 4),
+        _ => (1.0, "", 2),
+    };
+    let f = |v: f64| format!("{:+.*}", digits, scale * v);
+    match (d.basis, d.low, d.high) {
+        (_, Some(lo), Some(hi)) => format!("{}{suffix}  (95% {} … {})", f(x), f(lo), f(hi)),
+        (Basis::Exact, ..) => format!("{}{suffix}  ({})", f(x), tr(lang, T::CompareExact)),
+        _ => format!("{}{suffix}  ({})", f(x), tr(lang, T::CompareNoInterval)),
+    }
+}
+
+/// The comparison of two versions: each measure in both and their difference, the rows that
+/// differ marked, the rest folded.
+fn comparison(ui: &mut Ui, lang: Lang, c: &Comparison) {
+    let title = trn(lang, T::CompareTitle, &[&c.a.file, &c.b.file]);
+    header(ui, &title, tr(lang, T::CompareExplain), |ui| {
+        if !c.same_players {
+            ui.colored_label(
+                Color32::from_rgb(230, 170, 60),
+                tr(lang, T::ComparePlayersDiffer),
+            );
+        }
+        // Two columns, so a narrow panel wraps instead of cutting the difference off: the
+        // measure, then A · B · A − B.
+        let total = ui.available_width();
+        let first = (total * 0.36).clamp(110.0, 260.0);
+        let second = (total - first - 24.0).max(160.0);
+        let row = |ui: &mut Ui, d: &Diff| {
+            let [a, b] = crate::report::compare::sides(d);
+            let strong = d.differs == Some(true);
+            ui.scope(|ui| {
+                ui.set_max_width(first);
+                ui.add(egui::Label::new(measure_text(lang, &d.what)).wrap());
+            });
+            ui.horizontal_wrapped(|ui| {
+                ui.set_max_width(second);
+                ui.spacing_mut().item_spacing.x = 6.0;
+                ui.monospace(a);
+                ui.weak("·");
+                ui.monospace(b);
+                ui.weak("·");
+                let t = change_text(lang, d);
+                if strong {
+                    ui.colored_label(
+                        Color32::from_rgb(230, 140, 50),
+                        RichText::new(format!("{t}  {}", tr(lang, T::CompareDiffers))).strong(),
+                    );
+                } else {
+                    ui.label(t);
+                }
+            });
+            ui.end_row();
+        };
+        let (shown, folded): (Vec<&Diff>, Vec<&Diff>) = c
+            .differences
+            .iter()
+            .partition(|d| crate::report::compare::shown(d));
+        egui::Grid::new("kumite-compare")
+            .striped(true)
+            .min_col_width(60.0)
+            .show(ui, |ui| {
+                ui.strong(tr(lang, T::CompareMeasure));
+                ui.strong("A · B · A − B");
+                ui.end_row();
+                for d in &shown {
+                    row(ui, d);
+                }
+            });
+        if !folded.is_empty() {
+            egui::CollapsingHeader::new(trf(lang, T::CompareMore, folded.len()))
+                .id_salt("kumite-compare-more")
+                .default_open(false)
+                .show(ui, |ui| {
+                    egui::Grid::new("kumite-compare-more-grid")
+                        .striped(true)
+                        .min_col_width(60.0)
+                        .show(ui, |ui| {
+                            for d in &folded {
+                                row(ui, d);
+                            }
+                        });
+                });
+        }
+    });
 }

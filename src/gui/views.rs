@@ -128,11 +128,30 @@ impl StudioApp {
         if start {
             self.start_report(ui.ctx());
         }
+        if let Some(other) = self.pending_compare.take() {
+            self.start_comparison(ui.ctx(), other);
+        }
         if suggest && let Some(v) = self.last_good.clone() {
             self.report.start_suggest(ui.ctx(), &v.source);
         }
         match action {
             Some(super::report_view::ReportAction::ShowLine(l)) => Some(l),
+            Some(super::report_view::ReportAction::CompareSaved) => {
+                let name = format!(
+                    "{} ({})",
+                    self.file_name_for_reports(),
+                    tr(lang, T::CompareSaved)
+                );
+                match self.other_version(self.doc.saved_text.to_string(), name) {
+                    Ok(o) => self.start_comparison(ui.ctx(), o),
+                    Err(e) => self.report.error = Some(e),
+                }
+                None
+            }
+            Some(super::report_view::ReportAction::CompareFile) => {
+                self.ask_path(super::files::DialogKind::CompareWith, None);
+                None
+            }
             Some(super::report_view::ReportAction::Apply(k, edits)) => {
                 let ok = self.editor.apply_edits(ui.ctx(), &edits);
                 self.report.mark(k, ok, &self.editor.text);
@@ -145,8 +164,50 @@ impl StudioApp {
         }
     }
 
+    /// Another version of the rules, compiled, to compare the editor's with; or why it cannot
+    /// be (it does not compile: its first error, with its line).
+    pub(super) fn other_version(
+        &self,
+        source: String,
+        name: String,
+    ) -> Result<super::report_view::Other, String> {
+        let c = crate::pipeline::compile(&source);
+        match c.program {
+            Some(prog) => Ok(super::report_view::Other { source, name, prog }),
+            None => {
+                let why = c
+                    .diags
+                    .iter()
+                    .find(|d| d.is_error())
+                    .map(|d| {
+                        let line = source[..d.span.start.min(source.len())]
+                            .matches('\n')
+                            .count()
+                            + 1;
+                        format!("line {line}: {}", d.message)
+                    })
+                    .unwrap_or_default();
+                Err(super::i18n::trn(
+                    self.lang(),
+                    T::CompareHasErrors,
+                    &[&name, &why],
+                ))
+            }
+        }
+    }
+
+    /// Compares the last program that compiled with another version (Report tab).
+    pub fn start_comparison(&mut self, ctx: &egui::Context, other: super::report_view::Other) {
+        self.start_report_with(ctx, Some(other));
+    }
+
     /// Starts a balance report of the last program that compiled.
     pub fn start_report(&mut self, ctx: &egui::Context) {
+        self.start_report_with(ctx, None);
+    }
+
+    /// A report of the last program that compiled, or its comparison with `other`.
+    fn start_report_with(&mut self, ctx: &egui::Context, other: Option<super::report_view::Other>) {
         let Some(v) = self.last_good.clone() else {
             return;
         };
@@ -156,7 +217,8 @@ impl StudioApp {
         let name = self.file_name_for_reports();
         let lang = self.persisted.lang;
         self.persisted.view_tab = ViewTab::Report;
-        self.report.start(ctx, &v.source, &name, prog, lang);
+        self.report
+            .start_with(ctx, &v.source, &name, prog, other, lang);
     }
 
     /// Loads the last win path into a new match from the position it was found from.

@@ -7,6 +7,7 @@
 //! (the studio fills its tab in as results arrive). Every figure depends on the seed only, not
 //! on the number of worker threads.
 
+pub mod compare;
 pub mod games;
 pub mod reach;
 mod sections;

@@ -431,3 +431,80 @@ fn the_balance_meter_follows_the_edits() {
     assert_ne!(last, first, "a push twice as strong moved the balance");
     assert!(h.state().balance.history.len() <= 3);
 }
+
+/// Compare with… → The saved version: an edit that gives h 4 more hp shows, side by side with
+/// the saved file, as a higher score for h whose interval leaves out 0 — the numbers of
+/// `kumite report EDITED --against SAVED`.
+#[test]
+fn compare_with_the_saved_version_shows_what_an_edit_changed() {
+    let boxing = std::fs::read_to_string(crate::common::root().join("tests/designs/boxing.kmt"))
+        .expect("boxing");
+    // The design file with its hp start value on a last line of its own, to edit at the end.
+    let saved = boxing
+        .replace("!:hp=10,stamina=6", "!:c.hp=10,stamina=6")
+        .trim_end()
+        .to_string()
+        + "\n!:h.hp=10";
+    let mut h = harness(StudioApp::new_for_test(Lang::En, &saved));
+    step_until(&mut h, "the checker", |a| a.is_checked());
+    h.key_press_modifiers(Modifiers::COMMAND, Key::Num4);
+    h.run();
+    h.state_mut().report.games = 40;
+    h.get_by_label("Rule editor").focus();
+    h.run();
+    h.key_press_modifiers(Modifiers::COMMAND, Key::End);
+    h.key_press(Key::Backspace);
+    h.key_press(Key::Backspace);
+    h.get_by_label("Rule editor").type_text("14");
+    step_until(&mut h, "the checker", |a| a.is_checked());
+    assert!(
+        h.state().text().ends_with("!:h.hp=14"),
+        "{}",
+        h.state().text()
+    );
+    h.get_by_label("Compare with…").click();
+    h.run();
+    h.get_by_label("The saved version").click();
+    h.step();
+    assert!(h.state().report.busy());
+    step_until(&mut h, "the comparison", |a| !a.report.busy());
+    assert_eq!(h.state().report.error, None);
+    let c = h.state().report.comparison.clone().expect("a comparison");
+    let row = c
+        .differences
+        .iter()
+        .find(|d| d.what == kumite::report::compare::Measure::HScore)
+        .expect("h's score");
+    assert_eq!(row.differs, Some(true), "{row:?}");
+    assert!(row.low.expect("an interval") > 0.0, "{row:?}");
+    // The report below is the editor's (A), and the two are the command line's.
+    assert_eq!(h.state().report.report.as_ref(), Some(&c.a));
+    h.get_by_label_contains("Comparison — A:");
+    assert!(h.query_all_by_label_contains("DIFFERS").count() >= 1);
+    let dir = std::env::temp_dir().join(format!("kumite-compare-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("tmp");
+    let (a, b) = (dir.join("a.kmt"), dir.join("b.kmt"));
+    std::fs::write(&a, h.state().text()).expect("a");
+    std::fs::write(&b, &saved).expect("b");
+    let (code, out, err) = crate::common::kumite(&[
+        "report",
+        &a.to_string_lossy(),
+        "--against",
+        &b.to_string_lossy(),
+        "--games",
+        "40",
+        "--format",
+        "json",
+    ]);
+    assert_eq!(code, 0, "{err}");
+    let j: serde_json::Value = serde_json::from_str(&out).expect("json");
+    let cli = j["differences"]
+        .as_array()
+        .expect("rows")
+        .iter()
+        .find(|d| d["measure"] == "h's score")
+        .expect("row")
+        .clone();
+    assert_eq!(cli["a"].as_f64(), row.a);
+    assert_eq!(cli["b"].as_f64(), row.b);
+}

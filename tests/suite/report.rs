@@ -573,3 +573,76 @@ fn a_command_the_side_is_better_without_is_named_a_trap() {
     let hit = line("h without hit");
     assert!(hit.ends_with("decisive") && !hit.contains("trap"), "{hit}");
 }
+
+/// `report A --against B`: a planted imbalance shows as a difference whose interval leaves out
+/// 0; a file against itself differs in nothing; a missing file or a sweep B cannot take is named.
+#[test]
+fn two_versions_side_by_side() {
+    let fair = root()
+        .join("tests/designs/boxing.kmt")
+        .to_string_lossy()
+        .into_owned();
+    let text = std::fs::read_to_string(&fair).expect("boxing");
+    assert!(
+        text.contains("!:hp=10,stamina=6"),
+        "the design file changed"
+    );
+    let strong = write(
+        "boxing_h14.kmt",
+        &text.replace("!:hp=10,stamina=6", "!:h.hp=14,c.hp=10,stamina=6"),
+    );
+    let args = ["--games", "60", "--sections", "outcome,length"];
+    let mut a = vec![strong.as_str(), "--against", fair.as_str()];
+    a.extend(args);
+    let c = report(&a);
+    let rows = c["differences"].as_array().expect("rows");
+    let row = |m: &str| {
+        rows.iter()
+            .find(|r| r["measure"] == m)
+            .unwrap_or_else(|| panic!("no row {m}: {c}"))
+    };
+    let h = row("h's score");
+    assert_eq!(h["differs"], true, "{h}");
+    assert!(h["low"].as_f64().expect("low") > 0.0, "{h}");
+    let (x, y) = (h["a"].as_f64().expect("a"), h["b"].as_f64().expect("b"));
+    assert!((h["diff"].as_f64().expect("diff") - (x - y)).abs() < 1e-9);
+    // Each side's figure is that file's own report.
+    let alone = report(&[&strong, "--games", "60", "--sections", "outcome,length"]);
+    assert_eq!(alone["outcome"]["h_score"]["value"].as_f64(), Some(x));
+    assert_eq!(c["a"]["outcome"], alone["outcome"]);
+    assert_eq!(row("mean turns")["basis"], "spread");
+    // The text says so.
+    let mut t = vec!["report", strong.as_str(), "--against", fair.as_str()];
+    t.extend(args);
+    let (code, out, err) = kumite(&t);
+    assert_eq!(code, 0, "{err}");
+    let line = out
+        .lines()
+        .find(|l| l.trim_start().starts_with("h's score "))
+        .unwrap_or_else(|| panic!("{out}"));
+    assert!(line.contains("DIFFERS"), "{out}");
+    // A file against itself: the same games, no difference.
+    let same = report(&[&fair, "--against", &fair, "--games", "30"]);
+    assert_eq!(same["same_players"], true);
+    for r in same["differences"].as_array().expect("rows") {
+        assert_ne!(r["differs"], true, "{r}");
+        if let Some(d) = r["diff"].as_f64() {
+            assert_eq!(d, 0.0, "{r}");
+        }
+    }
+    // Bad partners are named.
+    let (code, _, err) = kumite(&["report", &fair, "--against", "/nonexistent/b.kmt"]);
+    assert_eq!(code, 2);
+    assert!(err.contains("/nonexistent/b.kmt"), "{err}");
+    let other = write("other.kmt", "!:x=1,[a]\n[a]:S.x+1\nS.x>=3:S.勝利\n");
+    let (code, _, err) = kumite(&[
+        "report",
+        &fair,
+        "--against",
+        &other,
+        "--sweep",
+        "h.hp=8..12",
+    ]);
+    assert_eq!(code, 2);
+    assert!(err.contains("other.kmt") && err.contains("hp"), "{err}");
+}
