@@ -49,9 +49,11 @@ if s["already_met"]:
 elif s["suggestions"]:
     sg = s["suggestions"][0]
     eds = "; ".join(f"line {e['line']}: {e['before_line']} → {e['after_line']}" for e in sg["edits"])
-    print(f"OK  {name}: {ev(b)} → {ev(sg['after'])} by {eds}; {len(s['suggestions'])} found, {s['tried']} tried, {s.get('rejected', 0)} rejected for breaking the design, {s['seconds']:.1f} s")
+    deep = {True: "deeper CPUs agree", False: "DEEPER CPUs DISAGREE", None: "deeper CPUs: too few games to tell"}[(sg.get("deeper") or {}).get("agrees")] if sg.get("deeper") else "no depth check (exact)"
+    plan = f"; plan: {s['plan_note']}" if s.get("plan_note") else ""
+    print(f"OK  {name}: {ev(b)} → {ev(sg['after'])} by {eds}; {deep}; {len(s['suggestions'])} found, {s['tried']} tried, {s.get('rejected', 0)} rejected for breaking the design, {s['seconds']:.1f} s{plan}")
 else:
-    print(f"--  {name}: {ev(b)}: none found; {s['tried']} tried, {s.get('rejected', 0)} rejected for breaking the design, {s['seconds']:.1f} s" + (f"; gave up: {s['gave_up']}" if s.get('gave_up') else ""))
+    print(f"--  {name}: {ev(b)}: none found; {s['tried']} tried, {s.get('rejected', 0)} rejected for breaking the design, {s['seconds']:.1f} s" + (f"; gave up: {s['gave_up']}" if s.get('gave_up') else "") + (f"; plan: {s['plan_note']}" if s.get('plan_note') else ""))
 PY
 )
   echo "$line"

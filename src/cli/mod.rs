@@ -320,8 +320,9 @@ pub enum Command {
         /// stops and says where. It never changes which games are played before it.
         #[arg(long, default_value_t = 60.0)]
         seconds: f64,
-        /// CPU moves the sampled search plans (games times the moves a game of the file
-        /// takes): the search's size, the same on every machine.
+        /// Moves' work the sampled search plans (games times the moves a game of the file
+        /// takes, a move counted once more per 250 search nodes it costs): the search's size,
+        /// the same on every machine.
         #[arg(long, value_name = "N", default_value_t = crate::report::suggest::DEFAULT_MOVES,
               value_parser = clap::value_parser!(u64).range(1_000..))]
         moves: u64,

@@ -67,6 +67,9 @@ pub struct GameRec {
     /// A fingerprint of the whole game: every turn's commands and the position after it (so
     /// chance outcomes count). Two games with the same trail are the same game.
     pub trail: u64,
+    /// Search nodes both players visited (CPU players; a node budget a move makes the count
+    /// the same on any machine).
+    pub nodes: u64,
 }
 
 /// Whether the games of each set (one set per seating) were not all one game: a set of two
@@ -294,6 +297,11 @@ impl<'p> Worker<'p> {
                 .lock()
                 .unwrap_or_else(|e| e.into_inner())
                 .note(set.players, &end);
+        }
+        for s in &mut self.seats {
+            if let Some(w) = s.inner.take_search_work() {
+                rec.nodes += w.nodes;
+            }
         }
         for (side, s) in self.seats.iter().enumerate() {
             rec.choices += s.choices;

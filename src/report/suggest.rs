@@ -161,9 +161,11 @@ impl Default for SuggestOptions {
     }
 }
 
-/// CPU moves a sampled search plans by default: the boxing design (66 moves a game) plays
-/// about 40 s on the 2-core development machine, sumo a few seconds.
-pub const DEFAULT_MOVES: u64 = 600_000;
+/// Moves' work a sampled search plans by default (a move counts once, and once more for every
+/// [`NODES_A_MOVE`] search nodes it costs): the boxing design (66 moves a game, 1.9 moves'
+/// work each) and karate (31 moves, 8.2 each) plan about 25 s on the 2-core development
+/// machine, sumo a few seconds — within the 60 s cap with a core busy.
+pub const DEFAULT_MOVES: u64 = 800_000;
 
 /// A number of the file that an edit may change.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -273,6 +275,10 @@ pub struct Verdict {
     /// evidence of balance.
     #[serde(skip_serializing_if = "std::ops::Not::not")]
     pub errors_decide: bool,
+    /// Search nodes a choice cost the players of sampled games (0 for other verdicts): the
+    /// plan of a sampled search counts them ([`work_a_game`]).
+    #[serde(skip)]
+    pub nodes_a_move: f64,
 }
 
 /// One suggestion: its edits and the value before and after.
@@ -304,9 +310,10 @@ pub struct DeeperCheck {
     pub players: String,
     /// Their verdict.
     pub verdict: Verdict,
-    /// true: the first mover's advantage (else h's score) within 10 points of the verdict it
-    /// checks; false: further apart and the intervals do not overlap — the verdict depends on
-    /// how deep the CPU looks; null: further apart, too few games to tell.
+    /// true: h's score and the first mover's advantage (alternate games) each within 10 points
+    /// of the verdict it checks; false: one of them further apart and the intervals do not
+    /// overlap — the verdict depends on how deep the CPU looks; null: further apart, too few
+    /// games to tell.
     pub agrees: Option<bool>,
 }
 
@@ -346,6 +353,10 @@ pub struct Suggestions {
     pub seconds: f64,
     /// What ran out before every edit was tried (None: all were).
     pub gave_up: Option<String>,
+    /// How the sampled search's plan was cut to fit `--moves`, when it was (None: every edit
+    /// of the plan was planned).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub plan_note: Option<String>,
     /// Edited files rejected without being measured because they break the design (a
     /// victory rule that can no longer decide a game, a new warning of the checker).
     pub rejected: usize,
@@ -848,6 +859,12 @@ fn sampled_verdict_by(
             )
         }),
         errors_decide: super::errors_decide(errors, played),
+        nodes_a_move: {
+            let (nodes, moves) = sets.iter().flatten().fold((0u64, 0u64), |(n, m), r| {
+                (n + r.nodes, m + u64::from(r.choices))
+            });
+            nodes as f64 / moves.max(1) as f64
+        },
     }
 }
 
@@ -897,6 +914,7 @@ fn verdict(prog: &crate::program::RuleProgram, gv: &GameValue) -> Verdict {
         seed: None,
         rule_errors: gv.errors_text(),
         errors_decide: false,
+        nodes_a_move: 0.0,
     }
 }
 
@@ -1030,20 +1048,30 @@ fn deeper_check(
     if progress.cancelled() {
         return None;
     }
-    // The first mover's advantage where there is one (alternate games), else h's score.
-    let read = |v: &Verdict| match v.first_mover {
-        Some(f) => f,
-        None => {
-            let (lo, hi) = v.interval.unwrap_or((v.value, v.value));
-            (v.value, lo, hi)
+    // Both figures the goals read: h's score, and the first mover's advantage where there is
+    // one (alternate games). Each within 10 points agrees; further apart with intervals that
+    // do not overlap disagrees; the check agrees when both do, disagrees when either does.
+    let one = |a: (f64, f64, f64), b: (f64, f64, f64)| {
+        if (a.0 - b.0).abs() <= super::SKILL_POINTS {
+            Some(true)
+        } else {
+            (!(a.1 <= b.2 && b.1 <= a.2)).then_some(false)
         }
     };
-    let (a, al, ah) = read(base);
-    let (b, bl, bh) = read(&verdict);
-    let agrees = if (a - b).abs() <= super::SKILL_POINTS {
-        Some(true)
+    let score = |v: &Verdict| {
+        let (lo, hi) = v.interval.unwrap_or((v.value, v.value));
+        (v.value, lo, hi)
+    };
+    let mut checks = vec![one(score(base), score(&verdict))];
+    if let (Some(a), Some(b)) = (base.first_mover, verdict.first_mover) {
+        checks.push(one(a, b));
+    }
+    let agrees = if checks.contains(&Some(false)) {
+        Some(false)
+    } else if checks.contains(&None) {
+        None
     } else {
-        (!(al <= bh && bl <= ah)).then_some(false)
+        Some(true)
     };
     Some(DeeperCheck {
         players,
@@ -1236,7 +1264,7 @@ fn suggest_balance(text: &str, opts: &SuggestOptions) -> Result<Suggestions, Str
     if before.method == Method::Sampled
         && !meets(&opts.goals, &before)
         && within_noise(&opts.goals, &before)
-        && (8 * SAMPLE_GAMES) as f64 * moves_a_game(&before) <= opts.moves as f64 / 4.0
+        && (8 * SAMPLE_GAMES) as f64 * work_a_game(&before) <= opts.moves as f64 / 4.0
     {
         // Outside the goals by the estimate, inside them by its interval: too few games to
         // tell. Four times as many decide it better (the interval halves), when they take at
@@ -1337,6 +1365,7 @@ fn suggest_balance(text: &str, opts: &SuggestOptions) -> Result<Suggestions, Str
         },
         seconds: 0.0,
         gave_up: None,
+        plan_note: None,
         rejected: 0,
         rejected_examples: Vec::new(),
     };
@@ -1592,6 +1621,18 @@ fn moves_a_game(v: &Verdict) -> f64 {
     (v.turns.unwrap_or(1.0) * per_turn).max(1.0)
 }
 
+/// Search nodes that cost as much as one CPU move's own work (measured on the bundled and
+/// design files: a game's time is about 0.05 ms a move plus 0.2 µs a node on the 2-core
+/// machine).
+const NODES_A_MOVE: f64 = 250.0;
+
+/// The work a game of the file costs, in CPU moves: its moves, each counted once more for every
+/// [`NODES_A_MOVE`] nodes its search visits (karate's CPU visits about 1,800 a move, sumo's
+/// 100). Counted from the file's own measurement, so the plan is the same on any machine.
+fn work_a_game(v: &Verdict) -> f64 {
+    moves_a_game(v) * (1.0 + v.nodes_a_move / NODES_A_MOVE)
+}
+
 /// Games per seating of the first round of a sampled search (the rounds after double it, up
 /// to [`SAMPLE_GAMES`]).
 const FIRST_ROUND_GAMES: u64 = 8;
@@ -1606,15 +1647,10 @@ const KEEP_AT_LEAST: usize = 8;
 const PAIR_FROM: usize = 6;
 
 /// Games the rounds of [`sampled_search`] would play for `n` single edits: `first` games a
-/// seating each, then the better half (at most 16, at least [`KEEP_AT_LEAST`]; with pairs of
-/// [`PAIR_FROM`] singles when two edits are allowed) with twice the games, up to `full`.
-fn planned_games(n: usize, max_edits: usize, first: u64, full: u64) -> f64 {
+/// seating each, then the better half (at most 16, at least [`KEEP_AT_LEAST`]; with `pairs`
+/// pairs of the best singles) with twice the games, up to `full`.
+fn planned_games(n: usize, pairs: usize, first: u64, full: u64) -> f64 {
     let mut planned = (n as u64 * 2 * first) as f64;
-    let pairs = if max_edits >= 2 {
-        PAIR_FROM * (PAIR_FROM - 1) / 2
-    } else {
-        0
-    };
     let mut n = (n / 2).min(16).max(KEEP_AT_LEAST.min(n)) + pairs;
     let mut g = first * 2;
     while g < full {
@@ -1623,6 +1659,47 @@ fn planned_games(n: usize, max_edits: usize, first: u64, full: u64) -> f64 {
         g *= 2;
     }
     planned + (n as u64 * 2 * full) as f64
+}
+
+/// A sampled search's plan: edits of the first round, pairs, games a seating of the first
+/// round and of the last.
+#[derive(Clone, Copy, Debug, PartialEq)]
+struct Plan {
+    edits: usize,
+    pairs: usize,
+    first: u64,
+    full: u64,
+}
+
+/// The plan for `n` single edits that fits `opts.moves` at `per_game` moves' work a game: the
+/// first that fits of — every edit with 8×, 4×, 2× or 1× the games; without pairs; the first
+/// edits only (at least twice [`KEEP_AT_LEAST`]); those confirmed on half the games. None: not
+/// even that fits. It depends on the file and the options alone.
+fn plan(n: usize, opts: &SuggestOptions, per_game: f64) -> Option<Plan> {
+    let pairs = if opts.max_edits >= 2 {
+        PAIR_FROM * (PAIR_FROM - 1) / 2
+    } else {
+        0
+    };
+    let fits =
+        |p: &Plan| planned_games(p.edits, p.pairs, p.first, p.full) * per_game <= opts.moves as f64;
+    let at = |edits: usize, pairs: usize, scale: u64, full: u64| Plan {
+        edits,
+        pairs,
+        first: FIRST_ROUND_GAMES * scale,
+        full: full * scale,
+    };
+    let least = (2 * KEEP_AT_LEAST).min(n);
+    [8u64, 4, 2, 1]
+        .into_iter()
+        .map(|s| at(n, pairs, s, SAMPLE_GAMES))
+        .chain(std::iter::once(at(n, 0, 1, SAMPLE_GAMES)))
+        .find(fits)
+        .or_else(|| {
+            [SAMPLE_GAMES, SAMPLE_GAMES / 2]
+                .into_iter()
+                .find_map(|full| (least..n).rev().map(|k| at(k, 0, 1, full)).find(fits))
+        })
 }
 
 /// Alternate games (sampled): every single edit of [`steps`] plays [`FIRST_ROUND_GAMES`] games
@@ -1671,21 +1748,49 @@ fn sampled_search(
     // Where the plan at FIRST_ROUND_GAMES .. SAMPLE_GAMES is a small part of the games planned
     // (sumo), every round plays `scale` times as many (8×, 4× or 2×): the games buy estimates
     // with less noise instead of going unused.
-    let per_game = moves_a_game(&out.before);
-    let scale = [8u64, 4, 2]
-        .into_iter()
-        .find(|&s| {
-            planned_games(
-                cands.len(),
-                opts.max_edits,
-                FIRST_ROUND_GAMES * s,
-                SAMPLE_GAMES * s,
-            ) * per_game
-                <= opts.moves as f64
-        })
-        .unwrap_or(1);
-    let first_games = FIRST_ROUND_GAMES * scale;
-    let full_games = SAMPLE_GAMES * scale;
+    let per_game = work_a_game(&out.before);
+    let Some(plan) = plan(cands.len(), opts, per_game) else {
+        let need = planned_games(
+            KEEP_AT_LEAST.min(cands.len()),
+            0,
+            FIRST_ROUND_GAMES,
+            SAMPLE_GAMES / 2,
+        ) * per_game;
+        // Said before any game is played: a plan cut by the clock would depend on the machine.
+        out.gave_up = Some(format!(
+            "no plan fits: a game of this file costs {per_game:.0} moves' work ({:.0} moves, {:.0} search nodes a move), so even {} edits need --moves {:.0} (given {})",
+            moves_a_game(&out.before),
+            out.before.nodes_a_move,
+            KEEP_AT_LEAST.min(cands.len()),
+            need.ceil(),
+            opts.moves
+        ));
+        return;
+    };
+    if plan.edits < cands.len()
+        || plan.pairs == 0 && opts.max_edits >= 2
+        || plan.full < SAMPLE_GAMES
+    {
+        out.plan_note = Some(format!(
+            "{} of {} edits planned{}, confirmed on {} games a seating: a game of this file costs {per_game:.0} moves' work ({:.0} moves, {:.0} search nodes a move), and --moves {} allows no more",
+            plan.edits,
+            cands.len(),
+            if plan.pairs == 0 && opts.max_edits >= 2 {
+                ", no pairs"
+            } else {
+                ""
+            },
+            plan.full,
+            moves_a_game(&out.before),
+            out.before.nodes_a_move,
+            opts.moves
+        ));
+        // The first ones in the order above: start values brought near the other side's,
+        // then the nearest steps.
+        cands.truncate(plan.edits);
+    }
+    let first_games = plan.first;
+    let full_games = plan.full;
     let mut games = first_games;
     let mut last: Vec<Tried> = Vec::new();
     loop {
@@ -1747,7 +1852,7 @@ fn sampled_search(
             .min(16)
             .max(KEEP_AT_LEAST.max(opts.max_suggestions).min(scored.len()));
         cands = scored.iter().take(keep).map(|x| x.1.clone()).collect();
-        if games == first_games && opts.max_edits >= 2 {
+        if games == first_games && plan.pairs > 0 {
             // Pairs of the nearest single edits, each on its own number.
             let mut best: Vec<(usize, i64)> = Vec::new();
             for (_, ch, _) in &scored {
@@ -1948,5 +2053,8 @@ pub fn text(s: &Suggestions) -> String {
             .as_ref()
             .map_or(String::new(), |g| format!("; gave up: {g}"))
     ));
+    if let Some(p) = &s.plan_note {
+        o.push_str(&format!("plan: {p}\n"));
+    }
     o
 }
