@@ -1471,8 +1471,93 @@ fn suggest_balance(text: &str, opts: &SuggestOptions) -> Result<Suggestions, Str
             break;
         }
     }
-    // Pairs of the single edits that came nearest, when no single edit was enough.
     near.sort_by(|a, b| a.0.total_cmp(&b.0));
+    // Beyond ±3: a number whose step moved the value toward even is followed further that
+    // way — doubling steps until the value crosses even or the goals are met — and then
+    // bisected between the last two (the value taken as monotone in the number there), so a
+    // fix 5 or 40 away costs a few solves, not one per step.
+    if out.suggestions.is_empty() && out.gave_up.is_none() {
+        let mut ways: Vec<(usize, i64)> = Vec::new();
+        for (_, ch, _) in &near {
+            let (k, v) = ch[0];
+            let dir = (v - all[k].value).signum();
+            if dir != 0 && !ways.contains(&(k, dir)) {
+                ways.push((k, dir));
+            }
+        }
+        ways.truncate(8);
+        let sign0 = before.value.signum();
+        for (k, dir) in ways {
+            if let Some(why) = stopped(opts, out.tried) {
+                out.gave_up = Some(format!("{why} (following numbers beyond ±3)"));
+                break;
+            }
+            let v0 = all[k].value;
+            let limit = v0.unsigned_abs().saturating_mul(4).clamp(64, 1 << 20) as i64;
+            // The verdict at value x (None: not measurable — an error, a rejected edit, a
+            // cap — which ends the way).
+            let mut at = |x: i64, out: &mut Suggestions| -> Option<Verdict> {
+                if !files.insert(change_key(&all, &[(k, x)])) {
+                    return None;
+                }
+                let one = changes_of(&all, &[(k, x)]);
+                let t = edited_checked(text, &one)?;
+                if rejects(design.as_ref(), text, &t, &one, out) {
+                    return None;
+                }
+                out.tried += 1;
+                let after = verdict_with(&t, &opts.progress, judge).ok()?;
+                if ends_all_undecided(&out.before, &after) {
+                    count_rejected(out, text, &t, &one, "no game has a winner any more");
+                    return None;
+                }
+                Some(after)
+            };
+            let crossed = |v: &Verdict| v.value.signum() != sign0 || meets(&opts.goals, v);
+            // Doubling: the last value on this side of even, and the first past it.
+            let (mut lo, mut hi) = ((v0 + 3 * dir).max(0), None);
+            let mut found: Vec<(i64, Verdict)> = Vec::new();
+            let mut step = 6i64;
+            while step <= limit {
+                let x = (v0 + dir * step).max(0);
+                if x == lo {
+                    break;
+                }
+                let Some(f) = at(x, &mut out) else { break };
+                let past = crossed(&f);
+                if meets(&opts.goals, &f) {
+                    found.push((x, f));
+                }
+                if past {
+                    hi = Some(x);
+                    break;
+                }
+                lo = x;
+                step *= 2;
+            }
+            // Bisection for the value nearest even between them.
+            if let Some(mut h) = hi {
+                while (h - lo).abs() > 1 && stopped(opts, out.tried).is_none() {
+                    let m = lo + (h - lo) / 2;
+                    let Some(f) = at(m, &mut out) else { break };
+                    let past = crossed(&f);
+                    if meets(&opts.goals, &f) {
+                        found.push((m, f));
+                    }
+                    if past {
+                        h = m;
+                    } else {
+                        lo = m;
+                    }
+                }
+            }
+            // The smallest change that meets the goals.
+            if let Some((x, f)) = found.into_iter().min_by_key(|(x, _)| (x - v0).abs()) {
+                out.suggestions.push(make(&changes_of(&all, &[(k, x)]), f));
+            }
+        }
+    }
+    // Pairs of the single edits that came nearest, when no single edit was enough.
     near.truncate(8);
     if out.suggestions.is_empty() && opts.max_edits >= 2 && out.gave_up.is_none() {
         'pairs: for i in 0..near.len() {

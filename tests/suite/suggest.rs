@@ -220,6 +220,52 @@ fn a_dice_races_fair_head_start_is_found_exactly_as_a_sweep_finds_it() {
     std::fs::remove_dir_all(&dir).ok();
 }
 
+/// A fix beyond ±3 is reached by following the number: c's head start planted at 6 (h's value
+/// far below even; 1 is fair, 5 steps away). The steps ±1…±3 move the value toward even without
+/// crossing it; doubling finds where it crosses and bisection the fair value — with a handful of
+/// solves, not one per value.
+#[test]
+fn a_fix_five_steps_away_is_found_by_following_the_number_and_bisecting() {
+    let text = std::fs::read_to_string(root().join("tests/designs/dice_race.kmt")).unwrap();
+    assert!(text.contains("\n先行:1\n"));
+    let planted = text.replace("\n先行:1\n", "\n先行:6\n");
+    let opts = SuggestOptions {
+        max_edits: 1,
+        ..Default::default()
+    };
+    let s = suggest(&planted, &opts).expect("suggest");
+    assert_eq!(s.before.method, Method::Exact);
+    assert!(s.before.value < -0.5, "{:?}", s.before);
+    let best = s.suggestions.first().unwrap_or_else(|| panic!("{s:?}"));
+    assert_eq!(
+        (
+            best.edits.len(),
+            best.edits[0].from.as_str(),
+            best.edits[0].to.as_str()
+        ),
+        (1, "6", "1"),
+        "{best:?}"
+    );
+    // The value is what `kumite solve --value` says of the file with 先行:1.
+    let dir = std::env::temp_dir().join(format!("kumite-suggest-follow-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let p = dir.join("one.kmt");
+    std::fs::write(&p, &text).unwrap();
+    assert!(
+        (best.after.value - solve_value(&p)).abs() < 1e-9,
+        "{best:?}"
+    );
+    // Every number ±1…±3 (and the start values), then at most 8 numbers followed with a few
+    // solves each — not every value within the followed range (64 each way) of every number.
+    let n = s.sites;
+    assert!(
+        s.tried <= 6 * n + 8 * 8,
+        "{} tried for {n} numbers",
+        s.tried
+    );
+    std::fs::remove_dir_all(&dir).ok();
+}
+
 #[test]
 fn the_length_goal_uses_the_expected_length_that_exact_play_shows() {
     // The dice race's expected length under optimal play, against cpu:exact playing itself
