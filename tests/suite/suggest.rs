@@ -14,10 +14,11 @@ fn planted_cc_lemon() -> String {
     )
 }
 
-/// `text` with a suggestion's edits applied at their lines and columns.
+/// `text` with a suggestion's edits applied at their lines and columns (last first: two edits
+/// on one line keep their columns).
 fn apply(text: &str, edits: &[serde_json::Value]) -> String {
     let mut lines: Vec<String> = text.lines().map(str::to_string).collect();
-    for e in edits {
+    for e in edits.iter().rev() {
         let line = e["line"].as_u64().unwrap() as usize;
         let col = e["column"].as_u64().unwrap() as usize;
         let (from, to) = (e["from"].as_str().unwrap(), e["to"].as_str().unwrap());
@@ -771,4 +772,113 @@ fn numbers_that_move_together_are_edited_together() {
             assert!(rejected.contains("h.余裕=4,c.余裕=4"), "{rejected}");
         }
     }
+}
+
+/// A card-like duel written from the docs for this test (tests/designs/card_duel.kmt: mana that
+/// grows each own turn, an attack for 2 and a big move for 4, a guard that softens both), with
+/// h given 26 health against 20. Suggest fixes it without breaking the design — every command
+/// still played by both sides, every rule line that fired still firing, the checker silent —,
+/// gives the same answer twice, and the report of the planted file against the fix shows the
+/// imbalance it removed.
+#[test]
+fn a_card_duel_with_a_planted_head_start_is_fixed_within_its_design() {
+    let f = planted(
+        "tests/designs/card_duel.kmt",
+        "!:体力=20,マナ=1,",
+        "!:h.体力=26,c.体力=20,マナ=1,",
+    );
+    let run = || {
+        let (code, out, err) = kumite(&["suggest", f.to_str().unwrap(), "--format", "json"]);
+        assert_eq!(code, 0, "{err}");
+        let mut v: serde_json::Value = serde_json::from_str(&out).unwrap();
+        v.as_object_mut().unwrap().remove("seconds");
+        v
+    };
+    let s = run();
+    assert!(s["before"]["value"].as_f64().unwrap() > 0.15, "{s}");
+    let sg = &s["suggestions"][0];
+    assert!(sg.is_object(), "no suggestion: {s}");
+    let text = std::fs::read_to_string(&f).unwrap();
+    let fixed = f.with_file_name("card_duel-fixed.kmt");
+    std::fs::write(&fixed, apply(&text, sg["edits"].as_array().unwrap())).unwrap();
+    // The checker is as silent on the fix as on the file.
+    let (code, out, err) = kumite(&["check", fixed.to_str().unwrap()]);
+    assert_eq!(code, 0, "{err}");
+    let said = format!("{out}{err}");
+    assert!(said.contains("0 errors, 0 warnings"), "{said}");
+    // The design: both sides still play every command, every line that fired still fires, and
+    // games still end with a winner.
+    let report = |file: &std::path::Path| -> serde_json::Value {
+        let (code, out, err) = kumite(&[
+            "report",
+            file.to_str().unwrap(),
+            "--games",
+            "100",
+            "--sections",
+            "outcome,decisions,rules",
+            "--format",
+            "json",
+        ]);
+        assert_eq!(code, 0, "{err}");
+        serde_json::from_str(&out).unwrap()
+    };
+    let (before, after) = (report(&f), report(&fixed));
+    for side in ["h", "c"] {
+        for cmd in ["攻撃", "大技", "守る", "溜める"] {
+            let used = after["decisions"]["cpu_command_use"][side][cmd]
+                .as_f64()
+                .unwrap_or(0.0);
+            assert!(used > 0.0, "{side} no longer plays {cmd}: {after}");
+        }
+    }
+    let fired = |r: &serde_json::Value| -> Vec<String> {
+        r["rules"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|l| l["games_fired"].as_u64().unwrap() > 0)
+            .map(|l| l["text"].as_str().unwrap().to_string())
+            .collect()
+    };
+    let now = fired(&after);
+    for l in fired(&before) {
+        // A rule whose numbers the fix changed is matched by its shape.
+        let shape = |t: &str| t.replace(|c: char| c.is_ascii_digit(), "#");
+        assert!(
+            now.iter().any(|n| shape(n) == shape(&l)),
+            "{l} no longer fires: {after}"
+        );
+    }
+    let o = &after["outcome"];
+    let no_winner = o["h_first"]["draws"].as_u64().unwrap()
+        + o["h_first"]["timeouts"].as_u64().unwrap()
+        + o["c_first"]["draws"].as_u64().unwrap()
+        + o["c_first"]["timeouts"].as_u64().unwrap();
+    assert!(no_winner * 10 <= o["games"].as_u64().unwrap(), "{o}");
+    // The same answer twice.
+    assert_eq!(s, run());
+    // The planted file against the fix: h's score higher by an interval clear of 0.
+    let (code, out, err) = kumite(&[
+        "report",
+        f.to_str().unwrap(),
+        "--against",
+        fixed.to_str().unwrap(),
+        "--games",
+        "100",
+        "--sections",
+        "outcome",
+        "--format",
+        "json",
+    ]);
+    assert_eq!(code, 0, "{err}");
+    let c: serde_json::Value = serde_json::from_str(&out).unwrap();
+    let h = c["differences"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|d| d["measure"] == "h's score")
+        .unwrap()
+        .clone();
+    assert_eq!(h["differs"], true, "{h}");
+    assert!(h["low"].as_f64().unwrap() > 0.0, "{h}");
 }
