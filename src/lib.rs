@@ -15,6 +15,7 @@ pub mod fsutil;
 #[cfg(feature = "studio")]
 pub mod gui;
 pub mod incremental;
+pub mod load;
 pub mod lsp;
 pub mod pipeline;
 pub mod players;

@@ -69,7 +69,7 @@ pub(crate) fn compile_game(
             })?;
             list.push(format!("{k}={v}"));
         }
-        kumite::cli::play::apply_sets(&mut prog, &list).map_err(PyValueError::new_err)?;
+        kumite::load::apply_sets(&mut prog, &list).map_err(PyValueError::new_err)?;
     }
     Ok(Game {
         core: Core::new(prog, name.to_string()),
@@ -83,7 +83,7 @@ impl Game {
     #[staticmethod]
     #[pyo3(signature = (path, set=None))]
     fn from_file(py: Python<'_>, path: &str, set: Option<Bound<'_, PyDict>>) -> PyResult<Game> {
-        let text = kumite::cli::read_rules(std::path::Path::new(path))
+        let text = kumite::load::read_rules(std::path::Path::new(path))
             .map_err(pyo3::exceptions::PyOSError::new_err)?;
         compile_game(py, &text, path, Some(std::path::Path::new(path)), set)
     }

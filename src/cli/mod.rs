@@ -573,17 +573,7 @@ fn refuse_onto_input(input: &Path, out: &Path, what: &str) -> Result<(), String>
     Ok(())
 }
 
-/// Reads a rule file, with a clear message on failure.
-pub fn read_rules(path: &Path) -> Result<String, String> {
-    let bytes = std::fs::read(path).map_err(|e| format!("cannot read {}: {e}", path.display()))?;
-    String::from_utf8(bytes).map_err(|e| {
-        format!(
-            "{} is not UTF-8 text (invalid byte at offset {})",
-            path.display(),
-            e.utf8_error().valid_up_to()
-        )
-    })
-}
+pub use crate::load::read_rules;
 
 /// Runs a subcommand and returns the process exit code.
 pub fn run(cmd: Command) -> ExitCode {
@@ -1114,23 +1104,21 @@ fn side_of(first: Option<SideArg>, prog: &crate::program::RuleProgram) -> Side {
 
 /// Reads, compiles (reporting errors) and applies `--set` overrides.
 pub fn load_program(file: &Path, sets: &[String]) -> Result<crate::program::RuleProgram, String> {
-    let text = read_rules(file)?;
-    let c = compile(&text);
-    let name = file.display().to_string();
-    let Some(mut prog) = c.program else {
-        let mut r = AriadneRenderer::new(&name, &text, std::io::stderr().is_terminal());
-        for d in c.diags.iter().filter(|d| d.is_error()) {
-            eprint!("{}", r.render(d));
+    crate::load::load_file(file, sets).map_err(|e| {
+        // A file with errors: each at its line and column, as `kumite check` shows them.
+        if let crate::load::LoadError::Errors {
+            name,
+            text,
+            compiled,
+        } = &e
+        {
+            let mut r = AriadneRenderer::new(name, text, std::io::stderr().is_terminal());
+            for d in compiled.diags.iter().filter(|d| d.is_error()) {
+                eprint!("{}", r.render(d));
+            }
         }
-        return Err(format!(
-            "{name} has {} error(s)",
-            c.diags.iter().filter(|d| d.is_error()).count()
-        ));
-    };
-    // The learned evaluation belongs to the rules as written; `--set` start values keep it.
-    prog.learned = crate::search::trained::read_for(file, &prog);
-    play::apply_sets(&mut prog, sets)?;
-    Ok(prog)
+        e.to_string()
+    })
 }
 
 fn arena(run: &crate::arena::ArenaRun, format: Format) -> ExitCode {

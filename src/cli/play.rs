@@ -7,39 +7,7 @@ use crate::program::{CmdId, RuleProgram};
 use crate::side::Side;
 use std::io::Write;
 
-/// Parses `--set h.NAME=V` / `NAME=V` overrides into the program's initial values.
-pub fn apply_sets(prog: &mut RuleProgram, sets: &[String]) -> Result<(), String> {
-    for s in sets {
-        let (lhs, v) = s.split_once('=').ok_or_else(|| {
-            format!("--set {s}: expected NAME=VALUE, h.NAME=VALUE or c.NAME=VALUE")
-        })?;
-        let v: i64 = v
-            .trim()
-            .parse()
-            .map_err(|_| format!("--set {s}: '{}' is not a whole number", v.trim()))?;
-        let (sides, name): (&[usize], &str) = match lhs.split_once('.') {
-            Some(("h" | "H", n)) => (&[0], n),
-            Some(("c" | "C", n)) => (&[1], n),
-            Some((p, _)) => return Err(format!("--set {s}: side must be h or c, not '{p}'")),
-            None => (&[0, 1], lhs),
-        };
-        let id = prog.state_id(name.trim()).ok_or_else(|| {
-            let known: Vec<&str> = prog.states.iter().map(String::as_str).collect();
-            let hint = crate::diag::did_you_mean(name.trim(), known.iter().copied())
-                .map(|k| format!(" (did you mean {k}?)"))
-                .unwrap_or_default();
-            format!(
-                "--set {s}: the rules have no state '{}'{hint}; states: {}",
-                name.trim(),
-                known.join(", ")
-            )
-        })?;
-        for &side in sides {
-            prog.init_values[side][id as usize] = v;
-        }
-    }
-    Ok(())
-}
+pub use crate::load::apply_sets;
 
 /// What a match prints on standard error after each turn.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

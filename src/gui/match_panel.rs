@@ -147,8 +147,9 @@ fn learn_and_write(
     watch: &crate::search::trained::Watch,
 ) -> Result<std::path::PathBuf, String> {
     use crate::search::trained::{train_watched, trained_path};
-    let text =
-        super::files::read_rule_file(file).map_err(|e| format!("{}: {e}", file.display()))?;
+    // Read as `kumite train` reads it (UTF-8 only): the studio learns what the command line
+    // would, and refuses what it refuses.
+    let text = crate::load::read_rules(file)?;
     let prog = crate::pipeline::compile(&text)
         .program
         .ok_or_else(|| format!("{} has errors", file.display()))?;

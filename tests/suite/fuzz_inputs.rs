@@ -1874,7 +1874,7 @@ proptest! {
             }
             let _ = CpuSettings::parse(&prog, spec.strip_prefix("cpu:").unwrap_or(&spec));
             let mut p2 = prog.clone();
-            if kumite::cli::play::apply_sets(&mut p2, std::slice::from_ref(&set)).is_ok() {
+            if kumite::load::apply_sets(&mut p2, std::slice::from_ref(&set)).is_ok() {
                 // The overridden start must still be playable.
                 let eng = Engine::new(&p2, 0);
                 if let Ok(mut st) = eng.initial(Side::H) {
@@ -2093,7 +2093,7 @@ proptest! {
             Err(_) => prop_assert!(false, "the search's draw of rand({lo},{hi}) panics"),
         }
         let mut p2 = prog.clone();
-        kumite::cli::play::apply_sets(&mut p2, &[format!("lo={lo}"), format!("hi={hi}")]).expect("sets");
+        kumite::load::apply_sets(&mut p2, &[format!("lo={lo}"), format!("hi={hi}")]).expect("sets");
         let e2 = Engine::new(&p2, seed);
         let mut st = e2.initial(Side::H).expect("start");
         let mut script = kumite::engine::ChanceScript { picks: vec![pick], ..Default::default() };
