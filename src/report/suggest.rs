@@ -670,10 +670,17 @@ enum Judge {
 /// (a dice race, a small duel): listing them fails fast beyond.
 const ALTERNATE_EXACT_POSITIONS: usize = 20_000;
 
-/// A simultaneous game is judged by its value when value iteration settles within this (and
-/// listing and iterating take at most twice this) over fewer than
-/// [`SIMULTANEOUS_SOLVE_POSITIONS`] positions; else by CPU games.
-const SIMULTANEOUS_SOLVE_TIME: Duration = Duration::from_secs(5);
+/// A simultaneous game is judged by its value when value iteration settles within this work
+/// ([`crate::search::exact::Iterated::solves`]: joint moves of the positions solved, over all
+/// sweeps) over fewer than [`SIMULTANEOUS_SOLVE_POSITIONS`] positions; else by CPU games. A
+/// budget in work, so that the choice is the same on any machine: 60 million is about 4 s of
+/// the fencing duel's matrix games on the 2-core development machine (63 ns a joint move; CC
+/// Lemon needs 92,000, Oshi-Zumo 171,000).
+const SIMULTANEOUS_SOLVE_WORK: u64 = 60_000_000;
+
+/// A safety stop on the time of that iteration, far past what the work budget takes here: only
+/// a machine several times slower could reach it first.
+const SIMULTANEOUS_SOLVE_TIME: Duration = Duration::from_secs(30);
 
 /// See [`SIMULTANEOUS_SOLVE_TIME`].
 const SIMULTANEOUS_SOLVE_POSITIONS: usize = 50_000;
@@ -708,20 +715,17 @@ fn verdict_with(
     if simultaneous && judge == Judge::Decide {
         // A simultaneous game whose value takes long to find (fencing: 63,672 positions, 28 s,
         // not converged) cannot have every edit solved: it is judged by CPU games instead.
-        let t0 = Instant::now();
-        let gv = crate::search::solve::value_iteration_timed(
+        let gv = crate::search::solve::value_iteration_budgeted(
             &prog,
             &st,
             VALUE_BOUND,
             SIMULTANEOUS_SOLVE_POSITIONS,
             SIMULTANEOUS_SOLVE_TIME,
+            Some(SIMULTANEOUS_SOLVE_WORK),
             None,
         )
         .ok_or("cancelled")?;
-        if gv.timed_out
-            || gv.states >= SIMULTANEOUS_SOLVE_POSITIONS
-            || t0.elapsed() > SIMULTANEOUS_SOLVE_TIME * 2
-        {
+        if gv.out_of_work || gv.timed_out || gv.states >= SIMULTANEOUS_SOLVE_POSITIONS {
             return Ok(sampled_verdict(&prog, SAMPLE_GAMES, SAMPLE_SEED, progress));
         }
         return Ok(verdict(&prog, &gv));

@@ -115,6 +115,11 @@ pub struct Iterated {
     pub timed_out: bool,
     /// The values by turns left outgrew [`HISTORY_CAP`] first (see [`LimitUse::Counted`]).
     pub out_of_memory: bool,
+    /// The iteration's work, the same on any machine: over all sweeps, the joint moves of every
+    /// position solved (a matrix game of 4 × 4 moves counts 16, a maximum over 3 moves 3).
+    pub solves: u64,
+    /// The solve budget ([`ExactTable::solve_budget`]) ran out first.
+    pub out_of_work: bool,
 }
 
 /// How a table took the turn limit `T` into account (LANGUAGE.md §7: reaching it ends an
@@ -250,6 +255,10 @@ pub struct ExactTable {
     /// The moves between the table's positions that raised a rule error (each valued as a loss
     /// for the side whose move it was).
     pub rule_errors: super::RuleErrors,
+    /// The work an iteration may do at most, in joint moves of the positions it solves (None:
+    /// no limit but its time): whether a game's value is found then does not depend on the
+    /// machine.
+    pub solve_budget: Option<u64>,
 }
 
 /// A table, or why there is none.
@@ -532,6 +541,7 @@ impl ExactTable {
             horizon: None,
             limit: LimitUse::Unknown,
             rule_errors: super::RuleErrors::default(),
+            solve_budget: None,
         })
     }
 
@@ -666,10 +676,15 @@ impl ExactTable {
                     out.timed_out = true;
                     break;
                 }
+                if self.solve_budget.is_some_and(|b| out.solves >= b) {
+                    out.out_of_work = true;
+                    break;
+                }
+                out.solves += self.cells(k as usize);
                 let v = settings.discount * self.value_at(&value, k as usize);
                 fresh.push((k, v));
             }
-            if out.timed_out {
+            if out.timed_out || out.out_of_work {
                 break;
             }
             let mut delta: f64 = 0.0;
@@ -701,7 +716,7 @@ impl ExactTable {
                 break;
             }
         }
-        if out.sweeps >= left && !out.timed_out && !out.out_of_memory {
+        if out.sweeps >= left && !out.timed_out && !out.out_of_memory && !out.out_of_work {
             // Every layer up to the root's turns left: exact for the game as written.
             out.residual = 0.0;
         }
@@ -835,7 +850,13 @@ impl ExactTable {
                     out.residual = out.residual.max(delta);
                     break 'sweeps;
                 }
+                if self.solve_budget.is_some_and(|b| out.solves >= b) {
+                    out.out_of_work = true;
+                    out.residual = out.residual.max(delta);
+                    break 'sweeps;
+                }
                 solved += 1;
+                out.solves += self.cells(k);
                 let nv = settings.discount * self.value_at(&value, k);
                 let d = (nv - value[k]).abs();
                 delta = delta.max(d);
@@ -881,6 +902,13 @@ impl ExactTable {
             }
         }
         preds
+    }
+
+    /// The joint moves at position `k` (at least 1): the work of solving it, for
+    /// [`Iterated::solves`].
+    fn cells(&self, k: usize) -> u64 {
+        let (hm, cm, _) = &self.kids[k];
+        (hm.len() * cm.len()).max(1) as u64
     }
 
     /// The value for h of the matrix game at position `k` under values `v` (as

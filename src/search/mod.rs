@@ -326,6 +326,9 @@ pub struct GameValue {
     pub residual: f64,
     /// The iterations stopped at [`solve::VALUE_TIME`] rather than by converging or at 5,000.
     pub timed_out: bool,
+    /// The iterations stopped at the solve budget given (see
+    /// [`solve::value_iteration_budgeted`]) rather than by converging.
+    pub out_of_work: bool,
     /// The bound on state values that was needed (None: every reachable position was solved).
     pub bound: Option<i64>,
     /// The probability that a game from the start ends with a winner when both sides play the

@@ -1296,10 +1296,26 @@ pub fn value_iteration_timed(
     time: Duration,
     cancel: Option<&Arc<AtomicBool>>,
 ) -> Option<GameValue> {
+    value_iteration_budgeted(prog, start, bound, max_states, time, None, cancel)
+}
+
+/// [`value_iteration_timed`] that also stops after `solves` positions solved (over all
+/// sweeps; then `out_of_work`): a budget in work, so that whether the value is found within
+/// it is the same on any machine.
+pub fn value_iteration_budgeted(
+    prog: &RuleProgram,
+    start: &State,
+    bound: i64,
+    max_states: usize,
+    time: Duration,
+    solves: Option<u64>,
+    cancel: Option<&Arc<AtomicBool>>,
+) -> Option<GameValue> {
     let mut table = match exact::game_table(prog, start, bound, max_states, cancel, false) {
         Ok(t) => t,
         Err(_) => return None, // cancelled (a bounded listing stops at nothing else)
     };
+    table.solve_budget = solves;
     let it = table
         .iterate(&exact::GAME_VALUE, Instant::now() + time, cancel)
         .ok()?;
@@ -1307,8 +1323,12 @@ pub fn value_iteration_timed(
     let (value, h, c, exploitability) = table.root_game();
     // Whether games end is read from the mixes of play (discounted, as `cpu:exact` plays):
     // undiscounted, a side sure to win may as well wait forever, and the solver's mix may.
+    let share_out_of_work;
     let (decisive, used) = match table.iterate(&exact::PLAY_SHARE, Instant::now() + time, cancel) {
-        Ok(_) => table.decisive_and_used(Instant::now() + time),
+        Ok(share) => {
+            share_out_of_work = share.out_of_work;
+            table.decisive_and_used(Instant::now() + time)
+        }
         Err(_) => return None,
     };
     let length = (table.positions <= LENGTH_POSITIONS)
@@ -1327,6 +1347,7 @@ pub fn value_iteration_timed(
         iterations: it.sweeps,
         residual: it.residual,
         timed_out: it.timed_out,
+        out_of_work: it.out_of_work || share_out_of_work,
         bound: table.bound,
         limit,
         out_of_memory: it.out_of_memory,

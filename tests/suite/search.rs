@@ -1059,6 +1059,7 @@ fn the_game_value_says_which_limit_applied() {
         iterations: 1,
         residual: 0.0,
         timed_out: false,
+        out_of_work: false,
         bound,
         decisive: 1.0,
         used: Default::default(),
@@ -1157,4 +1158,38 @@ fn cpu_settings_read_back_from_their_spec() {
         let back = CpuSettings::of_player(&p, &s.spec()).expect("a cpu spec");
         assert_eq!(back.as_ref(), Ok(&s), "{spec} → {}", s.spec());
     }
+}
+
+/// Value iteration stops at a budget of work (joint moves of the positions solved), not of
+/// time, where one is given: CC Lemon needs about 92,000; with 10,000 it stops, says so, and
+/// the same budget stops it at the same place on every run.
+#[test]
+fn value_iteration_stops_at_a_work_budget_the_same_way_every_time() {
+    let (prog, st) = cc_lemon_at(0, 0);
+    let run = |work: Option<u64>| {
+        kumite::search::solve::value_iteration_budgeted(
+            &prog,
+            &st,
+            12,
+            50_000,
+            std::time::Duration::from_secs(600),
+            work,
+            None,
+        )
+        .expect("not cancelled")
+    };
+    let full = run(None);
+    assert!(!full.out_of_work && !full.timed_out);
+    assert!(full.value.abs() < 1e-6, "{}", full.value);
+    let cut = run(Some(10_000));
+    assert!(
+        cut.out_of_work,
+        "10,000 joint moves are not enough for CC Lemon"
+    );
+    let again = run(Some(10_000));
+    assert_eq!(
+        (cut.iterations, cut.residual),
+        (again.iterations, again.residual)
+    );
+    assert!(!run(Some(1_000_000)).out_of_work);
 }
