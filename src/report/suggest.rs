@@ -181,6 +181,8 @@ pub struct Site {
     /// A number that moves with it (see [`link_sites`]): its index, and whether their sum is
     /// kept (start values held together) rather than their equality (a transfer's amounts).
     pub partner: Option<(usize, bool)>,
+    /// The least value it can take: 1 for a period (`@3/`) and the turn limit, else 0.
+    pub least: i64,
 }
 
 /// One edit: the number at `line`:`column` from `from` to `to`.
@@ -436,6 +438,7 @@ pub fn sites(text: &str) -> Vec<Site> {
                                 span: start + b0..start + b1,
                                 value: v,
                                 partner: None,
+                                least: 1,
                             });
                         }
                     }
@@ -451,12 +454,16 @@ pub fn sites(text: &str) -> Vec<Site> {
             lex_line(text, start, end, &mut names, &mut toks, &mut diags);
             for (t, sp) in toks {
                 if let Tok::Int(v) = t {
+                    // A period (`@3/`, `＠３／`) is at least 1: `@0/` does not compile.
+                    let before = text[start..sp.start].trim_end();
+                    let period = before.ends_with('@') || before.ends_with('＠');
                     out.push(Site {
                         line: i + 1,
                         column: text[start..sp.start].chars().count() + 1,
                         span: sp.start..sp.end,
                         value: v,
                         partner: None,
+                        least: i64::from(period),
                     });
                 }
             }
@@ -1430,7 +1437,7 @@ fn suggest_balance(text: &str, opts: &SuggestOptions) -> Result<Suggestions, Str
             .iter()
             .enumerate()
             .map(|(k, s)| (k, s.value + delta))
-            .filter(|&(k, v)| v >= 0 && !rounds[0].1.contains(&(k, v)))
+            .filter(|&(k, v)| v >= all[k].least && !rounds[0].1.contains(&(k, v)))
             .collect();
         rounds.push((delta, round));
     }
@@ -1519,11 +1526,12 @@ fn suggest_balance(text: &str, opts: &SuggestOptions) -> Result<Suggestions, Str
             };
             let crossed = |v: &Verdict| v.value.signum() != sign0 || meets(&opts.goals, v);
             // Doubling: the last value on this side of even, and the first past it.
-            let (mut lo, mut hi) = ((v0 + 3 * dir).max(0), None);
+            let least = all[k].least;
+            let (mut lo, mut hi) = ((v0 + 3 * dir).max(least), None);
             let mut found: Vec<(i64, Verdict)> = Vec::new();
             let mut step = 6i64;
             while step <= limit {
-                let x = (v0 + dir * step).max(0);
+                let x = (v0 + dir * step).max(least);
                 if x == lo {
                     break;
                 }
@@ -1823,7 +1831,10 @@ fn sampled_search(
     }
     for ring in rings {
         for (k, s) in all.iter().enumerate() {
-            for d in steps(s.value) {
+            for d in steps(s.value)
+                .into_iter()
+                .filter(|d| s.value + d >= s.least)
+            {
                 if ring == (d.abs().min(3) - 1) as usize && !cands.contains(&vec![(k, s.value + d)])
                 {
                     cands.push(vec![(k, s.value + d)]);

@@ -47,7 +47,7 @@ fn solve_value(path: &std::path::Path) -> f64 {
 
 #[test]
 fn a_planted_start_charge_is_fixed_and_the_after_value_is_what_solve_says() {
-    let dir = std::env::temp_dir().join(format!("kumite-suggest-{}", std::process::id()));
+    let dir = std::env::temp_dir().join(format!("kumite-suggest-cc-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
     let planted = dir.join("cc_lemon_planted.kmt");
     let text = planted_cc_lemon();
@@ -796,6 +796,14 @@ fn a_card_duel_with_a_planted_head_start_is_fixed_within_its_design() {
     };
     let s = run();
     assert!(s["before"]["value"].as_f64().unwrap() > 0.15, "{s}");
+    // No edit outside a number's range is tried (a period stays at least 1: `@0/` does not
+    // compile).
+    assert!(
+        !s["rejected_examples"]
+            .to_string()
+            .contains("does not compile"),
+        "{s}"
+    );
     let sg = &s["suggestions"][0];
     assert!(sg.is_object(), "no suggestion: {s}");
     let text = std::fs::read_to_string(&f).unwrap();
