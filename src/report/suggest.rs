@@ -483,13 +483,25 @@ pub fn sites(text: &str) -> Vec<Site> {
 ///   sides' values of one state (`!:h.余裕=5,c.余裕=3  # kumite: together`) keep their sum
 ///   (Oshi-Zumo's `h.余裕 + c.余裕 = 2K+2`): one goes up by what the other goes down.
 ///
-/// Read on the line as written in ASCII (a full-width line is not linked).
+/// Read with full-width forms as ASCII (`！：ｈ．余裕＝５` links as `!:h.余裕=5` does).
 fn link_sites(text: &str, sites: &mut [Site]) {
+    use crate::syntax::lexer::norm;
     let at = |start: usize| sites.iter().position(|s| s.span.start == start);
     let mut links: Vec<(usize, usize, bool)> = Vec::new();
     let mut line_start = 0;
     for raw in text.split_inclusive('\n') {
-        let line = raw.trim_end_matches(['\n', '\r']);
+        let written = raw.trim_end_matches(['\n', '\r']);
+        // The line in ASCII forms, and for each of its bytes the written line's byte offset
+        // of the character it came from.
+        let mut ascii = String::with_capacity(written.len());
+        let mut map: Vec<usize> = Vec::with_capacity(written.len() + 1);
+        for (b, ch) in written.char_indices() {
+            let before = ascii.len();
+            ascii.push(norm(ch));
+            map.extend(std::iter::repeat_n(b, ascii.len() - before));
+        }
+        map.push(written.len());
+        let line = ascii.as_str();
         let (code, comment) = match line.find('#') {
             Some(h) => (&line[..h], &line[h + 1..]),
             None => (line, ""),
@@ -568,7 +580,8 @@ fn link_sites(text: &str, sites: &mut [Site]) {
                 if !pair || a.1 != b.1 {
                     continue;
                 }
-                let (Some(x), Some(y)) = (at(line_start + a.3), at(line_start + b.3)) else {
+                let (Some(x), Some(y)) = (at(line_start + map[a.3]), at(line_start + map[b.3]))
+                else {
                     continue;
                 };
                 if init && together {

@@ -890,3 +890,28 @@ fn a_card_duel_with_a_planted_head_start_is_fixed_within_its_design() {
     assert_eq!(h["differs"], true, "{h}");
     assert!(h["low"].as_f64().unwrap() > 0.0, "{h}");
 }
+
+/// Numbers that move together are found on full-width lines too: a transfer written
+/// `［押す］：Ｏ．余裕－１，Ｓ．余裕＋１` and start values held together on a full-width `！：`
+/// line link as their ASCII spellings do.
+#[test]
+fn full_width_lines_link_their_numbers_as_ascii_lines_do() {
+    for (ascii, wide) in [
+        (
+            "[押す]:O.余裕-1,S.余裕+1\n",
+            "［押す］：Ｏ．余裕－１，Ｓ．余裕＋１\n",
+        ),
+        (
+            "!:h.余裕=5,c.余裕=3  # kumite: together\n",
+            "！：ｈ．余裕＝５，ｃ．余裕＝３　＃ kumite: together\n",
+        ),
+    ] {
+        let links = |t: &str| -> Vec<Option<(usize, bool)>> {
+            sites(t).iter().map(|s| s.partner).collect()
+        };
+        let (a, w) = (links(ascii), links(wide));
+        assert_eq!(a.len(), 2, "{ascii}: {a:?}");
+        assert!(a.iter().all(Option::is_some), "{ascii}: {a:?}");
+        assert_eq!(a, w, "{wide}");
+    }
+}
