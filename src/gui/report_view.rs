@@ -1659,6 +1659,26 @@ fn measure_text(lang: Lang, m: &Measure) -> String {
     }
 }
 
+/// A verdict token of a comparison row in the studio's language.
+fn word_text(lang: Lang, token: &str) -> String {
+    let key = match token {
+        "forced_win_h" => T::WForcedWinH,
+        "forced_win_c" => T::WForcedWinC,
+        "solved" => T::WSolved,
+        "no_forced_win" => T::WNoForcedWin,
+        "undecided" => T::WUndecided,
+        "skill_matters" => T::WSkillMatters,
+        "random_better" => T::WRandomBetter,
+        "no_difference" => T::WNoDifference,
+        "too_few_games" => T::WTooFewGames,
+        "never_fired" => T::WNeverFired,
+        "cannot_fire" => T::WCannotFire,
+        "fires" => T::WFires,
+        _ => return crate::report::compare::spoken(token),
+    };
+    tr(lang, key).to_string()
+}
+
 /// A row's difference in the studio's language.
 fn change_text(lang: Lang, d: &Diff) -> String {
     if d.unit == Unit::Word {
@@ -1703,7 +1723,11 @@ fn comparison(ui: &mut Ui, lang: Lang, c: &Comparison) {
         let first = (total * 0.36).clamp(110.0, 260.0);
         let second = (total - first - 24.0).max(160.0);
         let row = |ui: &mut Ui, d: &Diff| {
-            let [a, b] = crate::report::compare::sides(d);
+            let [a, b] = crate::report::compare::sides_with(
+                d,
+                |w| word_text(lang, w),
+                tr(lang, T::PtsSuffix),
+            );
             let strong = d.differs == Some(true);
             ui.scope(|ui| {
                 ui.set_max_width(first);
@@ -1759,4 +1783,37 @@ fn comparison(ui: &mut Ui, lang: Lang, c: &Comparison) {
                 });
         }
     });
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Every verdict token a comparison row can carry is worded in Japanese, not left in the
+    /// command line's English.
+    #[test]
+    fn comparison_words_are_translated() {
+        for t in [
+            "forced_win_h",
+            "forced_win_c",
+            "solved",
+            "no_forced_win",
+            "undecided",
+            "skill_matters",
+            "random_better",
+            "no_difference",
+            "too_few_games",
+            "never_fired",
+            "cannot_fire",
+            "fires",
+        ] {
+            let ja = word_text(Lang::Ja, t);
+            assert!(!ja.is_ascii(), "{t}: {ja}");
+            assert_eq!(
+                word_text(Lang::En, t),
+                crate::report::compare::spoken(t),
+                "{t}"
+            );
+        }
+    }
 }

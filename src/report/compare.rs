@@ -347,12 +347,20 @@ fn plain(what: Measure, unit: Unit, basis: Basis, a: Option<f64>, b: Option<f64>
 }
 
 /// A verdict token of the report's JSON in words ("skill_matters" → "skill matters").
-fn spoken(token: &str) -> String {
-    token.replace('_', " ")
+///
+/// The rows keep the tokens (`a_word`, `b_word`: the report's own, such as `skill_matters`,
+/// `cannot_fire`, and `forced_win_h`, `solved`, `no_forced_win`, `undecided`, `fires`,
+/// `absent`); front ends word them.
+pub fn spoken(token: &str) -> String {
+    match token {
+        "forced_win_h" => "forced win for h".into(),
+        "forced_win_c" => "forced win for c".into(),
+        "absent" => "—".into(),
+        _ => token.replace('_', " "),
+    }
 }
 
 fn words(what: Measure, a: Option<String>, b: Option<String>) -> Diff {
-    let (a, b) = (a.map(|w| spoken(&w)), b.map(|w| spoken(&w)));
     let mut r = row(what, Unit::Word);
     r.differs = match (&a, &b) {
         (Some(x), Some(y)) => Some(x != y),
@@ -384,10 +392,10 @@ fn exact_word(r: &Report) -> Option<String> {
     let e = r.outcome.as_ref()?.exact.as_ref()?;
     Some(match e.kind {
         super::ExactKind::ForcedWin => {
-            format!("forced win for {}", e.winner.map_or("?", |w| w.as_str()))
+            format!("forced_win_{}", e.winner.map_or("?", |w| w.as_str()))
         }
         super::ExactKind::Value => "solved".to_string(),
-        super::ExactKind::None => "no forced win".to_string(),
+        super::ExactKind::None => "no_forced_win".to_string(),
         super::ExactKind::Undecided => "undecided".to_string(),
     })
 }
@@ -636,20 +644,20 @@ pub fn differences(a: &Report, b: &Report) -> Vec<Diff> {
                 x.and_then(|l| fired(a, l)).as_ref(),
                 y.and_then(|l| fired(b, l)).as_ref(),
             );
-            let dead = |l: Option<&RuleLine>| l.and_then(|l| l.dead).map(spoken);
+            let dead = |l: Option<&RuleLine>| l.and_then(|l| l.dead).map(str::to_string);
             if dead(x) != dead(y) {
                 r.a_word = Some(dead(x).unwrap_or_else(|| {
                     if x.is_some() {
                         "fires".into()
                     } else {
-                        "—".into()
+                        "absent".into()
                     }
                 }));
                 r.b_word = Some(dead(y).unwrap_or_else(|| {
                     if y.is_some() {
                         "fires".into()
                     } else {
-                        "—".into()
+                        "absent".into()
                     }
                 }));
                 r.differs = Some(true);
@@ -756,10 +764,10 @@ pub fn differences(a: &Report, b: &Report) -> Vec<Diff> {
     out
 }
 
-fn figure(unit: Unit, x: f64) -> String {
+fn figure(unit: Unit, x: f64, pts: &str) -> String {
     match unit {
         Unit::Share => format!("{:.1}%", 100.0 * x),
-        Unit::Points => format!("{:+.1} pts", 100.0 * x),
+        Unit::Points => format!("{:+.1}{pts}", 100.0 * x),
         Unit::Turns => format!("{x:.1}"),
         Unit::Count => format!("{x:.0}"),
         Unit::Value => format!("{x:+.4}"),
@@ -787,10 +795,17 @@ fn bound(unit: Unit, x: f64) -> String {
 
 /// A row's A and B as printed.
 pub fn sides(d: &Diff) -> [String; 2] {
+    sides_with(d, spoken, " pts")
+}
+
+/// [`sides`] with the words given by `word` (a token to words) and `pts` after points.
+pub fn sides_with(d: &Diff, word: impl Fn(&str) -> String, pts: &str) -> [String; 2] {
     let one = |x: Option<f64>, w: &Option<String>| match (w, x) {
-        (Some(w), Some(x)) if d.unit != Unit::Word => format!("{} ({w})", figure(d.unit, x)),
-        (Some(w), _) => w.clone(),
-        (None, Some(x)) => figure(d.unit, x),
+        (Some(w), Some(x)) if d.unit != Unit::Word => {
+            format!("{} ({})", figure(d.unit, x, pts), word(w))
+        }
+        (Some(w), _) => word(w),
+        (None, Some(x)) => figure(d.unit, x, pts),
         (None, None) => "—".to_string(),
     };
     [one(d.a, &d.a_word), one(d.b, &d.b_word)]
