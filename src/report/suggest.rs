@@ -25,7 +25,7 @@
 use crate::diag::Diagnostic;
 use crate::pipeline::compile;
 use crate::search::{GameValue, VALUE_BOUND, VALUE_POSITIONS, value_iteration};
-use crate::syntax::lexer::{LineKind, Tok, lex_line, line_kind, norm};
+use crate::syntax::lexer::{LineKind, Spanned, Sym, Tok, lex_line, line_kind, norm};
 use crate::syntax::names::Names;
 use serde::Serialize;
 use std::ops::Range;
@@ -183,6 +183,9 @@ pub struct Site {
     pub partner: Option<(usize, bool)>,
     /// The least value it can take: 1 for a period (`@3/`) and the turn limit, else 0.
     pub least: i64,
+    /// How readily a designer edits it ([`tier_of`]): 0 a start value or a named number, 1 a
+    /// cost, 2 a threshold or an effect. Suggestions are ranked by it before their size.
+    pub tier: u8,
 }
 
 /// One edit: the number at `line`:`column` from `from` to `to`.
@@ -198,6 +201,9 @@ pub struct Edit {
     pub to: String,
     /// The line before and after, for the diff (`line 12: 費用:5 → 費用:4`).
     pub before_line: String,
+    /// The edited number's [`Site::tier`].
+    #[serde(skip)]
+    pub tier: u8,
     /// The line after.
     pub after_line: String,
 }
@@ -281,6 +287,40 @@ pub struct Verdict {
     /// plan of a sampled search counts them ([`work_a_game`]).
     #[serde(skip)]
     pub nodes_a_move: f64,
+    /// How far ahead h starts by the derived distances to winning ([`start_lead`]): where
+    /// every edit near the file leaves the score at 100% or 0%, it still says which way an edit
+    /// moved the game.
+    #[serde(skip)]
+    pub lead: f64,
+}
+
+/// How far ahead h starts by the derived distances to winning (§10): (c's − h's) / (c's +
+/// h's), from −1 (c wins at once, or h cannot win) to +1, averaged over both seatings
+/// (alternate play). A ratio, not a difference: an edit that makes every game shorter shrinks
+/// the difference without evening anything.
+fn start_lead(prog: &crate::program::RuleProgram) -> f64 {
+    use crate::analysis::UNREACHABLE;
+    use crate::engine::{Engine, Side};
+    let g = crate::analysis::VictoryGraph::build(prog);
+    let eng = Engine::new(prog, 0);
+    let firsts: &[Side] = if prog.settings.simultaneous {
+        &[Side::H]
+    } else {
+        &[Side::H, Side::C]
+    };
+    let cap = prog.settings.turn_limit.clamp(1, UNREACHABLE);
+    let mut sum = 0.0;
+    for &first in firsts {
+        let Ok(st) = eng.initial(first) else {
+            continue;
+        };
+        let [h, c] = [Side::H, Side::C]
+            .map(|x| f64::from(crate::analysis::distances(&g, &eng, &st, x).to_win.min(cap)));
+        if h + c > 0.0 {
+            sum += (c - h) / (c + h);
+        }
+    }
+    sum / firsts.len() as f64
 }
 
 /// One suggestion: its edits and the value before and after.
@@ -401,6 +441,7 @@ pub fn kept_lines(text: &str) -> Vec<usize> {
 pub fn sites(text: &str) -> Vec<Site> {
     let mut out = Vec::new();
     let mut in_advantage = false;
+    let mut in_macros = false;
     let mut start = 0;
     for (i, raw) in text.split_inclusive('\n').enumerate() {
         let end = start + raw.trim_end_matches(['\n', '\r']).len();
@@ -408,7 +449,8 @@ pub fn sites(text: &str) -> Vec<Site> {
         let (kind, _) = line_kind(line);
         match kind {
             LineKind::Open('%') => in_advantage = !line.contains('}'),
-            LineKind::Close => in_advantage = false,
+            LineKind::Open('$') => in_macros = !line.contains('}'),
+            LineKind::Close => (in_advantage, in_macros) = (false, false),
             _ => {}
         }
         let skip =
@@ -439,6 +481,7 @@ pub fn sites(text: &str) -> Vec<Site> {
                                 value: v,
                                 partner: None,
                                 least: 1,
+                                tier: 2,
                             });
                         }
                     }
@@ -452,8 +495,8 @@ pub fn sites(text: &str) -> Vec<Site> {
             let mut toks = Vec::new();
             let mut diags: Vec<Diagnostic> = Vec::new();
             lex_line(text, start, end, &mut names, &mut toks, &mut diags);
-            for (t, sp) in toks {
-                if let Tok::Int(v) = t {
+            for (k, (t, sp)) in toks.iter().enumerate() {
+                if let Tok::Int(v) = *t {
                     // A period (`@3/`, `＠３／`) is at least 1: `@0/` does not compile.
                     let before = text[start..sp.start].trim_end();
                     let period = before.ends_with('@') || before.ends_with('＠');
@@ -464,6 +507,7 @@ pub fn sites(text: &str) -> Vec<Site> {
                         value: v,
                         partner: None,
                         least: i64::from(period),
+                        tier: tier_of(text, kind, in_macros, &toks, k),
                     });
                 }
             }
@@ -472,6 +516,65 @@ pub fn sites(text: &str) -> Vec<Site> {
     }
     link_sites(text, &mut out);
     out
+}
+
+/// How readily a designer edits the number that is token `k` of a line of `kind` (the
+/// order in which suggestions are offered, before the size of their change):
+///
+/// - 0: a **start value** (a number on a `!:` line) or a **named number** (a constant of a
+///   `${}` block, `ハンデ:3`): the knobs a designer set out to tune;
+/// - 1: a **cost**: what a command spends of its own side's state (`[走る]:S.体力-1`, a rule
+///   whose conditions name a command), or what an availability line asks of it
+///   (`S.チャージ>=3::[ビーム]`);
+/// - 2: anything else: thresholds, effects, periods, the turn limit.
+fn tier_of(text: &str, kind: LineKind, in_macros: bool, toks: &[Spanned], k: usize) -> u8 {
+    if kind == LineKind::Init {
+        return 0;
+    }
+    let sym = |j: usize, s: Sym| toks.get(j).is_some_and(|t| t.0 == Tok::Sym(s));
+    let own = |j: usize| {
+        toks.get(j).is_some_and(|t| {
+            matches!(t.0, Tok::Name(_))
+                && text[t.1.start..t.1.end].chars().map(norm).eq("S".chars())
+        })
+    };
+    if in_macros
+        && toks.len() == 3
+        && k == 2
+        && matches!(toks[0].0, Tok::Name(_))
+        && sym(1, Sym::Colon)
+    {
+        return 0;
+    }
+    // The rule's own separator: conditions before it, effects after.
+    let split = toks
+        .iter()
+        .position(|t| matches!(t.0, Tok::Sym(Sym::Colon | Sym::DColon)));
+    let Some(split) = split else { return 2 };
+    let names_command = toks[..split].iter().any(|t| t.0 == Tok::Sym(Sym::LBrack));
+    // `S.x-N` / `S.x-=N` among the effects of a command's rule.
+    if k > split
+        && k >= 4
+        && (sym(k - 1, Sym::Minus) || sym(k - 1, Sym::MinusEq))
+        && matches!(toks[k - 2].0, Tok::Name(_))
+        && sym(k - 3, Sym::Dot)
+        && own(k - 4)
+        && names_command
+    {
+        return 1;
+    }
+    // `S.x>=N::[cmd]`: the amount a command asks for.
+    if k < split
+        && k >= 1
+        && sym(split, Sym::DColon)
+        && (sym(k - 1, Sym::Ge) || sym(k - 1, Sym::Gt))
+        && toks[split + 1..]
+            .iter()
+            .any(|t| t.0 == Tok::Sym(Sym::LBrack))
+    {
+        return 1;
+    }
+    2
 }
 
 /// Numbers that move together, so an edit keeps what the designer wrote:
@@ -889,6 +992,7 @@ fn sampled_verdict_by(
             });
             nodes as f64 / moves.max(1) as f64
         },
+        lead: start_lead(prog),
     }
 }
 
@@ -939,6 +1043,7 @@ fn verdict(prog: &crate::program::RuleProgram, gv: &GameValue) -> Verdict {
         rule_errors: gv.errors_text(),
         errors_decide: false,
         nodes_a_move: 0.0,
+        lead: start_lead(prog),
     }
 }
 
@@ -1204,8 +1309,25 @@ fn rejects(
 
 /// An edit that leaves every game without a winner where the file decided some: even, and no
 /// fix (bids made pointless in Oshi-Zumo were all five suggestions, under --max-draws 1).
-fn ends_all_undecided(before: &Verdict, after: &Verdict) -> bool {
-    after.draws >= 0.999 && before.draws < 0.999
+/// Why an edited file's play no longer is the design's, if it is not: no game has a winner any
+/// more (where some had), or games last less than half or more than twice as long on average
+/// (a pace the goals did not ask for: with `--max-turns` below the file's length, down to half
+/// of that is allowed).
+fn breaks_play(before: &Verdict, after: &Verdict, goals: &Goals) -> Option<String> {
+    if after.draws >= 0.999 && before.draws < 0.999 {
+        return Some("no game has a winner any more".into());
+    }
+    let (Some(b), Some(a)) = (before.turns, after.turns) else {
+        return None;
+    };
+    let least = goals.max_turns.map_or(b, |m| m.min(b)) / 2.0;
+    if b >= 2.0 && (a < least || a > 2.0 * b) {
+        return Some(format!(
+            "games last {a:.1} turns on average, {} {b:.1}: the game's pace is not kept",
+            if a < b { "down from" } else { "up from" }
+        ));
+    }
+    None
 }
 
 /// Counts an edit rejected for breaking the design (`why`), keeping the first few as examples.
@@ -1408,6 +1530,7 @@ fn suggest_balance(text: &str, opts: &SuggestOptions) -> Result<Suggestions, Str
                 to: v.to_string(),
                 before_line: line_of(text, s.line),
                 after_line: line_of(&new_text, s.line),
+                tier: s.tier,
             })
             .collect();
         edits.sort_by_key(|e| (e.line, e.column));
@@ -1480,8 +1603,8 @@ fn suggest_balance(text: &str, opts: &SuggestOptions) -> Result<Suggestions, Str
             let Ok(after) = verdict_with(&t, &opts.progress, judge) else {
                 continue;
             };
-            if ends_all_undecided(&out.before, &after) {
-                count_rejected(&mut out, text, &t, &one, "no game has a winner any more");
+            if let Some(why) = breaks_play(&out.before, &after, &opts.goals) {
+                count_rejected(&mut out, text, &t, &one, &why);
             } else if meets(&opts.goals, &after) {
                 out.suggestions.push(make(&one, after));
             } else if (after.value.abs() < before.value.abs()
@@ -1517,11 +1640,11 @@ fn suggest_balance(text: &str, opts: &SuggestOptions) -> Result<Suggestions, Str
                 break;
             }
             let v0 = all[k].value;
-            let limit = v0.unsigned_abs().saturating_mul(4).clamp(64, 1 << 20) as i64;
             // The verdict at value x (None: not measurable — an error, a rejected edit, a
             // cap — which ends the way).
             let mut at = |x: i64, out: &mut Suggestions| -> Option<Verdict> {
-                if !files.insert(change_key(&all, &[(k, x)])) {
+                if stopped(opts, out.tried).is_some() || !files.insert(change_key(&all, &[(k, x)]))
+                {
                     return None;
                 }
                 let one = changes_of(&all, &[(k, x)]);
@@ -1531,51 +1654,28 @@ fn suggest_balance(text: &str, opts: &SuggestOptions) -> Result<Suggestions, Str
                 }
                 out.tried += 1;
                 let after = verdict_with(&t, &opts.progress, judge).ok()?;
-                if ends_all_undecided(&out.before, &after) {
-                    count_rejected(out, text, &t, &one, "no game has a winner any more");
+                if let Some(why) = breaks_play(&out.before, &after, &opts.goals) {
+                    count_rejected(out, text, &t, &one, &why);
                     return None;
                 }
                 Some(after)
             };
             let crossed = |v: &Verdict| v.value.signum() != sign0 || meets(&opts.goals, v);
-            // Doubling: the last value on this side of even, and the first past it.
-            let least = all[k].least;
-            let (mut lo, mut hi) = ((v0 + 3 * dir).max(least), None);
-            let mut found: Vec<(i64, Verdict)> = Vec::new();
-            let mut step = 6i64;
-            while step <= limit {
-                let x = (v0 + dir * step).max(least);
-                if x == lo {
-                    break;
-                }
-                let Some(f) = at(x, &mut out) else { break };
-                let past = crossed(&f);
-                if meets(&opts.goals, &f) {
-                    found.push((x, f));
-                }
-                if past {
-                    hi = Some(x);
-                    break;
-                }
-                lo = x;
-                step *= 2;
-            }
-            // Bisection for the value nearest even between them.
-            if let Some(mut h) = hi {
-                while (h - lo).abs() > 1 && stopped(opts, out.tried).is_none() {
-                    let m = lo + (h - lo) / 2;
-                    let Some(f) = at(m, &mut out) else { break };
-                    let past = crossed(&f);
-                    if meets(&opts.goals, &f) {
-                        found.push((m, f));
-                    }
-                    if past {
-                        h = m;
-                    } else {
-                        lo = m;
-                    }
-                }
-            }
+            let limit = v0.unsigned_abs().saturating_mul(4).clamp(64, 1 << 20) as i64;
+            let found: Vec<(i64, Verdict)> = follow(
+                Way {
+                    from: v0,
+                    dir,
+                    tried: 3,
+                    least: all[k].least,
+                    limit,
+                },
+                |x| at(x, &mut out),
+                crossed,
+            )
+            .into_iter()
+            .filter(|(_, f)| meets(&opts.goals, f))
+            .collect();
             // The smallest change that meets the goals.
             if let Some((x, f)) = found.into_iter().min_by_key(|(x, _)| (x - v0).abs()) {
                 out.suggestions.push(make(&changes_of(&all, &[(k, x)]), f));
@@ -1605,7 +1705,7 @@ fn suggest_balance(text: &str, opts: &SuggestOptions) -> Result<Suggestions, Str
                 out.tried += 1;
                 if let Ok(after) = verdict_with(&t, &opts.progress, judge)
                     && meets(&opts.goals, &after)
-                    && !ends_all_undecided(&out.before, &after)
+                    && breaks_play(&out.before, &after, &opts.goals).is_none()
                 {
                     out.suggestions.push(make(&changes, after));
                 }
@@ -1696,8 +1796,74 @@ fn nearest(tried: &[Tried], all: &[Site], make: &MakeSuggestion, goals: &Goals) 
         .collect()
 }
 
-/// Fewest edits first, then the smallest change, then the verdict nearest even.
+/// A number followed one way beyond the steps already tried: from `from`, in direction `dir`,
+/// `tried` already measured (the first value followed is twice that far), never below `least`
+/// nor further than `limit` from `from`.
+#[derive(Clone, Copy, Debug)]
+struct Way {
+    from: i64,
+    dir: i64,
+    tried: i64,
+    least: i64,
+    limit: i64,
+}
+
+/// Follows a number along `way` by doubling steps until its verdict `crossed` (passed even, or
+/// met the goals), then bisects between the last value short of that and the first past it
+/// (the verdict taken as monotone in the number there): a fix 5 or 40 away costs a few
+/// measurements, not one per step. `at` measures a value (None: not measurable — an error, a
+/// rejected edit, the cap — which ends the way). Returns every value measured, in order.
+fn follow(
+    way: Way,
+    mut at: impl FnMut(i64) -> Option<Verdict>,
+    crossed: impl Fn(&Verdict) -> bool,
+) -> Vec<(i64, Verdict)> {
+    let Way {
+        from,
+        dir,
+        tried,
+        least,
+        limit,
+    } = way;
+    let mut seen: Vec<(i64, Verdict)> = Vec::new();
+    let (mut lo, mut hi) = ((from + tried * dir).max(least), None);
+    let mut step = 2 * tried.max(1);
+    while step <= limit {
+        let x = (from + dir * step).max(least);
+        if x == lo {
+            break;
+        }
+        let Some(f) = at(x) else { break };
+        let past = crossed(&f);
+        seen.push((x, f));
+        if past {
+            hi = Some(x);
+            break;
+        }
+        lo = x;
+        step *= 2;
+    }
+    if let Some(mut h) = hi {
+        while (h - lo).abs() > 1 {
+            let m = lo + (h - lo) / 2;
+            let Some(f) = at(m) else { break };
+            let past = crossed(&f);
+            seen.push((m, f));
+            if past {
+                h = m;
+            } else {
+                lo = m;
+            }
+        }
+    }
+    seen
+}
+
+/// Fewest edits first, then the edits a designer makes first (start values and named numbers,
+/// then costs, then thresholds and effects: [`tier_of`]), then the smallest change, then the
+/// verdict nearest even.
 fn rank(suggestions: &mut [Suggestion]) {
+    let tier = |s: &Suggestion| s.edits.iter().map(|e| e.tier).max().unwrap_or(0);
     let size = |s: &Suggestion| {
         s.edits
             .iter()
@@ -1705,8 +1871,8 @@ fn rank(suggestions: &mut [Suggestion]) {
             .sum::<i64>()
     };
     suggestions.sort_by(|a, b| {
-        (a.edits.len(), size(a))
-            .cmp(&(b.edits.len(), size(b)))
+        (a.edits.len(), tier(a), size(a))
+            .cmp(&(b.edits.len(), tier(b), size(b)))
             .then(distance(&a.after).total_cmp(&distance(&b.after)))
     });
 }
@@ -1902,6 +2068,19 @@ fn sampled_search(
         // then the nearest steps.
         cands.truncate(plan.edits);
     }
+    // What the plan leaves of --moves buys numbers followed beyond their steps after the
+    // first round ([`sampled_follow`]): the plan itself stays as it was.
+    let follow_probes = if plan.edits == cands.len() {
+        (1..=FOLLOW_PROBES)
+            .rev()
+            .find(|&p| {
+                planned_games(plan.edits + p, plan.pairs, plan.first, plan.full) * per_game
+                    <= opts.moves as f64
+            })
+            .unwrap_or(0)
+    } else {
+        0
+    };
     let first_games = plan.first;
     let full_games = plan.full;
     let mut games = first_games;
@@ -1944,12 +2123,30 @@ fn sampled_search(
                 out.tried -= 1;
                 continue;
             }
+            if let Some(why) = breaks_play(&out.before, &after, &opts.goals) {
+                count_rejected(out, text, &t, &changes, &why);
+                continue;
+            }
             scored.push((distance(&after), ch.clone(), after));
+        }
+        if games == first_games && !confirm && follow_probes > 0 {
+            sampled_follow(
+                text,
+                all,
+                opts,
+                out,
+                design,
+                &mut files,
+                (games, follow_probes),
+                &mut scored,
+            );
         }
         scored.sort_by(|a, b| a.0.total_cmp(&b.0));
         if confirm {
             for (_, ch, after) in &scored {
-                if meets(&opts.goals, after) && !ends_all_undecided(&out.before, after) {
+                if meets(&opts.goals, after)
+                    && breaks_play(&out.before, after, &opts.goals).is_none()
+                {
                     out.suggestions
                         .push(make(&changes_of(all, ch), after.clone()));
                 }
@@ -1981,6 +2178,147 @@ fn sampled_search(
         }
         last = scored;
         games = (games * 2).min(full_games);
+    }
+}
+
+/// Edited files a sampled search may add to its first round by following numbers beyond their
+/// steps ([`sampled_follow`]), when the plan leaves room for them in --moves.
+const FOLLOW_PROBES: usize = 24;
+
+/// Numbers followed at most, each one way.
+const FOLLOW_WAYS: usize = 4;
+
+/// A sampled search's first round, extended: the numbers whose steps brought the game nearest
+/// even (up to [`FOLLOW_WAYS`], each in the direction that helped) are followed further that
+/// way ([`follow`]) until the larger of h's score and the first mover's advantage changes sign
+/// or the goals are met, on the first round's games and seeds, up to `probes` edited files in
+/// all. What they measure joins the round's `scored`, so the rounds after judge them as any
+/// other edit. Nothing is followed when a step already meets the goals.
+#[allow(clippy::too_many_arguments)]
+fn sampled_follow(
+    text: &str,
+    all: &[Site],
+    opts: &SuggestOptions,
+    out: &mut Suggestions,
+    design: Option<&Design>,
+    files: &mut std::collections::HashSet<Vec<(usize, i64)>>,
+    (games, probes): (u64, usize),
+    scored: &mut Vec<Tried>,
+) {
+    if scored.iter().any(|x| meets(&opts.goals, &x.2)) {
+        return;
+    }
+    // The figure furthest from even, signed: the one a fix must bring back.
+    let before = out.before.clone();
+    let by_first_mover = before
+        .first_mover
+        .is_some_and(|f| f.0.abs() > before.value.abs());
+    let signed = |v: &Verdict| {
+        if by_first_mover {
+            v.first_mover.map_or(0.0, |f| f.0)
+        } else {
+            v.value
+        }
+    };
+    let sign0 = signed(&before).signum();
+    // A step helped when it brought the game nearer even. Where the score sits at 100% or 0%
+    // (every step near the file leaves it there, or moves it by a game or two of noise), a
+    // step helped when it brought the derived lead at the start ([`start_lead`]) nearer 0 —
+    // only where that lead points the same way as the score.
+    let d0 = distance(&before);
+    let saturated = {
+        let (lo, hi) = if by_first_mover {
+            before.first_mover.map_or((0.0, 0.0), |f| (f.1, f.2))
+        } else {
+            before.interval.unwrap_or((before.value, before.value))
+        };
+        hi >= 0.5 - 1e-9 || lo <= -0.5 + 1e-9
+    };
+    let by_lead = saturated && before.lead.signum() == sign0 && before.lead != 0.0;
+    let mut order: Vec<&Tried> = scored
+        .iter()
+        .filter(|(d, ch, v)| {
+            ch.len() == 1
+                && if by_lead {
+                    *d <= d0 + 1e-9 && v.lead.abs() < before.lead.abs() - 1e-9
+                } else {
+                    *d < d0 - 1e-9
+                }
+        })
+        .collect();
+    order.sort_by(|a, b| {
+        if by_lead {
+            a.2.lead
+                .abs()
+                .total_cmp(&b.2.lead.abs())
+                .then(a.0.total_cmp(&b.0))
+        } else {
+            a.0.total_cmp(&b.0)
+                .then(a.2.lead.abs().total_cmp(&b.2.lead.abs()))
+        }
+    });
+    let mut ways: Vec<(usize, i64)> = Vec::new();
+    for (_, ch, _) in order {
+        let (k, x) = ch[0];
+        let dir = (x - all[k].value).signum();
+        if dir != 0 && !ways.contains(&(k, dir)) {
+            ways.push((k, dir));
+        }
+    }
+    ways.truncate(FOLLOW_WAYS);
+    let mut left = probes;
+    for (k, dir) in ways {
+        let v0 = all[k].value;
+        // The furthest step already measured this way.
+        let tried = scored
+            .iter()
+            .filter(|x| x.1.len() == 1 && x.1[0].0 == k && (x.1[0].1 - v0).signum() == dir)
+            .map(|x| (x.1[0].1 - v0).abs())
+            .max()
+            .unwrap_or(1);
+        let mut at = |x: i64| -> Option<Verdict> {
+            if left == 0
+                || stopped(opts, out.tried).is_some()
+                || !files.insert(change_key(all, &[(k, x)]))
+            {
+                return None;
+            }
+            let changes = changes_of(all, &[(k, x)]);
+            let t = edited_checked(text, &changes)?;
+            if rejects(design, text, &t, &changes, out) {
+                return None;
+            }
+            left -= 1;
+            out.tried += 1;
+            let prog = compile(&t).program?;
+            let after = sampled_verdict(&prog, games, SAMPLE_SEED, &opts.progress);
+            if opts.progress.cancelled() {
+                out.tried -= 1;
+                return None;
+            }
+            if let Some(why) = breaks_play(&out.before, &after, &opts.goals) {
+                count_rejected(out, text, &t, &changes, &why);
+                return None;
+            }
+            Some(after)
+        };
+        let measured = follow(
+            Way {
+                from: v0,
+                dir,
+                tried,
+                least: all[k].least,
+                limit: v0.unsigned_abs().saturating_mul(4).clamp(64, 1 << 20) as i64,
+            },
+            &mut at,
+            |v| signed(v).signum() != sign0 || meets(&opts.goals, v),
+        );
+        for (x, after) in measured {
+            scored.push((distance(&after), vec![(k, x)], after));
+        }
+        if left == 0 {
+            break;
+        }
     }
 }
 
@@ -2144,7 +2482,7 @@ pub fn text(s: &Suggestions) -> String {
     }
     if s.rejected > 0 {
         o.push_str(&format!(
-            "{} edited file(s) rejected for breaking the design, not measured; e.g.\n",
+            "{} edited file(s) rejected for breaking the design (never suggested, nor nearest); e.g.\n",
             s.rejected
         ));
         for e in &s.rejected_examples {

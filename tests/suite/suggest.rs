@@ -172,6 +172,22 @@ fn editable_numbers_are_the_games_numbers_not_names_keys_or_advantage_weights() 
         }
     }
     assert!(s.iter().any(|x| x.value == 6), "後ろ余裕度=6 is editable");
+    // The order a designer edits in: start values and named numbers (0), costs (1), the rest.
+    let race = std::fs::read_to_string(root().join("tests/designs/marathon.kmt")).unwrap();
+    let s = sites(&race);
+    let tiers = |needle: &str| {
+        let line = race.lines().position(|l| l.starts_with(needle)).unwrap() + 1;
+        s.iter()
+            .filter(|x| x.line == line)
+            .map(|x| (x.value, x.tier))
+            .collect::<Vec<_>>()
+    };
+    assert_eq!(tiers("ハンデ:"), vec![(0, 0)]);
+    assert_eq!(tiers("!:h.位置"), vec![(0, 0), (3, 0)]);
+    assert_eq!(tiers("S.体力>=1::"), vec![(1, 1)]);
+    assert_eq!(tiers("[走る]:"), vec![(1, 2), (3, 2), (1, 1)]);
+    assert_eq!(tiers("[走る],S.位置<"), vec![(1, 2)]);
+    assert_eq!(tiers("~T"), vec![(200, 2)]);
 }
 
 #[test]
@@ -450,6 +466,16 @@ fn the_skill_goal_is_checked_on_the_file_and_on_each_suggestion() {
     }
 }
 
+/// `kumite suggest FILE OPTIONS… --format json`, which must succeed.
+fn suggest_json(f: &std::path::Path, options: &[&str]) -> serde_json::Value {
+    let mut args = vec!["suggest", f.to_str().unwrap()];
+    args.extend_from_slice(options);
+    args.extend(["--format", "json"]);
+    let (code, out, err) = kumite(&args);
+    assert_eq!(code, 0, "{err}");
+    serde_json::from_str(&out).unwrap()
+}
+
 /// A planted file of `name` written under the temp dir: `from` replaced by `to`.
 fn planted(name: &str, from: &str, to: &str) -> std::path::PathBuf {
     let text = std::fs::read_to_string(root().join(name)).unwrap();
@@ -478,16 +504,7 @@ fn an_edit_that_breaks_the_design_is_rejected_and_the_start_value_is_suggested()
         "!:hp=10,stamina=6",
         "!:h.hp=14,c.hp=10,stamina=6",
     );
-    let (code, out, err) = kumite(&[
-        "suggest",
-        f.to_str().unwrap(),
-        "--max-edits",
-        "1",
-        "--format",
-        "json",
-    ]);
-    assert_eq!(code, 0, "{err}");
-    let s: serde_json::Value = serde_json::from_str(&out).unwrap();
+    let s = suggest_json(&f, &["--max-edits", "1"]);
     assert!(s["rejected"].as_u64().unwrap() >= 1, "{s}");
     let examples = s["rejected_examples"].to_string();
     assert!(
@@ -514,16 +531,7 @@ fn an_edit_that_breaks_the_design_is_rejected_and_the_start_value_is_suggested()
 fn the_same_file_gives_the_same_suggestions_with_a_core_busy() {
     let f = planted("rules/sumo.kmt", "h.スタミナ=9,", "h.スタミナ=14,");
     let run = || {
-        let (code, out, err) = kumite(&[
-            "suggest",
-            f.to_str().unwrap(),
-            "--moves",
-            "120000",
-            "--format",
-            "json",
-        ]);
-        assert_eq!(code, 0, "{err}");
-        let mut v: serde_json::Value = serde_json::from_str(&out).unwrap();
+        let mut v = suggest_json(&f, &["--moves", "120000"]);
         v.as_object_mut().unwrap().remove("seconds");
         v
     };
@@ -913,5 +921,36 @@ fn full_width_lines_link_their_numbers_as_ascii_lines_do() {
         assert_eq!(a.len(), 2, "{ascii}: {a:?}");
         assert!(a.iter().all(Option::is_some), "{ascii}: {a:?}");
         assert_eq!(a, w, "{wide}");
+    }
+}
+
+/// A race judged by CPU games (tests/designs/marathon.kmt: stamina, a sure walk, a random run,
+/// a slipstream for the side behind — more positions than the exact path takes) with h given a
+/// 12-square head start (h about 95%). Every step of the head start within ±3 leaves h far
+/// ahead: the number is followed beyond its steps, on spare games of the plan, and the fix
+/// suggested first is the head start itself brought back near 0 — a start value, before the
+/// slipstream's effect that also evens the score. Edits that change the game's pace (a walk of
+/// 3, games of a third the length) are rejected and named.
+#[test]
+fn a_head_start_far_beyond_its_steps_is_followed_and_offered_before_an_effect() {
+    let f = planted("tests/designs/marathon.kmt", "ハンデ:0\n", "ハンデ:12\n");
+    let s = suggest_json(&f, &["--max-edits", "1"]);
+    assert!(s["before"]["value"].as_f64().unwrap() > 0.35, "{s}");
+    let first = &s["suggestions"][0]["edits"];
+    assert_eq!(first.as_array().map(Vec::len), Some(1), "{s}");
+    assert_eq!(first[0]["line"], 11, "{s}");
+    let to: i64 = first[0]["to"].as_str().unwrap().parse().unwrap();
+    assert!((0..=3).contains(&to), "{s}");
+    let examples = s["rejected_examples"].to_string();
+    assert!(
+        examples.contains("the game's pace is not kept"),
+        "{examples}"
+    );
+    for list in ["suggestions", "nearest"] {
+        for sg in s[list].as_array().unwrap() {
+            let t = sg["after"]["turns"].as_f64().unwrap();
+            let t0 = s["before"]["turns"].as_f64().unwrap();
+            assert!(t >= t0 / 2.0 && t <= t0 * 2.0, "{sg}");
+        }
     }
 }
