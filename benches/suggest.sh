@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # kumite suggest on planted imbalances (issue 42): bundled and test games with one number
 # changed; for each, whether a fix meeting the default goals was found within the 60 s budget,
-# with at most 2 edits, how long it took and the evidence. Usage: benches/suggest.sh
+# with at most 2 edits, how long it took and the evidence; then the same run again with one core
+# kept busy, and whether its JSON (time aside) is the same. Usage: benches/suggest.sh
 set -euo pipefail
 cd "$(dirname "$0")/.."
 cargo build --release --quiet
@@ -25,9 +26,13 @@ cases=(
   "dice_race no head start|tests/designs/dice_race.kmt|s/^先行:1\$/先行:0/|"
   "boxing h 14 hp against 10|tests/designs/boxing.kmt|s/^!:hp=10,stamina=6\$/!:h.hp=14,c.hp=10,stamina=6/|"
   "sumo h stamina 14|rules/sumo.kmt|s/h.スタミナ=9/h.スタミナ=14/|"
+  "marathon h 12 squares ahead|tests/designs/marathon.kmt|s/^ハンデ:0\$/ハンデ:12/|"
+  "card_duel h 26 health against 20|tests/designs/card_duel.kmt|s/^!:体力=20,マナ=1,/!:h.体力=26,c.体力=20,マナ=1,/|"
 )
 found=0
 fair=0
+same=0
+runs=0
 for c in "${cases[@]}"; do
   IFS='|' read -r name file expr extra <<<"$c"
   f="$dir/planted.kmt"
@@ -35,6 +40,19 @@ for c in "${cases[@]}"; do
   if cmp -s "$f" "$file" && [ -n "$expr" ]; then echo "$name: the planting did not apply"; continue; fi
   # shellcheck disable=SC2086
   out=$($k suggest "$f" --format json $extra 2>&1) || { echo "$name: error: $out" | head -3; continue; }
+  # The same run with one core kept busy: the same suggestions are expected (time aside).
+  ( while :; do :; done ) &
+  busy=$!
+  # shellcheck disable=SC2086
+  loaded=$($k suggest "$f" --format json $extra 2>&1) || true
+  kill "$busy"
+  wait "$busy" 2>/dev/null || true
+  runs=$((runs + 1))
+  if python3 -c 'import json,sys; a,b=(json.loads(x) for x in sys.argv[1:]); [d.pop("seconds",None) for d in (a,b)]; sys.exit(a!=b)' "$out" "$loaded" 2>/dev/null; then
+    same=$((same + 1))
+  else
+    echo "$name: DIFFERENT with a core busy"
+  fi
   line=$(python3 - "$name" "$out" <<'PY'
 import json, sys
 name, raw = sys.argv[1], sys.argv[2]
@@ -60,3 +78,4 @@ PY
   case "$line" in OK*) found=$((found + 1));; FAIR*) fair=$((fair + 1));; esac
 done
 echo "fixed: $found of $((${#cases[@]} - fair)) unfair files ($fair already fair)"
+echo "the same with a core busy: $same of $runs"

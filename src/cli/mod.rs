@@ -67,6 +67,30 @@ pub enum Format {
     Json,
 }
 
+/// When `check` colours its reports (`--color`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum, Default)]
+pub enum ColorArg {
+    /// On a terminal, unless NO_COLOR is set.
+    #[default]
+    Auto,
+    /// Always.
+    Always,
+    /// Never.
+    Never,
+}
+
+/// `tree`'s output format.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum, Default)]
+pub enum TreeFormat {
+    /// Human-readable text.
+    #[default]
+    Text,
+    /// JSON.
+    Json,
+    /// Graphviz DOT.
+    Dot,
+}
+
 /// A side named on the command line (`--first h|c`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
 pub enum SideArg {
@@ -115,8 +139,8 @@ pub enum Command {
         #[arg(long)]
         deny_warnings: bool,
         /// Colour: auto (on a terminal), always, never.
-        #[arg(long, default_value = "auto")]
-        color: String,
+        #[arg(long, value_enum, default_value_t = ColorArg::Auto)]
+        color: ColorArg,
     },
     /// Play one match and print the result.
     Match {
@@ -214,8 +238,8 @@ pub enum Command {
         #[command(flatten)]
         sets: SetArgs,
         /// Output format: text, json or dot (Graphviz).
-        #[arg(long, default_value = "text", value_parser = ["text", "json", "dot"])]
-        format: String,
+        #[arg(long, value_enum, default_value_t = TreeFormat::Text)]
+        format: TreeFormat,
     },
     /// Find the shortest win for h (勝ち筋) and whether h can force a win; for simultaneous games
     /// also the depth-limited game value and both mixed strategies at the start.
@@ -587,7 +611,7 @@ pub fn run(cmd: Command) -> ExitCode {
             format,
             deny_warnings,
             color,
-        } => check(&files, format, deny_warnings, &color),
+        } => check(&files, format, deny_warnings, color),
         Command::Expand { file, output } => expand(&file, output.as_ref()),
         Command::Train {
             file,
@@ -689,7 +713,7 @@ pub fn run(cmd: Command) -> ExitCode {
             file,
             sets: SetArgs { set },
             format,
-        } => tree(&file, &set, &format),
+        } => tree(&file, &set, format),
         Command::Solve {
             file,
             start: StartArgs { set, first },
@@ -820,7 +844,7 @@ pub fn run(cmd: Command) -> ExitCode {
 }
 
 /// `kumite tree`: the victory-condition graph with both sides' distances, as text, JSON or dot.
-fn tree(file: &Path, set: &[String], format: &str) -> ExitCode {
+fn tree(file: &Path, set: &[String], format: TreeFormat) -> ExitCode {
     let prog = match load_program(file, set) {
         Ok(p) => p,
         Err(e) => return fail(&e),
@@ -836,9 +860,9 @@ fn tree(file: &Path, set: &[String], format: &str) -> ExitCode {
         Err(e) => return rule_error(&e),
     };
     match format {
-        "json" => outln!("{}", analyse::tree_json(&prog, &g, &eng, &st)),
-        "dot" => out!("{}", analyse::tree_dot(&g, &eng, &st)),
-        _ => out!("{}", analyse::tree_text(&g, &eng, &st)),
+        TreeFormat::Json => outln!("{}", analyse::tree_json(&prog, &g, &eng, &st)),
+        TreeFormat::Dot => out!("{}", analyse::tree_dot(&g, &eng, &st)),
+        TreeFormat::Text => out!("{}", analyse::tree_text(&g, &eng, &st)),
     }
     ExitCode::SUCCESS
 }
@@ -1259,11 +1283,11 @@ fn merge(files: &[PathBuf], format: Format) -> ExitCode {
     ExitCode::SUCCESS
 }
 
-fn check(files: &[PathBuf], format: Format, deny_warnings: bool, color: &str) -> ExitCode {
+fn check(files: &[PathBuf], format: Format, deny_warnings: bool, color: ColorArg) -> ExitCode {
     let color = match color {
-        "always" => true,
-        "never" => false,
-        _ => std::io::stderr().is_terminal() && std::env::var_os("NO_COLOR").is_none(),
+        ColorArg::Always => true,
+        ColorArg::Never => false,
+        ColorArg::Auto => std::io::stderr().is_terminal() && std::env::var_os("NO_COLOR").is_none(),
     };
     let mut failed = false;
     let mut json = Vec::new();

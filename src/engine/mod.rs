@@ -524,19 +524,9 @@ impl<'p> Engine<'p> {
         st.vals[side.index() * self.ns + state as usize]
     }
 
-    /// The value of a state of a side, to change (editing a position).
-    pub fn val_mut<'s>(&self, st: &'s mut State, side: Side, state: u32) -> &'s mut i64 {
-        &mut st.vals[side.index() * self.ns + state as usize]
-    }
-
     /// True if `cmd` is enabled for `side`.
     pub fn is_enabled(&self, st: &State, side: Side, cmd: CmdId) -> bool {
         st.enabled[side.index() * self.nc + cmd as usize]
-    }
-
-    /// Whether `cmd` is enabled for `side`, to change (editing a position).
-    pub fn enabled_mut<'s>(&self, st: &'s mut State, side: Side, cmd: CmdId) -> &'s mut bool {
-        &mut st.enabled[side.index() * self.nc + cmd as usize]
     }
 
     /// The enabled commands of `side`, appended to `out` (in command order).

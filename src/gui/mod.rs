@@ -189,11 +189,6 @@ pub struct StudioApp {
     forced_widths: Option<(f32, f32)>,
 }
 
-/// Opens the studio window.
-pub fn run() -> eframe::Result {
-    run_with(None)
-}
-
 /// The signal that asked the window to close (0: none).
 static SIGNALLED: std::sync::atomic::AtomicI32 = std::sync::atomic::AtomicI32::new(0);
 /// The open window's context, for a signal to wake it.

@@ -6,7 +6,7 @@ use super::i18n::{Lang, T, tr, trf, trn};
 use crate::program::RuleProgram;
 use crate::report::compare::{Basis, Comparison, Diff, Measure, Unit};
 use crate::report::suggest::{SuggestOptions, Suggestions};
-use crate::report::{Progress, Rate, Report, ReportOptions, Sweep};
+use crate::report::{Progress, Rate, Report, ReportOptions, SkillVerdict, Sweep};
 use egui::{Color32, RichText, Ui, Vec2};
 use egui_plot::{Bar, BarChart, FilledArea, HLine, Line, Plot, Points};
 use std::sync::Arc;
@@ -1481,10 +1481,16 @@ fn skill(ui: &mut Ui, lang: Lang, r: &Report) {
     header(ui, title, &games, |ui| {
         let warn = Color32::from_rgb(230, 170, 60);
         match r.skill_verdict {
-            Some("skill_matters") => ui.label(tr(lang, T::SkillMattersRandomLoses)),
-            Some("no_difference") => ui.colored_label(warn, tr(lang, T::NoEvidenceThatSkill)),
-            Some("random_better") => ui.colored_label(warn, tr(lang, T::RandomBeatsDeepest)),
-            _ => ui.colored_label(warn, tr(lang, T::SkillTooFewGames)),
+            Some(SkillVerdict::SkillMatters) => ui.label(tr(lang, T::SkillMattersRandomLoses)),
+            Some(SkillVerdict::NoDifference) => {
+                ui.colored_label(warn, tr(lang, T::NoEvidenceThatSkill))
+            }
+            Some(SkillVerdict::RandomBetter) => {
+                ui.colored_label(warn, tr(lang, T::RandomBeatsDeepest))
+            }
+            Some(SkillVerdict::TooFewGames) | None => {
+                ui.colored_label(warn, tr(lang, T::SkillTooFewGames))
+            }
         };
         let cols: Vec<[String; 2]> = sk
             .iter()

@@ -384,13 +384,13 @@ impl Server {
                         json!({
                             "label": it.label,
                             "kind": match it.kind {
-                                complete::ItemKind::State => 6,
-                                complete::ItemKind::Command => 3,
-                                complete::ItemKind::Macro => 2,
-                                complete::ItemKind::Constant => 21,
-                                complete::ItemKind::Prefix => 9,
-                                complete::ItemKind::Keyword => 14,
-                                complete::ItemKind::Function => 3,
+                                complete::ItemKind::State => lt::CompletionItemKind::VARIABLE,
+                                complete::ItemKind::Command => lt::CompletionItemKind::FUNCTION,
+                                complete::ItemKind::Macro => lt::CompletionItemKind::METHOD,
+                                complete::ItemKind::Constant => lt::CompletionItemKind::CONSTANT,
+                                complete::ItemKind::Prefix => lt::CompletionItemKind::MODULE,
+                                complete::ItemKind::Keyword => lt::CompletionItemKind::KEYWORD,
+                                complete::ItemKind::Function => lt::CompletionItemKind::FUNCTION,
                             },
                             "detail": it.detail,
                             "sortText": format!("{i:04}"),
@@ -491,11 +491,17 @@ impl Server {
                         let o = ix.definition(*k, n)?;
                         let r = to_range(&d.text, &d.lines, &o.span, self.enc);
                         let (kind, label) = match k {
-                            symbols::SymKind::State => (13, n.to_string()),
-                            symbols::SymKind::Command => (12, format!("[{n}]")),
-                            symbols::SymKind::Macro => (12, format!("[{n}] (macro)")),
-                            symbols::SymKind::Constant => (14, n.to_string()),
-                            symbols::SymKind::Key => (22, format!("key {n}")),
+                            symbols::SymKind::State => (lt::SymbolKind::VARIABLE, n.to_string()),
+                            symbols::SymKind::Command => {
+                                (lt::SymbolKind::FUNCTION, format!("[{n}]"))
+                            }
+                            symbols::SymKind::Macro => {
+                                (lt::SymbolKind::FUNCTION, format!("[{n}] (macro)"))
+                            }
+                            symbols::SymKind::Constant => (lt::SymbolKind::CONSTANT, n.to_string()),
+                            symbols::SymKind::Key => {
+                                (lt::SymbolKind::ENUM_MEMBER, format!("key {n}"))
+                            }
                         };
                         Some(json!({
                             "name": label,

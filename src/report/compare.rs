@@ -717,8 +717,8 @@ pub fn differences(a: &Report, b: &Report) -> Vec<Diff> {
         }
         out.push(words(
             Measure::SkillVerdict,
-            a.skill_verdict.map(str::to_string),
-            b.skill_verdict.map(str::to_string),
+            a.skill_verdict.map(|v| v.token().to_string()),
+            b.skill_verdict.map(|v| v.token().to_string()),
         ));
     }
     // Sweep.

@@ -646,6 +646,34 @@ pub struct SweepReport {
     pub fair: Vec<i64>,
 }
 
+/// Whether skill matters: random play against the deepest level of the round robin. In JSON,
+/// its snake_case token (`"skill_matters"`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum SkillVerdict {
+    /// Random scores significantly under ½.
+    SkillMatters,
+    /// Random scores significantly over ½: the CPU misjudges the game.
+    RandomBetter,
+    /// The interval contains ½ over enough games to see a difference of [`SKILL_POINTS`]
+    /// with 80% power, or every game was the same game.
+    NoDifference,
+    /// The interval contains ½ over fewer games.
+    TooFewGames,
+}
+
+impl SkillVerdict {
+    /// Its JSON token (`"skill_matters"`), which comparison rows carry.
+    pub fn token(self) -> &'static str {
+        match self {
+            Self::SkillMatters => "skill_matters",
+            Self::RandomBetter => "random_better",
+            Self::NoDifference => "no_difference",
+            Self::TooFewGames => "too_few_games",
+        }
+    }
+}
+
 /// The report (sections are None until computed).
 #[derive(Clone, Debug, Default, PartialEq, Serialize)]
 pub struct Report {
@@ -677,12 +705,8 @@ pub struct Report {
     pub restricted_games: u64,
     /// Skill round robin.
     pub skill: Option<Vec<SkillPair>>,
-    /// Random against the deepest level: "skill_matters" (random scores significantly under
-    /// ½), "random_better" (significantly over ½), "no_difference" (its interval contains ½
-    /// over enough games to see a difference of [`SKILL_POINTS`] with 80% power, or every game
-    /// was the same game), "too_few_games" (its interval contains ½ over fewer games), or null
-    /// before the round robin.
-    pub skill_verdict: Option<&'static str>,
+    /// Random against the deepest level ([`SkillVerdict`]), or null before the round robin.
+    pub skill_verdict: Option<SkillVerdict>,
     /// Games per pairing (the pairing of random against the deepest level plays
     /// `skill_key_games`).
     pub skill_games: u64,

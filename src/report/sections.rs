@@ -675,19 +675,19 @@ fn skill_power_games() -> u64 {
 /// The skill verdict from the pairing of random against the deepest level: a significant
 /// difference either way, or none — which says "no difference of 10 points" only when the
 /// pairing played enough games to see one.
-fn skill_verdict(p: &SkillPair) -> &'static str {
+fn skill_verdict(p: &SkillPair) -> SkillVerdict {
     let (low, high) = (
         p.low.unwrap_or(p.a_win_rate),
         p.high.unwrap_or(p.a_win_rate),
     );
     if high < 0.5 {
-        "skill_matters"
+        SkillVerdict::SkillMatters
     } else if low > 0.5 {
-        "random_better"
+        SkillVerdict::RandomBetter
     } else if p.games >= skill_power_games() || p.low.is_none() {
-        "no_difference"
+        SkillVerdict::NoDifference
     } else {
-        "too_few_games"
+        SkillVerdict::TooFewGames
     }
 }
 

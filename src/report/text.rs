@@ -1,6 +1,6 @@
 //! The report as text (`kumite report`, the default format).
 
-use super::{Outcomes, Rate, Report};
+use super::{Outcomes, Rate, Report, SkillVerdict};
 use std::fmt::Write;
 
 fn pct(x: f64) -> String {
@@ -394,14 +394,16 @@ pub fn render(r: &Report) -> String {
         }
     }
     let verdict = match r.skill_verdict {
-        Some("skill_matters") => "skill matters: random loses to the deepest search",
-        Some("no_difference") => {
+        Some(SkillVerdict::SkillMatters) => "skill matters: random loses to the deepest search",
+        Some(SkillVerdict::NoDifference) => {
             "skill makes no difference of 10 points or more (the sample would show one 4 times in 5): random does as well as the deepest search"
         }
-        Some("random_better") => {
+        Some(SkillVerdict::RandomBetter) => {
             "random play beats the deepest search: the CPU misjudges this game"
         }
-        Some(_) => "too few games to tell whether skill matters (raise --games)",
+        Some(SkillVerdict::TooFewGames) => {
+            "too few games to tell whether skill matters (raise --games)"
+        }
         None => "",
     };
     if !verdict.is_empty() {

@@ -15,7 +15,8 @@ fn program(path: &str) -> RuleProgram {
 }
 
 /// What a best reply (h) gains against `player` as c, over the game value (0 in these
-/// symmetric games).
+/// symmetric games). The CPUs are given no time limit (`P3600000`): their searches stop at
+/// their depth and node budgets, so the answer is the same on a loaded machine.
 fn gives_away(prog: &RuleProgram, player: &str) -> f64 {
     let a = analyse::against(prog, Side::H, player, Some(0.0), 5.0).expect("against");
     a.exploitability.expect("with a game value")
@@ -24,8 +25,8 @@ fn gives_away(prog: &RuleProgram, player: &str) -> f64 {
 #[test]
 fn cc_lemon_cpu_is_nearly_unexploitable_and_more_thinking_gives_away_less() {
     let p = program("rules/cc_lemon.kmt");
-    let cpu = gives_away(&p, "cpu");
-    let weak = gives_away(&p, "cpu:S1");
+    let cpu = gives_away(&p, "cpu:P3600000");
+    let weak = gives_away(&p, "cpu:S1,P3600000");
     let matrix = gives_away(&p, "cpu:matrix");
     let random = gives_away(&p, "random");
     eprintln!(
@@ -43,7 +44,7 @@ fn cc_lemon_cpu_is_nearly_unexploitable_and_more_thinking_gives_away_less() {
 #[test]
 fn oshi_zumo_small_cpu_plays_the_equilibrium() {
     let p = program("tests/designs/oshi_zumo_small.kmt");
-    let cpu = gives_away(&p, "cpu:S5");
+    let cpu = gives_away(&p, "cpu:S5,P3600000");
     let random = gives_away(&p, "random");
     eprintln!("Oshi-Zumo 4 coins, field 5, gives away: cpu:S5 {cpu:.4}, random {random:.4}");
     assert!(cpu <= 1e-6, "cpu:S5 gives away {cpu}");
@@ -57,8 +58,8 @@ fn oshi_zumo_cpu_is_nearly_unexploitable_and_its_exact_table_is_not_exploited_by
     // would turn the CPU's slow win into a draw was credited with 0.38 against cpu:exact.
     let p = program("tests/designs/oshi_zumo.kmt");
     let exact = gives_away(&p, "cpu:exact");
-    let cpu = gives_away(&p, "cpu");
-    let weak = gives_away(&p, "cpu:S1");
+    let cpu = gives_away(&p, "cpu:P3600000");
+    let weak = gives_away(&p, "cpu:S1,P3600000");
     eprintln!(
         "Oshi-Zumo 10 coins, field 7, gives away: exact {exact:.4}, cpu {cpu:.4}, S1 {weak:.4}"
     );

@@ -1095,11 +1095,17 @@ fn highlight_guarded(text: &str) -> Result<(), String> {
     static LINE: Mutex<String> = Mutex::new(String::new());
     let (back, result) = std::sync::mpsc::channel();
     if tx.send((text.to_string(), back)).is_err() {
-        return Ok(());
+        return Err("highlight: the worker died on an earlier case (see its panic above)".into());
     }
-    match result.recv_timeout(Duration::from_secs(5)) {
+    // A hang, not a slow machine: a line highlights in microseconds; a minute is only reached
+    // by a loop that never ends.
+    match result.recv_timeout(Duration::from_secs(60)) {
         Ok(r) => r,
-        Err(_) => {
+        Err(std::sync::mpsc::RecvTimeoutError::Disconnected) => {
+            let line = LINE.lock().unwrap_or_else(|e| e.into_inner()).clone();
+            Err(format!("highlight: highlight_line({line:?}) panicked"))
+        }
+        Err(std::sync::mpsc::RecvTimeoutError::Timeout) => {
             let line = LINE.lock().unwrap_or_else(|e| e.into_inner()).clone();
             *HUNG.lock().unwrap_or_else(|e| e.into_inner()) = Some(line.clone());
             Err(format!("highlight: highlight_line({line:?}) never returns"))

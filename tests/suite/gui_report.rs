@@ -161,11 +161,19 @@ fn a_sweep_is_plotted_and_esc_cancels_a_long_report_at_once() {
     h.key_press_modifiers(Modifiers::COMMAND, Key::Num4);
     h.run();
     h.get_by_label("Run report").click();
+    // The event waited on: the running report's progress bar is shown (no sleep: 200 karate
+    // games a seating cannot end in the frames this takes).
+    let t0 = Instant::now();
     h.step();
-    std::thread::sleep(Duration::from_millis(300));
-    h.step();
+    while h.query_by_label_contains("games ·").is_none() {
+        assert!(
+            h.state().report.busy(),
+            "the report ended before it showed progress"
+        );
+        assert!(t0.elapsed() < Duration::from_secs(120), "no progress shown");
+        h.step();
+    }
     assert!(h.state().report.busy());
-    h.get_by_label_contains("games ·");
     h.key_press(Key::Escape);
     h.step();
     assert!(
