@@ -282,7 +282,7 @@ pub enum Command {
         #[arg(long, default_value_t = crate::report::DEFAULT_GAMES, value_parser = clap::value_parser!(u64).range(1..=10_000_000))]
         games: u64,
         /// Seed: every figure is reproducible from it, whatever --jobs is.
-        #[arg(long, default_value_t = 1)]
+        #[arg(long, default_value_t = crate::report::DEFAULT_SEED)]
         seed: u64,
         /// Two player specs, h's then c's (e.g. cpu:S5,random or cpu,ai:'python3 my.py'),
         /// for every section but the skill round robin (default: the file's CPU for the

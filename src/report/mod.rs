@@ -260,11 +260,14 @@ pub struct ReportOptions {
     pub ai_timeout: f64,
 }
 
+/// The report's seed when none is given (`--seed`).
+pub const DEFAULT_SEED: u64 = 1;
+
 impl Default for ReportOptions {
     fn default() -> Self {
         Self {
             games: DEFAULT_GAMES,
-            seed: 1,
+            seed: DEFAULT_SEED,
             players: None,
             sample_players: None,
             sweep: None,

@@ -8,10 +8,10 @@ use crate::side::Side;
 
 /// Seeds of the report's game sets, so that sets share games where they should (restricted
 /// play replays the outcome games) and differ where they should.
-const SEED_OUTCOME: u64 = 0x0u64;
+pub(crate) const SEED_OUTCOME: u64 = 0x0u64;
 const SEED_SAMPLE: u64 = 0x5A5A_0001;
 const SEED_SKILL: u64 = 0x5A5A_0100;
-const SEED_DEPTH: u64 = 0x5A5A_1000;
+pub(crate) const SEED_DEPTH: u64 = 0x5A5A_1000;
 
 /// How many plies deeper than the outcome players the depth check's CPUs search (see
 /// `ReportRun::depth_players`).

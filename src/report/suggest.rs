@@ -865,8 +865,10 @@ fn verdict_with(
 pub const SAMPLE_GAMES: u64 = 100;
 
 /// Seed of the sampled verdicts' games: every candidate plays the same seeds (common random
-/// numbers, so that differences between edits are not noise between seeds).
-const SAMPLE_SEED: u64 = 0x5EED_5A6E;
+/// numbers, so that differences between edits are not noise between seeds). They are the
+/// report's outcome games at its default seed, so the file's own verdict ("now", 400 games a
+/// seating) is what `kumite report FILE --games 400` shows.
+const SAMPLE_SEED: u64 = super::DEFAULT_SEED ^ super::sections::SEED_OUTCOME;
 
 /// Seed of the last round's games (the edits that reach it play fresh seeds, all the same):
 /// the evidence shown is not the games the edits were picked on, so picking the best of many
@@ -1081,6 +1083,15 @@ fn within_noise(g: &Goals, v: &Verdict) -> bool {
     }
 }
 
+/// Whether an interval of a sampled verdict reaches outside the goals' band around even (the
+/// estimate may be inside it).
+fn reaches_out(g: &Goals, v: &Verdict) -> bool {
+    let band = g.max_abs_value;
+    let out = |lo: f64, hi: f64| lo < -band || hi > band;
+    v.interval.is_some_and(|(lo, hi)| out(lo, hi))
+        || v.first_mover.is_some_and(|(_, lo, hi)| out(lo, hi))
+}
+
 /// How far from even: the value's size, or (sampled) the larger of h's and the first mover's
 /// distance from ½.
 fn distance(v: &Verdict) -> f64 {
@@ -1160,8 +1171,8 @@ pub fn suggest(text: &str, opts: &SuggestOptions) -> Result<Suggestions, String>
 /// Games a seating of the depth check (the report's: a quarter of its outcome games).
 const DEEPER_GAMES: u64 = SAMPLE_GAMES / 4;
 
-/// Seed of the depth check's games.
-const DEEPER_SEED: u64 = 0x5A5A_1000;
+/// Seed of the depth check's games: the report's at its default seed.
+const DEEPER_SEED: u64 = super::DEFAULT_SEED ^ super::sections::SEED_DEPTH;
 
 /// The report's depth check on `text` (a sampled verdict `base`): None when the players are not
 /// CPUs that can look deeper, or the cap came first.
@@ -1307,12 +1318,11 @@ fn rejects(
     true
 }
 
-/// An edit that leaves every game without a winner where the file decided some: even, and no
-/// fix (bids made pointless in Oshi-Zumo were all five suggestions, under --max-draws 1).
 /// Why an edited file's play no longer is the design's, if it is not: no game has a winner any
 /// more (where some had), or games last less than half or more than twice as long on average
 /// (a pace the goals did not ask for: with `--max-turns` below the file's length, down to half
-/// of that is allowed).
+/// of that is allowed). Both are even, and no fix: bids made pointless in Oshi-Zumo (every
+/// game a draw) were all five suggestions under --max-draws 1.
 fn breaks_play(before: &Verdict, after: &Verdict, goals: &Goals) -> Option<String> {
     if after.draws >= 0.999 && before.draws < 0.999 {
         return Some("no game has a winner any more".into());
@@ -1407,14 +1417,19 @@ fn suggest_balance(text: &str, opts: &SuggestOptions) -> Result<Suggestions, Str
     // The cap counts from here: the file's own measurement is inside it.
     opts.progress.set_cap(end);
     let mut before = verdict_with(text, &opts.progress, Judge::Decide)?;
+    let met = meets(&opts.goals, &before);
     if before.method == Method::Sampled
-        && !meets(&opts.goals, &before)
-        && within_noise(&opts.goals, &before)
+        && (if met {
+            reaches_out(&opts.goals, &before)
+        } else {
+            within_noise(&opts.goals, &before)
+        })
         && (8 * SAMPLE_GAMES) as f64 * work_a_game(&before) <= opts.moves as f64 / 4.0
     {
-        // Outside the goals by the estimate, inside them by its interval: too few games to
-        // tell. Four times as many decide it better (the interval halves), when they take at
-        // most a quarter of the games planned.
+        // Outside the goals by the estimate, inside them by its interval, or inside by the
+        // estimate and outside by the interval: too few games to tell. Four times as many
+        // decide it better (the interval halves), when they take at most a quarter of the
+        // games planned.
         if let Some(prog) = compile(text).program {
             before = sampled_verdict(&prog, 4 * SAMPLE_GAMES, SAMPLE_SEED, &opts.progress);
         }
