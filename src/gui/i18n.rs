@@ -794,7 +794,7 @@ strings! {
     RenameTypeName => ("Type the new name: {0} places on {1} lines will change.", "新しい名前を入力してください({1} 行の {0} 箇所が変わります)。"),
     SearchDied => ("the search stopped unexpectedly", "探索が予期せず止まりました"),
     CpuSearchDied => ("the CPU's search stopped unexpectedly", "CPU の探索が予期せず止まりました"),
-    SuggestRejected => ("{} edited file(s) rejected for breaking the design (a victory rule that could no longer decide a game, a new warning, every game without a winner, games less than half or more than twice as long) — hover for examples", "{} 件の変更はデザインを壊すため除外(勝利ルールが決着をつけられなくなる・新しい警告・全試合が勝者なし・試合の長さが半分未満か2倍超)— ポイントで例"),
+    SuggestRejected => ("{} edited file(s) rejected for breaking the design (a victory rule that could no longer decide a game, a new warning, every game without a winner, games less than half or more than twice as long, an effect taken to nothing) — hover for examples", "{} 件の変更はデザインを壊すため除外(勝利ルールが決着をつけられなくなる・新しい警告・全試合が勝者なし・試合の長さが半分未満か2倍超・効果が0になる)— ポイントで例"),
     TreeDecidedH => ("Decided: h won — the rows show the final position", "決着: h の勝ち — 各行は最後の局面です"),
     TreeDecidedC => ("Decided: c won — the rows show the final position", "決着: c の勝ち — 各行は最後の局面です"),
     TreeDecidedDraw => ("Decided: a draw — the rows show the final position", "決着: 引き分け — 各行は最後の局面です"),

@@ -186,6 +186,9 @@ pub struct Site {
     /// How readily a designer edits it ([`tier_of`]): 0 a start value or a named number, 1 a
     /// cost, 2 a threshold or an effect. Suggestions are ranked by it before their size.
     pub tier: u8,
+    /// An amount an effect adds to or takes from a state, the whole effect (`S.マナ+1`,
+    /// `O.体力-=3`): at 0 the effect does nothing, so no edit takes it there.
+    pub effect: bool,
 }
 
 /// One edit: the number at `line`:`column` from `from` to `to`.
@@ -482,6 +485,7 @@ pub fn sites(text: &str) -> Vec<Site> {
                                 partner: None,
                                 least: 1,
                                 tier: 2,
+                                effect: false,
                             });
                         }
                     }
@@ -508,6 +512,7 @@ pub fn sites(text: &str) -> Vec<Site> {
                         partner: None,
                         least: i64::from(period),
                         tier: tier_of(text, kind, in_macros, &toks, k),
+                        effect: kind == LineKind::Rule && !in_macros && is_effect_amount(&toks, k),
                     });
                 }
             }
@@ -575,6 +580,29 @@ fn tier_of(text: &str, kind: LineKind, in_macros: bool, toks: &[Spanned], k: usi
         return 1;
     }
     2
+}
+
+/// Whether token `k` (a number) of a rule line is the whole amount of an effect that adds to
+/// or takes from a state: `side.state + N` (or `-`, `+=`, `-=`) standing alone between the
+/// rule's separator or commas.
+fn is_effect_amount(toks: &[Spanned], k: usize) -> bool {
+    let sym = |j: usize, s: Sym| toks.get(j).is_some_and(|t| t.0 == Tok::Sym(s));
+    let name = |j: usize| toks.get(j).is_some_and(|t| matches!(t.0, Tok::Name(_)));
+    let Some(split) = toks
+        .iter()
+        .position(|t| matches!(t.0, Tok::Sym(Sym::Colon | Sym::DColon)))
+    else {
+        return false;
+    };
+    k >= split + 5
+        && [Sym::Plus, Sym::Minus, Sym::PlusEq, Sym::MinusEq]
+            .iter()
+            .any(|&s| sym(k - 1, s))
+        && name(k - 2)
+        && sym(k - 3, Sym::Dot)
+        && name(k - 4)
+        && (k - 5 == split || sym(k - 5, Sym::Comma))
+        && (k + 1 == toks.len() || sym(k + 1, Sym::Comma))
 }
 
 /// Numbers that move together, so an edit keeps what the designer wrote:
@@ -1262,6 +1290,23 @@ fn deeper_text(d: &DeeperCheck) -> String {
 struct Design {
     deciding: Vec<usize>,
     warnings: std::collections::HashSet<(String, usize)>,
+    /// Source lines with a rule that could fire (not proved dead by [`super::reach`]).
+    live: Vec<usize>,
+}
+
+/// Source lines with a rule the reachability analysis does not prove unable to fire.
+fn live_lines(prog: &crate::program::RuleProgram) -> Vec<usize> {
+    let cannot = super::reach::cannot_fire(prog);
+    let mut lines: Vec<usize> = prog
+        .meta
+        .iter()
+        .zip(&cannot)
+        .filter(|(_, dead)| !**dead)
+        .map(|(m, _)| m.origin.line)
+        .collect();
+    lines.sort_unstable();
+    lines.dedup();
+    lines
 }
 
 impl Design {
@@ -1271,6 +1316,7 @@ impl Design {
         Some(Self {
             deciding: deciding_lines(prog),
             warnings: warnings_of(text, &c.diags),
+            live: live_lines(prog),
         })
     }
 
@@ -1284,6 +1330,12 @@ impl Design {
         if let Some(l) = self.deciding.iter().find(|l| !now.contains(l)) {
             return Some(format!(
                 "the victory rule at line {l} can no longer decide a game (the victory tree finds no way to it)"
+            ));
+        }
+        let live = live_lines(prog);
+        if let Some(l) = self.live.iter().find(|l| live.binary_search(l).is_err()) {
+            return Some(format!(
+                "line {l} could fire and now cannot (no reachable value satisfies its conditions)"
             ));
         }
         let mut new: Vec<(String, usize)> = warnings_of(text, &c.diags)
@@ -1311,7 +1363,20 @@ fn rejects(
     changes: &[(&Site, i64)],
     out: &mut Suggestions,
 ) -> bool {
-    let Some(why) = design.and_then(|d| d.broken_by(t)) else {
+    // What the victory tree and the checker say first; then an effect's amount taken to 0:
+    // the effect is gone (a push that no longer pushes).
+    let why = design.and_then(|d| d.broken_by(t)).or_else(|| {
+        changes
+            .iter()
+            .find(|(s, v)| s.effect && *v == 0 && s.value != 0)
+            .map(|(s, _)| {
+                format!(
+                    "the effect at line {}:{} would do nothing (+0): the rule loses it",
+                    s.line, s.column
+                )
+            })
+    });
+    let Some(why) = why else {
         return false;
     };
     count_rejected(out, text, t, changes, &why);

@@ -188,6 +188,41 @@ fn editable_numbers_are_the_games_numbers_not_names_keys_or_advantage_weights() 
     assert_eq!(tiers("[走る]:"), vec![(1, 2), (3, 2), (1, 1)]);
     assert_eq!(tiers("[走る],S.位置<"), vec![(1, 2)]);
     assert_eq!(tiers("~T"), vec![(200, 2)]);
+    // An effect's whole amount (never taken to 0: the effect would be gone), not a number
+    // inside rand(…) or min(…).
+    let effects = |needle: &str| {
+        let line = race.lines().position(|l| l.starts_with(needle)).unwrap() + 1;
+        s.iter()
+            .filter(|x| x.line == line)
+            .map(|x| x.effect)
+            .collect::<Vec<_>>()
+    };
+    assert_eq!(effects("[歩く]:"), vec![true]);
+    assert_eq!(effects("[走る]:"), vec![false, false, true]);
+    assert_eq!(effects("[休む]:"), vec![false, false]);
+    assert_eq!(effects("S.体力>=1::"), vec![false]);
+    assert_eq!(effects("!:h.位置"), vec![false, false]);
+}
+
+/// The card duel with its big move's cost planted at 2 instead of 4 (the first mover 22 points
+/// ahead): a fix is found, and no edit that takes an effect's amount to 0 — a charge that
+/// charges nothing, an attack that deals nothing — is measured or offered.
+#[test]
+fn a_planted_cost_is_fixed_and_no_effect_is_taken_to_nothing() {
+    let f = planted("tests/designs/card_duel.kmt", "大技費用:4", "大技費用:2");
+    let s = suggest_json(&f, &[]);
+    assert!(s["before"]["first_mover"][0].as_f64().unwrap() > 0.1, "{s}");
+    assert!(!s["suggestions"].as_array().unwrap().is_empty(), "{s}");
+    let examples = s["rejected_examples"].to_string();
+    assert!(examples.contains("would do nothing (+0)"), "{examples}");
+    for list in ["suggestions", "nearest"] {
+        for sg in s[list].as_array().unwrap() {
+            for e in sg["edits"].as_array().unwrap() {
+                let after = e["after_line"].as_str().unwrap();
+                assert!(!after.contains("+0") && !after.contains("-0"), "{sg}");
+            }
+        }
+    }
 }
 
 #[test]
@@ -936,21 +971,28 @@ fn full_width_lines_link_their_numbers_as_ascii_lines_do() {
 
 /// A race judged by CPU games (tests/designs/marathon.kmt: stamina, a sure walk, a random run,
 /// a slipstream for the side behind — more positions than the exact path takes) with h given a
-/// 12-square head start (h about 95%). Every step of the head start within ±3 leaves h far
+/// 12-square head start (h about 90%). Every step of the head start within ±3 leaves h far
 /// ahead: the number is followed beyond its steps, on spare games of the plan, and the fix
-/// suggested first is the head start itself brought back near 0 — a start value, before the
-/// slipstream's effect that also evens the score. Edits that change the game's pace (a walk of
-/// 3, games of a third the length) are rejected and named.
+/// suggested first is a start value — the head start brought back near 0, or c's start
+/// brought near h's — before the slipstream's effect that also evens the score with a smaller
+/// change. Edits that change the game's pace (a walk of 3, games of a third the length) are
+/// rejected and named.
 #[test]
 fn a_head_start_far_beyond_its_steps_is_followed_and_offered_before_an_effect() {
     let f = planted("tests/designs/marathon.kmt", "ハンデ:0\n", "ハンデ:12\n");
     let s = suggest_json(&f, &["--max-edits", "1"]);
     assert!(s["before"]["value"].as_f64().unwrap() > 0.35, "{s}");
+    // A start value: h's head start brought near 0 (line 11), or c's start brought near h's
+    // (line 13) — the lead left within 3 squares either way.
     let first = &s["suggestions"][0]["edits"];
     assert_eq!(first.as_array().map(Vec::len), Some(1), "{s}");
-    assert_eq!(first[0]["line"], 11, "{s}");
     let to: i64 = first[0]["to"].as_str().unwrap().parse().unwrap();
-    assert!((0..=3).contains(&to), "{s}");
+    let lead = match first[0]["line"].as_u64() {
+        Some(11) => to,
+        Some(13) => 12 - to,
+        _ => panic!("not a start value: {s}"),
+    };
+    assert!(lead.abs() <= 3, "{s}");
     let examples = s["rejected_examples"].to_string();
     assert!(
         examples.contains("the game's pace is not kept"),
@@ -961,6 +1003,27 @@ fn a_head_start_far_beyond_its_steps_is_followed_and_offered_before_an_effect() 
             let t = sg["after"]["turns"].as_f64().unwrap();
             let t0 = s["before"]["turns"].as_f64().unwrap();
             assert!(t >= t0 / 2.0 && t <= t0 * 2.0, "{sg}");
+        }
+    }
+}
+
+/// A rule that could fire is never edited into one that cannot: a charged shot asking for 4
+/// charge where charge stops at 3, or a charge that no longer charges, is rejected by the
+/// reachability proof the report's rules section uses ("cannot fire").
+#[test]
+fn an_edit_that_leaves_a_rule_unable_to_fire_is_rejected() {
+    let text = "':a=[溜める],b=[撃つ]\n~T60\n!:気=0,体力=5,[溜める],[撃つ]\n\
+                [溜める]:S.気=min(S.気+1,3)\n[撃つ],S.気>=2:O.体力-2,S.気=0\n\
+                [撃つ],S.気<2:O.体力-1,S.気=0\nO.体力<=0:S.勝利\n";
+    let s = suggest(text, &SuggestOptions::default()).expect("suggest");
+    let said = s.rejected_examples.join("\n");
+    assert!(
+        said.contains("S.気>=4") && said.contains("line 5 could fire and now cannot"),
+        "{said}"
+    );
+    for sg in s.suggestions.iter().chain(&s.nearest) {
+        for e in &sg.edits {
+            assert!(!e.after_line.contains("S.気>=4"), "{sg:?}");
         }
     }
 }
