@@ -7,6 +7,7 @@ pub mod ai_protocol;
 pub mod analysis;
 pub mod arena;
 pub mod authoring;
+#[cfg(feature = "cli")]
 pub mod cli;
 pub mod diag;
 pub mod engine;

@@ -1,7 +1,8 @@
-//! The headless build: `cargo build --no-default-features` gives the library and a command line
-//! without the studio's GUI crates (eframe, egui, rfd …), for servers, CI and AI training. This
-//! test builds it (in its own target directory, so the binary the other tests run is left
-//! alone), checks that no GUI crate went into it, and runs it.
+//! The headless build: `cargo build --no-default-features --features cli` gives the library and
+//! a command line without the studio's GUI crates (eframe, egui, rfd …), for servers, CI and AI
+//! training. This test builds it (in its own target directory, so the binary the other tests
+//! run is left alone), checks that no GUI crate went into it, and runs it. The Python
+//! extension, which builds the library without the command line, links no clap.
 
 use std::path::PathBuf;
 use std::process::Command;
@@ -17,6 +18,8 @@ fn the_command_line_builds_and_runs_without_the_studio() {
         .args([
             "tree",
             "--no-default-features",
+            "--features",
+            "cli",
             "-e",
             "normal",
             "--prefix",
@@ -44,6 +47,31 @@ fn the_command_line_builds_and_runs_without_the_studio() {
             "the headless build depends on {gui}"
         );
     }
+    // The Python extension's own tree: the library without `cli`, so no clap.
+    let py = Command::new(cargo)
+        .args([
+            "tree",
+            "-p",
+            "kumite-py",
+            "-e",
+            "normal",
+            "--prefix",
+            "none",
+        ])
+        .current_dir(root())
+        .output()
+        .expect("cargo tree");
+    assert!(
+        py.status.success(),
+        "{}",
+        String::from_utf8_lossy(&py.stderr)
+    );
+    let py = String::from_utf8_lossy(&py.stdout);
+    assert!(py.lines().any(|l| l.starts_with("kumite ")), "{py}");
+    assert!(
+        !py.lines().any(|l| l.starts_with("clap ")),
+        "the Python extension links clap:\n{py}"
+    );
     // An unoptimised build (dependencies too), shared with the Python test: this test asks
     // whether it builds and runs, not how fast.
     let target = crate::common::headless_build(&crate::common::python())

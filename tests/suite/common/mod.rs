@@ -97,6 +97,8 @@ pub fn headless_build(python: &str) -> Result<PathBuf, String> {
             }
             args.extend([
                 "--no-default-features",
+                "--features",
+                "kumite/cli",
                 "--config",
                 "profile.dev.package.\"*\".opt-level=0",
                 "--config",
