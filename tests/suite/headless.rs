@@ -11,29 +11,26 @@ fn root() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
 }
 
-#[test]
-fn the_command_line_builds_and_runs_without_the_studio() {
-    let cargo = env!("CARGO");
-    let tree = Command::new(cargo)
-        .args([
-            "tree",
-            "--no-default-features",
-            "--features",
-            "cli",
-            "-e",
-            "normal",
-            "--prefix",
-            "none",
-        ])
+/// `cargo tree ARGS… -e normal --prefix none`: one crate a line.
+fn tree(args: &[&str]) -> String {
+    let out = Command::new(env!("CARGO"))
+        .arg("tree")
+        .args(args)
+        .args(["-e", "normal", "--prefix", "none"])
         .current_dir(root())
         .output()
         .expect("cargo tree");
     assert!(
-        tree.status.success(),
+        out.status.success(),
         "{}",
-        String::from_utf8_lossy(&tree.stderr)
+        String::from_utf8_lossy(&out.stderr)
     );
-    let deps = String::from_utf8_lossy(&tree.stdout);
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}
+
+#[test]
+fn the_command_line_builds_and_runs_without_the_studio() {
+    let deps = tree(&["--no-default-features", "--features", "cli"]);
     for gui in [
         "eframe ",
         "egui ",
@@ -48,25 +45,7 @@ fn the_command_line_builds_and_runs_without_the_studio() {
         );
     }
     // The Python extension's own tree: the library without `cli`, so no clap.
-    let py = Command::new(cargo)
-        .args([
-            "tree",
-            "-p",
-            "kumite-py",
-            "-e",
-            "normal",
-            "--prefix",
-            "none",
-        ])
-        .current_dir(root())
-        .output()
-        .expect("cargo tree");
-    assert!(
-        py.status.success(),
-        "{}",
-        String::from_utf8_lossy(&py.stderr)
-    );
-    let py = String::from_utf8_lossy(&py.stdout);
+    let py = tree(&["-p", "kumite-py"]);
     assert!(py.lines().any(|l| l.starts_with("kumite ")), "{py}");
     assert!(
         !py.lines().any(|l| l.starts_with("clap ")),
