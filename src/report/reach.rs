@@ -166,6 +166,24 @@ impl Reach {
         }
     }
 
+    /// Whether a comparison holds for every value inside the ranges (so in every reachable
+    /// position): `S.スタミナ>=0` where stamina never goes below 0.
+    fn always_holds(&self, p: &RuleProgram, c: &CCond, acting: usize) -> bool {
+        let CCond::Cmp { op, lhs, rhs } = *c else {
+            return false;
+        };
+        let a = self.expr(p.code_of(lhs), acting);
+        let b = self.expr(p.code_of(rhs), acting);
+        match op {
+            CmpOp::Lt => a.hi < b.lo,
+            CmpOp::Le => a.hi <= b.lo,
+            CmpOp::Gt => a.lo > b.hi,
+            CmpOp::Ge => a.lo >= b.hi,
+            CmpOp::Eq => a.single().is_some() && a.single() == b.single(),
+            CmpOp::Ne => a.hi < b.lo || b.hi < a.lo,
+        }
+    }
+
     fn rule_can_fire(&self, p: &RuleProgram, r: &CRule, acting: usize) -> bool {
         p.rule_conds(r).iter().all(|c| self.can_hold(p, c, acting))
     }
@@ -241,6 +259,38 @@ impl Reach {
 /// Per rule of the program: true when it can never fire from the initial position, whatever
 /// either side does (see the module's comment).
 pub fn cannot_fire(p: &RuleProgram) -> Vec<bool> {
+    let r = ranges(p);
+    p.rules
+        .iter()
+        .map(|rule| (0..2).all(|acting| !r.rule_can_fire(p, rule, acting)))
+        .collect()
+}
+
+/// Per rule of the program: whether it can never fire ([`cannot_fire`]), and how many of its
+/// comparisons hold in every reachable position whichever side acts (a condition that asks
+/// nothing: `S.スタミナ>=0` where stamina never goes below 0).
+pub fn dead_and_vacuous(p: &RuleProgram) -> (Vec<bool>, Vec<usize>) {
+    let r = ranges(p);
+    let dead = p
+        .rules
+        .iter()
+        .map(|rule| (0..2).all(|acting| !r.rule_can_fire(p, rule, acting)))
+        .collect();
+    let vacuous = p
+        .rules
+        .iter()
+        .map(|rule| {
+            p.rule_conds(rule)
+                .iter()
+                .filter(|c| (0..2).all(|acting| r.always_holds(p, c, acting)))
+                .count()
+        })
+        .collect();
+    (dead, vacuous)
+}
+
+/// The ranges every reachable position lies inside (see the module's comment).
+fn ranges(p: &RuleProgram) -> Reach {
     let (ns, nc) = (p.states.len(), p.commands.len());
     let mut r = Reach {
         ns,
@@ -282,10 +332,7 @@ pub fn cannot_fire(p: &RuleProgram) -> Vec<bool> {
             break;
         }
     }
-    p.rules
-        .iter()
-        .map(|rule| (0..2).all(|acting| !r.rule_can_fire(p, rule, acting)))
-        .collect()
+    r
 }
 
 /// Per rule: whether it fires anywhere in the game whose every reachable position is

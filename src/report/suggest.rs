@@ -1290,33 +1290,44 @@ fn deeper_text(d: &DeeperCheck) -> String {
 struct Design {
     deciding: Vec<usize>,
     warnings: std::collections::HashSet<(String, usize)>,
-    /// Source lines with a rule that could fire (not proved dead by [`super::reach`]).
+    /// Source lines with a rule that could fire (not proved dead by [`super::reach`]), and
+    /// per line how many of its rules' comparisons hold in every reachable position.
     live: Vec<usize>,
+    vacuous: std::collections::BTreeMap<usize, usize>,
 }
 
-/// Source lines with a rule the reachability analysis does not prove unable to fire.
-fn live_lines(prog: &crate::program::RuleProgram) -> Vec<usize> {
-    let cannot = super::reach::cannot_fire(prog);
+/// Source lines with a rule the reachability analysis does not prove unable to fire, and per
+/// source line the comparisons that hold in every reachable position.
+fn live_lines(
+    prog: &crate::program::RuleProgram,
+) -> (Vec<usize>, std::collections::BTreeMap<usize, usize>) {
+    let (dead, vacuous) = super::reach::dead_and_vacuous(prog);
     let mut lines: Vec<usize> = prog
         .meta
         .iter()
-        .zip(&cannot)
+        .zip(&dead)
         .filter(|(_, dead)| !**dead)
         .map(|(m, _)| m.origin.line)
         .collect();
     lines.sort_unstable();
     lines.dedup();
-    lines
+    let mut per_line = std::collections::BTreeMap::new();
+    for (m, n) in prog.meta.iter().zip(vacuous) {
+        *per_line.entry(m.origin.line).or_insert(0) += n;
+    }
+    (lines, per_line)
 }
 
 impl Design {
     fn of(text: &str) -> Option<Self> {
         let c = compile(text);
         let prog = c.program.as_ref()?;
+        let (live, vacuous) = live_lines(prog);
         Some(Self {
             deciding: deciding_lines(prog),
             warnings: warnings_of(text, &c.diags),
-            live: live_lines(prog),
+            live,
+            vacuous,
         })
     }
 
@@ -1332,10 +1343,18 @@ impl Design {
                 "the victory rule at line {l} can no longer decide a game (the victory tree finds no way to it)"
             ));
         }
-        let live = live_lines(prog);
+        let (live, vacuous) = live_lines(prog);
         if let Some(l) = self.live.iter().find(|l| live.binary_search(l).is_err()) {
             return Some(format!(
                 "line {l} could fire and now cannot (no reachable value satisfies its conditions)"
+            ));
+        }
+        if let Some((l, _)) = vacuous
+            .iter()
+            .find(|(l, n)| **n > self.vacuous.get(l).copied().unwrap_or(0))
+        {
+            return Some(format!(
+                "a condition at line {l} now holds in every reachable position: it no longer asks anything"
             ));
         }
         let mut new: Vec<(String, usize)> = warnings_of(text, &c.diags)

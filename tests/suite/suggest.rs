@@ -1009,7 +1009,8 @@ fn a_head_start_far_beyond_its_steps_is_followed_and_offered_before_an_effect() 
 
 /// A rule that could fire is never edited into one that cannot: a charged shot asking for 4
 /// charge where charge stops at 3, or a charge that no longer charges, is rejected by the
-/// reachability proof the report's rules section uses ("cannot fire").
+/// reachability proof the report's rules section uses ("cannot fire"); nor into one whose
+/// condition asks nothing (a weak shot for charge below 4).
 #[test]
 fn an_edit_that_leaves_a_rule_unable_to_fire_is_rejected() {
     let text = "':a=[溜める],b=[撃つ]\n~T60\n!:気=0,体力=5,[溜める],[撃つ]\n\
@@ -1024,6 +1025,25 @@ fn an_edit_that_leaves_a_rule_unable_to_fire_is_rejected() {
     for sg in s.suggestions.iter().chain(&s.nearest) {
         for e in &sg.edits {
             assert!(!e.after_line.contains("S.気>=4"), "{sg:?}");
+            assert!(!e.after_line.contains("S.気<4"), "{sg:?}");
         }
     }
+    // A condition that asks nothing (charge below 4, where it never passes 3) is told apart
+    // from one that asks something (below 2), and an edit that makes one is rejected.
+    let vacuous = |t: &str| {
+        let prog = kumite::pipeline::compile(t).program.expect("compiles");
+        let (_, v) = kumite::report::reach::dead_and_vacuous(&prog);
+        prog.meta
+            .iter()
+            .zip(v)
+            .filter(|(m, _)| m.origin.line == 6)
+            .map(|(_, n)| n)
+            .sum::<usize>()
+    };
+    assert_eq!(vacuous(text), 0);
+    assert_eq!(vacuous(&text.replace("S.気<2", "S.気<4")), 1);
+    assert!(
+        said.contains("a condition at line 6 now holds in every reachable position"),
+        "{said}"
+    );
 }
