@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The alternate CPU's depth ladder (issue 41: "levels still scale from weak to strong"): each
+# The alternate CPU's depth ladder ("levels still scale from weak to strong"): each
 # level against the one below it, and the default against random, in the bundled alternate
 # fights; then the learned evaluation (`kumite train FILE`, 10,000 self-play games, written next
 # to the file) — `cpu:trained` against the default at the same depth, against S4, and against

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The CPU's strength, measured side by side with the CPU before the local game graph
-# (`cpu:matrix`) in one run (issue 41). Prints:
+# (`cpu:matrix`) in one run. Prints:
 #   1. exploitability — what a best reply gains against the CPU as c (`solve --value --against`),
 #      at the levels S1, S2, S3 (the default) and S5 — the local graph's budget, 256, 512, 1,024
 #      and 4,096 positions (the same on any machine while the period P does not run out first) — then `cpu:exact`, `cpu:matrix` and random;

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The Python package's speed (issue 43): installs the release build of python/ with pip
+# The Python package's speed: installs the release build of python/ with pip
 # (maturin), then runs benches/python_bench.py. Needs numpy; open_spiel for the comparison.
 set -euo pipefail
 cd "$(dirname "$0")/.."

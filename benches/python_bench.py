@@ -1,4 +1,4 @@
-"""Steps per second of Kumite games driven from Python (issue 43), side by side:
+"""Steps per second of Kumite games driven from Python, side by side:
 
 1. the batched API (kumite.VecGame: n games stepped at once, random legal actions drawn in
    Rust), on one core;

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# How long `kumite report` takes with its defaults (issue 41's target: at most 30 s for every
+# How long `kumite report` takes with its defaults (the target: at most 30 s for every
 # bundled rule file on the 2-core machine), whole and by section, as a user runs it: the
 # release binary, one report at a time. Prints a table of seconds.
 # Usage: benches/report_times.sh [FILE…]   (default: every rules/*.kmt, then the test designs

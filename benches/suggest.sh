@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# kumite suggest on planted imbalances (issue 42): bundled and test games with one number
+# kumite suggest on planted imbalances: bundled and test games with one number
 # changed; for each, whether a fix meeting the default goals was found within the 60 s budget,
 # with at most 2 edits, how long it took and the evidence; then the same run again with one core
 # kept busy, and whether its JSON (time aside) is the same. Usage: benches/suggest.sh

@@ -1,4 +1,4 @@
-//! The tactics suite (issue 41): positions of the bundled alternate fights (and small variants)
+//! The tactics suite: positions of the bundled alternate fights (and small variants)
 //! whose right move is known exactly by forced-win search — win now, or avoid the move the
 //! opponent punishes by force — and how many the CPU finds at its levels. See
 //! `kumite::search::tactics`. Run: `cargo bench --bench tactics` (a report, not a timing).

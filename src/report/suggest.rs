@@ -1,5 +1,5 @@
 //! `kumite suggest`: the smallest edits of a rule file's numbers that make a game fair, each
-//! certified by the exact game value of the edited file (issue 42, first part).
+//! certified by the exact game value of the edited file.
 //!
 //! **Edits** are the integer literals of the file — constants and macros in `${}`, start values
 //! (`!:`), costs, damages, thresholds and periods in the rules, the turn limit `T` of the `~`

@@ -1918,7 +1918,7 @@ fn rules_proved_dead_never_fire_and_counting_changes_nothing() {
 }
 
 // ---------------------------------------------------------------------------------------------
-// The turn limit in exact values (issue 52 §1)
+// The turn limit in exact values
 
 /// h's value of `g` for the game as written, by plain backward induction on the spec
 /// interpreter: every joint move of every turn is played out until the game is decided or the

@@ -1,6 +1,6 @@
 //! Golden outputs of the commands a user runs, for every bundled rule file: `expand`, `perft`,
 //! `tree --format json` and seeded `arena` runs (random and CPU players). The redesign of the
-//! code (issue 12) must leave every one of them byte for byte the same; a change of behaviour
+//! code must leave every one of them byte for byte the same; a change of behaviour
 //! shows here as a diff against `tests/golden/FILE.txt`.
 //!
 //! To accept a deliberate change: `KUMITE_BLESS=1 cargo test --release --test suite golden`, then

@@ -460,7 +460,7 @@ fn cancel_latency() {
     eprintln!("worst cancel latency {worst:?}");
 }
 
-/// The wrestling match a designer wrote (issue 39): its deterministic CPUs played one game
+/// The wrestling match a designer wrote (tests/designs/wrestling.kmt): its deterministic CPUs played one game
 /// per seating over and over, which the report showed as a sample with intervals. The
 /// report's own CPUs now make a reading mistake in ten moves, so games differ, and it says
 /// how many did and whether deeper CPUs agree.

@@ -890,7 +890,7 @@ fn a_victory_rule_with_a_period_waits_for_its_turn() {
     assert_eq!(fast.to_win(&e, &st, Side::C), 4);
 }
 
-/// The wrestling match a designer wrote (issue 39): h's 11-ply win was reported as "no win"
+/// The wrestling match a designer wrote (tests/designs/wrestling.kmt): h's 11-ply win was reported as "no win"
 /// when the search's position budget ran out. The win is found; a small budget says it gave
 /// up, and up to which ply it proved there is no win.
 #[test]

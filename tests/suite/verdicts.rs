@@ -1,4 +1,4 @@
-//! Verdicts at the edges (issue 52): rule errors named and valued as the erring side's loss,
+//! Verdicts at the edges: rule errors named and valued as the erring side's loss,
 //! never a draw and never hidden in a score; failing external AIs counted wherever they play.
 //! Each test drives the real binary on a file a designer could write.
 
