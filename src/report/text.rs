@@ -101,6 +101,29 @@ fn exact_text(e: &super::Exact) -> String {
 /// The report as text; sections not computed (a cancelled report) are left out.
 pub fn render(r: &Report) -> String {
     let mut s = String::new();
+    header(&mut s, r);
+    outcome_section(&mut s, r);
+    length_and_tension(&mut s, r);
+    decisions_section(&mut s, r);
+    rules_section(&mut s, r);
+    restricted_section(&mut s, r);
+    skill_section(&mut s, r);
+    sweep_section(&mut s, r);
+    let _ = writeln!(
+        s,
+        "\n{:.1} s{}",
+        r.seconds,
+        if r.cancelled {
+            " — cancelled before the end"
+        } else {
+            ""
+        }
+    );
+    s
+}
+
+/// The header: the file, seed, mode and players, and the problems the games met.
+fn header(s: &mut String, r: &Report) {
     let players = &r.players;
     let _ = writeln!(
         s,
@@ -132,7 +155,11 @@ pub fn render(r: &Report) -> String {
             "  (cpu:… settings: S depth, E reading mistakes in 10 moves — the report adds E1 to its own CPUs so that games differ —, N search nodes per move, so every game replays exactly)"
         );
     }
-    problems(&mut s, &r.problems);
+    problems(s, &r.problems);
+}
+
+/// Sections 1 and 8: outcome (with the depth check) and the exact verdict.
+fn outcome_section(s: &mut String, r: &Report) {
     if let Some(o) = r.outcome.as_ref().filter(|o| o.games == 0) {
         // Only the exact verdict was asked for (`--sections exact`): no sampled lines.
         if let Some(e) = &o.exact {
@@ -227,6 +254,10 @@ pub fn render(r: &Report) -> String {
             let _ = writeln!(s, "  exact: {}", exact_text(e));
         }
     }
+}
+
+/// Sections 2 and 7: length and tension.
+fn length_and_tension(s: &mut String, r: &Report) {
     let one_game = r.outcome.as_ref().is_some_and(|o| o.one_game_per_seating);
     if let Some(l) = &r.length {
         if one_game {
@@ -251,6 +282,10 @@ pub fn render(r: &Report) -> String {
             t.lead_changes, t.drama, t.decisiveness
         );
     }
+}
+
+/// Section 3: decisions.
+fn decisions_section(s: &mut String, r: &Report) {
     if let Some(d) = &r.decisions {
         let _ = writeln!(
             s,
@@ -278,6 +313,10 @@ pub fn render(r: &Report) -> String {
             }
         }
     }
+}
+
+/// Section 4: rules.
+fn rules_section(s: &mut String, r: &Report) {
     if let Some(rules) = &r.rules {
         let _ = writeln!(
             s,
@@ -300,6 +339,10 @@ pub fn render(r: &Report) -> String {
             );
         }
     }
+}
+
+/// Section 5: restricted play.
+fn restricted_section(s: &mut String, r: &Report) {
     if let Some(rs) = &r.restricted {
         let _ = writeln!(
             s,
@@ -354,6 +397,10 @@ pub fn render(r: &Report) -> String {
             );
         }
     }
+}
+
+/// Section 6: skill, and its verdict.
+fn skill_section(s: &mut String, r: &Report) {
     if let Some(sk) = &r.skill {
         let _ = writeln!(
             s,
@@ -409,6 +456,10 @@ pub fn render(r: &Report) -> String {
     if !verdict.is_empty() {
         let _ = writeln!(s, "  {verdict}");
     }
+}
+
+/// The sweep.
+fn sweep_section(s: &mut String, r: &Report) {
     if let Some(sw) = &r.sweep {
         let _ = writeln!(
             s,
@@ -450,15 +501,4 @@ pub fn render(r: &Report) -> String {
             }
         );
     }
-    let _ = writeln!(
-        s,
-        "\n{:.1} s{}",
-        r.seconds,
-        if r.cancelled {
-            " — cancelled before the end"
-        } else {
-            ""
-        }
-    );
-    s
 }
