@@ -120,6 +120,87 @@ pub struct SetArgs {
 }
 
 /// Subcommands.
+/// `kumite match`'s arguments.
+#[derive(Args, Debug)]
+pub struct MatchArgs {
+    /// Rule file.
+    file: PathBuf,
+    /// Player for h: human, random, cpu[:S5,D1,E0,P200,N100000], cpu:exact or ai:COMMAND.
+    #[arg(long = "h", default_value = "human")]
+    h: String,
+    /// Player for c: human, random, cpu[:…], cpu:exact or ai:COMMAND.
+    #[arg(long = "c", default_value = "random")]
+    c: String,
+    /// Seed for rand() and random players.
+    #[arg(long, default_value_t = 0)]
+    seed: u64,
+    #[command(flatten)]
+    start: StartArgs,
+    /// Stop after this many turns (a draw).
+    #[arg(long)]
+    max_turns: Option<u32>,
+    /// Seconds to wait after each turn, to watch (0 to 60).
+    #[arg(long, default_value_t = 0.0, value_parser = parse_delay)]
+    delay: f64,
+    /// Show which rules fired and what changed each turn.
+    #[arg(long)]
+    trace: bool,
+    /// Seconds an external AI may take per decision.
+    #[arg(long, default_value_t = 5.0)]
+    ai_timeout: f64,
+    /// Write the whole match as JSON lines to this file (replay it with `kumite replay`).
+    #[arg(long)]
+    log: Option<PathBuf>,
+    /// Output format.
+    #[arg(long, value_enum, default_value_t = Format::Text)]
+    format: Format,
+}
+
+/// `kumite suggest`'s arguments.
+#[derive(Args, Debug)]
+pub struct SuggestArgs {
+    /// Rule file.
+    file: PathBuf,
+    /// The goal: the game value for h within ±this.
+    #[arg(long, default_value_t = 0.05)]
+    max_value: f64,
+    /// The goal: under optimal play, at most this share of games without a winner.
+    #[arg(long, default_value_t = 0.10)]
+    max_draws: f64,
+    /// The goal: every command of each side is played by optimal play in some position
+    /// (no command that is never worth playing; games judged exactly only).
+    #[arg(long)]
+    every_command: bool,
+    /// The goal: skill matters — random loses to the deepest CPU level (the report's key
+    /// skill pairing, checked on the file and on each suggestion found).
+    #[arg(long)]
+    skill_matters: bool,
+    /// The goal: games last at most N turns on average (expected under optimal play, or
+    /// the CPU games' mean when sampled).
+    #[arg(long, value_name = "N")]
+    max_turns: Option<f64>,
+    /// Edits per suggestion at most (1 or 2).
+    #[arg(long, default_value_t = 2, value_parser = clap::value_parser!(u64).range(1..=2))]
+    max_edits: u64,
+    /// The time cap, in seconds, the file's own measurement included: past it the search
+    /// stops and says where. It never changes which games are played before it.
+    #[arg(long, default_value_t = 60.0)]
+    seconds: f64,
+    /// Moves' work the sampled search plans (games times the moves a game of the file
+    /// takes, a move counted once more per 250 search nodes it costs): the search's size,
+    /// the same on every machine.
+    #[arg(long, value_name = "N", default_value_t = crate::report::suggest::DEFAULT_MOVES,
+          value_parser = clap::value_parser!(u64).range(1_000..))]
+    moves: u64,
+    /// Lines whose numbers no edit may change: `--keep 9`, `--keep 9,12`, `--keep 20-25`
+    /// (repeatable). A line can also lock itself with a `# kumite: keep` comment.
+    #[arg(long, value_name = "LINES", value_parser = parse_lines)]
+    keep: Vec<Vec<usize>>,
+    /// Output format.
+    #[arg(long, value_enum, default_value_t = Format::Text)]
+    format: Format,
+}
+
 #[derive(Subcommand, Debug)]
 pub enum Command {
     /// Open the studio window (the same as no command), with FILE if given.
@@ -143,39 +224,7 @@ pub enum Command {
         color: ColorArg,
     },
     /// Play one match and print the result.
-    Match {
-        /// Rule file.
-        file: PathBuf,
-        /// Player for h: human, random, cpu[:S5,D1,E0,P200,N100000], cpu:exact or ai:COMMAND.
-        #[arg(long = "h", default_value = "human")]
-        h: String,
-        /// Player for c: human, random, cpu[:…], cpu:exact or ai:COMMAND.
-        #[arg(long = "c", default_value = "random")]
-        c: String,
-        /// Seed for rand() and random players.
-        #[arg(long, default_value_t = 0)]
-        seed: u64,
-        #[command(flatten)]
-        start: StartArgs,
-        /// Stop after this many turns (a draw).
-        #[arg(long)]
-        max_turns: Option<u32>,
-        /// Seconds to wait after each turn, to watch (0 to 60).
-        #[arg(long, default_value_t = 0.0, value_parser = parse_delay)]
-        delay: f64,
-        /// Show which rules fired and what changed each turn.
-        #[arg(long)]
-        trace: bool,
-        /// Seconds an external AI may take per decision.
-        #[arg(long, default_value_t = 5.0)]
-        ai_timeout: f64,
-        /// Write the whole match as JSON lines to this file (replay it with `kumite replay`).
-        #[arg(long)]
-        log: Option<PathBuf>,
-        /// Output format.
-        #[arg(long, value_enum, default_value_t = Format::Text)]
-        format: Format,
-    },
+    Match(MatchArgs),
     /// Play many matches in parallel and report wins, draws and losses.
     Arena {
         /// Rule file.
@@ -316,48 +365,7 @@ pub enum Command {
     /// thresholds, periods, the turn limit) that make the game fair, each with its evidence
     /// before and after: the exact game value where the game can be solved for every edit (the
     /// value of `kumite solve --value`), else the report's CPU games with their intervals.
-    Suggest {
-        /// Rule file.
-        file: PathBuf,
-        /// The goal: the game value for h within ±this.
-        #[arg(long, default_value_t = 0.05)]
-        max_value: f64,
-        /// The goal: under optimal play, at most this share of games without a winner.
-        #[arg(long, default_value_t = 0.10)]
-        max_draws: f64,
-        /// The goal: every command of each side is played by optimal play in some position
-        /// (no command that is never worth playing; games judged exactly only).
-        #[arg(long)]
-        every_command: bool,
-        /// The goal: skill matters — random loses to the deepest CPU level (the report's key
-        /// skill pairing, checked on the file and on each suggestion found).
-        #[arg(long)]
-        skill_matters: bool,
-        /// The goal: games last at most N turns on average (expected under optimal play, or
-        /// the CPU games' mean when sampled).
-        #[arg(long, value_name = "N")]
-        max_turns: Option<f64>,
-        /// Edits per suggestion at most (1 or 2).
-        #[arg(long, default_value_t = 2, value_parser = clap::value_parser!(u64).range(1..=2))]
-        max_edits: u64,
-        /// The time cap, in seconds, the file's own measurement included: past it the search
-        /// stops and says where. It never changes which games are played before it.
-        #[arg(long, default_value_t = 60.0)]
-        seconds: f64,
-        /// Moves' work the sampled search plans (games times the moves a game of the file
-        /// takes, a move counted once more per 250 search nodes it costs): the search's size,
-        /// the same on every machine.
-        #[arg(long, value_name = "N", default_value_t = crate::report::suggest::DEFAULT_MOVES,
-              value_parser = clap::value_parser!(u64).range(1_000..))]
-        moves: u64,
-        /// Lines whose numbers no edit may change: `--keep 9`, `--keep 9,12`, `--keep 20-25`
-        /// (repeatable). A line can also lock itself with a `# kumite: keep` comment.
-        #[arg(long, value_name = "LINES", value_parser = parse_lines)]
-        keep: Vec<Vec<usize>>,
-        /// Output format.
-        #[arg(long, value_enum, default_value_t = Format::Text)]
-        format: Format,
-    },
+    Suggest(SuggestArgs),
     /// Replay a match log written by `kumite match --log` and verify that the rules and seed
     /// give the same outcome.
     Replay {
@@ -628,51 +636,7 @@ pub fn run(cmd: Command) -> ExitCode {
                 exit::code(exit::FOUND)
             }
         },
-        Command::Match {
-            file,
-            h,
-            c,
-            seed,
-            start: StartArgs { set, first },
-            max_turns,
-            delay,
-            trace,
-            ai_timeout,
-            log,
-            format,
-        } => {
-            let prog = match load_program(&file, &set) {
-                Ok(p) => p,
-                Err(e) => return fail(&e),
-            };
-            let opts = crate::engine::players::MatchOptions {
-                seed,
-                first: side_of(first, &prog),
-                trace,
-                max_turns,
-                rules_name: file.display().to_string(),
-                game: 0,
-                lean: false,
-            };
-            let setup = play::MatchSetup {
-                file: &file,
-                sets: &set,
-                h: &h,
-                c: &c,
-                delay,
-                ai_timeout,
-                log: log.as_deref(),
-                turns: play::TurnDisplay::for_match(trace, format == Format::Json, [&h, &c], delay),
-                json: format == Format::Json,
-            };
-            match play::match_command(&prog, &opts, &setup) {
-                Ok(p) => {
-                    play::print_result(&p, format == Format::Json);
-                    play::exit_code(&p.result)
-                }
-                Err(e) => fail(&e),
-            }
-        }
+        Command::Match(a) => run_match(a),
         Command::Arena {
             file,
             h,
@@ -767,63 +731,7 @@ pub fn run(cmd: Command) -> ExitCode {
                 format,
             )
         }
-        Command::Suggest {
-            file,
-            max_value,
-            max_draws,
-            every_command,
-            skill_matters,
-            max_turns,
-            max_edits,
-            seconds,
-            moves,
-            keep,
-            format,
-        } => {
-            let text = match read_rules(&file).and_then(|t| load_program(&file, &[]).map(|_| t)) {
-                Ok(t) => t,
-                Err(e) => return fail(&e),
-            };
-            if !(max_value.is_finite()
-                && max_value >= 0.0
-                && (0.0..=1.0).contains(&max_draws)
-                && seconds.is_finite()
-                && seconds > 0.0
-                && max_turns.is_none_or(|t| t.is_finite() && t > 0.0))
-            {
-                return fail(
-                    "--max-value must be 0 or more, --max-draws within 0..1, --max-turns and --seconds above 0",
-                );
-            }
-            let opts = crate::report::suggest::SuggestOptions {
-                goals: crate::report::suggest::Goals {
-                    max_abs_value: max_value,
-                    max_draws,
-                    every_command,
-                    skill_matters,
-                    max_turns,
-                },
-                max_edits: max_edits as usize,
-                budget: std::time::Duration::from_secs_f64(seconds.min(1e6)),
-                moves,
-                keep: keep.into_iter().flatten().collect(),
-                ..Default::default()
-            };
-            match crate::report::suggest::suggest(&text, &opts) {
-                Ok(s) => {
-                    match format {
-                        Format::Text => print!("{}", crate::report::suggest::text(&s)),
-                        Format::Json => println!(
-                            "{}",
-                            serde_json::to_string(&s)
-                                .unwrap_or_else(|e| format!("{{\"error\":\"{e}\"}}"))
-                        ),
-                    }
-                    ExitCode::SUCCESS
-                }
-                Err(e) => fail(&format!("{}: {e}", file.display())),
-            }
-        }
+        Command::Suggest(a) => run_suggest(a),
         Command::Replay { log } => match play::replay(&log) {
             Ok(msg) => {
                 outln!("{msg}");
@@ -865,6 +773,113 @@ fn tree(file: &Path, set: &[String], format: TreeFormat) -> ExitCode {
         TreeFormat::Text => out!("{}", analyse::tree_text(&g, &eng, &st)),
     }
     ExitCode::SUCCESS
+}
+
+/// `kumite match`: one match, its result printed (and logged).
+fn run_match(a: MatchArgs) -> ExitCode {
+    let MatchArgs {
+        file,
+        h,
+        c,
+        seed,
+        start: StartArgs { set, first },
+        max_turns,
+        delay,
+        trace,
+        ai_timeout,
+        log,
+        format,
+    } = a;
+    let prog = match load_program(&file, &set) {
+        Ok(p) => p,
+        Err(e) => return fail(&e),
+    };
+    let opts = crate::engine::players::MatchOptions {
+        seed,
+        first: side_of(first, &prog),
+        trace,
+        max_turns,
+        rules_name: file.display().to_string(),
+        game: 0,
+        lean: false,
+    };
+    let setup = play::MatchSetup {
+        file: &file,
+        sets: &set,
+        h: &h,
+        c: &c,
+        delay,
+        ai_timeout,
+        log: log.as_deref(),
+        turns: play::TurnDisplay::for_match(trace, format == Format::Json, [&h, &c], delay),
+        json: format == Format::Json,
+    };
+    match play::match_command(&prog, &opts, &setup) {
+        Ok(p) => {
+            play::print_result(&p, format == Format::Json);
+            play::exit_code(&p.result)
+        }
+        Err(e) => fail(&e),
+    }
+}
+
+/// `kumite suggest`: the smallest edits of the numbers that meet the goals.
+fn run_suggest(a: SuggestArgs) -> ExitCode {
+    let SuggestArgs {
+        file,
+        max_value,
+        max_draws,
+        every_command,
+        skill_matters,
+        max_turns,
+        max_edits,
+        seconds,
+        moves,
+        keep,
+        format,
+    } = a;
+    let text = match read_rules(&file).and_then(|t| load_program(&file, &[]).map(|_| t)) {
+        Ok(t) => t,
+        Err(e) => return fail(&e),
+    };
+    if !(max_value.is_finite()
+        && max_value >= 0.0
+        && (0.0..=1.0).contains(&max_draws)
+        && seconds.is_finite()
+        && seconds > 0.0
+        && max_turns.is_none_or(|t| t.is_finite() && t > 0.0))
+    {
+        return fail(
+            "--max-value must be 0 or more, --max-draws within 0..1, --max-turns and --seconds above 0",
+        );
+    }
+    let opts = crate::report::suggest::SuggestOptions {
+        goals: crate::report::suggest::Goals {
+            max_abs_value: max_value,
+            max_draws,
+            every_command,
+            skill_matters,
+            max_turns,
+        },
+        max_edits: max_edits as usize,
+        budget: std::time::Duration::from_secs_f64(seconds.min(1e6)),
+        moves,
+        keep: keep.into_iter().flatten().collect(),
+        ..Default::default()
+    };
+    match crate::report::suggest::suggest(&text, &opts) {
+        Ok(s) => {
+            match format {
+                Format::Text => print!("{}", crate::report::suggest::text(&s)),
+                Format::Json => println!(
+                    "{}",
+                    serde_json::to_string(&s).unwrap_or_else(|e| format!("{{\"error\":\"{e}\"}}"))
+                ),
+            }
+            ExitCode::SUCCESS
+        }
+        Err(e) => fail(&format!("{}: {e}", file.display())),
+    }
 }
 
 /// `kumite solve`: the shortest win for h and a forced-win proof (the game value and mixed
