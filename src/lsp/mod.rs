@@ -115,6 +115,16 @@ fn line_start(text: &str, lines: &LineIndex, line: usize) -> usize {
     lines.line_start(line).unwrap_or(text.len())
 }
 
+/// Params that do not parse: an invalid-params error.
+fn bad(e: serde_json::Error) -> (i32, String) {
+    (ErrorCode::InvalidParams as i32, e.to_string())
+}
+
+/// A request about a document not open: an invalid-params error.
+fn gone(e: String) -> (i32, String) {
+    (ErrorCode::InvalidParams as i32, e)
+}
+
 fn to_offset(text: &str, lines: &LineIndex, p: lt::Position, enc: Enc) -> usize {
     let line = p.line as usize;
     if line >= lines.line_count() {
@@ -366,41 +376,9 @@ impl Server {
 
     /// Answers a request (other than shutdown).
     pub fn request(&mut self, r: &Request) -> Result<Value, (i32, String)> {
-        let bad = |e: serde_json::Error| (ErrorCode::InvalidParams as i32, e.to_string());
-        let gone = |e: String| (ErrorCode::InvalidParams as i32, e);
         let params = r.params.clone();
         match r.method.as_str() {
-            "textDocument/completion" => {
-                let p: lt::CompletionParams = serde_json::from_value(params).map_err(bad)?;
-                let (uri, at) = self.doc_pos(&p.text_document_position).map_err(gone)?;
-                let d = &self.docs[&uri];
-                let c = complete::complete(&d.text, at, &d.compiled.symbols, self.ja);
-                let range = to_range(&d.text, &d.lines, &c.replace, self.enc);
-                let items: Vec<Value> = c
-                    .items
-                    .iter()
-                    .enumerate()
-                    .map(|(i, it)| {
-                        json!({
-                            "label": it.label,
-                            "kind": match it.kind {
-                                complete::ItemKind::State => lt::CompletionItemKind::VARIABLE,
-                                complete::ItemKind::Command => lt::CompletionItemKind::FUNCTION,
-                                complete::ItemKind::Macro => lt::CompletionItemKind::METHOD,
-                                complete::ItemKind::Constant => lt::CompletionItemKind::CONSTANT,
-                                complete::ItemKind::Prefix => lt::CompletionItemKind::MODULE,
-                                complete::ItemKind::Keyword => lt::CompletionItemKind::KEYWORD,
-                                complete::ItemKind::Function => lt::CompletionItemKind::FUNCTION,
-                            },
-                            "detail": it.detail,
-                            "sortText": format!("{i:04}"),
-                            "filterText": d.text.get(c.replace.clone()).map(|t| format!("{t}{}", it.label)),
-                            "textEdit": { "range": range, "newText": it.insert },
-                        })
-                    })
-                    .collect();
-                Ok(json!({ "isIncomplete": false, "items": items }))
-            }
+            "textDocument/completion" => self.completion(params),
             "textDocument/hover" => {
                 let p: lt::HoverParams = serde_json::from_value(params).map_err(bad)?;
                 let (uri, at) = self
@@ -479,41 +457,7 @@ impl Server {
                 let edits: Vec<Value> = plan.edits.iter().map(|e| self.edit_json(d, e)).collect();
                 Ok(json!({ "changes": { uri: edits } }))
             }
-            "textDocument/documentSymbol" => {
-                let p: lt::DocumentSymbolParams = serde_json::from_value(params).map_err(bad)?;
-                let uri = uri_of(&p.text_document.uri);
-                let d = self.docs.get(&uri).ok_or_else(|| gone(uri.clone()))?;
-                let ix = &d.compiled.symbols;
-                let syms: Vec<Value> = ix
-                    .symbols()
-                    .iter()
-                    .filter_map(|(k, n)| {
-                        let o = ix.definition(*k, n)?;
-                        let r = to_range(&d.text, &d.lines, &o.span, self.enc);
-                        let (kind, label) = match k {
-                            symbols::SymKind::State => (lt::SymbolKind::VARIABLE, n.to_string()),
-                            symbols::SymKind::Command => {
-                                (lt::SymbolKind::FUNCTION, format!("[{n}]"))
-                            }
-                            symbols::SymKind::Macro => {
-                                (lt::SymbolKind::FUNCTION, format!("[{n}] (macro)"))
-                            }
-                            symbols::SymKind::Constant => (lt::SymbolKind::CONSTANT, n.to_string()),
-                            symbols::SymKind::Key => {
-                                (lt::SymbolKind::ENUM_MEMBER, format!("key {n}"))
-                            }
-                        };
-                        Some(json!({
-                            "name": label,
-                            "kind": kind,
-                            "detail": format!("{} uses", ix.uses(*k, n).len()),
-                            "range": r,
-                            "selectionRange": r,
-                        }))
-                    })
-                    .collect();
-                Ok(Value::Array(syms))
-            }
+            "textDocument/documentSymbol" => self.document_symbols(params),
             "textDocument/formatting" => {
                 let p: lt::DocumentFormattingParams =
                     serde_json::from_value(params).map_err(bad)?;
@@ -528,30 +472,7 @@ impl Server {
                     json!([{ "range": to_range(&d.text, &d.lines, &all, self.enc), "newText": out }]),
                 )
             }
-            "textDocument/codeAction" => {
-                let p: lt::CodeActionParams = serde_json::from_value(params).map_err(bad)?;
-                let uri = uri_of(&p.text_document.uri);
-                let d = self.docs.get(&uri).ok_or_else(|| gone(uri.clone()))?;
-                let a = to_offset(&d.text, &d.lines, p.range.start, self.enc);
-                let b = to_offset(&d.text, &d.lines, p.range.end, self.enc);
-                let mut actions = Vec::new();
-                for x in &d.compiled.diags {
-                    if x.span.end < a || x.span.start > b {
-                        continue;
-                    }
-                    for f in fixes::fixes(&d.text, x, &d.compiled.symbols, self.ja) {
-                        let edits: Vec<Value> =
-                            f.edits.iter().map(|e| self.edit_json(d, e)).collect();
-                        actions.push(json!({
-                            "title": f.title,
-                            "kind": "quickfix",
-                            "diagnostics": [self.lsp_diag(d, x, &uri)],
-                            "edit": { "changes": { uri.clone(): edits } },
-                        }));
-                    }
-                }
-                Ok(Value::Array(actions))
-            }
+            "textDocument/codeAction" => self.code_actions(params),
             "textDocument/semanticTokens/full" => {
                 let p: lt::SemanticTokensParams = serde_json::from_value(params).map_err(bad)?;
                 let uri = uri_of(&p.text_document.uri);
@@ -563,6 +484,95 @@ impl Server {
                 format!("kumite lsp does not handle {m}"),
             )),
         }
+    }
+
+    /// `textDocument/completion`: the names that fit where the cursor is.
+    fn completion(&self, params: Value) -> Result<Value, (i32, String)> {
+        let p: lt::CompletionParams = serde_json::from_value(params).map_err(bad)?;
+        let (uri, at) = self.doc_pos(&p.text_document_position).map_err(gone)?;
+        let d = &self.docs[&uri];
+        let c = complete::complete(&d.text, at, &d.compiled.symbols, self.ja);
+        let range = to_range(&d.text, &d.lines, &c.replace, self.enc);
+        let items: Vec<Value> = c
+            .items
+            .iter()
+            .enumerate()
+            .map(|(i, it)| {
+                json!({
+                    "label": it.label,
+                    "kind": match it.kind {
+                        complete::ItemKind::State => lt::CompletionItemKind::VARIABLE,
+                        complete::ItemKind::Command => lt::CompletionItemKind::FUNCTION,
+                        complete::ItemKind::Macro => lt::CompletionItemKind::METHOD,
+                        complete::ItemKind::Constant => lt::CompletionItemKind::CONSTANT,
+                        complete::ItemKind::Prefix => lt::CompletionItemKind::MODULE,
+                        complete::ItemKind::Keyword => lt::CompletionItemKind::KEYWORD,
+                        complete::ItemKind::Function => lt::CompletionItemKind::FUNCTION,
+                    },
+                    "detail": it.detail,
+                    "sortText": format!("{i:04}"),
+                    "filterText": d.text.get(c.replace.clone()).map(|t| format!("{t}{}", it.label)),
+                    "textEdit": { "range": range, "newText": it.insert },
+                })
+            })
+            .collect();
+        Ok(json!({ "isIncomplete": false, "items": items }))
+    }
+
+    /// `textDocument/documentSymbol`: states, commands, macros, constants and keys where defined.
+    fn document_symbols(&self, params: Value) -> Result<Value, (i32, String)> {
+        let p: lt::DocumentSymbolParams = serde_json::from_value(params).map_err(bad)?;
+        let uri = uri_of(&p.text_document.uri);
+        let d = self.docs.get(&uri).ok_or_else(|| gone(uri.clone()))?;
+        let ix = &d.compiled.symbols;
+        let syms: Vec<Value> = ix
+            .symbols()
+            .iter()
+            .filter_map(|(k, n)| {
+                let o = ix.definition(*k, n)?;
+                let r = to_range(&d.text, &d.lines, &o.span, self.enc);
+                let (kind, label) = match k {
+                    symbols::SymKind::State => (lt::SymbolKind::VARIABLE, n.to_string()),
+                    symbols::SymKind::Command => (lt::SymbolKind::FUNCTION, format!("[{n}]")),
+                    symbols::SymKind::Macro => (lt::SymbolKind::FUNCTION, format!("[{n}] (macro)")),
+                    symbols::SymKind::Constant => (lt::SymbolKind::CONSTANT, n.to_string()),
+                    symbols::SymKind::Key => (lt::SymbolKind::ENUM_MEMBER, format!("key {n}")),
+                };
+                Some(json!({
+                    "name": label,
+                    "kind": kind,
+                    "detail": format!("{} uses", ix.uses(*k, n).len()),
+                    "range": r,
+                    "selectionRange": r,
+                }))
+            })
+            .collect();
+        Ok(Value::Array(syms))
+    }
+
+    /// `textDocument/codeAction`: the quick fixes of the problems in the range.
+    fn code_actions(&self, params: Value) -> Result<Value, (i32, String)> {
+        let p: lt::CodeActionParams = serde_json::from_value(params).map_err(bad)?;
+        let uri = uri_of(&p.text_document.uri);
+        let d = self.docs.get(&uri).ok_or_else(|| gone(uri.clone()))?;
+        let a = to_offset(&d.text, &d.lines, p.range.start, self.enc);
+        let b = to_offset(&d.text, &d.lines, p.range.end, self.enc);
+        let mut actions = Vec::new();
+        for x in &d.compiled.diags {
+            if x.span.end < a || x.span.start > b {
+                continue;
+            }
+            for f in fixes::fixes(&d.text, x, &d.compiled.symbols, self.ja) {
+                let edits: Vec<Value> = f.edits.iter().map(|e| self.edit_json(d, e)).collect();
+                actions.push(json!({
+                    "title": f.title,
+                    "kind": "quickfix",
+                    "diagnostics": [self.lsp_diag(d, x, &uri)],
+                    "edit": { "changes": { uri.clone(): edits } },
+                }));
+            }
+        }
+        Ok(Value::Array(actions))
     }
 }
 
