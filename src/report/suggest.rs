@@ -536,7 +536,7 @@ fn tier_of(text: &str, kind: LineKind, in_macros: bool, toks: &[Spanned], k: usi
     if kind == LineKind::Init {
         return 0;
     }
-    let sym = |j: usize, s: Sym| toks.get(j).is_some_and(|t| t.0 == Tok::Sym(s));
+    let sym = |j: usize, s: Sym| is_sym(toks, j, s);
     let own = |j: usize| {
         toks.get(j).is_some_and(|t| {
             matches!(t.0, Tok::Name(_))
@@ -551,11 +551,9 @@ fn tier_of(text: &str, kind: LineKind, in_macros: bool, toks: &[Spanned], k: usi
     {
         return 0;
     }
-    // The rule's own separator: conditions before it, effects after.
-    let split = toks
-        .iter()
-        .position(|t| matches!(t.0, Tok::Sym(Sym::Colon | Sym::DColon)));
-    let Some(split) = split else { return 2 };
+    let Some(split) = separator(toks) else {
+        return 2;
+    };
     let names_command = toks[..split].iter().any(|t| t.0 == Tok::Sym(Sym::LBrack));
     // `S.x-N` / `S.x-=N` among the effects of a command's rule.
     if k > split
@@ -582,16 +580,24 @@ fn tier_of(text: &str, kind: LineKind, in_macros: bool, toks: &[Spanned], k: usi
     2
 }
 
+/// Whether token `j` of a line is the symbol `s`.
+fn is_sym(toks: &[Spanned], j: usize, s: Sym) -> bool {
+    toks.get(j).is_some_and(|t| t.0 == Tok::Sym(s))
+}
+
+/// A rule line's own separator (`:` or `::`): conditions before it, effects after.
+fn separator(toks: &[Spanned]) -> Option<usize> {
+    toks.iter()
+        .position(|t| matches!(t.0, Tok::Sym(Sym::Colon | Sym::DColon)))
+}
+
 /// Whether token `k` (a number) of a rule line is the whole amount of an effect that adds to
 /// or takes from a state: `side.state + N` (or `-`, `+=`, `-=`) standing alone between the
 /// rule's separator or commas.
 fn is_effect_amount(toks: &[Spanned], k: usize) -> bool {
-    let sym = |j: usize, s: Sym| toks.get(j).is_some_and(|t| t.0 == Tok::Sym(s));
+    let sym = |j: usize, s: Sym| is_sym(toks, j, s);
     let name = |j: usize| toks.get(j).is_some_and(|t| matches!(t.0, Tok::Name(_)));
-    let Some(split) = toks
-        .iter()
-        .position(|t| matches!(t.0, Tok::Sym(Sym::Colon | Sym::DColon)))
-    else {
+    let Some(split) = separator(toks) else {
         return false;
     };
     k >= split + 5
