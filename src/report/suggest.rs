@@ -292,7 +292,7 @@ pub struct Verdict {
     pub nodes_a_move: f64,
     /// How far ahead h starts by the derived distances to winning ([`start_lead`]): where
     /// every edit near the file leaves the score at 100% or 0%, it still says which way an edit
-    /// moved the game.
+    /// moved the game. Sampled verdicts only (0 for an exact one).
     #[serde(skip)]
     pub lead: f64,
 }
@@ -1079,7 +1079,8 @@ fn verdict(prog: &crate::program::RuleProgram, gv: &GameValue) -> Verdict {
         rule_errors: gv.errors_text(),
         errors_decide: false,
         nodes_a_move: 0.0,
-        lead: start_lead(prog),
+        // Not needed: an exact value already says which way an edit moved the game.
+        lead: 0.0,
     }
 }
 
