@@ -2,7 +2,7 @@
 //! where it came from; also the initial state, key bindings, CPU settings and advantage lines.
 
 use super::i18n::{Lang, T, tr, trf};
-use super::worker::ProgramView;
+use super::worker::{ProgramView, origin_text};
 use egui::{Align, Color32, RichText, Ui};
 use egui_extras::{Column, TableBuilder};
 use std::ops::Range;
@@ -45,19 +45,6 @@ impl Default for ExpandedPanel {
             col_w: [0.0; 3],
         }
     }
-}
-
-/// `12`, `12 &`, `12 $[攻撃]=[蹴る]`: a rule's origin as shown in the table.
-pub fn origin_text(line: usize, mirrored: bool, macros: &str) -> String {
-    let mut s = line.to_string();
-    if mirrored {
-        s.push_str(" &");
-    }
-    if !macros.is_empty() {
-        s.push(' ');
-        s.push_str(macros);
-    }
-    s
 }
 
 impl ExpandedPanel {

@@ -126,7 +126,7 @@ impl ProgramView {
                 let conds = p.cond_text(i);
                 let effects = p.effect_text(i);
                 let widths = [
-                    char_widths(&super::expanded::origin_text(o.line, o.mirrored, &macros)),
+                    char_widths(&origin_text(o.line, o.mirrored, &macros)),
                     char_widths(&format!("{period}{conds}")),
                     char_widths(&effects),
                 ];
@@ -440,6 +440,19 @@ impl Worker {
     pub fn busy(&self) -> bool {
         self.received < self.sent
     }
+}
+
+/// `12`, `12 &`, `12 $[攻撃]=[蹴る]`: a rule's origin as shown in the table.
+pub fn origin_text(line: usize, mirrored: bool, macros: &str) -> String {
+    let mut s = line.to_string();
+    if mirrored {
+        s.push_str(" &");
+    }
+    if !macros.is_empty() {
+        s.push(' ');
+        s.push_str(macros);
+    }
+    s
 }
 
 #[cfg(test)]

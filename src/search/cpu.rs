@@ -2,10 +2,12 @@
 //! from the matrix game (simultaneous mode), the `cpu:exact` table, reading mistakes, and the
 //! game's earlier positions counted as draws.
 
+use super::base::moves;
+use super::exact;
 use super::keys::node_key;
 use super::local::{local_strategy, positions_for_level};
-use super::searcher::{Cells, SURE_WIN, Searcher};
-use super::{CpuSettings, EXACT_BUDGET, EXACT_POSITIONS, exact, moves};
+use super::searcher::{SearchLimits, Searcher};
+use super::settings::{CpuSettings, EXACT_BUDGET, EXACT_POSITIONS};
 use crate::engine::players::{Player, PlayerError};
 use crate::engine::rng::SplitMix;
 use crate::engine::{Engine, Side, State};
@@ -56,9 +58,6 @@ const MIX_CACHE: usize = 1 << 16;
 /// Joint moves at the root above which a simultaneous game is searched by the matrix games
 /// instead of the local graph (a 100 × 100 position).
 const LOCAL_JOINT_LIMIT: usize = 10_000;
-
-/// Earlier positions of the game that the search looks for (the latest ones).
-pub(super) const HISTORY: usize = 32;
 
 impl<'p> CpuPlayer<'p> {
     /// A CPU for `prog` with settings and a seed.
@@ -120,11 +119,7 @@ impl<'p> CpuPlayer<'p> {
     /// Whether the last move's search stopped at its time limit (`P`) before its depth: a
     /// slower or busier machine may then choose otherwise; a node budget (`N`) repeats it.
     pub fn timed_out(&self) -> bool {
-        let s = &self.searcher;
-        s.stopped
-            && s.nodes < s.node_budget
-            && !s.cancel.load(std::sync::atomic::Ordering::Relaxed)
-            && s.deadline.is_some_and(|d| Instant::now() >= d)
+        self.searcher.timed_out()
     }
 
     /// Values the search's leaves by `learned` (`cpu:trained` where the program carries none,
@@ -198,26 +193,21 @@ impl<'p> CpuPlayer<'p> {
             .map(|(m, _)| *m)
     }
 
-    /// Of `moves` (alternate play), the one with the best value by this level's search depth;
-    /// the first of equal ones.
+    /// Of `moves` (alternate play), the one with the best value by this level's search depth
+    /// (at most 4 plies); the first of equal ones.
     fn best_by_search(&mut self, st: &State, side: Side, moves: &[Option<CmdId>]) -> Option<CmdId> {
         let depth = self.settings.depth.clamp(1, 4);
-        let s = &mut self.searcher;
-        s.stopped = false;
-        s.deadline = None;
-        s.nodes = 0;
-        let mut best = (f64::NEG_INFINITY, moves[0]);
-        s.start_line(st, &[]);
-        for &m in moves {
-            let mut cmds = [None, None];
-            cmds[side] = m;
-            let v = s.move_value(st, cmds, side, depth, Some((best.0, f64::INFINITY)));
-            if v > best.0 {
-                best = (v, m);
-            }
+        self.searcher.best_of(st, side, moves, depth)
+    }
+
+    /// What one move's search may spend: this level's depth, its node budget `N` and its
+    /// period `P` from now.
+    fn limits(&self) -> SearchLimits {
+        SearchLimits {
+            depth: self.settings.depth,
+            nodes: self.settings.nodes.unwrap_or(u64::MAX),
+            deadline: Some(Instant::now() + Duration::from_millis(self.settings.period_ms as u64)),
         }
-        s.line.clear();
-        best.1
     }
 
     /// What [`think`](Self::think) draws its move from in `st`: `side`'s moves with their
@@ -233,13 +223,9 @@ impl<'p> CpuPlayer<'p> {
         }
         let all = moves(&self.searcher.eng, st, side);
         let base: Vec<f64> = if self.searcher.eng.simultaneous {
+            let limits = self.limits();
             let s = &mut self.searcher;
-            s.nodes = 0;
-            s.stopped = false;
-            s.tt.clear();
-            s.deadline =
-                Some(Instant::now() + Duration::from_millis(self.settings.period_ms as u64));
-            s.node_budget = self.settings.nodes.unwrap_or(u64::MAX);
+            s.reset(limits);
             Self::simultaneous_strategy(&self.settings, s, &mut self.mixes, st, side, &all)
         } else {
             let mistakes = std::mem::replace(&mut self.settings.mistakes, 0);
@@ -281,19 +267,11 @@ impl<'p> CpuPlayer<'p> {
         {
             return m;
         }
+        let limits = self.limits();
         let s = &mut self.searcher;
-        s.nodes = 0;
-        s.stopped = false;
-        s.tt.clear();
-        s.forget_played();
-        s.probed.clear();
-        s.best_move.clear();
-        s.killers = [None; 16];
-        s.deadline = Some(Instant::now() + Duration::from_millis(self.settings.period_ms as u64));
-        s.node_budget = self.settings.nodes.unwrap_or(u64::MAX);
-        let choice;
         let all = moves(&s.eng, st, side);
-        if s.eng.simultaneous {
+        let choice = if s.eng.simultaneous {
+            s.reset(limits);
             let probs =
                 Self::simultaneous_strategy(&self.settings, s, &mut self.mixes, st, side, &all);
             let r: f64 = self.rng.random_range(0.0..1.0);
@@ -306,91 +284,10 @@ impl<'p> CpuPlayer<'p> {
                     break;
                 }
             }
-            choice = all[pick];
+            all[pick]
         } else {
-            let mut best = all[0];
-            // Root moves in the order of the last iteration's values, best first, so that the
-            // window below the best so far is tight from the start (ties are broken by the
-            // moves' own order, so the choice does not depend on the order of search).
-            let mut order: Vec<usize> = (0..all.len()).collect();
-            let mut values = vec![f64::NEG_INFINITY; all.len()];
-            let mut best_k = 0; // the index of `best`
-            s.start_line(st, &self.history);
-            for depth in 1..=self.settings.depth {
-                s.keep_outcomes = depth < self.settings.depth;
-                s.root_depth = depth;
-                s.stopped = false;
-                if depth > 1 && s.stop_now() {
-                    break;
-                }
-                order.sort_by(|&a, &b| values[b].total_cmp(&values[a]));
-                let mut best_here: Option<usize> = None;
-                let mut best_v = f64::NEG_INFINITY;
-                let mut best_d = u32::MAX;
-                // Whether this iteration has finished searching the last one's choice.
-                let mut best_searched = false;
-                for &k in &order {
-                    // Each root move is searched only while time remains; at depth 1 the best
-                    // of the moves examined so far stands.
-                    if s.stop_now() {
-                        break;
-                    }
-                    let m = all[k];
-                    let mut cmds = [None, None];
-                    cmds[side] = m;
-                    // Search with a window just below the best so far, so that equal moves get
-                    // exact values and the tie-break below can see them.
-                    let lo = best_v - best_v.abs() * 1e-9 - 1e-9;
-                    let v = s.move_value(st, cmds, side, depth, Some((lo, f64::INFINITY)));
-                    best_searched |= k == best_k && !s.stopped;
-                    // Ties go to the move that brings this side nearer to winning (in the
-                    // position it leads to, before any reply): the side presses instead of
-                    // only keeping the balance.
-                    let tie = (v - best_v).abs() <= best_v.abs() * 1e-9 + 1e-9;
-                    if s.stopped && best_here.is_some() {
-                        break; // the value of an interrupted search is not comparable
-                    }
-                    values[k] = v;
-                    if v > best_v || tie {
-                        let c = s.play_first_outcome(st, cmds);
-                        let d = s.own_distance(&c, side);
-                        s.pool.push(c);
-                        let earlier = best_here.is_none_or(|b| k < b);
-                        if !tie || d < best_d || (d == best_d && earlier) {
-                            best_v = best_v.max(v);
-                            best_here = Some(k);
-                            best_d = d;
-                        }
-                    }
-                    if s.stopped {
-                        break;
-                    }
-                }
-                if s.stopped && depth > 1 && !best_searched {
-                    break; // keep the last complete iteration's move
-                }
-                // An iteration cut short by the period or the node budget still counts once it
-                // has finished the last iteration's choice (searched first, or with equal
-                // value among the first): every move it finished was compared with that one
-                // at this depth, so a better one is played (the moves not reached were valued
-                // below it one ply shallower). Karate, `cpu:S9,N10000` against S4: 41.0% of
-                // the points instead of 32.0% (400 games, seats swapped).
-                if let Some(b) = best_here {
-                    best = all[b];
-                    best_k = b;
-                }
-                if s.stopped {
-                    break;
-                }
-                if best_v >= SURE_WIN {
-                    break; // a certain win found
-                }
-            }
-            s.line.clear();
-            choice = best;
-        }
-        s.keep_outcomes = false;
-        s.root_depth = 0;
+            s.best_move(st, side, &self.history, limits)
+        };
         self.last_nodes = s.nodes;
         // Reading mistakes: in E of every 10 moves play another enabled command.
         if self.settings.mistakes > 0
@@ -423,7 +320,7 @@ impl CpuPlayer<'_> {
         // A root of very many joint moves (hundreds of commands a side) is no graph to list:
         // the matrix search fills its game row by row and solves what the period allowed.
         if settings.matrix || joint > LOCAL_JOINT_LIMIT {
-            return Self::mixed_strategy(s, st, side, mine, settings.depth.min(4));
+            return s.matrix_mix(st, side, mine, settings.depth.min(4));
         }
         let positions = settings.nodes.map_or(usize::MAX, |n| n as usize / joint);
         let positions = positions.min(positions_for_level(settings.depth));
@@ -447,55 +344,6 @@ impl CpuPlayer<'_> {
             cache.insert(key, (p.clone(), s.nodes - before));
         }
         p
-    }
-
-    /// The depth-limited matrix search's mix (`cpu:matrix`): the matrix game
-    /// of its moves against the opponent's, deepened one joint turn at a time while time
-    /// remains. Rows are filled one of the CPU's moves at a time, so when the period ends during
-    /// the first depth the game restricted to the moves examined so far is solved; a deeper
-    /// depth that did not finish is discarded.
-    fn mixed_strategy(
-        s: &mut Searcher,
-        st: &State,
-        side: Side,
-        mine: &[Option<CmdId>],
-        max_depth: u32,
-    ) -> Vec<f64> {
-        let theirs = moves(&s.eng, st, side.opponent());
-        let me = s.loop_key(st);
-        let mut strategy: Option<Vec<f64>> = None;
-        for depth in 1..=max_depth.max(1) {
-            s.keep_outcomes = depth < max_depth;
-            s.stopped = false;
-            if depth > 1 && s.stop_now() {
-                break;
-            }
-            let mut cells = Cells::default();
-            for &x in mine {
-                if s.stop_now() {
-                    break;
-                }
-                s.push_row(&mut cells, st, me, side, x, &theirs, depth - 1);
-            }
-            let complete = cells.full.len() == mine.len() && !s.stopped;
-            if complete || (strategy.is_none() && !cells.full.is_empty()) {
-                let sol = cells.solve(s.deadline);
-                let mut p = sol.rows;
-                p.resize(mine.len(), 0.0);
-                strategy = Some(p);
-                if sol.value >= SURE_WIN / 1e9 {
-                    break; // a certain win found
-                }
-            }
-            if !complete {
-                break;
-            }
-        }
-        strategy.unwrap_or_else(|| {
-            let mut p = vec![0.0; mine.len()];
-            p[0] = 1.0;
-            p
-        })
     }
 }
 

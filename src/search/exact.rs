@@ -10,9 +10,12 @@
 //! bound on the state values instead, positions beyond it valued by the derived evaluation, and
 //! says so; when even that does not fit, the player falls back to the ordinary search.
 
+use super::base::moves;
 use super::keys::lcm_of;
+use super::keys::position_key;
 use super::keys::table_key;
-use super::{Searcher, matrix, moves, position_key};
+use super::matrix;
+use super::searcher::Searcher;
 use crate::engine::{Outcome, Side, State};
 use crate::program::{CmdId, RuleProgram};
 use rustc_hash::{FxHashMap, FxHashSet, FxHasher};
@@ -21,8 +24,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-/// The value of a turn's delay: a win in n turns is worth `DISCOUNT^n`.
-pub const DISCOUNT: f64 = 0.999;
+pub use super::base::DISCOUNT;
 
 /// Value iteration stops when no value changed by more than this in a sweep.
 const TOLERANCE: f64 = 1e-10;
@@ -254,7 +256,7 @@ pub struct ExactTable {
     pub limit: LimitUse,
     /// The moves between the table's positions that raised a rule error (each valued as a loss
     /// for the side whose move it was).
-    pub rule_errors: super::RuleErrors,
+    pub rule_errors: super::base::RuleErrors,
     /// The work an iteration may do at most, in joint moves of the positions it solves (None:
     /// no limit but its time): whether a game's value is found then does not depend on the
     /// machine.
@@ -540,7 +542,7 @@ impl ExactTable {
             root_turn: root.turn,
             horizon: None,
             limit: LimitUse::Unknown,
-            rule_errors: super::RuleErrors::default(),
+            rule_errors: super::base::RuleErrors::default(),
             solve_budget: None,
         })
     }

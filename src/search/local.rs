@@ -30,7 +30,7 @@ use std::time::Instant;
 /// and Oshi-Zumo's the same 0.0015, in a fifth of the time (the report's restricted play on
 /// CC Lemon: 4.1 s instead of 21.9 s).
 const LOCAL: TableSettings = TableSettings {
-    discount: super::exact::DISCOUNT,
+    discount: super::base::DISCOUNT,
     tolerance: 1e-4,
     max_sweeps: 100,
 };

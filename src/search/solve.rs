@@ -2,12 +2,14 @@
 //! cooperating, chance favourable), the forced win (h against every reply and every chance
 //! outcome) with its strategy tree, and value iteration for simultaneous games.
 //!
-//! The public entry points ([`super::shortest_win`], [`super::forced_win`],
-//! [`super::value_iteration`]) are thin wrappers over the functions here, which also take an
+//! The public entry points ([`shortest_win`], [`forced_win`], [`value_iteration`], re-exported
+//! by `search`) are thin wrappers over the functions `…_in` below, which also take an
 //! optional cancel flag.
 
+use super::base::{RuleErrorSummary, RuleErrors, moves};
 use super::exact;
-use super::{GameValue, Mover, PathStep, Searcher, moves, position_key};
+use super::keys::position_key;
+use super::searcher::Searcher;
 use crate::engine::{Outcome, State};
 use crate::program::{CmdId, RuleProgram};
 use crate::side::Side;
@@ -98,18 +100,7 @@ impl std::fmt::Display for Budget {
     }
 }
 
-/// 1234567 → "1,234,567".
-pub fn thousands(n: u64) -> String {
-    let d = n.to_string();
-    let mut s = String::new();
-    for (i, ch) in d.chars().enumerate() {
-        if i > 0 && (d.len() - i).is_multiple_of(3) {
-            s.push(',');
-        }
-        s.push(ch);
-    }
-    s
-}
+pub use super::base::thousands;
 
 /// What the shortest-win search found: one of three things, never "none" when it gave up.
 #[derive(Clone, Debug)]
@@ -803,8 +794,8 @@ pub struct ForcedWin {
     /// What ran out when the search stopped undecided (`exists` is None).
     pub gave_up: Option<Budget>,
     /// The moves the search played that raised a rule error (each a loss for the side whose
-    /// move it was, as in every search: [`super::rule_error_loser`]).
-    pub rule_errors: super::RuleErrors,
+    /// move it was, as in every search: [`rule_error_loser`](super::base::rule_error_loser)).
+    pub rule_errors: RuleErrors,
 }
 
 struct Prover<'s, 'p> {
@@ -1388,4 +1379,206 @@ pub fn game_value_table(
         .iterate(settings, Instant::now() + VALUE_TIME, cancel)
         .ok()?;
     Some((table, it))
+}
+
+/// Who moves at a step or node: "h", "c", "both" (simultaneous), or "win" (h has won: a
+/// strategy tree's leaf) in JSON.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Mover {
+    /// h alone.
+    H,
+    /// c alone.
+    C,
+    /// Both at once (simultaneous mode).
+    Both,
+    /// Nobody: h has won.
+    Win,
+}
+
+impl Mover {
+    /// "h", "c", "both" or "win".
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Mover::H => "h",
+            Mover::C => "c",
+            Mover::Both => "both",
+            Mover::Win => "win",
+        }
+    }
+}
+
+impl From<Side> for Mover {
+    fn from(s: Side) -> Self {
+        match s {
+            Side::H => Mover::H,
+            Side::C => Mover::C,
+        }
+    }
+}
+
+/// One step of a win path.
+#[derive(Clone, Debug, serde::Serialize)]
+pub struct PathStep {
+    /// Who moved: h or c, or both in simultaneous mode.
+    pub side: Mover,
+    /// The command (null for a pass); in simultaneous mode "h/c".
+    pub command: Option<String>,
+    /// Both sides' states after the step.
+    pub states: crate::engine::players::BothStates,
+    /// Probability of the chance outcome the path assumes at this step (1 without chance).
+    pub probability: f64,
+}
+
+/// The shortest sequence of moves (h and c cooperating) that ends with h winning, by breadth-first
+/// search over positions (the turn counter is not part of a position), up to `max_plies`. Chance
+/// outcomes are branches: the path may assume favourable outcomes. (A search that another
+/// thread may cancel calls [`shortest_win_in`] with its flag.)
+pub fn shortest_win(
+    prog: &RuleProgram,
+    start: &State,
+    max_plies: u32,
+    position_cap: usize,
+) -> ShortestWin {
+    shortest_win_in(prog, start, max_plies, position_cap, None)
+}
+
+/// Whether h can force a win within `plies` (alternate: one side's move per ply; simultaneous:
+/// one joint turn per ply, h choosing without seeing c's move) against every reply and every
+/// chance outcome, and h's first winning move. [`forced_win_in`] also gives the tree.
+pub fn forced_win(
+    prog: &RuleProgram,
+    start: &State,
+    plies: u32,
+    node_cap: u64,
+) -> (Option<bool>, Option<String>) {
+    let f = forced_win_in(prog, start, plies, node_cap, None);
+    (f.exists, f.first_move)
+}
+
+/// The result of value iteration on a simultaneous game.
+#[derive(Clone, Debug)]
+pub struct GameValue {
+    /// Value for h at the start (+1 win, −1 loss, 0 draw or endless).
+    pub value: f64,
+    /// h's moves and optimal mix at the start.
+    pub h: Vec<(Option<CmdId>, f64)>,
+    /// c's moves and optimal mix at the start.
+    pub c: Vec<(Option<CmdId>, f64)>,
+    /// How much a best reply gains against the start strategies (in the solved game).
+    pub exploitability: f64,
+    /// Positions in the solved game.
+    pub states: usize,
+    /// Positions cut off by the bound (valued by the derived evaluation, scaled into (−1, 1)).
+    pub frontier: usize,
+    /// Iterations until the largest change fell below 1e-10 (at most 5,000).
+    pub iterations: u32,
+    /// The largest change of a value in the last iteration: below 1e-10 when it converged,
+    /// else the 5,000 iterations ran out first (the value and strategies are then estimates,
+    /// and the exploitability is that of the start's strategies in the values reached).
+    pub residual: f64,
+    /// The iterations stopped at [`VALUE_TIME`] rather than by converging or at 5,000.
+    pub timed_out: bool,
+    /// The iterations stopped at the solve budget given (see
+    /// [`value_iteration_budgeted`]) rather than by converging.
+    pub out_of_work: bool,
+    /// The bound on state values that was needed (None: every reachable position was solved).
+    pub bound: Option<i64>,
+    /// The probability that a game from the start ends with a winner when both sides play the
+    /// optimal mixes (the rest: a draw, or play that never ends); positions past the bound
+    /// count as ending with a winner. See [`exact::ExactTable::decisive_share`].
+    pub decisive: f64,
+    /// Each side's moves (h's, c's) that optimal play (discounted, as in `decisive`) uses
+    /// with a positive probability in some solved position.
+    pub used: [Vec<Option<CmdId>>; 2],
+    /// The expected number of turns of a game from the start under those mixes, for a game
+    /// of at most [`LENGTH_POSITIONS`] positions; None for a larger one, or when play
+    /// goes on to the turn limit (or for ever).
+    pub length: Option<f64>,
+    /// How the turn limit was taken into account: it cannot end a game, or every position was
+    /// valued with its turns left.
+    pub limit: exact::LimitUse,
+    /// The iteration stopped because the values by turns left outgrew
+    /// [`exact::HISTORY_CAP`] (the value is then not converged).
+    pub out_of_memory: bool,
+    /// The moves between the solved positions that raised a rule error.
+    pub rule_errors: RuleErrors,
+}
+
+/// What a game value's rule errors count.
+const GAME_VALUE_ERRORS: &str = "moves between the solved positions";
+
+impl GameValue {
+    /// The rule errors met, in words (None: none).
+    pub fn errors_text(&self) -> Option<String> {
+        self.rule_errors.text(GAME_VALUE_ERRORS)
+    }
+
+    /// The rule errors met, for JSON (None: none).
+    pub fn errors_summary(&self) -> Option<RuleErrorSummary> {
+        self.rule_errors.summary(GAME_VALUE_ERRORS)
+    }
+
+    /// Which positions were solved, in words, and which limit left the rest to an estimate (for
+    /// the outputs that say how a value was found): all of them; or, in a game with too many,
+    /// those within the bound on state values; or the first [`VALUE_POSITIONS`] when even those
+    /// are too many.
+    pub fn positions_text(&self) -> String {
+        let limit = self.limit.text();
+        let scope = self.scope_text();
+        if limit.is_empty() {
+            scope
+        } else {
+            format!("{scope}; {limit}")
+        }
+    }
+
+    /// [`Self::positions_text`] without the turn limit.
+    fn scope_text(&self) -> String {
+        let n = |x: usize| thousands(x as u64);
+        match self.bound {
+            None => format!(
+                "all {} reachable positions (nothing estimated)",
+                n(self.states)
+            ),
+            Some(b) if self.states >= VALUE_POSITIONS => format!(
+                "the first {} positions reached — the game has more than the limit of {} positions, \
+                 so {} positions past that limit are estimated by the derived evaluation, not \
+                 solved (state values were also kept within ±{b} of the start)",
+                n(self.states),
+                n(VALUE_POSITIONS),
+                n(self.frontier)
+            ),
+            Some(b) => format!(
+                "the {} positions in which every state stays within ±{b} of its start value — the \
+                 game has too many positions to solve them all, so {} positions past that bound \
+                 are estimated by the derived evaluation, not solved",
+                n(self.states),
+                n(self.frontier)
+            ),
+        }
+    }
+}
+
+/// How many positions `kumite solve --value`, the studio's Win path tab and the report's exact
+/// section solve at most (past it, positions are estimated: see [`GameValue::positions_text`]).
+pub const VALUE_POSITIONS: usize = 200_000;
+
+/// How far state values may move from the start in the solved game of `kumite solve --value`,
+/// the studio's Win path tab and the report's exact section.
+pub const VALUE_BOUND: i64 = 12;
+
+/// Solves a simultaneous game by value iteration with a linear program (matrix game) per
+/// position. The state space is bounded: every position reachable from `start` whose state
+/// values stay within `bound` of their starting values is solved exactly; positions beyond are a
+/// frontier valued by the derived evaluation (so a small bound gives an estimate). The turn
+/// counter is not part of a position: an endless game is worth 0. Chance is averaged. (A run
+/// that another thread may cancel calls [`value_iteration_in`] with its flag.)
+pub fn value_iteration(
+    prog: &RuleProgram,
+    start: &State,
+    bound: i64,
+    max_states: usize,
+) -> GameValue {
+    value_iteration_in(prog, start, bound, max_states, None).expect("not cancelled")
 }

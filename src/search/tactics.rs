@@ -11,8 +11,11 @@
 //! suite is the same on any machine; `benches/tactics.rs` reports it per file and a test keeps
 //! a small subset.
 
+use super::base::moves;
+use super::cpu::CpuPlayer;
+use super::keys::position_key;
+use super::settings::CpuSettings;
 use super::solve::judge_moves;
-use super::{CpuPlayer, CpuSettings, moves, position_key};
 use crate::engine::rng::SplitMix;
 use crate::engine::{Engine, Side, State};
 use crate::program::{CmdId, RuleProgram};

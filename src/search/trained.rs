@@ -4,7 +4,9 @@
 //! itself and the side to move. The search then values its leaves by that prediction instead of
 //! the derived evaluation alone (the same search, depth and chance handling).
 
-use super::{CpuPlayer, CpuSettings, Searcher};
+use super::cpu::CpuPlayer;
+use super::searcher::Searcher;
+use super::settings::CpuSettings;
 use crate::engine::players::{MatchOptions, Player, play_match};
 use crate::engine::{GameResult, Side, State};
 use crate::program::{Learned, RuleProgram, SelfPlayResults};

@@ -2,17 +2,17 @@
 //! enumerated when there are few or seeded samples otherwise, identical positions merged, and
 //! the outcomes of the moves of one search kept for the deepening's next iteration.
 
-use super::keys::{played_key, position_key};
-use super::searcher::{Played, Searcher, pooled_copy};
-use super::{CHANCE_SAMPLES, MIN_CHANCE_WIDTH};
+use super::{Played, Searcher, pooled_copy};
 use crate::engine::{Outcome, State};
 use crate::program::CmdId;
+use crate::search::base::{CHANCE_SAMPLES, MIN_CHANCE_WIDTH, rule_error_loser};
+use crate::search::keys::{played_key, position_key};
 use rustc_hash::{FxHashMap, FxHasher};
 use std::hash::{Hash, Hasher};
 
 impl<'p> Searcher<'p> {
     /// Plays `cmds` from `st` with the draws of `self.script`; a rule error ends the line as a
-    /// loss for the side whose move raised it ([`super::rule_error_loser`]), and is counted.
+    /// loss for the side whose move raised it ([`rule_error_loser`](crate::search::base::rule_error_loser)), and is counted.
     fn play_one(&mut self, st: &State, cmds: [Option<CmdId>; 2]) -> State {
         let mut c = self.copy_of(st);
         if let Err(e) = self.eng.play_scripted(&mut c, cmds, &mut self.script) {
@@ -29,7 +29,7 @@ impl<'p> Searcher<'p> {
         e: &crate::engine::RuntimeError,
         c: &mut State,
     ) {
-        let loser = super::rule_error_loser(self.eng.simultaneous, st, e);
+        let loser = rule_error_loser(self.eng.simultaneous, st, e);
         c.outcome = Some(match loser {
             crate::engine::Side::H => Outcome::C,
             crate::engine::Side::C => Outcome::H,
@@ -58,14 +58,18 @@ impl<'p> Searcher<'p> {
     }
 
     /// Plays `cmds` from `st` with every draw at its first outcome (for tie-breaks).
-    pub(super) fn play_first_outcome(&mut self, st: &State, cmds: [Option<CmdId>; 2]) -> State {
+    pub(in crate::search) fn play_first_outcome(
+        &mut self,
+        st: &State,
+        cmds: [Option<CmdId>; 2],
+    ) -> State {
         self.script.picks.clear();
         self.script.sampler = None;
         self.play_one(st, cmds)
     }
 
     /// Returns the positions of an outcome list to the pool.
-    pub(super) fn recycle(&mut self, mut kids: Vec<(State, f64)>) {
+    pub(in crate::search) fn recycle(&mut self, mut kids: Vec<(State, f64)>) {
         self.pool.extend(kids.drain(..).map(|k| k.0));
         self.kid_pool.push(kids);
     }
@@ -156,7 +160,7 @@ impl<'p> Searcher<'p> {
     /// the search and its node budget are the same either way. `depth` counts this move: a move
     /// at depth 1 (its outcomes are leaves) was not played by the iteration before, one
     /// shallower, so it is not looked for.
-    pub(super) fn move_outcomes(
+    pub(in crate::search) fn move_outcomes(
         &mut self,
         st: &State,
         cmds: [Option<CmdId>; 2],
@@ -200,7 +204,7 @@ impl<'p> Searcher<'p> {
     /// precise means; deeper, fewer samples of each move do almost as well — an error there is
     /// averaged again on the way up — and leave the nodes to search deeper (moge_battle's
     /// depth 3 read 48 children a ply with 16 samples a move).
-    pub(super) fn chance_width(&self, depth: u32) -> u64 {
+    pub(in crate::search) fn chance_width(&self, depth: u32) -> u64 {
         let ply = self.root_depth.saturating_sub(depth);
         if self.root_depth == 0 || ply == 0 {
             return self.chance_exact;
@@ -209,7 +213,7 @@ impl<'p> Searcher<'p> {
     }
 
     /// Forgets [`Self::played`] (a new search), its positions back to the pool.
-    pub(super) fn forget_played(&mut self) {
+    pub(in crate::search) fn forget_played(&mut self) {
         for (_, p) in self.played.drain() {
             if self.pool.len() < 4096 {
                 self.pool.extend(p.kids.into_iter().map(|k| k.0));
