@@ -10,13 +10,21 @@ Then it asks Kumite's exact solver what a best reply gains against it (``kumite.
     python python/examples/cc_lemon_minimax_q.py [episodes]
 """
 
+from __future__ import annotations
+
 import pathlib
 import random
 import sys
+from typing import Dict, List, Optional, Tuple
 
 import numpy as np
+import numpy.typing as npt
 
 import kumite
+
+#: What a side sees (its observation without the turn, as bytes) and both sides' legal actions.
+Key = Tuple[bytes, Tuple[int, ...], Tuple[int, ...]]
+Vector = npt.NDArray[np.float64]
 
 RULES = pathlib.Path(__file__).resolve().parents[2] / "rules" / "cc_lemon.kmt"
 
@@ -26,12 +34,12 @@ class Cell:
     by regret matching warm-started from the last visit (the average strategies of regret
     matching approach the matrix game's equilibrium; a few iterations a visit keep up with Q)."""
 
-    def __init__(self, n, m):
-        self.q = np.zeros((n, m))
-        self.regret = [np.zeros(n), np.zeros(m)]
-        self.total = [np.zeros(n), np.zeros(m)]
+    def __init__(self, n: int, m: int) -> None:
+        self.q: Vector = np.zeros((n, m))
+        self.regret: List[Vector] = [np.zeros(n), np.zeros(m)]
+        self.total: List[Vector] = [np.zeros(n), np.zeros(m)]
 
-    def solve(self, iters=8):
+    def solve(self, iters: int = 8) -> Tuple[Vector, float]:
         rr, rc = self.regret
         for _ in range(iters):
             pr = np.maximum(rr, 0)
@@ -53,46 +61,50 @@ class Cell:
 
 
 class MinimaxQ:
-    def __init__(self, alpha=0.2, gamma=0.97, explore=0.2, seed=0):
-        self.cells = {}
+    def __init__(
+        self, alpha: float = 0.2, gamma: float = 0.97, explore: float = 0.2, seed: int = 0
+    ) -> None:
+        self.cells: Dict[Key, Cell] = {}
         self.alpha, self.gamma, self.explore = alpha, gamma, explore
         self.rng = random.Random(seed)
 
     @staticmethod
-    def key(state, side):
+    def key(state: kumite.State, side: int) -> Key:
         # What the side sees (own then opponent's values, commands, history), not the turn.
-        return tuple(state.observation(side)[:-1]), tuple(state.legal_actions(side)), tuple(
-            state.legal_actions(1 - side)
+        return (
+            state.observation(side)[:-1].tobytes(),
+            tuple(state.legal_actions(side)),
+            tuple(state.legal_actions(1 - side)),
         )
 
-    def cell(self, k):
+    def cell(self, k: Key) -> Cell:
         if k not in self.cells:
             self.cells[k] = Cell(len(k[1]), len(k[2]))
         return self.cells[k]
 
-    def act(self, state, side):
+    def act(self, state: kumite.State, side: int) -> int:
         k = self.key(state, side)
         if self.rng.random() < self.explore:
             return self.rng.choice(k[1])
         mix, _ = self.cell(k).solve()
-        return self.rng.choices(k[1], weights=mix)[0]
+        return self.rng.choices(k[1], weights=mix.tolist())[0]
 
-    def learn(self, k, a, o, reward, k2):
+    def learn(self, k: Key, a: int, o: int, reward: float, k2: Optional[Key]) -> None:
         v2 = 0.0 if k2 is None else self.cell(k2).solve()[1]
         q = self.cell(k).q
         i, j = k[1].index(a), k[2].index(o)
         q[i, j] += self.alpha * (reward + self.gamma * v2 - q[i, j])
 
-    def mix_for(self, state, side):
+    def mix_for(self, state: kumite.State, side: int) -> Dict[int, float]:
         """The learned mix of ``side`` in ``state`` as {action: probability}."""
         k = self.key(state, side)
         if k not in self.cells:
             return {a: 1.0 for a in k[1]}  # never seen: uniform
         mix, _ = self.cells[k].solve(0) if self.cells[k].total[0].sum() else self.cells[k].solve()
-        return dict(zip(k[1], mix))
+        return dict(zip(k[1], mix.tolist()))
 
 
-def train(episodes, seed=0):
+def train(episodes: int, seed: int = 0) -> Tuple[kumite.Game, MinimaxQ]:
     game = kumite.Game.from_file(str(RULES))
     agent = MinimaxQ(seed=seed)
     for e in range(episodes):
@@ -114,13 +126,20 @@ def train(episodes, seed=0):
     return game, agent
 
 
-def main():
+def main() -> Tuple[float, float]:
     episodes = int(sys.argv[1]) if len(sys.argv) > 1 else 10000
     game, agent = train(episodes)
     learned = kumite.best_response(game, lambda st: agent.mix_for(st, 1))
     uniform = kumite.best_response(game, lambda st: {a: 1.0 for a in st.legal_actions(1)})
     table = game.value_table()
-    exact = kumite.best_response(game, lambda st: dict(table.strategy(st, 1)))
+
+    def exact_mix(st: kumite.State) -> Dict[int, float]:
+        mix = table.strategy(st, 1)
+        if mix is None:
+            raise ValueError(f"not in the value table: {st}")
+        return dict(mix)
+
+    exact = kumite.best_response(game, exact_mix)
     print(f"Minimax-Q after {episodes} self-play games ({len(agent.cells)} positions seen)")
     print(f"a best reply gains: learned {learned['value']:.3f}, uniform random {uniform['value']:.3f}, "
           f"the exact strategy {exact['value']:.3f} (over {learned['positions']} positions)")

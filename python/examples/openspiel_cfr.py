@@ -9,8 +9,11 @@ falls towards 0, and the value of its average policy approaches Kumite's exact g
     python python/examples/openspiel_cfr.py [iterations]
 """
 
+from __future__ import annotations
+
 import pathlib
 import sys
+from typing import List, Tuple
 
 import pyspiel
 from open_spiel.python.algorithms import cfr, exploitability, expected_game_score
@@ -20,17 +23,17 @@ import kumite.openspiel as kos
 OSHI = pathlib.Path(__file__).resolve().parents[2] / "tests" / "designs" / "oshi_zumo_small.kmt"
 
 
-def tiny_text():
+def tiny_text() -> str:
     text = OSHI.read_text(encoding="utf-8")
     return text.replace("所持金:4", "所持金:2").replace("土俵:2", "土俵:1").replace("T1000", "T3")
 
 
-def main():
+def main() -> Tuple[List[Tuple[int, float]], float, float]:
     iterations = int(sys.argv[1]) if len(sys.argv) > 1 else 300
     game = kos.load(text=tiny_text(), set={"c.金": 1})
     turn_based = pyspiel.convert_to_turn_based(game)
     solver = cfr.CFRSolver(turn_based)
-    history = []
+    history: List[Tuple[int, float]] = []
     for i in range(1, iterations + 1):
         solver.evaluate_and_update_policy()
         if i in (1, 10, 100, 1000, iterations):

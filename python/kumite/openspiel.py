@@ -17,19 +17,33 @@ as ``kumite solve --value`` does. A file without a turn limit is cut at ``max_ga
 (default 1000) turns as a draw, since OpenSpiel needs a bound.
 """
 
+from __future__ import annotations
+
+from typing import Any, Dict, List, Mapping, Optional, Tuple, Union
+
 import numpy as np
+import numpy.typing as npt
 import pyspiel
 
-from . import Game
+from . import Game, State
+
+#: A move of the record behind ``moves_string``: (side, action), a joint (h, c) move, or
+#: ("r", outcome) for a chance outcome.
+_Move = Tuple[Union[int, str], int]
 
 SHORT_NAME = "python_kumite"
-_DEFAULT_PARAMS = {"file": "", "set": "", "chance": "explicit", "max_game_length": 0}
+_DEFAULT_PARAMS: Dict[str, Union[str, int]] = {
+    "file": "",
+    "set": "",
+    "chance": "explicit",
+    "max_game_length": 0,
+}
 _DEFAULT_LENGTH = 1000
 # The most outcomes a chance node may have (a turn with more raises).
 MAX_CHANCE_OUTCOMES = 4096
 
 
-def _game_type(simultaneous, chance, provides=True):
+def _game_type(simultaneous: bool, chance: Any, provides: bool = True) -> Any:
     return pyspiel.GameType(
         short_name=SHORT_NAME,
         long_name="Kumite rule file",
@@ -53,9 +67,9 @@ def _game_type(simultaneous, chance, provides=True):
     )
 
 
-def _parse_set(text):
+def _parse_set(text: str) -> Dict[str, int]:
     """``"体力=30,h.気力=2"`` → ``{"体力": 30, "h.気力": 2}``."""
-    out = {}
+    out: Dict[str, int] = {}
     for part in filter(None, (p.strip() for p in text.split(","))):
         name, _, value = part.partition("=")
         if not _:
@@ -69,26 +83,30 @@ class _Shared:
     attributes, and a deep copy of a pyspiel game loses its Python attributes: states keep this
     instead, which copies as itself."""
 
-    def __init__(self, kgame, cap, explicit):
+    def __init__(self, kgame: Game, cap: int, explicit: bool) -> None:
         self.kgame = kgame
         self.cap = cap
         self.explicit = explicit
         self.simultaneous = kgame.simultaneous
         self.commands = kgame.commands
 
-    def __deepcopy__(self, memo):
+    def __deepcopy__(self, memo: Any) -> _Shared:
         return self
 
 
 class KumiteGame(pyspiel.Game):
     """A Kumite rule file as a pyspiel game (made by :func:`load` or ``pyspiel.load_game``)."""
 
-    def __init__(self, params=None, kgame=None):
+    def __init__(
+        self,
+        params: Optional[Mapping[str, Union[str, int]]] = None,
+        kgame: Optional[Game] = None,
+    ) -> None:
         params = {**_DEFAULT_PARAMS, **(params or {})}
         if kgame is None:
             if not params["file"]:
                 raise ValueError("python_kumite needs the parameter file=PATH")
-            kgame = Game.from_file(params["file"], set=_parse_set(params["set"]))
+            kgame = Game.from_file(str(params["file"]), set=_parse_set(str(params["set"])))
         if params["chance"] not in ("explicit", "sampled"):
             raise ValueError(f"chance must be 'explicit' or 'sampled', not {params['chance']!r}")
         limit = kgame.turn_limit
@@ -117,22 +135,24 @@ class KumiteGame(pyspiel.Game):
         self.kgame = kgame
         self._shared = _Shared(kgame, cap, explicit)
 
-    def new_initial_state(self, seed=0):
+    def new_initial_state(self, seed: int = 0) -> KumiteState:
         return KumiteState(self, self.kgame.new_initial_state(seed=seed))
 
-    def make_py_observer(self, iig_obs_type=None, params=None):
+    def make_py_observer(
+        self, iig_obs_type: Any = None, params: Optional[Mapping[str, Any]] = None
+    ) -> KumiteObserver:
         return KumiteObserver(self, iig_obs_type, params)
 
-    def observation_tensor_shape(self):
+    def observation_tensor_shape(self) -> List[int]:
         return [self.kgame.observation_size]
 
-    def observation_tensor_size(self):
+    def observation_tensor_size(self) -> int:
         return self.kgame.observation_size
 
 
-_CHANCE = int(pyspiel.PlayerId.CHANCE)
-_TERMINAL = int(pyspiel.PlayerId.TERMINAL)
-_SIMULTANEOUS = int(pyspiel.PlayerId.SIMULTANEOUS)
+_CHANCE: int = int(pyspiel.PlayerId.CHANCE)
+_TERMINAL: int = int(pyspiel.PlayerId.TERMINAL)
+_SIMULTANEOUS: int = int(pyspiel.PlayerId.SIMULTANEOUS)
 
 
 class KumiteState(pyspiel.State):
@@ -142,17 +162,17 @@ class KumiteState(pyspiel.State):
     move (through pybind11, a call into Python each): both are kept as attributes, set once
     per move, so those calls do nothing else."""
 
-    def __init__(self, game, kstate):
+    def __init__(self, game: KumiteGame, kstate: State) -> None:
         super().__init__(game)
         self._g = game._shared
         self._k = kstate
         # The outcomes of the turn being played, while at a chance node.
-        self._pending = None
+        self._pending: Optional[List[Tuple[float, State]]] = None
         # Joint moves (and chance outcomes) so far, for the information state.
-        self._moves = []
+        self._moves: List[_Move] = []
         self._update()
 
-    def _update(self):
+    def _update(self) -> None:
         k = self._k
         if self._pending is not None:
             self._cp = _CHANCE
@@ -164,23 +184,23 @@ class KumiteState(pyspiel.State):
             self._cp = k.movers()[0]
 
     @property
-    def kumite_state(self):
+    def kumite_state(self) -> State:
         """The underlying :class:`kumite.State`."""
         return self._k
 
-    def current_player(self):
+    def current_player(self) -> int:
         return self._cp
 
-    def is_terminal(self):
+    def is_terminal(self) -> bool:
         return self._cp == _TERMINAL
 
-    def _legal_actions(self, player):
+    def _legal_actions(self, player: int) -> List[int]:
         return self._k.legal_actions(player)
 
-    def chance_outcomes(self):
-        return [(i, p) for i, (p, _) in enumerate(self._pending)]
+    def chance_outcomes(self) -> List[Tuple[int, float]]:
+        return [(i, p) for i, (p, _) in enumerate(self._pending or [])]
 
-    def _play(self, h, c):
+    def _play(self, h: Optional[int], c: Optional[int]) -> None:
         if self._g.explicit:
             outs = self._k.chance_outcomes(h, c, MAX_CHANCE_OUTCOMES)
             if len(outs) == 1:
@@ -191,7 +211,7 @@ class KumiteState(pyspiel.State):
             self._k.apply_joint(h, c)
         self._update()
 
-    def _apply_action(self, action):
+    def _apply_action(self, action: int) -> None:
         if self._pending is not None:
             self._k = self._pending[action][1]
             self._pending = None
@@ -205,17 +225,17 @@ class KumiteState(pyspiel.State):
         else:
             self._play(None, action)
 
-    def _apply_actions(self, actions):
-        self._moves.append(tuple(actions))
+    def _apply_actions(self, actions: List[int]) -> None:
+        self._moves.append((actions[0], actions[1]))
         self._play(actions[0], actions[1])
 
-    def _action_to_string(self, player, action):
+    def _action_to_string(self, player: int, action: int) -> str:
         if player == _CHANCE:
             return f"outcome {action}"
         commands = self._g.commands
         return commands[action] if action < len(commands) else "pass"
 
-    def moves_string(self):
+    def moves_string(self) -> str:
         """The moves so far: ``h2 c0`` (alternate), ``2/0`` (joint), ``r1`` (chance outcome)."""
         out = []
         for m in self._moves:
@@ -227,15 +247,15 @@ class KumiteState(pyspiel.State):
                 out.append(f"{m[0]}/{m[1]}")
         return " ".join(out)
 
-    def returns(self):
+    def returns(self) -> List[float]:
         if self._pending is not None:
             return [0.0, 0.0]
         return self._k.returns()
 
-    def rewards(self):
+    def rewards(self) -> List[float]:
         return self.returns()
 
-    def __str__(self):
+    def __str__(self) -> str:
         key = self._k.key()
         if self._pending is not None:
             return key + " (chance)"
@@ -249,29 +269,38 @@ class KumiteObserver:
     opponent's state values, enabled commands, history, whether it chooses, the turn); the string
     is the position, or with perfect recall the moves so far."""
 
-    def __init__(self, game, iig_obs_type, params):
+    def __init__(
+        self, game: KumiteGame, iig_obs_type: Any, params: Optional[Mapping[str, Any]]
+    ) -> None:
         if params:
             raise ValueError(f"observation parameters are not supported: {params}")
         self.iig_obs_type = iig_obs_type or pyspiel.IIGObservationType(perfect_recall=False)
         size = game.kgame.observation_size
-        self.tensor = np.zeros(size, np.float32)
+        self.tensor: npt.NDArray[np.float32] = np.zeros(size, np.float32)
         self.dict = {"observation": self.tensor}
 
-    def set_from(self, state, player):
+    def set_from(self, state: KumiteState, player: int) -> None:
         self.tensor[:] = state._k.observation(player)
 
-    def string_from(self, state, player):
+    def string_from(self, state: KumiteState, player: int) -> str:
         if self.iig_obs_type.perfect_recall:
             return f"p{player} " + state.moves_string()
         return str(state)
 
 
-def load(path=None, *, text=None, set=None, chance="explicit", max_game_length=0):
+def load(
+    path: Optional[str] = None,
+    *,
+    text: Optional[str] = None,
+    set: Optional[Mapping[str, int]] = None,
+    chance: str = "explicit",
+    max_game_length: int = 0,
+) -> KumiteGame:
     """A pyspiel game of a rule file (``path``) or rule text (``text``). ``set`` overrides start
     values (``{"体力": 30}``); ``chance`` is ``"explicit"`` (chance nodes with exact
     probabilities) or ``"sampled"``; ``max_game_length`` cuts a file without a turn limit
     (default 1000 turns)."""
-    params = {
+    params: Dict[str, Union[str, int]] = {
         "file": path or "",
         "set": ",".join(f"{k}={v}" for k, v in (set or {}).items()),
         "chance": chance,

@@ -15,19 +15,30 @@ turn limit is truncated after ``max_turns`` turns (default 1000).
 PettingZoo's own ``parallel_to_aec``.
 """
 
+from __future__ import annotations
+
+import os
+from typing import Any, Dict, List, Mapping, Optional, Tuple, Union
+
 import numpy as np
+import numpy.typing as npt
 from gymnasium import spaces
 from pettingzoo import AECEnv, ParallelEnv
 from pettingzoo.utils import AgentSelector  # noqa: F401  (kept for users who subclass)
 from pettingzoo.utils.conversions import parallel_to_aec
 
-from . import Game
+from . import Game, State
 
 AGENTS = ["h", "c"]
 _DEFAULT_TURNS = 1000
 
+#: What the environments are made from: a rule file's path, or a compiled :class:`kumite.Game`.
+Source = Union[str, os.PathLike[str], Game]
+#: One agent's observation: ``observation`` (float32) and ``action_mask`` (int8).
+Observation = Dict[str, npt.NDArray[Any]]
 
-def _game(source, set):
+
+def _game(source: Source, set: Optional[Mapping[str, int]]) -> Game:
     if isinstance(source, Game):
         return source
     return Game.from_file(str(source), set=set)
@@ -36,7 +47,21 @@ def _game(source, set):
 class _Common:
     """What both kinds of environment share: spaces, observations, the turn cap."""
 
-    def _setup(self, source, set, max_turns, render_mode):
+    game: Game
+    max_turns: int
+    render_mode: Optional[str]
+    possible_agents: List[str]
+    agents: List[str]
+    state_: Optional[State]
+    _seed: int
+
+    def _setup(
+        self,
+        source: Source,
+        set: Optional[Mapping[str, int]],
+        max_turns: Optional[int],
+        render_mode: Optional[str],
+    ) -> None:
         self.game = _game(source, set)
         self.render_mode = render_mode
         limit = self.game.turn_limit
@@ -53,32 +78,39 @@ class _Common:
         self._act_space = spaces.Discrete(na)
         self.state_ = None
 
-    def _new_game(self, seed):
+    @property
+    def _state(self) -> State:
+        """The game being played (after ``reset``)."""
+        if self.state_ is None:
+            raise RuntimeError("call reset() first")
+        return self.state_
+
+    def _new_game(self, seed: Optional[int]) -> None:
         """A new game: seeded by ``seed``, or the next seed after the last game's."""
         self._seed = int(seed) if seed is not None else self._seed + 1
         self.state_ = self.game.new_initial_state(seed=self._seed)
         self.agents = AGENTS[:]
 
-    def observation_space(self, agent):
+    def observation_space(self, agent: str) -> spaces.Dict:
         return self._obs_space
 
-    def action_space(self, agent):
+    def action_space(self, agent: str) -> spaces.Discrete:
         return self._act_space
 
-    def _observe(self, agent):
+    def _observe(self, agent: str) -> Observation:
         side = AGENTS.index(agent)
-        obs = np.asarray(self.state_.observation(side), dtype=np.float32)
-        mask = np.asarray(self.state_.legal_mask(side), dtype=np.int8)
+        obs = self._state.observation(side)
+        mask = np.asarray(self._state.legal_mask(side), dtype=np.int8)
         return {"observation": obs, "action_mask": mask}
 
-    def _rewards(self):
-        r = self.state_.returns()
+    def _rewards(self) -> Dict[str, float]:
+        r = self._state.returns()
         return {"h": float(r[0]), "c": float(r[1])}
 
-    def _truncated(self):
-        return not self.state_.is_terminal() and self.state_.turn >= self.max_turns
+    def _truncated(self) -> bool:
+        return not self._state.is_terminal() and self._state.turn >= self.max_turns
 
-    def render(self):
+    def render(self) -> Optional[str]:
         if self.render_mode is None:
             return None
         text = str(self.state_)
@@ -87,7 +119,7 @@ class _Common:
             return None
         return text
 
-    def close(self):
+    def close(self) -> None:
         pass
 
 
@@ -96,7 +128,13 @@ class KumiteAECEnv(_Common, AECEnv):
 
     metadata = {"render_modes": ["human", "ansi"], "name": "kumite_v0", "is_parallelizable": False}
 
-    def __init__(self, source, set=None, max_turns=None, render_mode=None):
+    def __init__(
+        self,
+        source: Source,
+        set: Optional[Mapping[str, int]] = None,
+        max_turns: Optional[int] = None,
+        render_mode: Optional[str] = None,
+    ) -> None:
         super().__init__()
         self._setup(source, set, max_turns, render_mode)
         if self.game.simultaneous:
@@ -106,36 +144,39 @@ class KumiteAECEnv(_Common, AECEnv):
         self.agents = []
         self._seed = 0
 
-    def observe(self, agent):
+    def observe(self, agent: str) -> Observation:
         return self._observe(agent)
 
-    def reset(self, seed=None, options=None):
+    def reset(self, seed: Optional[int] = None, options: Optional[Dict[str, Any]] = None) -> None:
         self._new_game(seed)
-        self.rewards = dict.fromkeys(self.agents, 0.0)
-        self._cumulative_rewards = dict.fromkeys(self.agents, 0.0)
-        self.terminations = dict.fromkeys(self.agents, False)
-        self.truncations = dict.fromkeys(self.agents, False)
-        self.infos = {a: {} for a in self.agents}
-        self.agent_selection = AGENTS[self.state_.movers()[0]]
+        self.rewards: Dict[str, float] = dict.fromkeys(self.agents, 0.0)
+        self._cumulative_rewards: Dict[str, float] = dict.fromkeys(self.agents, 0.0)
+        self.terminations: Dict[str, bool] = dict.fromkeys(self.agents, False)
+        self.truncations: Dict[str, bool] = dict.fromkeys(self.agents, False)
+        self.infos: Dict[str, Dict[str, Any]] = {a: {} for a in self.agents}
+        self.agent_selection: str = AGENTS[self._state.movers()[0]]
 
-    def step(self, action):
+    def step(self, action: Optional[int]) -> None:
         agent = self.agent_selection
         if self.terminations[agent] or self.truncations[agent]:
-            return self._was_dead_step(action)
+            self._was_dead_step(action)
+            return
+        if action is None:
+            raise ValueError(f"{agent} is to move: give its action, not None")
         self._cumulative_rewards[agent] = 0.0
-        self.state_.apply(int(action))
+        self._state.apply(int(action))
         self.rewards = dict.fromkeys(self.agents, 0.0)
-        if self.state_.is_terminal():
+        if self._state.is_terminal():
             self.rewards = self._rewards()
             self.terminations = dict.fromkeys(self.agents, True)
         elif self._truncated():
             self.truncations = dict.fromkeys(self.agents, True)
         self._accumulate_rewards()
-        if self.state_.is_terminal() or self._truncated():
+        if self._state.is_terminal() or self._truncated():
             # Both are told in turn (each then steps None).
             self.agent_selection = AGENTS[1 - AGENTS.index(agent)]
         else:
-            self.agent_selection = AGENTS[self.state_.movers()[0]]
+            self.agent_selection = AGENTS[self._state.movers()[0]]
         if self.render_mode == "human":
             self.render()
 
@@ -145,28 +186,42 @@ class KumiteParallelEnv(_Common, ParallelEnv):
 
     metadata = {"render_modes": ["human", "ansi"], "name": "kumite_parallel_v0"}
 
-    def __init__(self, source, set=None, max_turns=None, render_mode=None):
+    def __init__(
+        self,
+        source: Source,
+        set: Optional[Mapping[str, int]] = None,
+        max_turns: Optional[int] = None,
+        render_mode: Optional[str] = None,
+    ) -> None:
         self._setup(source, set, max_turns, render_mode)
         if not self.game.simultaneous:
             raise ValueError(f"{self.game.name} is an alternate game: use env (AEC)")
         self.agents = []
         self._seed = 0
 
-    def reset(self, seed=None, options=None):
+    def reset(
+        self, seed: Optional[int] = None, options: Optional[Dict[str, Any]] = None
+    ) -> Tuple[Dict[str, Observation], Dict[str, Dict[str, Any]]]:
         self._new_game(seed)
         obs = {a: self._observe(a) for a in self.agents}
         return obs, {a: {} for a in self.agents}
 
-    def step(self, actions):
-        acts = [actions.get(a) for a in AGENTS]
-        self.state_.apply_joint(*(None if x is None else int(x) for x in acts))
-        done = self.state_.is_terminal()
+    def step(self, actions: Mapping[str, Optional[int]]) -> Tuple[
+        Dict[str, Observation],
+        Dict[str, float],
+        Dict[str, bool],
+        Dict[str, bool],
+        Dict[str, Dict[str, Any]],
+    ]:
+        h, c = (actions.get(a) for a in AGENTS)
+        self._state.apply_joint(None if h is None else int(h), None if c is None else int(c))
+        done = self._state.is_terminal()
         trunc = self._truncated()
         obs = {a: self._observe(a) for a in self.agents}
         rewards = self._rewards() if done else {a: 0.0 for a in self.agents}
         terms = {a: done for a in self.agents}
         truncs = {a: trunc for a in self.agents}
-        infos = {a: {} for a in self.agents}
+        infos: Dict[str, Dict[str, Any]] = {a: {} for a in self.agents}
         if done or trunc:
             self.agents = []
         if self.render_mode == "human":
@@ -174,12 +229,22 @@ class KumiteParallelEnv(_Common, ParallelEnv):
         return obs, rewards, terms, truncs, infos
 
 
-def parallel_env(source, set=None, max_turns=None, render_mode=None):
+def parallel_env(
+    source: Source,
+    set: Optional[Mapping[str, int]] = None,
+    max_turns: Optional[int] = None,
+    render_mode: Optional[str] = None,
+) -> KumiteParallelEnv:
     """A simultaneous game's parallel environment (``source``: a path or a :class:`kumite.Game`)."""
     return KumiteParallelEnv(source, set=set, max_turns=max_turns, render_mode=render_mode)
 
 
-def env(source, set=None, max_turns=None, render_mode=None):
+def env(
+    source: Source,
+    set: Optional[Mapping[str, int]] = None,
+    max_turns: Optional[int] = None,
+    render_mode: Optional[str] = None,
+) -> AECEnv:
     """An AEC environment of any game: alternate games directly, simultaneous ones through
     PettingZoo's ``parallel_to_aec``."""
     game = _game(source, set)

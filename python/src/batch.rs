@@ -27,6 +27,7 @@ impl VecGame {
     #[new]
     #[pyo3(signature = (game, n, seed=0, first=None))]
     pub(crate) fn new(
+        py: Python<'_>,
         game: PyRef<'_, Game>,
         n: usize,
         seed: u64,
@@ -37,12 +38,11 @@ impl VecGame {
         }
         let core = game.core.clone();
         let first = side_arg(first, core.first)?;
-        let eng = core.eng();
-        let st = eng
-            .initial(first)
-            .map_err(|e| PyRuntimeError::new_err(runtime_text(&e)))?;
+        let locked = core.eng();
+        let eng = locked.borrow_dependent();
+        let st = eng.initial(first).map_err(|e| rule_runtime_error(py, &e))?;
         let obs_len = core.obs_len(eng.hl);
-        drop(eng);
+        drop(locked);
         Ok(VecGame {
             states: vec![st; n],
             rngs: (0..n as u64)
@@ -81,14 +81,15 @@ impl VecGame {
 
     /// Observations, shape (n, 2, observation_size): [:, 0] h's view, [:, 1] c's.
     fn observations<'py>(&self, py: Python<'py>) -> Bound<'py, PyArray3<f32>> {
-        let eng = self.core.eng();
+        let locked = self.core.eng();
+        let eng = locked.borrow_dependent();
         let mut a = Array3::<f32>::zeros((self.states.len(), 2, self.obs_len));
         let flat = a.as_slice_mut().expect("standard layout");
         for (i, st) in self.states.iter().enumerate() {
             for side in [Side::H, Side::C] {
                 let at = (i * 2 + side.index()) * self.obs_len;
                 self.core
-                    .observe(&eng, st, side, &mut flat[at..at + self.obs_len]);
+                    .observe(eng, st, side, &mut flat[at..at + self.obs_len]);
             }
         }
         a.into_pyarray(py)
@@ -96,14 +97,15 @@ impl VecGame {
 
     /// Legal-action masks, shape (n, 2, num_actions).
     fn masks<'py>(&self, py: Python<'py>) -> Bound<'py, PyArray3<bool>> {
-        let eng = self.core.eng();
+        let locked = self.core.eng();
+        let eng = locked.borrow_dependent();
         let na = self.core.nc() + 1;
         let mut a = Array3::<bool>::from_elem((self.states.len(), 2, na), false);
         let flat = a.as_slice_mut().expect("standard layout");
         for (i, st) in self.states.iter().enumerate() {
             for side in [Side::H, Side::C] {
                 let at = (i * 2 + side.index()) * na;
-                for l in self.core.legal(&eng, st, side) {
+                for l in self.core.legal(eng, st, side) {
                     flat[at + l] = true;
                 }
             }
@@ -113,7 +115,8 @@ impl VecGame {
 
     /// Uniformly random legal actions, shape (n, 2) (-1 for a side that does not choose).
     fn random_actions<'py>(&mut self, py: Python<'py>) -> Bound<'py, PyArray2<i32>> {
-        let eng = self.core.eng();
+        let locked = self.core.eng();
+        let eng = locked.borrow_dependent();
         let nc = self.core.nc();
         let mut buf = vec![0 as CmdId; nc.max(1)];
         let mut a = Array2::<i32>::from_elem((self.states.len(), 2), -1);
@@ -170,11 +173,12 @@ impl VecGame {
     }
 
     /// Starts every game again.
-    fn reset(&mut self) -> PyResult<()> {
-        let eng = self.core.eng();
+    fn reset(&mut self, py: Python<'_>) -> PyResult<()> {
+        let locked = self.core.eng();
+        let eng = locked.borrow_dependent();
         for st in &mut self.states {
             eng.reset(st, self.first)
-                .map_err(|e| PyRuntimeError::new_err(runtime_text(&e)))?;
+                .map_err(|e| rule_runtime_error(py, &e))?;
         }
         Ok(())
     }
@@ -207,14 +211,15 @@ impl VecGame {
         let n = self.states.len();
         let mut rewards = Array2::<f32>::zeros((n, 2));
         let mut dones = vec![false; n];
-        let eng = self.core.eng();
+        let locked = self.core.eng();
+        let eng = locked.borrow_dependent();
         let nc = self.core.nc() as i32;
         for i in 0..n {
             let st = &mut self.states[i];
             let cmd = |a: i32| (a >= 0 && a < nc).then_some(a as CmdId);
             let cmds = [cmd(acts[[i, 0]]), cmd(acts[[i, 1]])];
             // A runtime error ends the game as a draw (play_sampled sets it) and is counted.
-            if play_sampled(&eng, st, cmds, &mut self.rngs[i], &mut self.script).is_some() {
+            if play_sampled(eng, st, cmds, &mut self.rngs[i], &mut self.script).is_some() {
                 self.errors += 1;
             }
             if let Some(o) = st.outcome {
@@ -232,7 +237,7 @@ impl VecGame {
                 }
             }
         }
-        drop(eng);
+        drop(locked);
         Ok((rewards.into_pyarray(py), dones.into_pyarray(py)))
     }
 }

@@ -53,7 +53,7 @@ pub(crate) fn compile_game(
             }
             None => format!("{name} has errors"),
         };
-        return Err(RuleError::new_err((msg, diags.unbind())));
+        return Err(rule_error(py, msg, diags));
     };
     // A file's learned evaluation (`kumite train`, for `cpu:trained`), as the command line
     // reads it: belonging to the rules as written, so before any `set`.
@@ -166,13 +166,15 @@ impl Game {
     /// Length of [`State::observation`].
     #[getter]
     fn observation_size(&self) -> usize {
-        let eng = self.core.eng();
-        self.core.obs_len(self.core.hl(&eng))
+        let locked = self.core.eng();
+        let eng = locked.borrow_dependent();
+        self.core.obs_len(eng.hl)
     }
 
     /// Names of the observation's entries, in order.
     fn observation_names(&self) -> Vec<String> {
-        let eng = self.core.eng();
+        let locked = self.core.eng();
+        let eng = locked.borrow_dependent();
         let p = &self.core.prog;
         let mut v = Vec::new();
         for who in ["own", "opponent"] {
@@ -194,7 +196,8 @@ impl Game {
     #[pyo3(signature = (seed=0, first=None))]
     fn new_initial_state(&self, seed: u64, first: Option<&str>) -> PyResult<State> {
         let first = side_arg(first, self.core.first)?;
-        let eng = self.core.eng();
+        let locked = self.core.eng();
+        let eng = locked.borrow_dependent();
         let (st, error) = match eng.initial(first) {
             Ok(st) => (st, None),
             Err(e) => {
@@ -219,32 +222,34 @@ impl Game {
 
     /// The exact game values of `kumite solve --value` (positions within ±bound of the start's
     /// state values; the rest estimated), for every position reachable from `state` (default:
-    /// the start).
-    #[pyo3(signature = (state=None, bound=None, max_positions=None))]
+    /// the start). Ctrl-C stops it, and so does `cancel` (a `threading.Event`, or anything
+    /// with `is_set()`) once set, raising `Cancelled`.
+    #[pyo3(signature = (state=None, bound=None, max_positions=None, cancel=None))]
     fn value_table(
         &self,
         py: Python<'_>,
         state: Option<PyRef<'_, State>>,
         bound: Option<i64>,
         max_positions: Option<usize>,
+        cancel: Option<Bound<'_, PyAny>>,
     ) -> PyResult<ValueTable> {
         let start = match state {
             Some(s) => s.st.clone(),
-            None => self
-                .core
-                .eng()
-                .initial(self.core.first)
-                .map_err(|e| PyRuntimeError::new_err(runtime_text(&e)))?,
+            None => {
+                let locked = self.core.eng();
+                let eng = locked.borrow_dependent();
+                eng.initial(self.core.first)
+                    .map_err(|e| rule_runtime_error(py, &e))?
+            }
         };
-        let prog = self.core.prog_static();
+        let prog = &*self.core.prog;
         let bound = bound.unwrap_or(kumite::search::VALUE_BOUND);
         let max = max_positions.unwrap_or(kumite::search::VALUE_POSITIONS);
-        let made = py.detach(|| {
-            let values = solve::game_value_table(prog, &start, bound, max, false, None)?;
-            let play = solve::game_value_table(prog, &start, bound, max, true, None)?;
+        let ((table, it), play) = run_cancellable(py, cancel.as_ref(), |stop| {
+            let values = solve::game_value_table(prog, &start, bound, max, false, Some(stop))?;
+            let play = solve::game_value_table(prog, &start, bound, max, true, Some(stop))?;
             Some((values, play.0))
-        });
-        let ((table, it), play) = made.ok_or_else(|| PyRuntimeError::new_err("cancelled"))?;
+        })?;
         Ok(ValueTable {
             start_value: table.value(&start).unwrap_or(f64::NAN),
             table,

@@ -6,6 +6,10 @@
 //! game), [`Cpu`] (the CPU levels, `random` and `cpu:exact`) and [`ValueTable`] (the exact game
 //! values of `kumite solve --value`, per position).
 //!
+//! Errors a caller can act on are the package's exceptions (`kumite/errors.py`, raised through
+//! [`errors`]): a rule file that does not compile, a rule failing in play, a solve cancelled
+//! or out of its limits.
+//!
 //! Moves are integers: command `k` of [`Game::commands`] is action `k`, and action
 //! `num_commands` is the pass, legal only for a side that chooses and has no enabled command.
 
@@ -15,14 +19,15 @@ pub(crate) use kumite::program::{CmdId, RuleProgram};
 pub(crate) use kumite::search::solve;
 pub(crate) use kumite::side::Side;
 pub(crate) use numpy::ndarray::{Array2, Array3, ArrayView2};
-pub(crate) use numpy::{IntoPyArray, PyArray2, PyArray3, PyReadonlyArray2};
-pub(crate) use pyo3::create_exception;
-pub(crate) use pyo3::exceptions::{PyIndexError, PyKeyError, PyRuntimeError, PyValueError};
+pub(crate) use numpy::{IntoPyArray, PyArray1, PyArray2, PyArray3, PyReadonlyArray2};
+pub(crate) use pyo3::exceptions::{PyIndexError, PyKeyError, PyValueError};
 pub(crate) use pyo3::prelude::*;
 pub(crate) use pyo3::types::{PyDict, PyList};
 pub(crate) use std::sync::{Arc, Mutex, MutexGuard};
 
 mod batch;
+mod cancel;
+mod errors;
 mod game;
 mod players;
 mod shared;
@@ -30,18 +35,13 @@ mod state;
 mod table;
 
 use batch::VecGame;
+use cancel::run_cancellable;
+use errors::*;
 use game::Game;
 use players::{Cpu, best_response};
 use shared::*;
 use state::State;
 use table::ValueTable;
-
-create_exception!(
-    _core,
-    RuleError,
-    PyValueError,
-    "A rule file with errors: args are (message, diagnostics), each diagnostic a dict with code, severity, line, column (1-based), message and help."
-);
 
 #[pymodule]
 fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
@@ -51,7 +51,6 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<Cpu>()?;
     m.add_class::<ValueTable>()?;
     m.add_function(wrap_pyfunction!(best_response, m)?)?;
-    m.add("RuleError", m.py().get_type::<RuleError>())?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     Ok(())
 }

@@ -6,7 +6,7 @@ use crate::*;
 /// specs of `kumite play`).
 #[pyclass(module = "kumite._core", frozen)]
 pub(crate) struct Cpu {
-    pub(crate) player: Mutex<Box<dyn kumite::engine::players::Player + Send + 'static>>,
+    pub(crate) player: Mutex<ProgramPlayer>,
     pub(crate) spec: String,
     pub(crate) core: Arc<Core>,
 }
@@ -22,8 +22,10 @@ impl Cpu {
             )));
         }
         let core = game.core.clone();
-        let p = kumite::players::make_player(core.prog_static(), spec, seed, Side::H, 1.0)
-            .map_err(|e| PyValueError::new_err(e.to_string()))?;
+        let p = ProgramPlayer::try_new(core.prog.clone(), |prog| {
+            kumite::players::make_player(prog, spec, seed, Side::H, 1.0)
+        })
+        .map_err(|e| PyValueError::new_err(e.to_string()))?;
         Ok(Cpu {
             player: Mutex::new(p),
             spec: spec.to_string(),
@@ -61,8 +63,9 @@ impl Cpu {
             None => st.to_move,
         };
         let result = py.detach(|| {
-            let eng = core.eng();
-            let legal = core.legal(&eng, &st, side);
+            let locked = core.eng();
+            let eng = locked.borrow_dependent();
+            let legal = core.legal(eng, &st, side);
             if legal.is_empty() {
                 return Err("this side does not choose now".to_string());
             }
@@ -71,7 +74,7 @@ impl Cpu {
             }
             let enabled: Vec<CmdId> = legal.iter().map(|&a| a as CmdId).collect();
             let mut p = self.player.lock().unwrap_or_else(|e| e.into_inner());
-            match p.choose(&eng, &st, side, &enabled) {
+            match p.with_dependent_mut(|_, p| p.choose(eng, &st, side, &enabled)) {
                 Ok(Some(c)) => Ok(c as usize),
                 Ok(None) => Ok(core.nc()),
                 Err(e) => Err(e.message),
@@ -103,8 +106,9 @@ pub(crate) fn best_response<'py>(
     let core = game.core.clone();
     let root = core
         .eng()
+        .borrow_dependent()
         .initial(core.first)
-        .map_err(|e| PyRuntimeError::new_err(runtime_text(&e)))?;
+        .map_err(|e| rule_runtime_error(py, &e))?;
     let nc = core.nc();
     let mut failure: Option<PyErr> = None;
     let mut pol = |st: &EState| -> Vec<(Option<CmdId>, f64)> {
@@ -140,7 +144,7 @@ pub(crate) fn best_response<'py>(
         }
     };
     let br = kumite::search::exact::best_response(
-        core.prog_static(),
+        &core.prog,
         &root,
         bound.unwrap_or(kumite::search::VALUE_BOUND),
         max_positions.unwrap_or(kumite::search::VALUE_POSITIONS),
@@ -150,7 +154,7 @@ pub(crate) fn best_response<'py>(
     if let Some(e) = failure {
         return Err(e);
     }
-    let br = br.map_err(|e| PyRuntimeError::new_err(e.to_string()))?;
+    let br = br.map_err(|e| limit_exceeded(py, e.to_string()))?;
     let d = PyDict::new(py);
     d.set_item("value", br.value)?;
     d.set_item("positions", br.positions)?;

@@ -3,37 +3,51 @@
 
 use crate::*;
 
-/// A compiled program and its engine. The engine borrows the program: the program is boxed
-/// (its address never changes) and dropped after the engine (fields drop in order).
+self_cell::self_cell!(
+    /// A compiled program and the engine that plays it, which borrows it.
+    pub(crate) struct ProgramEngine {
+        owner: Arc<RuleProgram>,
+        #[covariant]
+        dependent: Engine,
+    }
+);
+
+/// The boxed player of [`ProgramPlayer`], borrowing the program.
+pub(crate) type BoxedPlayer<'p> = Box<dyn kumite::engine::players::Player + Send + 'p>;
+
+self_cell::self_cell!(
+    /// A built-in player (a [`crate::players::Cpu`]'s) and the program it borrows.
+    pub(crate) struct ProgramPlayer {
+        owner: Arc<RuleProgram>,
+        #[covariant]
+        dependent: BoxedPlayer,
+    }
+);
+
+/// A compiled program and its engine, shared by every object of one game. The engine is
+/// locked once per call from Python (a whole batch for [`crate::batch::VecGame::step`]): it
+/// keeps scratch space that one thread at a time may use.
 pub(crate) struct Core {
-    pub(crate) eng: Mutex<Engine<'static>>,
-    pub(crate) prog: Box<RuleProgram>,
+    eng: Mutex<ProgramEngine>,
+    pub(crate) prog: Arc<RuleProgram>,
     pub(crate) name: String,
     pub(crate) first: Side,
 }
 
 impl Core {
     pub(crate) fn new(prog: RuleProgram, name: String) -> Arc<Self> {
-        let prog = Box::new(prog);
-        // SAFETY: the box's contents stay at one address and are never changed while the Core
-        // lives; every borrower ([`Core::eng`], the players of [`Cpu`]) is dropped first:
-        // `eng` is declared before `prog`, and a `Cpu` holds its `Arc<Core>` after its player.
-        let p: &'static RuleProgram = unsafe { &*(prog.as_ref() as *const RuleProgram) };
-        let first = Side::first_mover(p.settings.cpu_first);
+        let prog = Arc::new(prog);
+        let first = Side::first_mover(prog.settings.cpu_first);
         Arc::new(Core {
-            eng: Mutex::new(Engine::new(p, 0)),
+            eng: Mutex::new(ProgramEngine::new(prog.clone(), |p| Engine::new(p, 0))),
             prog,
             name,
             first,
         })
     }
 
-    pub(crate) fn prog_static(&self) -> &'static RuleProgram {
-        // SAFETY: as in [`Core::new`]; callers keep an `Arc<Core>` alive beside the borrow.
-        unsafe { &*(self.prog.as_ref() as *const RuleProgram) }
-    }
-
-    pub(crate) fn eng(&self) -> MutexGuard<'_, Engine<'static>> {
+    /// The engine, locked: `let locked = core.eng(); let eng = locked.borrow_dependent();`.
+    pub(crate) fn eng(&self) -> MutexGuard<'_, ProgramEngine> {
         self.eng.lock().unwrap_or_else(|e| e.into_inner())
     }
 
@@ -43,10 +57,6 @@ impl Core {
 
     pub(crate) fn ns(&self) -> usize {
         self.prog.states.len()
-    }
-
-    pub(crate) fn hl(&self, eng: &Engine) -> usize {
-        eng.hl
     }
 
     /// The observation length: own and opponent's state values, enabled flags and history,

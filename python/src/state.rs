@@ -43,7 +43,8 @@ impl State {
         if self.st.outcome.is_some() {
             return Vec::new();
         }
-        let eng = self.core.eng();
+        let locked = self.core.eng();
+        let eng = locked.borrow_dependent();
         eng.movers(&self.st).iter().map(|s| s.index()).collect()
     }
 
@@ -76,8 +77,9 @@ impl State {
     /// none; [] when it does not choose now.
     fn legal_actions(&self, side: usize) -> PyResult<Vec<usize>> {
         let s = side_of(side)?;
-        let eng = self.core.eng();
-        Ok(self.core.legal(&eng, &self.st, s))
+        let locked = self.core.eng();
+        let eng = locked.borrow_dependent();
+        Ok(self.core.legal(eng, &self.st, s))
     }
 
     /// A mask over all actions (num_actions long).
@@ -93,7 +95,8 @@ impl State {
     /// Plays an alternate game's move for the side to move (chance drawn from this state's
     /// stream).
     fn apply(&mut self, action: i64) -> PyResult<()> {
-        let eng = self.core.eng();
+        let locked = self.core.eng();
+        let eng = locked.borrow_dependent();
         if self.st.outcome.is_some() {
             return Err(PyValueError::new_err("the game is over"));
         }
@@ -103,11 +106,11 @@ impl State {
             ));
         }
         let s = self.st.to_move;
-        let c = self.core.command(&eng, &self.st, s, action)?;
+        let c = self.core.command(eng, &self.st, s, action)?;
         let mut cmds = [None, None];
         cmds[s] = c;
         let mut script = ChanceScript::default();
-        self.error = play_sampled(&eng, &mut self.st, cmds, &mut self.rng, &mut script);
+        self.error = play_sampled(eng, &mut self.st, cmds, &mut self.rng, &mut script);
         Ok(())
     }
 
@@ -115,13 +118,14 @@ impl State {
     /// give None).
     #[pyo3(signature = (h_action, c_action))]
     fn apply_joint(&mut self, h_action: Option<i64>, c_action: Option<i64>) -> PyResult<()> {
-        let eng = self.core.eng();
+        let locked = self.core.eng();
+        let eng = locked.borrow_dependent();
         if self.st.outcome.is_some() {
             return Err(PyValueError::new_err("the game is over"));
         }
-        let cmds = self.joint(&eng, [h_action, c_action])?;
+        let cmds = self.joint(eng, [h_action, c_action])?;
         let mut script = ChanceScript::default();
-        self.error = play_sampled(&eng, &mut self.st, cmds, &mut self.rng, &mut script);
+        self.error = play_sampled(eng, &mut self.st, cmds, &mut self.rng, &mut script);
         Ok(())
     }
 
@@ -135,11 +139,12 @@ impl State {
         c_action: Option<i64>,
         limit: u64,
     ) -> PyResult<Vec<(f64, State)>> {
-        let eng = self.core.eng();
+        let locked = self.core.eng();
+        let eng = locked.borrow_dependent();
         if self.st.outcome.is_some() {
             return Err(PyValueError::new_err("the game is over"));
         }
-        let cmds = self.joint(&eng, [h_action, c_action])?;
+        let cmds = self.joint(eng, [h_action, c_action])?;
         let mut script = ChanceScript::default();
         let mut out: Vec<(f64, State)> = Vec::new();
         let push = |st: EState, p: f64, err: Option<String>, out: &mut Vec<(f64, State)>| {
@@ -206,15 +211,21 @@ impl State {
             .collect())
     }
 
-    /// `side`'s observation: own then opponent's state values, enabled flags and command
-    /// history (command id + 1, 0 none), then 1 if `side` chooses now, then the turn.
+    /// `side`'s observation, a float32 numpy array `observation_size` long: own then
+    /// opponent's state values, enabled flags and command history (command id + 1, 0 none),
+    /// then 1 if `side` chooses now, then the turn (as one game of [`VecGame::observations`]).
     #[pyo3(signature = (side=0))]
-    fn observation(&self, side: usize) -> PyResult<Vec<f32>> {
+    fn observation<'py>(
+        &self,
+        py: Python<'py>,
+        side: usize,
+    ) -> PyResult<Bound<'py, PyArray1<f32>>> {
         let s = side_of(side)?;
-        let eng = self.core.eng();
+        let locked = self.core.eng();
+        let eng = locked.borrow_dependent();
         let mut v = vec![0f32; self.core.obs_len(eng.hl)];
-        self.core.observe(&eng, &self.st, s, &mut v);
-        Ok(v)
+        self.core.observe(eng, &self.st, s, &mut v);
+        Ok(v.into_pyarray(py))
     }
 
     fn clone(&self) -> State {
@@ -234,7 +245,8 @@ impl State {
     fn key(&self) -> String {
         let p = &self.core.prog;
         let (ns, nc) = (self.core.ns(), self.core.nc());
-        let eng = self.core.eng();
+        let locked = self.core.eng();
+        let eng = locked.borrow_dependent();
         let hl = eng.hl;
         let mut s = String::new();
         for side in [Side::H, Side::C] {

@@ -56,7 +56,8 @@ def test_random_play_ends_and_every_state_is_consistent(path):
             mask = s.legal_mask(side)
             assert len(mask) == g.num_actions
             assert [a for a, on in enumerate(mask) if on] == s.legal_actions(side)
-            assert len(s.observation(side)) == g.observation_size
+            obs = s.observation(side)
+            assert obs.dtype == np.float32 and obs.shape == (g.observation_size,)
         acts = [int(rng.choice(s.legal_actions(m))) if m in movers else None for m in (0, 1)]
         s.apply_joint(*acts)
     if s.is_terminal():
@@ -141,6 +142,8 @@ def test_vec_game_steps_resets_and_agrees_with_single_states():
     v = kumite.VecGame(g, 64, seed=3)
     obs, masks = v.observations(), v.masks()
     assert obs.shape == (64, 2, g.observation_size) and obs.dtype == np.float32
+    # One game's observations are those of its State.
+    assert all(np.array_equal(obs[3, side], v.state(3).observation(side)) for side in (0, 1))
     assert masks.shape == (64, 2, g.num_actions) and masks.dtype == np.bool_
     done_total = 0
     for _ in range(200):

@@ -18,7 +18,7 @@ fn root() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
 }
 
-const MODULES: &str = "import numpy, pytest, pyspiel, cvxpy, ecos, pettingzoo, gymnasium";
+const MODULES: &str = "import numpy, pytest, pyspiel, cvxpy, ecos, pettingzoo, gymnasium, mypy";
 
 fn skip_or_fail(why: &str) {
     if std::env::var_os("KUMITE_REQUIRE_PYTHON").is_some_and(|v| v != "0") {
@@ -29,7 +29,7 @@ fn skip_or_fail(why: &str) {
     let _ = writeln!(
         std::io::stderr(),
         "SKIPPED python::the_python_package_passes_its_own_tests: {why}; nothing was checked \
-         (install with: python3 -m pip install numpy pytest open_spiel cvxpy ecos pettingzoo)"
+         (install with: python3 -m pip install numpy pytest open_spiel cvxpy ecos pettingzoo gymnasium mypy)"
     );
 }
 
@@ -37,7 +37,7 @@ fn copy_package(from: &Path, to: &Path) {
     std::fs::create_dir_all(to).expect("package dir");
     for e in std::fs::read_dir(from).expect("python/kumite") {
         let p = e.expect("entry").path();
-        if p.extension().is_some_and(|x| x == "py") {
+        if p.extension().is_some_and(|x| x == "py" || x == "pyi") || p.ends_with("py.typed") {
             std::fs::copy(&p, to.join(p.file_name().expect("name"))).expect("copy");
         }
     }
