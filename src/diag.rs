@@ -290,6 +290,27 @@ pub struct Diagnostic {
     pub help: Option<String>,
     /// Fixes an editor can apply (made into text edits by `authoring::fixes`).
     pub fixes: Vec<FixHint>,
+    /// What kind of problem it is, with its data, for the steps that read it after it was
+    /// made (the message is only its wording).
+    pub kind: DiagKind,
+}
+
+/// What kind of problem a diagnostic is, where a later step needs to know (a hint added to it,
+/// a fix offered): data, so that nothing reads its wording back.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub enum DiagKind {
+    /// Nothing a later step reads.
+    #[default]
+    Other,
+    /// A syntax error at a token the line's grammar did not expect there.
+    Unexpected {
+        /// The name found, when the token is a name.
+        name: Option<String>,
+        /// What could have come there, as the grammar labels it (`expected …`).
+        expected: Vec<String>,
+    },
+    /// An expression where a condition must be (`体力:…`).
+    NotACondition,
 }
 
 /// A fix a diagnostic offers, as data; `authoring::fixes` turns it into edits of the text.
@@ -329,6 +350,7 @@ impl Diagnostic {
             labels: Vec::new(),
             help: None,
             fixes: Vec::new(),
+            kind: DiagKind::Other,
         }
     }
     /// A new warning with the given code, span and message.
@@ -341,6 +363,7 @@ impl Diagnostic {
             labels: Vec::new(),
             help: None,
             fixes: Vec::new(),
+            kind: DiagKind::Other,
         }
     }
     /// Adds a secondary label.

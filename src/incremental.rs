@@ -24,7 +24,7 @@ use crate::pipeline::Compiled;
 use crate::program::lower::{self, Fragment, Placed};
 use crate::symbols::{Piece, SymbolIndex};
 use crate::syntax::ast::{Span, Spans, Stmt};
-use crate::syntax::grammar::{hint_bare_names, new_names};
+use crate::syntax::grammar::new_names;
 use crate::syntax::lexer::{LineKind, line_kind};
 use crate::syntax::names::Names;
 use crate::syntax::parser::{self, ParseCache};
@@ -263,9 +263,7 @@ impl Checker {
 /// Parses, indexes, expands and lowers one chunk's text on its own.
 fn compile_chunk(text: &str, names: &mut Names, ctx: &Context) -> Chunk {
     let mut parsed = parser::parse_with(text, std::mem::take(names), None);
-    let mut diags = std::mem::take(&mut parsed.diags);
-    hint_bare_names(text, &mut diags);
-    crate::syntax::lint::negated_sequences(text, &parsed.stmts, &parsed.names, &mut diags);
+    let mut diags = crate::syntax::lint::line_checks(text, &mut parsed);
     let index = LineIndex::new(text);
     let mut symbols = Piece::collect(text, &parsed.stmts, &parsed.names, &index);
     symbols.mark_macros(&ctx.macro_names);

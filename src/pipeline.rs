@@ -81,9 +81,7 @@ pub fn compile(text: &str) -> Compiled {
 pub(crate) fn compile_with(text: &str, cache: Option<&mut parser::ParseCache>) -> Compiled {
     let index = LineIndex::new(text);
     let mut parsed = parser::parse_cached(text, cache);
-    let mut diags = std::mem::take(&mut parsed.diags);
-    parser::hint_bare_names(text, &mut diags);
-    crate::syntax::lint::negated_sequences(text, &parsed.stmts, &parsed.names, &mut diags);
+    let mut diags = crate::syntax::lint::line_checks(text, &mut parsed);
     let symbols = std::sync::Arc::new(crate::symbols::SymbolIndex::build(
         text,
         &parsed.stmts,

@@ -1,6 +1,7 @@
 //! The CPU's settings: the patent's levels (S depth, D thinning, E mistakes, P period), `exact`
 //! and a node budget, read from a file's `~` line and a player spec (`cpu:S5,E2`).
 
+use crate::diag::DiagCode;
 use crate::program::RuleProgram;
 use crate::syntax::ast::Setting;
 use std::time::Duration;
@@ -126,7 +127,7 @@ impl CpuSettings {
                 Ok(Setting::Mistakes(v)) => c.mistakes = v,
                 Ok(Setting::Period(v)) => c.period_ms = v,
                 Ok(_) => return Err(bad(CpuSpecProblem::NotCpu)),
-                Err((_, msg, help)) if help.contains(" must be ") => {
+                Err((DiagCode::E033, msg, help)) => {
                     return Err(bad(CpuSpecProblem::OutOfRange { message: msg, help }));
                 }
                 Err(_) => return Err(bad(CpuSpecProblem::Unknown)),

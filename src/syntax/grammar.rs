@@ -6,7 +6,7 @@
 use super::ast::*;
 use super::lexer::{Spanned, Sym, Tok, describe, is_name_char, norm};
 use super::names::{NameId, Names};
-use crate::diag::{DiagCode, Diagnostic};
+use crate::diag::{DiagCode, DiagKind, Diagnostic};
 use chumsky::input::MappedInput;
 use chumsky::prelude::*;
 use chumsky::span::SimpleSpan;
@@ -183,6 +183,14 @@ fn custom(
     Rich::custom(span, format!("{code}\u{1}{msg}\u{1}{help}"))
 }
 
+/// The tag of [`DiagKind::NotACondition`] in a custom error (chumsky's custom errors carry one
+/// string: code, message, help and this tag, separated by U+0001).
+const NOT_A_CONDITION: &str = "not-a-condition";
+
+/// The label of a side prefix in the grammar (what [`hint_bare_names`] looks for among the
+/// expected tokens).
+const SIDE_PREFIX: &str = "side prefix (S. O. h. c.)";
+
 fn sym<'t>(s: Sym) -> impl Parser<'t, In<'t>, Tok, Err<'t>> + Clone {
     just(Tok::Sym(s))
 }
@@ -314,7 +322,7 @@ fn int_tok<'t>() -> impl Parser<'t, In<'t>, i64, Err<'t>> + Copy {
 fn side_prefix<'t>() -> impl Parser<'t, In<'t>, SideRef, Err<'t>> + Clone {
     select! { Tok::Name(n) if side_of(n).is_some() => side_of(n).unwrap_or(SideRef::C) }
         .then_ignore(sym(Sym::Dot))
-        .labelled("side prefix (S. O. h. c.)")
+        .labelled(SIDE_PREFIX)
 }
 
 /// The pieces the line grammars share: names, side prefixes, states, commands, numbers,
@@ -412,11 +420,14 @@ fn atoms<'t>() -> Atoms<'t> {
                 (lhs, Some((op, rhs))) => Cond::Cmp { op, lhs, rhs, span: sp(e.span()) },
                 (Expr::State(state), None) => Cond::Truth { neg: false, state, span: sp(e.span()) },
                 (lhs, None) => {
-                    em.emit(custom(
-                        DiagCode::E001,
+                    em.emit(Rich::custom(
                         e.span(),
-                        "this expression is not a condition",
-                        "compare it with something (==, !=, <, <=, >, >=), or test a state such as S.名前",
+                        format!(
+                            "{}\u{1}{}\u{1}{}\u{1}{NOT_A_CONDITION}",
+                            DiagCode::E001,
+                            "this expression is not a condition",
+                            "compare it with something (==, !=, <, <=, >, >=), or test a state such as S.名前",
+                        ),
                     ));
                     Cond::Cmp { op: CmpOp::Ne, lhs, rhs: Expr::Int(0, 0..0), span: sp(e.span()) }
                 }
@@ -756,8 +767,8 @@ pub fn hint_bare_names(text: &str, diags: &mut [Diagnostic]) {
         .iter_mut()
         .filter(|d| d.code == DiagCode::E001 && d.fixes.is_empty())
     {
-        let name = if d.message == "this expression is not a condition" {
-            text.get(d.span.clone()).map(str::trim).filter(|t| {
+        let name = match &d.kind {
+            DiagKind::NotACondition => text.get(d.span.clone()).map(str::trim).filter(|t| {
                 !t.is_empty()
                     && t.chars().map(norm).all(is_name_char)
                     && !t
@@ -765,13 +776,12 @@ pub fn hint_bare_names(text: &str, diags: &mut [Diagnostic]) {
                         .next()
                         .map(norm)
                         .is_some_and(|c| c.is_ascii_digit())
-            })
-        } else if d.help.is_none() && d.message.contains("side prefix") {
-            d.message
-                .strip_prefix("unexpected name '")
-                .and_then(|r| r.split('\'').next())
-        } else {
-            None
+            }),
+            DiagKind::Unexpected {
+                name: Some(n),
+                expected,
+            } if d.help.is_none() && expected.iter().any(|e| e == SIDE_PREFIX) => Some(n.as_str()),
+            _ => None,
         };
         let Some(n) = name.map(str::to_string) else {
             continue;
@@ -787,6 +797,7 @@ pub fn hint_bare_names(text: &str, diags: &mut [Diagnostic]) {
 pub(super) fn convert_errors<T>(
     errs: Vec<Rich<'_, T, SimpleSpan>>,
     found: impl Fn(&T) -> String,
+    name_of: impl Fn(&T) -> Option<String>,
     eoi: usize,
 ) -> Vec<Diagnostic> {
     let mut out = Vec::new();
@@ -805,6 +816,9 @@ pub(super) fn convert_errors<T>(
                 let mut d = Diagnostic::error(code, span, m);
                 if !help.is_empty() {
                     d = d.with_help(help);
+                }
+                if parts.next() == Some(NOT_A_CONDITION) {
+                    d.kind = DiagKind::NotACondition;
                 }
                 out.push(d);
             }
@@ -832,12 +846,11 @@ pub(super) fn convert_errors<T>(
                 } else {
                     format!("unexpected {found_s}, expected {}", join_or(&exp))
                 };
+                let name = f.as_ref().and_then(|t| name_of(t));
                 let mut d = Diagnostic::error(DiagCode::E001, span, msg);
                 // A bare name where an effect must start: almost always a state written
                 // without its side.
-                if let Some(n) = found_s
-                    .strip_prefix("name '")
-                    .and_then(|r| r.strip_suffix('\''))
+                if let Some(n) = &name
                     && exp.iter().any(|e| e == "effect")
                 {
                     d = d
@@ -846,6 +859,10 @@ pub(super) fn convert_errors<T>(
                         ))
                         .with_fix(crate::diag::FixHint::AddPrefix(n.to_string()));
                 }
+                d.kind = DiagKind::Unexpected {
+                    name,
+                    expected: exp,
+                };
                 out.push(d);
             }
         }
@@ -875,7 +892,15 @@ pub(super) fn run<'t, O>(
     if errs.is_empty() {
         out
     } else {
-        diags.extend(convert_errors(errs, |t| describe(t, names), eoi));
+        diags.extend(convert_errors(
+            errs,
+            |t| describe(t, names),
+            |t| match t {
+                Tok::Name(n) => Some(names.get(*n).to_string()),
+                _ => None,
+            },
+            eoi,
+        ));
         None
     }
 }

@@ -11,6 +11,17 @@ use super::lexer::norm;
 use super::names::Names;
 use crate::diag::{DiagCode, Diagnostic, FixHint};
 
+/// The diagnostics of one parsed text, taken from `parsed`: the parser's own, with every check
+/// that reads the text's lines on their own (the side-prefix hint at a bare state name, W019).
+/// The whole-file check and each chunk of the incremental one call this, so a new check of
+/// this kind is added here once.
+pub fn line_checks(text: &str, parsed: &mut crate::syntax::parser::ParsedFile) -> Vec<Diagnostic> {
+    let mut diags = std::mem::take(&mut parsed.diags);
+    crate::syntax::grammar::hint_bare_names(text, &mut diags);
+    negated_sequences(text, &parsed.stmts, &parsed.names, &mut diags);
+    diags
+}
+
 /// W019 for every rule among `stmts` (those in symmetric blocks too) whose own or opponent
 /// command atoms are two or more, all negated; `text` is what the spans point into.
 pub fn negated_sequences(text: &str, stmts: &[Stmt], names: &Names, diags: &mut Vec<Diagnostic>) {

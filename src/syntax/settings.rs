@@ -31,7 +31,7 @@ fn fold(text: &str, start: usize, end: usize) -> (String, Vec<usize>) {
 
 fn char_errors(errs: Vec<Rich<'_, char>>, map: &[usize], text: &str) -> Vec<Diagnostic> {
     let eoi = *map.last().unwrap_or(&0);
-    let mut ds = convert_errors(errs, |c: &char| char_word(*c), eoi);
+    let mut ds = convert_errors(errs, |c: &char| char_word(*c), |_| None, eoi);
     for d in &mut ds {
         let s = map.get(d.span.start).copied().unwrap_or(eoi);
         let e = map.get(d.span.end).copied().unwrap_or(eoi).max(s);
