@@ -24,7 +24,81 @@ pub enum SpecError {
     Unknown(String),
 }
 
-/// A player from its spec: `human`, `random`, `cpu[:…]` or `ai:COMMAND`.
+/// A player spec, read once: what kind of player it makes, with its settings.
+#[derive(Clone, Debug, PartialEq)]
+pub enum PlayerSpec {
+    /// `human`: the terminal player.
+    Human,
+    /// `random`: a uniformly random enabled command.
+    Random,
+    /// `cpu[:…]`: the CPU with its settings (the file's `~` line, overridden by the spec's).
+    Cpu(crate::search::CpuSettings),
+    /// `ai:COMMAND`: an external program (its command line, not empty).
+    Ai(String),
+}
+
+impl PlayerSpec {
+    /// Reads `spec` for `prog` (whose `~` settings a `cpu` spec starts from).
+    pub fn parse(prog: &RuleProgram, spec: &str) -> Result<Self, SpecError> {
+        if let Some(settings) = crate::search::CpuSettings::of_player(prog, spec) {
+            return Ok(Self::Cpu(settings?));
+        }
+        match spec {
+            "random" => Ok(Self::Random),
+            "human" => Ok(Self::Human),
+            s => match s.strip_prefix("ai:") {
+                Some(cmd) if cmd.trim().is_empty() => Err(SpecError::NoCommand),
+                Some(cmd) => Ok(Self::Ai(cmd.to_string())),
+                None => Err(SpecError::Unknown(s.to_string())),
+            },
+        }
+    }
+
+    /// Whether it is an external program (one process, so its games run one after another).
+    pub fn is_ai(&self) -> bool {
+        matches!(self, Self::Ai(_))
+    }
+
+    /// The seed its player gets on `side` for a game seed.
+    pub fn seed(&self, seed: u64, side: Side) -> u64 {
+        if *self == Self::Random {
+            seed.wrapping_add(side as u64 * 0x9E37_79B9)
+        } else {
+            seed.wrapping_add(side as u64 * 0x51ED)
+        }
+    }
+
+    /// Its player for `prog` on `side` in a game of `seed`; an external AI gets `ai_timeout`
+    /// seconds a move.
+    pub fn player<'a>(
+        &self,
+        prog: &'a RuleProgram,
+        seed: u64,
+        side: Side,
+        ai_timeout: f64,
+    ) -> Result<Box<dyn Player + Send + 'a>, SpecError> {
+        let seed = self.seed(seed, side);
+        Ok(match self {
+            Self::Cpu(settings) => {
+                Box::new(crate::search::CpuPlayer::new(prog, settings.clone(), seed))
+            }
+            Self::Random => Box::new(RandomPlayer::new(seed)),
+            Self::Human => Box::new(HumanPlayer),
+            Self::Ai(cmd) => {
+                if !(ai_timeout.is_finite() && ai_timeout > 0.0) {
+                    return Err(SpecError::Timeout(ai_timeout));
+                }
+                Box::new(crate::ai_protocol::AiPlayer::new(
+                    cmd,
+                    std::time::Duration::try_from_secs_f64(ai_timeout)
+                        .unwrap_or(std::time::Duration::from_secs(86_400)),
+                ))
+            }
+        })
+    }
+}
+
+/// A player from its spec: `human`, `random`, `cpu[:…]` or `ai:COMMAND` ([`PlayerSpec`]).
 pub fn make_player<'a>(
     prog: &'a RuleProgram,
     spec: &str,
@@ -32,41 +106,18 @@ pub fn make_player<'a>(
     side: Side,
     ai_timeout: f64,
 ) -> Result<Box<dyn Player + Send + 'a>, SpecError> {
-    if let Some(settings) = crate::search::CpuSettings::of_player(prog, spec) {
-        return Ok(Box::new(crate::search::CpuPlayer::new(
-            prog,
-            settings?,
-            player_seed(spec, seed, side),
-        )));
-    }
-    match spec {
-        "random" => Ok(Box::new(RandomPlayer::new(player_seed(spec, seed, side)))),
-        "human" => Ok(Box::new(HumanPlayer)),
-        s if s.starts_with("ai:") => {
-            let cmd = &s[3..];
-            if cmd.trim().is_empty() {
-                return Err(SpecError::NoCommand);
-            }
-            if !(ai_timeout.is_finite() && ai_timeout > 0.0) {
-                return Err(SpecError::Timeout(ai_timeout));
-            }
-            Ok(Box::new(crate::ai_protocol::AiPlayer::new(
-                cmd,
-                std::time::Duration::try_from_secs_f64(ai_timeout)
-                    .unwrap_or(std::time::Duration::from_secs(86_400)),
-            )))
-        }
-        other => Err(SpecError::Unknown(other.to_string())),
-    }
+    PlayerSpec::parse(prog, spec)?.player(prog, seed, side, ai_timeout)
 }
 
-/// The seed [`make_player`] gives the player of `spec` on `side` for a game seed.
+/// The seed [`make_player`] gives the player of `spec` on `side` for a game seed
+/// ([`PlayerSpec::seed`]).
 pub fn player_seed(spec: &str, seed: u64, side: Side) -> u64 {
-    if spec == "random" {
-        seed.wrapping_add(side as u64 * 0x9E37_79B9)
+    let kind = if spec == "random" {
+        PlayerSpec::Random
     } else {
-        seed.wrapping_add(side as u64 * 0x51ED)
-    }
+        PlayerSpec::Human // every other kind is seeded alike
+    };
+    kind.seed(seed, side)
 }
 
 /// Makes `player` (made from `spec`) play the next game as [`make_player`] would make it for

@@ -16,14 +16,21 @@ impl Cpu {
     #[new]
     #[pyo3(signature = (game, spec="cpu", seed=0))]
     pub(crate) fn new(game: PyRef<'_, Game>, spec: &str, seed: u64) -> PyResult<Self> {
-        if spec == "human" || kumite::players::is_ai(spec) {
-            return Err(PyValueError::new_err(format!(
-                "{spec:?} is not a built-in player: use random, cpu[:…] or cpu:exact"
-            )));
-        }
+        use kumite::players::{PlayerSpec, SpecError};
         let core = game.core.clone();
+        let not_built_in = || {
+            PyValueError::new_err(format!(
+                "{spec:?} is not a built-in player: use random, cpu[:…] or cpu:exact"
+            ))
+        };
+        let parsed = match PlayerSpec::parse(&core.prog, spec) {
+            Ok(PlayerSpec::Human | PlayerSpec::Ai(_)) | Err(SpecError::NoCommand) => {
+                return Err(not_built_in());
+            }
+            other => other.map_err(|e| PyValueError::new_err(e.to_string()))?,
+        };
         let p = ProgramPlayer::try_new(core.prog.clone(), |prog| {
-            kumite::players::make_player(prog, spec, seed, Side::H, 1.0)
+            parsed.player(prog, seed, Side::H, 1.0)
         })
         .map_err(|e| PyValueError::new_err(e.to_string()))?;
         Ok(Cpu {

@@ -538,54 +538,62 @@ pub fn against(
     // answer per position for an external program. An external program that fails is not a
     // player that passes: its first failure ends the question (`failed`).
     let failed: std::rc::Rc<std::cell::RefCell<Option<(u64, String)>>> = Default::default();
-    let mut policy: Box<crate::search::exact::Policy> = if spec == "random" {
-        let e = crate::search::search_engine(prog);
-        Box::new(move |s: &State| {
-            let ms = crate::search::moves(&e, s, Side::C);
-            let p = 1.0 / ms.len() as f64;
-            ms.into_iter().map(|m| (m, p)).collect()
-        })
-    } else if let Some(settings) = crate::search::CpuSettings::of_player(prog, spec) {
-        let mut cpu = crate::search::CpuPlayer::new(prog, settings.map_err(|e| e.to_string())?, 0);
-        Box::new(move |s: &State| {
-            cpu.reseed(crate::search::position_key(s, 1));
-            cpu.policy(s, Side::C)
-        })
-    } else if spec.starts_with("ai:") {
-        let mut ai = crate::players::make_player(prog, spec, 0, Side::C, ai_timeout)
-            .map_err(|e| e.to_string())?;
-        let e = crate::search::search_engine(prog);
-        ai.begin(
-            &e,
-            &GameInfo {
-                rules: "",
-                side: Side::C,
-                seed: 0,
-                game: 0,
-            },
-        )
-        .map_err(|e| format!("{spec}: {}", e.message))?;
-        let failed = failed.clone();
-        let mut asked = 0u64;
-        Box::new(move |s: &State| {
-            let mut enabled = Vec::new();
-            e.enabled_commands(s, Side::C, &mut enabled);
-            if enabled.is_empty() || failed.borrow().is_some() {
-                return vec![(None, 1.0)];
-            }
-            asked += 1;
-            match ai.choose(&e, s, Side::C, &enabled) {
-                Ok(m) => vec![(m, 1.0)],
-                Err(err) => {
-                    *failed.borrow_mut() = Some((asked, err.message));
-                    vec![(None, 1.0)]
+    use crate::players::{PlayerSpec, SpecError};
+    let wrong = || format!("--against {spec}: use random, cpu[:S3,…], cpu:exact or ai:COMMAND");
+    let parsed = match PlayerSpec::parse(prog, spec) {
+        Ok(PlayerSpec::Human) | Err(SpecError::Unknown(_)) => return Err(wrong()),
+        other => other.map_err(|e| e.to_string())?,
+    };
+    let mut policy: Box<crate::search::exact::Policy> = match parsed {
+        PlayerSpec::Random => {
+            let e = crate::search::search_engine(prog);
+            Box::new(move |s: &State| {
+                let ms = crate::search::moves(&e, s, Side::C);
+                let p = 1.0 / ms.len() as f64;
+                ms.into_iter().map(|m| (m, p)).collect()
+            })
+        }
+        PlayerSpec::Cpu(settings) => {
+            let mut cpu = crate::search::CpuPlayer::new(prog, settings, 0);
+            Box::new(move |s: &State| {
+                cpu.reseed(crate::search::position_key(s, 1));
+                cpu.policy(s, Side::C)
+            })
+        }
+        ai @ PlayerSpec::Ai(_) => {
+            let mut ai = ai
+                .player(prog, 0, Side::C, ai_timeout)
+                .map_err(|e| e.to_string())?;
+            let e = crate::search::search_engine(prog);
+            ai.begin(
+                &e,
+                &GameInfo {
+                    rules: "",
+                    side: Side::C,
+                    seed: 0,
+                    game: 0,
+                },
+            )
+            .map_err(|e| format!("{spec}: {}", e.message))?;
+            let failed = failed.clone();
+            let mut asked = 0u64;
+            Box::new(move |s: &State| {
+                let mut enabled = Vec::new();
+                e.enabled_commands(s, Side::C, &mut enabled);
+                if enabled.is_empty() || failed.borrow().is_some() {
+                    return vec![(None, 1.0)];
                 }
-            }
-        })
-    } else {
-        return Err(format!(
-            "--against {spec}: use random, cpu[:S3,…], cpu:exact or ai:COMMAND"
-        ));
+                asked += 1;
+                match ai.choose(&e, s, Side::C, &enabled) {
+                    Ok(m) => vec![(m, 1.0)],
+                    Err(err) => {
+                        *failed.borrow_mut() = Some((asked, err.message));
+                        vec![(None, 1.0)]
+                    }
+                }
+            })
+        }
+        PlayerSpec::Human => return Err(wrong()),
     };
     let br = crate::search::exact::best_response(
         prog,
