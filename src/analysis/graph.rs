@@ -20,11 +20,32 @@ impl VictoryGraph {
             excluded: vec![],
             index: HashMap::default(),
         };
+        // The nodes still to expand, in the order they were made (breadth first).
         let mut queue: Vec<usize> = Vec::new();
+        g.add_decisive(p, &mut queue);
+        let writers = writers_of(p);
+        let mut qi = 0;
+        while qi < queue.len() {
+            let ni = queue[qi];
+            qi += 1;
+            if g.nodes[ni].level >= DEPTH_CAP {
+                continue;
+            }
+            let candidates = candidates(p, &writers, g.nodes[ni].key);
+            g.add_achievers(p, ni, candidates, &mut queue);
+        }
+        g.set_rearm(p);
+        g.set_spends(p);
+        g
+    }
+
+    /// The decisive rules — those that set 勝利 or 敗北, each way they can decide — with the
+    /// nodes of their conditions (level 1), queued for expansion.
+    fn add_decisive(&mut self, p: &RuleProgram, queue: &mut Vec<usize>) {
+        let g = self;
         for (ri, r) in p.rules.iter().enumerate() {
             for (opponent, only) in decisive_ways(p, r) {
-                let (conds, excluded, never, assumes) =
-                    g.cond_nodes(p, ri, r, 1, opponent, &mut queue);
+                let (conds, excluded, never, assumes) = g.cond_nodes(p, ri, r, 1, opponent, queue);
                 // A rule written with absolute sides only (`h.綱>=3:h.勝利`) reads the same
                 // from either instance: listed once.
                 if opponent
@@ -50,203 +71,126 @@ impl VictoryGraph {
                 });
             }
         }
-        // The rules that write each state or enable each command (for itself): the only ones
-        // `step_of` can find a step or a problem in. Without it every node scans every rule.
-        let mut writers: HashMap<(bool, SideRef, u32), Vec<usize>> = HashMap::default();
-        for (ri, r) in p.rules.iter().enumerate() {
-            for e in p.rule_effects(r) {
-                let at = match *e {
-                    CEffect::Enable {
-                        opp: false,
-                        cmd,
-                        on: true,
-                    } => (true, SideRef::S, cmd),
-                    CEffect::Bool { side, state, .. } | CEffect::Update { side, state, .. } => {
-                        (false, side, state)
-                    }
-                    _ => continue,
-                };
-                let v = writers.entry(at).or_default();
-                if v.last() != Some(&ri) {
-                    v.push(ri);
-                }
-            }
-        }
-        let mut qi = 0;
-        while qi < queue.len() {
-            let ni = queue[qi];
-            qi += 1;
-            let level = g.nodes[ni].level;
-            if level >= DEPTH_CAP {
-                continue;
-            }
-            let key = g.nodes[ni].key;
-            let at = (key.target == Target::Enabled, key.side, key.id);
-            // The pursuer's rules that write the node's state (or enable its command), then
-            // the opponent's own command-free rules that write it: seen from the opponent, the
-            // pursuer's S is its O.
-            let own = writers.get(&at).map_or(&[][..], |v| &v[..]);
-            let theirs: &[usize] = match (key.target, key.side.swapped()) {
-                (Target::Enabled, _) => &[],
-                (_, Some(f)) => writers.get(&(false, f, key.id)).map_or(&[][..], |v| &v[..]),
-                (_, None) => &[],
+    }
+
+    /// Adds to node `ni` its achievers among `candidates` (rule, the opponent's instance, for one
+    /// pursuer only, the side its effect names): the first effect of each rule that moves the
+    /// node's state toward its target, with the nodes of the rule's conditions (queued one
+    /// level deeper); an effect that cannot be read is listed as excluded, with why.
+    fn add_achievers(
+        &mut self,
+        p: &RuleProgram,
+        ni: usize,
+        candidates: Vec<(usize, bool, Option<Side>, SideRef)>,
+        queue: &mut Vec<usize>,
+    ) {
+        let g = self;
+        let level = g.nodes[ni].level;
+        let key = g.nodes[ni].key;
+        for (ri, opponent, only, written) in candidates {
+            let r = &p.rules[ri];
+            let seen = NodeKey {
+                side: written,
+                ..key
             };
-            let writing = |side: SideRef| writers.get(&(false, side, key.id)).into_iter().flatten();
-            // (rule, the opponent's instance, for one pursuer only, the side its effect names).
-            let mut candidates: Vec<(usize, bool, Option<Side>, SideRef)> = own
-                .iter()
-                .map(|&ri| (ri, false, None, key.side))
-                .chain(
-                    theirs
-                        .iter()
-                        .filter(|&&ri| !p.rules[ri].has_cmd_atoms)
-                        .map(|&ri| (ri, true, None, key.side.swapped().unwrap_or(key.side))),
-                )
-                .collect();
-            if key.target != Target::Enabled {
-                match key.side {
-                    // h's or c's state, written relatively: by the pursuer's own instance when
-                    // it is that side (S) or the other (O), and by the opponent's command-free
-                    // instance the other way round.
-                    SideRef::H | SideRef::C => {
-                        let a: Side = if key.side == SideRef::H {
-                            Side::H
-                        } else {
-                            Side::C
+            for e in p.rule_effects(r) {
+                match step_of(p, e, &seen) {
+                    // A `::` rule's inverse half (§4: the opposite flag when its condition
+                    // fails), for a rule of one condition whose failure is one node.
+                    Ok(Some(Step::Set(v)))
+                        if r.iff
+                            && matches!(e, CEffect::Bool { .. })
+                            && !moves_toward(Step::Set(v), key.target)
+                            && moves_toward(Step::Set(1 - v), key.target) =>
+                    {
+                        let [c] = p.rule_conds(r) else { continue };
+                        let CondKind::Node(mut k) = classify(p, c) else {
+                            continue;
                         };
-                        for (w, mine) in [(SideRef::S, a), (SideRef::O, a.opponent())] {
-                            for &ri in writing(w) {
-                                candidates.push((ri, false, Some(mine), w));
-                                if !p.rules[ri].has_cmd_atoms {
-                                    candidates.push((ri, true, Some(mine.opponent()), w));
-                                }
-                            }
+                        let Some(t) = k.target.negated() else {
+                            continue;
+                        };
+                        k.target = t;
+                        if opponent {
+                            k.side = k.side.swapped().unwrap_or(k.side);
                         }
+                        let cond = g.node_for(p, k, level + 1, queue);
+                        let m = &p.meta[ri];
+                        g.nodes[ni].achievers.push(Achiever {
+                            rule: ri,
+                            line: m.origin.line,
+                            step: Step::Set(1 - v),
+                            needs_command: r.has_cmd_atoms,
+                            period: r.period,
+                            conds: vec![cond],
+                            excluded: vec![],
+                            assumes: opponent_moves(p, r, opponent),
+                            opponent,
+                            only,
+                            rearm: 0,
+                            spends: vec![],
+                        });
+                        break;
                     }
-                    // The pursuer's (S) or opponent's (O) state written as h's or c's.
-                    SideRef::S | SideRef::O => {
-                        for (w, abs) in [(SideRef::H, Side::H), (SideRef::C, Side::C)] {
-                            for &ri in writing(w) {
-                                let pursuer = if key.side == SideRef::S {
-                                    abs
-                                } else {
-                                    abs.opponent()
-                                };
-                                candidates.push((ri, false, Some(pursuer), w));
-                            }
+                    Ok(Some(step)) => {
+                        if !moves_toward(step, key.target) {
+                            continue;
                         }
-                    }
-                }
-            }
-            for (ri, opponent, only, written) in candidates {
-                let r = &p.rules[ri];
-                let seen = NodeKey {
-                    side: written,
-                    ..key
-                };
-                for e in p.rule_effects(r) {
-                    match step_of(p, e, &seen) {
-                        // A `::` rule's inverse half (§4: the opposite flag when its condition
-                        // fails), for a rule of one condition whose failure is one node.
-                        Ok(Some(Step::Set(v)))
-                            if r.iff
-                                && matches!(e, CEffect::Bool { .. })
-                                && !moves_toward(Step::Set(v), key.target)
-                                && moves_toward(Step::Set(1 - v), key.target) =>
+                        if matches!(step, Step::Add(_))
+                            || matches!(step, Step::Clamp(c) if c.sign != 0)
                         {
-                            let [c] = p.rule_conds(r) else { continue };
-                            let CondKind::Node(mut k) = classify(p, c) else {
-                                continue;
-                            };
-                            let Some(t) = k.target.negated() else {
-                                continue;
-                            };
-                            k.target = t;
-                            if opponent {
-                                k.side = k.side.swapped().unwrap_or(k.side);
-                            }
-                            let cond = g.node_for(p, k, level + 1, &mut queue);
-                            let m = &p.meta[ri];
-                            g.nodes[ni].achievers.push(Achiever {
-                                rule: ri,
-                                line: m.origin.line,
-                                step: Step::Set(1 - v),
-                                needs_command: r.has_cmd_atoms,
-                                period: r.period,
-                                conds: vec![cond],
-                                excluded: vec![],
-                                assumes: opponent_moves(p, r, opponent),
-                                opponent,
-                                only,
-                                rearm: 0,
-                                spends: vec![],
-                            });
-                            break;
-                        }
-                        Ok(Some(step)) => {
-                            if !moves_toward(step, key.target) {
-                                continue;
-                            }
-                            if matches!(step, Step::Add(_))
-                                || matches!(step, Step::Clamp(c) if c.sign != 0)
-                            {
-                                let unit = match *e {
-                                    CEffect::Update { expr, .. } => match p.code_of(expr) {
-                                        [Op::Push(v)] => v.unsigned_abs().min(1 << 62) as i64,
-                                        _ => 1,
-                                    },
+                            let unit = match *e {
+                                CEffect::Update { expr, .. } => match p.code_of(expr) {
+                                    [Op::Push(v)] => v.unsigned_abs().min(1 << 62) as i64,
                                     _ => 1,
-                                };
-                                let n = &mut g.nodes[ni];
-                                n.grid =
-                                    crate::program::gcd(n.grid.unsigned_abs(), unit.unsigned_abs())
-                                        as i64;
-                            }
-                            let (conds, excluded, never, assumes) =
-                                g.cond_nodes(p, ri, r, level + 1, opponent, &mut queue);
-                            if never {
-                                break; // it can never fire (the excluded list says why)
-                            }
-                            let m = &p.meta[ri];
-                            g.nodes[ni].achievers.push(Achiever {
-                                rule: ri,
-                                line: m.origin.line,
-                                step,
-                                needs_command: r.has_cmd_atoms,
-                                period: r.period,
-                                conds,
-                                excluded,
-                                assumes,
-                                opponent,
-                                only,
-                                rearm: 0,
-                                spends: vec![],
-                            });
-                            break;
+                                },
+                                _ => 1,
+                            };
+                            let n = &mut g.nodes[ni];
+                            n.grid = crate::program::gcd(n.grid.unsigned_abs(), unit.unsigned_abs())
+                                as i64;
                         }
-                        Ok(None) => {}
-                        Err(reason) => {
-                            let what = p.rule_text(ri);
-                            let line = p.meta[ri].origin.line;
-                            if !g
-                                .excluded
-                                .iter()
-                                .any(|x| x.what == what && x.reason == reason)
-                            {
-                                g.excluded.push(Excluded {
-                                    what,
-                                    line,
-                                    reason: format!("effect on {}: {reason}", g.nodes[ni].text),
-                                });
-                            }
+                        let (conds, excluded, never, assumes) =
+                            g.cond_nodes(p, ri, r, level + 1, opponent, queue);
+                        if never {
+                            break; // it can never fire (the excluded list says why)
+                        }
+                        let m = &p.meta[ri];
+                        g.nodes[ni].achievers.push(Achiever {
+                            rule: ri,
+                            line: m.origin.line,
+                            step,
+                            needs_command: r.has_cmd_atoms,
+                            period: r.period,
+                            conds,
+                            excluded,
+                            assumes,
+                            opponent,
+                            only,
+                            rearm: 0,
+                            spends: vec![],
+                        });
+                        break;
+                    }
+                    Ok(None) => {}
+                    Err(reason) => {
+                        let what = p.rule_text(ri);
+                        let line = p.meta[ri].origin.line;
+                        if !g
+                            .excluded
+                            .iter()
+                            .any(|x| x.what == what && x.reason == reason)
+                        {
+                            g.excluded.push(Excluded {
+                                what,
+                                line,
+                                reason: format!("effect on {}: {reason}", g.nodes[ni].text),
+                            });
                         }
                     }
                 }
             }
         }
-        g.set_rearm(p);
-        g.set_spends(p);
-        g
     }
 
     /// Fills in [`Achiever::spends`] for the achievers that need a command: the one-sided range
@@ -530,4 +474,98 @@ pub(crate) fn opponent_moves(p: &RuleProgram, r: &CRule, opponent: bool) -> Vec<
         }
     }
     out
+}
+
+/// The rules that write each state or enable each command (for itself), by (an enabling, the
+/// side written, the state or command): the only ones `step_of` can find a step or a problem
+/// in. Without it every node scans every rule.
+fn writers_of(p: &RuleProgram) -> HashMap<(bool, SideRef, u32), Vec<usize>> {
+    let mut writers: HashMap<(bool, SideRef, u32), Vec<usize>> = HashMap::default();
+    for (ri, r) in p.rules.iter().enumerate() {
+        for e in p.rule_effects(r) {
+            let at = match *e {
+                CEffect::Enable {
+                    opp: false,
+                    cmd,
+                    on: true,
+                } => (true, SideRef::S, cmd),
+                CEffect::Bool { side, state, .. } | CEffect::Update { side, state, .. } => {
+                    (false, side, state)
+                }
+                _ => continue,
+            };
+            let v = writers.entry(at).or_default();
+            if v.last() != Some(&ri) {
+                v.push(ri);
+            }
+        }
+    }
+    writers
+}
+
+/// The rules that may move node `key` toward its target: (rule, the opponent's instance, for
+/// one pursuer only, the side its effect names).
+fn candidates(
+    p: &RuleProgram,
+    writers: &HashMap<(bool, SideRef, u32), Vec<usize>>,
+    key: NodeKey,
+) -> Vec<(usize, bool, Option<Side>, SideRef)> {
+    let at = (key.target == Target::Enabled, key.side, key.id);
+    // The pursuer's rules that write the node's state (or enable its command), then
+    // the opponent's own command-free rules that write it: seen from the opponent, the
+    // pursuer's S is its O.
+    let own = writers.get(&at).map_or(&[][..], |v| &v[..]);
+    let theirs: &[usize] = match (key.target, key.side.swapped()) {
+        (Target::Enabled, _) => &[],
+        (_, Some(f)) => writers.get(&(false, f, key.id)).map_or(&[][..], |v| &v[..]),
+        (_, None) => &[],
+    };
+    let writing = |side: SideRef| writers.get(&(false, side, key.id)).into_iter().flatten();
+    // (rule, the opponent's instance, for one pursuer only, the side its effect names).
+    let mut candidates: Vec<(usize, bool, Option<Side>, SideRef)> = own
+        .iter()
+        .map(|&ri| (ri, false, None, key.side))
+        .chain(
+            theirs
+                .iter()
+                .filter(|&&ri| !p.rules[ri].has_cmd_atoms)
+                .map(|&ri| (ri, true, None, key.side.swapped().unwrap_or(key.side))),
+        )
+        .collect();
+    if key.target != Target::Enabled {
+        match key.side {
+            // h's or c's state, written relatively: by the pursuer's own instance when
+            // it is that side (S) or the other (O), and by the opponent's command-free
+            // instance the other way round.
+            SideRef::H | SideRef::C => {
+                let a: Side = if key.side == SideRef::H {
+                    Side::H
+                } else {
+                    Side::C
+                };
+                for (w, mine) in [(SideRef::S, a), (SideRef::O, a.opponent())] {
+                    for &ri in writing(w) {
+                        candidates.push((ri, false, Some(mine), w));
+                        if !p.rules[ri].has_cmd_atoms {
+                            candidates.push((ri, true, Some(mine.opponent()), w));
+                        }
+                    }
+                }
+            }
+            // The pursuer's (S) or opponent's (O) state written as h's or c's.
+            SideRef::S | SideRef::O => {
+                for (w, abs) in [(SideRef::H, Side::H), (SideRef::C, Side::C)] {
+                    for &ri in writing(w) {
+                        let pursuer = if key.side == SideRef::S {
+                            abs
+                        } else {
+                            abs.opponent()
+                        };
+                        candidates.push((ri, false, Some(pursuer), w));
+                    }
+                }
+            }
+        }
+    }
+    candidates
 }
