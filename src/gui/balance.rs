@@ -6,11 +6,11 @@
 //! so a designer sees which edit moved the balance.
 
 use super::i18n::{Lang, T, tr, trn};
+use super::job::{Job, Polled};
 use super::worker::ProgramView;
 use crate::report::{ExactKind, Progress, Rate, Report, ReportOptions, Sections};
 use egui::{Color32, RichText, Sense, Ui, Vec2};
 use std::sync::Arc;
-use std::sync::mpsc::{Receiver, TryRecvError, channel};
 
 /// CPU games per seating for one reading (the report's default is 200).
 pub const METER_GAMES: u64 = 30;
@@ -35,8 +35,9 @@ pub struct Reading {
 }
 
 struct Running {
+    /// The run's Cancel (the report checks this, not the job's flag).
     progress: Arc<Progress>,
-    rx: Receiver<Result<Report, String>>,
+    job: Job<Result<Report, String>>,
 }
 
 /// The meter's state.
@@ -104,22 +105,12 @@ impl BalanceMeter {
             },
             ..Default::default()
         };
-        let (tx, rx) = channel();
-        let (src, name, c, p) = (
-            v.source.clone(),
-            file.to_string(),
-            ctx.clone(),
-            progress.clone(),
-        );
-        let spawned = std::thread::Builder::new()
-            .name("kumite-balance".into())
-            .spawn(move || {
-                let r = crate::report::run(&src, &name, &prog, &opts, &p, |_| {});
-                let _ = tx.send(r.map_err(|e| e.to_string()));
-                c.request_repaint();
-            });
+        let (src, name, p) = (v.source.clone(), file.to_string(), progress.clone());
+        let spawned = Job::spawn("kumite-balance", Some(ctx.clone()), move |_| {
+            crate::report::run(&src, &name, &prog, &opts, &p, |_| {}).map_err(|e| e.to_string())
+        });
         match spawned {
-            Ok(_) => self.running = Some(Running { progress, rx }),
+            Ok(job) => self.running = Some(Running { progress, job }),
             Err(e) => self.error = Some(e.to_string()),
         }
     }
@@ -128,8 +119,8 @@ impl BalanceMeter {
         let Some(r) = &self.running else {
             return;
         };
-        match r.rx.try_recv() {
-            Ok(Ok(rep)) => {
+        match r.job.poll() {
+            Polled::Done(Ok(rep)) => {
                 self.running = None;
                 self.error = None;
                 if rep.cancelled {
@@ -149,12 +140,12 @@ impl BalanceMeter {
                     }
                 }
             }
-            Ok(Err(e)) => {
+            Polled::Done(Err(e)) => {
                 self.running = None;
                 self.error = Some(e);
             }
-            Err(TryRecvError::Empty) => {}
-            Err(TryRecvError::Disconnected) => {
+            Polled::Pending => {}
+            Polled::Died => {
                 self.running = None;
                 self.error = Some("the balance run stopped unexpectedly".into());
             }

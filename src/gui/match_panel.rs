@@ -2,6 +2,7 @@
 //! sides' states, the derived evaluation and the turn log.
 
 use super::i18n::{Lang, T, tr, trf, trn};
+use super::job::{Job, Polled};
 use super::session::{Controller, MatchSession, key_name};
 use super::worker::ProgramView;
 use crate::engine::{Outcome, Side};
@@ -114,9 +115,8 @@ struct Training {
     games: u64,
     /// The rule file learned (its evaluation is written next to it).
     file: std::path::PathBuf,
-    started: std::time::Instant,
     /// The file written, or why not, and the seconds it took.
-    rx: std::sync::mpsc::Receiver<(Result<std::path::PathBuf, String>, f64)>,
+    job: Job<(Result<std::path::PathBuf, String>, f64)>,
 }
 
 impl Default for MatchPanel {
@@ -689,13 +689,10 @@ impl MatchPanel {
     /// shown): the evaluation it wrote is looked up again for the rules shown now.
     pub fn poll_learning(&mut self, lang: Lang, prog: Option<&crate::program::RuleProgram>) {
         let Some(t) = &self.training else { return };
-        let (answer, secs) = match t.rx.try_recv() {
-            Ok(a) => a,
-            Err(std::sync::mpsc::TryRecvError::Empty) => return,
-            Err(std::sync::mpsc::TryRecvError::Disconnected) => (
-                Err("stopped".to_string()),
-                t.started.elapsed().as_secs_f64(),
-            ),
+        let (answer, secs) = match t.job.poll() {
+            Polled::Done(a) => a,
+            Polled::Pending => return,
+            Polled::Died => (Err("stopped".to_string()), t.job.elapsed().as_secs_f64()),
         };
         let cancelled = t.watch.cancel.load(std::sync::atomic::Ordering::Relaxed);
         let file = t.file.clone();
@@ -731,7 +728,7 @@ impl MatchPanel {
         if let Some(t) = &self.training {
             use std::sync::atomic::Ordering;
             let done = t.watch.games_done.load(Ordering::Relaxed);
-            let secs = t.started.elapsed().as_secs();
+            let secs = t.job.elapsed().as_secs();
             let name = t
                 .file
                 .file_name()
@@ -793,25 +790,21 @@ impl MatchPanel {
     /// Starts learning the rules saved in `path` on a thread, writing next to it.
     fn start_training(&mut self, path: std::path::PathBuf, ctx: egui::Context) {
         let watch = Arc::new(crate::search::trained::Watch::default());
-        let (tx, rx) = std::sync::mpsc::channel();
         let (w, file) = (watch.clone(), path.clone());
-        let started = std::time::Instant::now();
-        let spawned = std::thread::Builder::new()
-            .name("kumite-learn".into())
-            .spawn(move || {
-                let r = learn_and_write(&file, &w);
-                let _ = tx.send((r, started.elapsed().as_secs_f64()));
-                ctx.request_repaint();
-            });
+        // Cancel is the watch's own flag (the learning checks it), not the job's.
+        let spawned = Job::spawn("kumite-learn", Some(ctx), move |_| {
+            let started = std::time::Instant::now();
+            let r = learn_and_write(&file, &w);
+            (r, started.elapsed().as_secs_f64())
+        });
         self.learn_message = None;
         match spawned {
-            Ok(_) => {
+            Ok(job) => {
                 self.training = Some(Training {
                     watch,
                     games: LEARN_GAMES,
                     file: path,
-                    started,
-                    rx,
+                    job,
                 });
             }
             Err(e) => self.learn_message = Some(e.to_string()),

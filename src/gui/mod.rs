@@ -6,8 +6,9 @@
 //! panel per file: [`editor`], [`diagnostics`], [`expanded`], [`tree_view`], [`winpath`],
 //! [`report_view`], [`match_panel`] (over [`session`]); `document.rs` holds the file actions
 //! (open, save, export, autosave), `dialogs.rs` the modal dialogs on their stack, [`files`] the
-//! file system work, [`worker`] checks the text off the UI thread, [`i18n`] holds every UI
-//! string, [`fonts`] the bundled Japanese fonts.
+//! file system work, [`worker`] checks the text off the UI thread, [`job`] runs the longer work
+//! (reports, searches, learning) off it, [`i18n`] holds every UI string, [`fonts`] the bundled
+//! Japanese fonts.
 
 pub mod balance;
 pub mod diagnostics;
@@ -18,6 +19,7 @@ pub mod expanded;
 pub mod files;
 pub mod fonts;
 pub mod i18n;
+pub mod job;
 pub mod match_panel;
 pub mod report_view;
 pub mod session;

@@ -3,6 +3,7 @@
 //! with plots where a person would rather look than read. Clicking a rule goes to its line.
 
 use super::i18n::{Lang, T, tr, trf, trn};
+use super::job::{Job, Polled};
 use crate::program::RuleProgram;
 use crate::report::compare::{Basis, Comparison, Diff, Measure, Unit};
 use crate::report::suggest::{SuggestOptions, Suggestions};
@@ -11,8 +12,7 @@ use egui::{Color32, RichText, Ui, Vec2};
 use egui_plot::{Bar, BarChart, FilledArea, HLine, Line, Plot, Points};
 use std::sync::Arc;
 use std::sync::atomic::Ordering;
-use std::sync::mpsc::{Receiver, TryRecvError, channel};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 /// What the tab asks the app to do.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -40,9 +40,9 @@ pub struct Other {
 
 /// A suggestion search running on a background thread.
 struct SuggestRunning {
+    /// Its games so far, and its Cancel (the search checks this, not the job's flag).
     progress: Arc<Progress>,
-    rx: Receiver<Result<Suggestions, String>>,
-    started: Instant,
+    job: Job<Result<Suggestions, String>>,
 }
 
 /// An applied suggestion measured again on the editor's text (its balance, the way the
@@ -50,22 +50,24 @@ struct SuggestRunning {
 struct Remeasure {
     /// The suggestion's index.
     k: usize,
-    rx: Option<Receiver<Result<crate::report::suggest::Verdict, String>>>,
+    job: Option<Job<Result<crate::report::suggest::Verdict, String>>>,
     result: Option<Result<crate::report::suggest::Verdict, String>>,
 }
 
-enum Msg {
-    Update(Report),
-    Done(Result<Report, String>),
+/// How a report run ends: one report, or the comparison of two.
+enum Ended {
+    Report(Result<Box<Report>, String>),
     Compared(Result<Box<Comparison>, String>),
 }
 
+/// A report running on a background thread; its progress messages are the (first) report so
+/// far, after each section.
 struct Running {
+    /// Its games so far, and its Cancel (the report checks this, not the job's flag).
     progress: Arc<Progress>,
     /// The second report's, when two versions are compared.
     second: Option<Arc<Progress>>,
-    rx: Receiver<Msg>,
-    started: Instant,
+    job: Job<Ended, Report>,
 }
 
 /// The tab's state: its settings, the running report and the last result.
@@ -252,49 +254,39 @@ impl ReportView {
         self.comparing = other
             .as_ref()
             .map(|(o, _)| (file.to_string(), o.name.clone()));
-        let (tx, rx) = channel();
-        let (p, p2, src, name, prog, c) = (
+        let (p, p2, src, name, prog) = (
             progress.clone(),
             second.clone(),
             source.to_string(),
             file.to_string(),
             prog.clone(),
-            ctx.clone(),
         );
-        let spawned = std::thread::Builder::new()
-            .name("kumite-report".into())
-            .spawn(move || {
-                let r = crate::report::run(&src, &name, &prog, &opts, &p, |r| {
-                    let _ = tx.send(Msg::Update(r.clone()));
-                    c.request_repaint();
-                });
-                match (other, p2) {
-                    (Some((o, opts)), Some(p2)) => {
-                        let both = r.and_then(|a| {
-                            crate::report::run(&o.source, &o.name, &o.prog, &opts, &p2, |_| {
-                                c.request_repaint();
-                            })
+        let spawned = Job::spawn("kumite-report", Some(ctx.clone()), move |h| {
+            let r = crate::report::run(&src, &name, &prog, &opts, &p, |r| h.progress(r.clone()));
+            match (other, p2) {
+                (Some((o, opts)), Some(p2)) => {
+                    let both = r.and_then(|a| {
+                        crate::report::run(&o.source, &o.name, &o.prog, &opts, &p2, |_| h.repaint())
                             .map(|b| Box::new(Comparison::new(a, b)))
-                        });
-                        let _ = tx.send(Msg::Compared(both.map_err(|e| e.to_string())));
-                    }
-                    _ => {
-                        let _ = tx.send(Msg::Done(r.map_err(|e| e.to_string())));
-                    }
+                    });
+                    Ended::Compared(both.map_err(|e| e.to_string()))
                 }
-                c.request_repaint();
-            });
-        if let Err(e) = spawned {
-            self.error = Some(trf(lang, T::ReportCannotStart, e));
-            return;
-        }
+                _ => Ended::Report(r.map(Box::new).map_err(|e| e.to_string())),
+            }
+        });
+        let job = match spawned {
+            Ok(job) => job,
+            Err(e) => {
+                self.error = Some(trf(lang, T::ReportCannotStart, e));
+                return;
+            }
+        };
         self.report = None;
         self.comparison = None;
         self.running = Some(Running {
             progress,
             second,
-            rx,
-            started: Instant::now(),
+            job,
         });
     }
 
@@ -373,22 +365,12 @@ impl ReportView {
             goals: self.goals,
             ..Default::default()
         };
-        let (tx, rx) = channel();
-        let (src, c) = (source.to_string(), ctx.clone());
-        let spawned = std::thread::Builder::new()
-            .name("kumite-suggest".into())
-            .spawn(move || {
-                let _ = tx.send(crate::report::suggest::suggest(&src, &opts));
-                c.request_repaint();
-            });
+        let src = source.to_string();
+        let spawned = Job::spawn("kumite-suggest", Some(ctx.clone()), move |_| {
+            crate::report::suggest::suggest(&src, &opts)
+        });
         match spawned {
-            Ok(_) => {
-                self.suggesting = Some(SuggestRunning {
-                    progress,
-                    rx,
-                    started: Instant::now(),
-                })
-            }
+            Ok(job) => self.suggesting = Some(SuggestRunning { progress, job }),
             Err(e) => self.suggest_error = Some(e.to_string()),
         }
     }
@@ -449,34 +431,36 @@ impl ReportView {
             return;
         };
         let after = sg.after.clone();
-        let (tx, rx) = channel();
-        let c = ctx.clone();
-        let spawned = std::thread::Builder::new()
-            .name("kumite-remeasure".into())
-            .spawn(move || {
-                let _ = tx.send(crate::report::suggest::replay(&text, &after));
-                c.request_repaint();
-            });
-        self.remeasure = Some(Remeasure {
-            k,
-            rx: spawned.is_ok().then_some(rx),
-            result: spawned.err().map(|e| Err(e.to_string())),
+        let spawned = Job::spawn("kumite-remeasure", Some(ctx.clone()), move |_| {
+            crate::report::suggest::replay(&text, &after)
+        });
+        self.remeasure = Some(match spawned {
+            Ok(job) => Remeasure {
+                k,
+                job: Some(job),
+                result: None,
+            },
+            Err(e) => Remeasure {
+                k,
+                job: None,
+                result: Some(Err(e.to_string())),
+            },
         });
     }
 
     fn poll_remeasure(&mut self) {
         if let Some(r) = &mut self.remeasure
-            && let Some(rx) = &r.rx
+            && let Some(job) = &r.job
         {
-            match rx.try_recv() {
-                Ok(v) => {
+            match job.poll() {
+                Polled::Done(v) => {
                     r.result = Some(v);
-                    r.rx = None;
+                    r.job = None;
                 }
-                Err(TryRecvError::Empty) => {}
-                Err(TryRecvError::Disconnected) => {
+                Polled::Pending => {}
+                Polled::Died => {
                     r.result = Some(Err("the measurement stopped".into()));
-                    r.rx = None;
+                    r.job = None;
                 }
             }
         }
@@ -535,17 +519,17 @@ impl ReportView {
         let Some(run) = &self.suggesting else {
             return;
         };
-        match run.rx.try_recv() {
-            Ok(Ok(s)) => {
+        match run.job.poll() {
+            Polled::Done(Ok(s)) => {
                 self.suggestions = Some(s);
                 self.suggesting = None;
             }
-            Ok(Err(e)) => {
+            Polled::Done(Err(e)) => {
                 self.suggest_error = Some(e);
                 self.suggesting = None;
             }
-            Err(TryRecvError::Empty) => {}
-            Err(TryRecvError::Disconnected) => {
+            Polled::Pending => {}
+            Polled::Died => {
                 self.suggest_error = Some("the suggestion search stopped".into());
                 self.suggesting = None;
             }
@@ -563,10 +547,7 @@ impl ReportView {
                 ui.label(trn(
                     lang,
                     T::SuggestProgress,
-                    &[
-                        &games,
-                        &format!("{:.1}", run.started.elapsed().as_secs_f64()),
-                    ],
+                    &[&games, &format!("{:.1}", run.job.elapsed().as_secs_f64())],
                 ));
             });
             ui.ctx().request_repaint_after(Duration::from_millis(100));
@@ -668,7 +649,7 @@ impl ReportView {
             }
             self.comparing = None;
             self.cancelled = true;
-            self.elapsed = r.started.elapsed().as_secs_f64();
+            self.elapsed = r.job.elapsed().as_secs_f64();
             if let Some(rep) = self.report.as_mut() {
                 rep.cancelled = true;
             }
@@ -681,19 +662,19 @@ impl ReportView {
             return;
         };
         loop {
-            match run.rx.try_recv() {
-                Ok(Msg::Update(r)) => self.report = Some(r),
-                Ok(Msg::Done(r)) => {
-                    self.elapsed = run.started.elapsed().as_secs_f64();
+            match run.job.poll() {
+                Polled::Progress(r) => self.report = Some(r),
+                Polled::Done(Ended::Report(r)) => {
+                    self.elapsed = run.job.elapsed().as_secs_f64();
                     match r {
-                        Ok(r) => self.report = Some(r),
+                        Ok(r) => self.report = Some(*r),
                         Err(e) => self.error = Some(e),
                     }
                     self.running = None;
                     return;
                 }
-                Ok(Msg::Compared(r)) => {
-                    self.elapsed = run.started.elapsed().as_secs_f64();
+                Polled::Done(Ended::Compared(r)) => {
+                    self.elapsed = run.job.elapsed().as_secs_f64();
                     match r {
                         Ok(c) => {
                             self.report = Some(c.a.clone());
@@ -705,8 +686,8 @@ impl ReportView {
                     self.running = None;
                     return;
                 }
-                Err(TryRecvError::Empty) => return,
-                Err(TryRecvError::Disconnected) => {
+                Polled::Pending => return,
+                Polled::Died => {
                     self.error = Some(tr(lang, T::ReportDied).into());
                     self.comparing = None;
                     self.running = None;
@@ -825,7 +806,7 @@ impl ReportView {
             }
             let done = p.done.load(Ordering::Relaxed);
             let total = p.total.load(Ordering::Relaxed).max(1);
-            let secs = run.started.elapsed().as_secs_f64();
+            let secs = run.job.elapsed().as_secs_f64();
             ui.add(egui::ProgressBar::new(done as f32 / total as f32).text(trn(
                 lang,
                 T::GamesProgress,

@@ -3,6 +3,7 @@
 //! CPU thinking on its own thread, real-time ticks, and replays of a win path.
 
 use super::i18n::{Lang, T, tr, trf, trn};
+use super::job::{Job, Polled};
 use crate::analysis::{VictoryGraph, distances, evaluate};
 use crate::engine::{Engine, Outcome, RuntimeError, Side, State, TurnTrace};
 use crate::pipeline::Compiled;
@@ -10,100 +11,7 @@ use crate::program::{CmdId, RuleProgram};
 use crate::search::{CpuPlayer, CpuSettings, CpuStreams};
 use std::collections::VecDeque;
 use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::mpsc::{self, Receiver, TryRecvError};
 use std::time::{Duration, Instant};
-
-/// What polling a background job gives.
-pub enum Polled<T> {
-    /// Still running.
-    Pending,
-    /// Finished with this result.
-    Done(T),
-    /// The thread ended without a result (a panic): the job is lost, the window is not.
-    Died,
-}
-
-/// A computation on its own thread, with a cancel flag it is expected to check.
-pub struct Job<T> {
-    rx: Receiver<T>,
-    cancel: Arc<AtomicBool>,
-    done: Arc<AtomicBool>,
-    started: Instant,
-}
-
-impl<T: Send + 'static> Job<T> {
-    /// Starts `f` on a new thread named `name`; `ctx` is asked to repaint when it finishes.
-    pub fn spawn(
-        name: &str,
-        ctx: Option<egui::Context>,
-        f: impl FnOnce(Arc<AtomicBool>) -> T + Send + 'static,
-    ) -> Self {
-        let (tx, rx) = mpsc::channel();
-        let cancel = Arc::new(AtomicBool::new(false));
-        let done = Arc::new(AtomicBool::new(false));
-        let (c, d) = (cancel.clone(), done.clone());
-        // If the thread cannot start, `tx` is dropped with the closure and the job reads as died.
-        let _ = std::thread::Builder::new()
-            .name(name.to_string())
-            .spawn(move || {
-                struct SetOnDrop(Arc<AtomicBool>);
-                impl Drop for SetOnDrop {
-                    fn drop(&mut self) {
-                        self.0.store(true, Ordering::Release);
-                    }
-                }
-                let _done = SetOnDrop(d);
-                let r = f(c);
-                let _ = tx.send(r);
-                if let Some(ctx) = ctx {
-                    ctx.request_repaint();
-                }
-            });
-        Self {
-            rx,
-            cancel,
-            done,
-            started: Instant::now(),
-        }
-    }
-
-    /// The result, if it is there.
-    pub fn poll(&self) -> Polled<T> {
-        match self.rx.try_recv() {
-            Ok(r) => Polled::Done(r),
-            Err(TryRecvError::Empty) => Polled::Pending,
-            Err(TryRecvError::Disconnected) => Polled::Died,
-        }
-    }
-
-    /// Asks the job to stop.
-    pub fn cancel(&self) {
-        self.cancel.store(true, Ordering::Relaxed);
-    }
-
-    /// True once the thread has ended (finished, cancelled or died).
-    pub fn finished(&self) -> bool {
-        self.done.load(Ordering::Acquire)
-    }
-
-    /// A flag that turns true when the thread ends (for measuring how fast Cancel acts).
-    pub fn finished_flag(&self) -> Arc<AtomicBool> {
-        self.done.clone()
-    }
-
-    /// Time since the job started.
-    pub fn elapsed(&self) -> Duration {
-        self.started.elapsed()
-    }
-}
-
-impl<T> Drop for Job<T> {
-    fn drop(&mut self) {
-        // A job nobody waits for any more should not keep a core busy.
-        self.cancel.store(true, Ordering::Relaxed);
-    }
-}
 
 /// Why a choice was refused.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -290,6 +198,7 @@ impl MatchSession {
         // The exact CPU's table is built in the background as the match starts (the CPU's
         // first move waits for it if it comes first).
         let exact: Arc<std::sync::Mutex<Option<crate::search::exact::Built>>> = Default::default();
+        // A plain thread, not a `Job`: nothing polls it, it fills the slot the CPU's jobs read.
         if cpu.exact && players.contains(&Controller::Cpu) {
             let (compiled, st, slot) = (compiled.clone(), st.clone(), exact.clone());
             let _ = std::thread::Builder::new()
@@ -390,7 +299,7 @@ impl MatchSession {
         };
         Some(match (slot.as_ref()?, lang) {
             (Ok(t), Lang::En) => t.describe(),
-            (Ok(t), Lang::Ja) => t.describe_ja(),
+            (Ok(t), Lang::Ja) => exact_table_ja(t),
             (Err(e), _) => trf(lang, T::ExactUnavailable, e),
         })
     }
@@ -734,13 +643,8 @@ impl MatchSession {
                     }
                 }
                 Polled::Died => {
-                    self.cpu_failed = true;
                     let side = *side;
-                    self.thinking = None;
-                    self.pending[side] = Some(None);
-                    if !self.realtime {
-                        self.resolve_if_ready();
-                    }
+                    self.cpu_lost(side);
                 }
             }
         }
@@ -782,6 +686,16 @@ impl MatchSession {
         again
     }
 
+    /// The CPU's thread died (or could not start): shown, and the CPU passes.
+    fn cpu_lost(&mut self, side: Side) {
+        self.cpu_failed = true;
+        self.thinking = None;
+        self.pending[side] = Some(None);
+        if !self.realtime {
+            self.resolve_if_ready();
+        }
+    }
+
     fn start_thinking(&mut self, side: Side, ctx: Option<egui::Context>) {
         let compiled = self.compiled.clone();
         let mut settings = self.cpu.clone();
@@ -804,12 +718,12 @@ impl MatchSession {
         let streams = self.streams[side];
         let exact = self.exact.clone();
         let learned = self.learned.clone().filter(|_| settings.trained);
-        let job = Job::spawn("kumite-cpu", ctx, move |cancel| {
+        let job = Job::spawn("kumite-cpu", ctx, move |h| {
             let mut cpu = CpuPlayer::new(program_of(&compiled), settings, seed);
             if let Some(l) = &learned {
                 cpu.set_learned(l);
             }
-            cpu.set_cancel_flag(cancel);
+            cpu.set_cancel_flag(h.cancel_flag().clone());
             cpu.set_history(&past);
             if let Some(s) = streams {
                 cpu.set_streams(s);
@@ -827,7 +741,10 @@ impl MatchSession {
             }
             (m, cpu.last_nodes, took, cpu.streams(), cpu.timed_out())
         });
-        self.thinking = Some((side, job));
+        match job {
+            Ok(job) => self.thinking = Some((side, job)),
+            Err(_) => self.cpu_lost(side),
+        }
     }
 
     /// Stops the CPU's thinking (it passes if the turn is then resolved).
@@ -897,4 +814,45 @@ pub fn key_name(ev: &egui::Event) -> Option<String> {
         }
         _ => None,
     }
+}
+
+/// An exact table in Japanese: what [`ExactTable::describe`] says in English.
+///
+/// [`ExactTable::describe`]: crate::search::exact::ExactTable::describe
+fn exact_table_ja(t: &crate::search::exact::ExactTable) -> String {
+    use crate::search::exact::LimitUse;
+    let mut s = format!(
+        "{} 局面を {:.2} 秒で解析({} 回反復)",
+        t.positions,
+        t.elapsed.as_secs_f64(),
+        t.sweeps
+    );
+    if let Some(b) = t.bound {
+        s.push_str(&format!(
+            "。初期値 ±{b} の範囲で厳密、その外の {} 局面は導出評価で見積もり",
+            t.frontier
+        ));
+    }
+    if t.sampled {
+        s.push_str("。一部の乱数結果は標本");
+    }
+    if let Some(l) = t.root_length {
+        s.push_str(&format!("。最善同士なら平均 {l:.1} ターンで決着"));
+    }
+    match t.limit {
+        LimitUse::CannotBind { longest, .. } => s.push_str(&format!(
+            "。どの手順も {longest} ターン以内に決着するのでターン制限は効かない"
+        )),
+        LimitUse::Counted { limit, .. } => {
+            s.push_str(&format!("。ターン制限 T{limit} まで残りターン数ごとに評価"))
+        }
+        LimitUse::Unknown => {}
+    }
+    if let Some(f) = &t.rule_errors.first {
+        s.push_str(&format!(
+            "。ルールエラー: {} 手(最初は {} 行目: {})、起こした側の負けとして評価",
+            t.rule_errors.moves, f.error.line, f.error.message
+        ));
+    }
+    s
 }

@@ -3,7 +3,7 @@
 //! Cancel that stops it at once.
 
 use super::i18n::{Lang, T, tr, trf, trn};
-use super::session::{Job, Polled};
+use super::job::{Job, Polled};
 use crate::engine::players::{BothStates, StateValues};
 use crate::engine::{Side, State};
 use crate::pipeline::Compiled;
@@ -209,9 +209,21 @@ impl WinPathView {
         self.message = None;
         let phase = Arc::new(std::sync::atomic::AtomicU8::new(0));
         self.phase = phase.clone();
-        self.job = Some(Job::spawn("kumite-winpath", ctx, move |cancel| {
-            compute(&compiled, &start, from_match, plies, &cancel, &phase)
-        }));
+        let job = Job::spawn("kumite-winpath", ctx, move |h| {
+            compute(
+                &compiled,
+                &start,
+                from_match,
+                plies,
+                h.cancel_flag(),
+                &phase,
+            )
+        });
+        match job {
+            Ok(job) => self.job = Some(job),
+            // As if it had died at once (as a panic would leave it).
+            Err(_) => self.message = Some(T::SearchDied),
+        }
     }
 
     /// True while searching.

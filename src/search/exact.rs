@@ -1322,38 +1322,6 @@ impl ExactTable {
         }
         s
     }
-
-    /// [`describe`](Self::describe) in Japanese (for the studio).
-    pub fn describe_ja(&self) -> String {
-        let mut s = format!(
-            "{} 局面を {:.2} 秒で解析({} 回反復)",
-            self.positions,
-            self.elapsed.as_secs_f64(),
-            self.sweeps
-        );
-        if let Some(b) = self.bound {
-            s.push_str(&format!(
-                "。初期値 ±{b} の範囲で厳密、その外の {} 局面は導出評価で見積もり",
-                self.frontier
-            ));
-        }
-        if self.sampled {
-            s.push_str("。一部の乱数結果は標本");
-        }
-        if let Some(l) = self.root_length {
-            s.push_str(&format!("。最善同士なら平均 {l:.1} ターンで決着"));
-        }
-        match self.limit {
-            LimitUse::CannotBind { longest, .. } => s.push_str(&format!(
-                "。どの手順も {longest} ターン以内に決着するのでターン制限は効かない"
-            )),
-            LimitUse::Counted { limit, .. } => {
-                s.push_str(&format!("。ターン制限 T{limit} まで残りターン数ごとに評価"))
-            }
-            LimitUse::Unknown => {}
-        }
-        s
-    }
 }
 
 /// Tables (and failures) of recent programs and roots, shared by every player of a process:
@@ -1369,8 +1337,9 @@ pub fn shared(
     budget: Duration,
     max_positions: usize,
 ) -> Result<Arc<ExactTable>, NoTable> {
+    // The program by what its rules do (its banned commands included), not by its text.
     let mut h = FxHasher::default();
-    format!("{prog:?}").hash(&mut h);
+    prog.behaviour_hash().hash(&mut h);
     let key = (h.finish(), position_key(root, lcm_of(&prog.periods())));
     let mut cache = SHARED.lock().unwrap_or_else(|e| e.into_inner());
     if let Some((_, t)) = cache
