@@ -401,6 +401,17 @@ impl MatchPanel {
     }
 
     fn controls(&mut self, ui: &mut Ui, lang: Lang, view: Option<&Arc<ProgramView>>) {
+        self.match_buttons(ui, lang, view);
+        self.players_row(ui, lang);
+        self.cpu_row(ui, lang, view);
+        self.learned_line(ui, lang, view);
+        self.learn_ui(ui, lang, view);
+        self.same_match_line(ui, lang, view);
+        self.exact_line(ui, lang);
+    }
+
+    /// New match, undo a turn, a match from a position.
+    fn match_buttons(&mut self, ui: &mut Ui, lang: Lang, view: Option<&Arc<ProgramView>>) {
         ui.horizontal_wrapped(|ui| {
             let can = view.is_some();
             if ui
@@ -430,6 +441,10 @@ impl MatchPanel {
                 self.message = Some(e);
             }
         });
+    }
+
+    /// Who plays each side, the watching pace, the seed and real time.
+    fn players_row(&mut self, ui: &mut Ui, lang: Lang) {
         ui.horizontal_wrapped(|ui| {
             for side in Side::BOTH {
                 let label = ui.label(
@@ -507,6 +522,11 @@ impl MatchPanel {
                 s.pending = [None, None];
             }
         });
+    }
+
+    /// The CPU's level: the file's `~` line or the panel's own, exact play, the learned
+    /// evaluation; a running match takes a changed level at once.
+    fn cpu_row(&mut self, ui: &mut Ui, lang: Lang, view: Option<&Arc<ProgramView>>) {
         ui.horizontal_wrapped(|ui| {
             ui.checkbox(&mut self.settings.file_cpu, tr(lang, T::CPULevelOfThe));
             if self.settings.file_cpu {
@@ -589,6 +609,10 @@ impl MatchPanel {
                 }
             }
         });
+    }
+
+    /// What the learned evaluation was learned from, or why there is none.
+    fn learned_line(&self, ui: &mut Ui, lang: Lang, view: Option<&Arc<ProgramView>>) {
         if self.settings.cpu.trained {
             ui.weak(match &self.learned {
                 Ok(l) => trn(
@@ -615,8 +639,10 @@ impl MatchPanel {
                 Err(why) => trf(lang, T::LearnedMissing, why),
             });
         }
-        self.learn_ui(ui, lang, view);
-        // The command line that plays the same CPU, so a match can be repeated outside.
+    }
+
+    /// The command line that plays the same CPU, so a match can be repeated outside.
+    fn same_match_line(&self, ui: &mut Ui, lang: Lang, view: Option<&Arc<ProgramView>>) {
         if let Some(v) = view {
             let spec = |c: Controller| match c {
                 Controller::Human => "human".to_string(),
@@ -643,6 +669,10 @@ impl MatchPanel {
                 );
             });
         }
+    }
+
+    /// What the exact CPU plays from (its table, or that it is being built).
+    fn exact_line(&self, ui: &mut Ui, lang: Lang) {
         if self.settings.cpu.exact
             && let Some(status) = self.session.as_ref().and_then(|s| s.exact_status(lang))
         {

@@ -24,21 +24,19 @@ fn gives_away(prog: &RuleProgram, player: &str) -> f64 {
 
 #[test]
 fn cc_lemon_cpu_is_nearly_unexploitable_and_more_thinking_gives_away_less() {
+    // Two best replies of about 35 s each (the turn limit binds, so positions are valued
+    // with their turns left); `cpu:matrix` (0.92) and random (0.89) are measured by
+    // benches/cpu_strength.sh, and the measure's power to see a weak player is shown by S1.
     let p = program("rules/cc_lemon.kmt");
     let cpu = gives_away(&p, "cpu:P3600000");
     let weak = gives_away(&p, "cpu:S1,P3600000");
-    let matrix = gives_away(&p, "cpu:matrix");
-    let random = gives_away(&p, "random");
-    eprintln!(
-        "CC Lemon gives away: cpu {cpu:.4}, S1 {weak:.4}, matrix {matrix:.4}, random {random:.4}"
-    );
-    // Measured: 0.0047, 0.1453, 0.9248, 0.8886.
+    eprintln!("CC Lemon gives away: cpu {cpu:.4}, S1 {weak:.4}");
+    // Measured: 0.0047, 0.1453.
     assert!(cpu <= 0.05, "the default CPU gives away {cpu}");
     assert!(
-        weak > cpu,
-        "S1 ({weak}) should give away more than S3 ({cpu})"
+        weak > cpu + 0.05,
+        "S1 ({weak}) should give away clearly more than S3 ({cpu})"
     );
-    assert!(matrix > 0.5 && random > 0.5, "{matrix} {random}");
 }
 
 #[test]
