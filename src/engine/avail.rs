@@ -41,10 +41,10 @@ impl<'p> Engine<'p> {
         self.apply_bans(st);
     }
 
-    /// Keeps the program's banned commands off.
+    /// Keeps the run's banned commands off ([`crate::program::RunConfig::banned`]).
     #[inline(always)]
     pub(super) fn apply_bans(&self, st: &mut State) {
-        for &i in &self.prog.banned {
+        for &i in &self.config.banned {
             st.enabled[i as usize] = false;
         }
     }

@@ -32,7 +32,7 @@ pub use chance::{ChanceFn, ChanceScript, Draw};
 use resolve::{Target, Write};
 use tables::{Avail, DirectFx, DirectRule, Fast, NONE_AT};
 
-use crate::program::{CCond, CRule, CmdId, LOSE_STATE, Op, RuleProgram, WIN_STATE};
+use crate::program::{CCond, CRule, CmdId, LOSE_STATE, Op, RuleProgram, RunConfig, WIN_STATE};
 use crate::syntax::ast::{CmpOp, Func, SideRef, UpdOp};
 use std::cell::{Cell, RefCell};
 
@@ -440,6 +440,8 @@ pub struct Engine<'p> {
     /// The turn at whose end an undecided match is a draw: the program's `T`, or `u32::MAX` for
     /// the exact tables, which count the turns left themselves ([`crate::search::exact`]).
     pub turn_limit: u32,
+    /// What this run varies (commands banned): see [`Engine::config`].
+    config: RunConfig,
 }
 
 impl<'p> Engine<'p> {
@@ -463,6 +465,12 @@ impl<'p> Engine<'p> {
         };
         self.prepare(&mut st, None)?;
         Ok(st)
+    }
+
+    /// The run's configuration it was made with ([`Engine::with_config`]): a search that makes
+    /// engines of its own for the same run makes them with it.
+    pub fn config(&self) -> &RunConfig {
+        &self.config
     }
 
     /// Runs availability for the side(s) about to move again, e.g. after a position was edited

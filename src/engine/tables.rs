@@ -3,12 +3,18 @@
 //! the program allows it.
 
 use super::*;
-use crate::program::CEffect;
+use crate::program::{CEffect, RunConfig};
 use crate::side::Side;
 
 impl<'p> Engine<'p> {
-    /// A new engine: its tables built in phases (see the functions below).
+    /// A new engine with the default [`RunConfig`] (nothing banned).
     pub fn new(prog: &'p RuleProgram, seed: u64) -> Self {
+        Self::with_config(prog, seed, &RunConfig::default())
+    }
+
+    /// A new engine for one run of `prog` under `config`: its tables built in phases (see the
+    /// functions below).
+    pub fn with_config(prog: &'p RuleProgram, seed: u64, config: &RunConfig) -> Self {
         let hl = (prog.max_seq[0].max(prog.max_seq[1]) as usize).max(1);
         let avail_rules: Vec<u32> = (0..prog.rules.len() as u32)
             .filter(|&i| !prog.rules[i as usize].has_cmd_atoms && prog.rules[i as usize].has_enable)
@@ -87,6 +93,7 @@ impl<'p> Engine<'p> {
             chance: None,
             ready: None,
             turn_limit: prog.settings.turn_limit,
+            config: config.clone(),
         };
         // With flat availability the starting position's availability is the same for every
         // game (range tests on the initial values, nothing drawn): computed once here.

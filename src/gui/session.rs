@@ -208,6 +208,7 @@ impl MatchSession {
                     if slot.is_none() {
                         *slot = Some(crate::search::exact::shared(
                             program_of(&compiled),
+                            &crate::program::RunConfig::default(),
                             &st,
                             crate::search::EXACT_BUDGET,
                             crate::search::EXACT_POSITIONS,

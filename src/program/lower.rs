@@ -564,7 +564,6 @@ fn assemble(
         adv_meta,
     } = t;
     RuleProgram {
-        banned: Vec::new(),
         learned: Err(super::NO_LEARNED.to_string()),
         states: b.states,
         commands: b.commands,

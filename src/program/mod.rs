@@ -252,13 +252,20 @@ pub struct RuleProgram {
     pub constants: Vec<(String, i64)>,
     /// Command macros and their alternatives (for display).
     pub macros: Vec<(String, Vec<String>)>,
-    /// Commands a side may never use, as flag indices `side * commands + command`: kept off
-    /// after every availability run (restricted play in `kumite report`; empty otherwise).
-    pub banned: Vec<u32>,
     /// The learned evaluation `cpu:trained` plays with (`kumite train`), attached by whoever
     /// read the file (the command line reads `FILE.trained.json` next to it), or why there is
     /// none.
     pub learned: Result<std::sync::Arc<Learned>, String>,
+}
+
+/// What one run of a program varies while the program itself stays as compiled: handed to the
+/// engine ([`crate::engine::Engine::with_config`]) and the CPU
+/// ([`crate::search::CpuPlayer::with_config`]); the default changes nothing.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Hash)]
+pub struct RunConfig {
+    /// Commands a side may never use, as flag indices `side * commands + command`: kept off
+    /// after every availability run (restricted play in `kumite report`; empty otherwise).
+    pub banned: Vec<u32>,
 }
 
 /// A learned evaluation (`kumite train`): logistic-regression weights that predict h's result

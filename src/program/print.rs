@@ -73,13 +73,10 @@ impl RuleProgram {
         let mut s = String::new();
         let _ = writeln!(
             s,
-            "{:?}|{:?}|{:?}|{:?}|{:?}|{:?}",
-            self.states,
-            self.commands,
-            self.init_values,
-            self.init_enabled,
-            self.settings,
-            self.banned
+            // The closing `[]` held the banned commands when the program carried them (now
+            // in `RunConfig`): kept so the hashes learned evaluations were written with hold.
+            "{:?}|{:?}|{:?}|{:?}|{:?}|[]",
+            self.states, self.commands, self.init_values, self.init_enabled, self.settings,
         );
         for i in 0..self.rules.len() {
             let _ = writeln!(s, "{}", self.rule_text(i));

@@ -8,7 +8,7 @@ use crate::arena::game_seed;
 use crate::engine::players::{GameEnd, MatchOptions, Player, PlayerError, play_game};
 use crate::engine::{Engine, GameResult, Outcome, Side, State};
 use crate::players::{SpecError, is_ai, make_player, ready_player};
-use crate::program::{CmdId, RuleProgram};
+use crate::program::{CmdId, RuleProgram, RunConfig};
 use std::sync::Arc;
 use std::sync::atomic::Ordering;
 
@@ -163,16 +163,18 @@ impl Player for Seat<'_> {
     }
 }
 
-/// A player from a spec; a CPU listens to the report's cancel flag inside its search.
+/// A player from a spec; a CPU plays under the run's `config` and listens to the report's
+/// cancel flag inside its search.
 fn player<'p>(
     prog: &'p RuleProgram,
+    config: &RunConfig,
     spec: &str,
     side: Side,
     progress: &Arc<Progress>,
     ai_timeout: f64,
 ) -> Result<Box<dyn Player + Send + 'p>, SpecError> {
     if let Some(settings) = crate::search::CpuSettings::of_player(prog, spec) {
-        let mut p = crate::search::CpuPlayer::new(prog, settings?, 0);
+        let mut p = crate::search::CpuPlayer::with_config(prog, settings?, 0, config);
         p.set_cancel_flag(progress.cancel_flag.clone());
         return Ok(Box::new(p));
     }
@@ -190,11 +192,22 @@ struct Worker<'p> {
 }
 
 impl<'p> Worker<'p> {
-    fn new(set: &GameSet<'p>, progress: &Arc<Progress>) -> Result<Self, SpecError> {
+    fn new(
+        set: &GameSet<'p>,
+        config: &RunConfig,
+        progress: &Arc<Progress>,
+    ) -> Result<Self, SpecError> {
         let nc = set.prog.commands.len();
         let seat = |side: Side| -> Result<Seat<'p>, SpecError> {
             Ok(Seat {
-                inner: player(set.prog, set.players[side], side, progress, set.ai_timeout)?,
+                inner: player(
+                    set.prog,
+                    config,
+                    set.players[side],
+                    side,
+                    progress,
+                    set.ai_timeout,
+                )?,
                 progress: progress.clone(),
                 choices: 0,
                 multi: 0,
@@ -203,7 +216,7 @@ impl<'p> Worker<'p> {
                 record_uses: set.record_uses,
             })
         };
-        let eng = Engine::new(set.prog, 0);
+        let eng = Engine::with_config(set.prog, 0, config);
         Ok(Self {
             eng: if set.count_rules { eng.counting() } else { eng },
             st: State::default(),
@@ -375,7 +388,7 @@ pub fn play_range(
     range: std::ops::Range<u64>,
     progress: &Arc<Progress>,
 ) -> Result<Vec<GameRec>, ArenaError> {
-    Ok(play_sets(&[(set, range)], progress)?
+    Ok(play_sets(&[(set, &RunConfig::default(), range)], progress)?
         .pop()
         .unwrap_or_default())
 }
@@ -384,22 +397,23 @@ pub fn play_range(
 /// own seed as in the whole set — and returns each set's records in game order (fewer if
 /// cancelled). One call for all: the threads go from one set's games to the next without
 /// waiting for the slowest game of each (restricted play's 22 sets of karate were 44 waits).
+/// Each set is played under its own [`RunConfig`] (restricted play bans a command per set).
 pub fn play_sets(
-    sets: &[(&GameSet, std::ops::Range<u64>)],
+    sets: &[(&GameSet, &RunConfig, std::ops::Range<u64>)],
     progress: &Arc<Progress>,
 ) -> Result<Vec<Vec<GameRec>>, ArenaError> {
     // Fail early, with the player's message.
     let checked = sets
         .iter()
-        .map(|(set, _)| Worker::new(set, progress))
+        .map(|(set, config, _)| Worker::new(set, config, progress))
         .collect::<Result<Vec<_>, _>>()?;
     if sets
         .iter()
-        .any(|(set, _)| set.players.iter().any(|p| is_ai(p)))
+        .any(|(set, _, _)| set.players.iter().any(|p| is_ai(p)))
     {
         // An external AI plays one game after another through its one process.
         let mut out = Vec::new();
-        for ((set, range), mut w) in sets.iter().zip(checked) {
+        for ((set, _, range), mut w) in sets.iter().zip(checked) {
             let mut recs = Vec::new();
             for i in range.clone() {
                 if progress.cancelled() {
@@ -412,20 +426,20 @@ pub fn play_sets(
         return Ok(out);
     }
     drop(checked);
-    let threads = match sets.first().and_then(|(s, _)| s.jobs).unwrap_or(0) {
+    let threads = match sets.first().and_then(|(s, _, _)| s.jobs).unwrap_or(0) {
         0 => std::thread::available_parallelism().map_or(1, |n| n.get()),
         n => n,
     };
     let games: u64 = sets
         .iter()
-        .map(|(_, r)| r.end.saturating_sub(r.start))
+        .map(|(_, _, r)| r.end.saturating_sub(r.start))
         .sum();
     let block = (games / (4 * threads as u64)).clamp(1, BLOCK);
     // Blocks of every set, in order: (set, first game, end).
     let blocks: Vec<(usize, u64, u64)> = sets
         .iter()
         .enumerate()
-        .flat_map(|(k, (_, r))| {
+        .flat_map(|(k, (_, _, r))| {
             (r.start..r.end)
                 .step_by(block as usize)
                 .map(move |from| (k, from, (from + block).min(r.end)))
@@ -442,9 +456,9 @@ pub fn play_sets(
             let Some(&(k, from, to)) = blocks.get(b) else {
                 break;
             };
-            let set = sets[k].0;
+            let (set, config, _) = sets[k];
             if workers[k].is_none() {
-                workers[k] = Worker::new(set, progress).ok();
+                workers[k] = Worker::new(set, config, progress).ok();
             }
             let mut out = Vec::new();
             if let Some(w) = workers[k].as_mut() {

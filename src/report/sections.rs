@@ -3,6 +3,7 @@
 //! the sweep — each a method of [`ReportRun`].
 
 use super::*;
+use crate::program::RunConfig;
 use crate::report::games::{play_range, play_sets};
 use crate::side::Side;
 
@@ -392,34 +393,35 @@ impl<'a> ReportRun<'a> {
     ) -> Result<Option<Vec<Restricted>>, ReportError> {
         let prog = self.prog;
         let games = self.restricted_games.min(self.n);
-        // Every command's variant, then every variant's games in one call (see `play_sets`).
-        let variants: Vec<RuleProgram> = (0..prog.commands.len())
-            .map(|cmd| {
-                let mut p = prog.clone();
-                p.banned = vec![(side.index() * prog.commands.len() + cmd) as u32];
-                p
+        // Every command's ban, then every ban's games in one call (see `play_sets`).
+        let bans: Vec<RunConfig> = (0..prog.commands.len())
+            .map(|cmd| RunConfig {
+                banned: vec![(side.index() * prog.commands.len() + cmd) as u32],
             })
             .collect();
         let [a, b] = [self.pair[0].as_str(), self.pair[1].as_str()];
-        let sets: Vec<GameSet> = variants
+        let sets: Vec<(GameSet, &RunConfig)> = bans
             .iter()
-            .flat_map(|p| {
-                self.seatings.iter().map(move |&first| GameSet {
-                    prog: p,
-                    players: [a, b],
-                    first,
-                    games,
-                    seed: self.opts.seed ^ SEED_OUTCOME ^ (first as u64) << 40,
-                    count_rules: false,
-                    record_uses: false,
-                    tension: None,
-                    jobs: self.opts.jobs,
-                    ai_timeout: self.opts.ai_timeout,
+            .flat_map(|ban| {
+                self.seatings.iter().map(move |&first| {
+                    let set = GameSet {
+                        prog,
+                        players: [a, b],
+                        first,
+                        games,
+                        seed: self.opts.seed ^ SEED_OUTCOME ^ (first as u64) << 40,
+                        count_rules: false,
+                        record_uses: false,
+                        tension: None,
+                        jobs: self.opts.jobs,
+                        ai_timeout: self.opts.ai_timeout,
+                    };
+                    (set, ban)
                 })
             })
             .collect();
-        let ranges: Vec<(&GameSet, std::ops::Range<u64>)> =
-            sets.iter().map(|s| (s, 0..games)).collect();
+        let ranges: Vec<(&GameSet, &RunConfig, std::ops::Range<u64>)> =
+            sets.iter().map(|(s, ban)| (s, *ban, 0..games)).collect();
         let mut played = play_sets(&ranges, self.progress)?.into_iter();
         if self.progress.cancelled() {
             return Ok(None);

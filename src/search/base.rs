@@ -5,7 +5,7 @@
 
 use crate::analysis::FastEval;
 use crate::engine::{Engine, Side, State};
-use crate::program::{CmdId, RuleProgram};
+use crate::program::{CmdId, RuleProgram, RunConfig};
 
 /// Who loses by a move that raised a rule error (an overflow, a division by zero: LANGUAGE.md
 /// §5), in every search, solver and exact table. The project's reading, written down in
@@ -140,7 +140,12 @@ impl RuleErrors {
 ///
 /// [`ChanceScript`]: crate::engine::ChanceScript
 pub fn search_engine(prog: &RuleProgram) -> Engine<'_> {
-    let mut e = Engine::new(prog, 0);
+    search_engine_with(prog, &RunConfig::default())
+}
+
+/// [`search_engine`] for one run of `prog` under `config` (restricted play's banned commands).
+pub fn search_engine_with<'p>(prog: &'p RuleProgram, config: &RunConfig) -> Engine<'p> {
+    let mut e = Engine::with_config(prog, 0, config);
     e.chance = Some(Box::new(|_, _, _, _, lo, hi| {
         ((i128::from(lo) + i128::from(hi)) / 2) as i64
     }));

@@ -11,7 +11,7 @@ use super::settings::{CpuSettings, EXACT_BUDGET, EXACT_POSITIONS};
 use crate::engine::players::{Player, PlayerError};
 use crate::engine::rng::SplitMix;
 use crate::engine::{Engine, Side, State};
-use crate::program::{CmdId, RuleProgram};
+use crate::program::{CmdId, RuleProgram, RunConfig};
 use rand::RngExt;
 use rustc_hash::FxHashMap;
 use std::sync::Arc;
@@ -60,9 +60,20 @@ const MIX_CACHE: usize = 1 << 16;
 const LOCAL_JOINT_LIMIT: usize = 10_000;
 
 impl<'p> CpuPlayer<'p> {
-    /// A CPU for `prog` with settings and a seed.
+    /// A CPU for `prog` with settings and a seed (the default [`RunConfig`]).
     pub fn new(prog: &'p RuleProgram, settings: CpuSettings, seed: u64) -> Self {
-        let mut searcher = Searcher::new(prog, seed ^ 0xC0FFEE);
+        Self::with_config(prog, settings, seed, &RunConfig::default())
+    }
+
+    /// A CPU for one run of `prog` under `config` (restricted play's banned commands), with
+    /// settings and a seed.
+    pub fn with_config(
+        prog: &'p RuleProgram,
+        settings: CpuSettings,
+        seed: u64,
+        config: &RunConfig,
+    ) -> Self {
+        let mut searcher = Searcher::with_config(prog, seed ^ 0xC0FFEE, config);
         searcher.thin = settings.thin;
         if settings.trained
             && let Ok(learned) = &prog.learned
@@ -164,8 +175,14 @@ impl<'p> CpuPlayer<'p> {
             Some(Err(_)) => false,
         };
         if missing {
-            let prog = self.searcher.eng.prog;
-            self.table = Some(exact::shared(prog, st, EXACT_BUDGET, EXACT_POSITIONS));
+            let eng = &self.searcher.eng;
+            self.table = Some(exact::shared(
+                eng.prog,
+                eng.config(),
+                st,
+                EXACT_BUDGET,
+                EXACT_POSITIONS,
+            ));
         }
         let strategy = self.table.as_ref()?.as_ref().ok()?.strategy(st, side)?;
         let tied: Vec<Option<CmdId>> = strategy

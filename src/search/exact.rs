@@ -17,7 +17,7 @@ use super::keys::table_key;
 use super::matrix;
 use super::searcher::Searcher;
 use crate::engine::{Outcome, Side, State};
-use crate::program::{CmdId, RuleProgram};
+use crate::program::{CmdId, RuleProgram, RunConfig};
 use rustc_hash::{FxHashMap, FxHashSet, FxHasher};
 use std::hash::{Hash, Hasher};
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -286,6 +286,17 @@ impl ExactTable {
         budget: Duration,
         max_positions: usize,
     ) -> Result<Self, NoTable> {
+        Self::build_with(prog, &RunConfig::default(), root, budget, max_positions)
+    }
+
+    /// [`Self::build`] for one run of `prog` under `config` (a CPU of restricted play).
+    pub fn build_with(
+        prog: &RuleProgram,
+        config: &RunConfig,
+        root: &State,
+        budget: Duration,
+        max_positions: usize,
+    ) -> Result<Self, NoTable> {
         let t0 = Instant::now();
         let end = t0 + budget;
         // Every position, if they can be listed in two fifths of the budget (a game whose
@@ -293,7 +304,7 @@ impl ExactTable {
         // once listed, solving them may take the whole budget (an exact table of every position
         // beats a bounded one, and the bounded ones would list most of them again).
         let listed = t0 + budget * 2 / 5;
-        match Self::build_within(prog, root, None, max_positions, (listed, end), true) {
+        match Self::build_within(prog, config, root, None, max_positions, (listed, end), true) {
             Ok(t) => return Ok(t.finished(t0, end)),
             Err(Stop::Time) if Instant::now() >= end => {
                 return Err(NoTable(format!(
@@ -309,7 +320,15 @@ impl ExactTable {
         let mut bound = 4;
         while bound <= 64 {
             let t1 = Instant::now();
-            match Self::build_within(prog, root, Some(bound), max_positions, (end, end), true) {
+            match Self::build_within(
+                prog,
+                config,
+                root,
+                Some(bound),
+                max_positions,
+                (end, end),
+                true,
+            ) {
                 Ok(t) => best = Some(t),
                 Err(_) => break,
             }
@@ -337,6 +356,7 @@ impl ExactTable {
     /// iteration with [`PLAY`].
     fn build_within(
         prog: &RuleProgram,
+        config: &RunConfig,
         root: &State,
         bound: Option<i64>,
         max_positions: usize,
@@ -350,7 +370,12 @@ impl ExactTable {
             until: end,
             cancel: None,
         };
-        let mut table = Self::enumerate(prog, root, &limits, !solve)?;
+        let mut table = Self::enumerate_in(
+            &mut Searcher::with_config(prog, 0, config),
+            root,
+            &limits,
+            !solve,
+        )?;
         if solve {
             let it = table.iterate(&PLAY, solve_end, None)?;
             if it.timed_out {
@@ -1333,13 +1358,15 @@ static SHARED: Mutex<Shared> = Mutex::new(Vec::new());
 /// position in this process. Concurrent callers wait for one build.
 pub fn shared(
     prog: &RuleProgram,
+    config: &RunConfig,
     root: &State,
     budget: Duration,
     max_positions: usize,
 ) -> Result<Arc<ExactTable>, NoTable> {
-    // The program by what its rules do (its banned commands included), not by its text.
+    // The program by what its rules do, not by its text, and the run's banned commands.
     let mut h = FxHasher::default();
     prog.behaviour_hash().hash(&mut h);
+    config.hash(&mut h);
     let key = (h.finish(), position_key(root, lcm_of(&prog.periods())));
     let mut cache = SHARED.lock().unwrap_or_else(|e| e.into_inner());
     if let Some((_, t)) = cache
@@ -1361,7 +1388,7 @@ pub fn shared(
     }) {
         return t.clone();
     }
-    let t = ExactTable::build(prog, root, budget, max_positions).map(Arc::new);
+    let t = ExactTable::build_with(prog, config, root, budget, max_positions).map(Arc::new);
     // Said once per build, on standard error (the command line's players have no other voice).
     match &t {
         Ok(t) => eprintln!("cpu:exact: {}", t.describe()),

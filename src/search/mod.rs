@@ -42,7 +42,7 @@ pub mod tactics;
 pub mod trained;
 pub use base::{
     CHANCE_EXACT, CHANCE_SAMPLES, FirstRuleError, MIN_CHANCE_WIDTH, RuleErrorSummary, RuleErrors,
-    moves, rule_error_loser, search_engine,
+    moves, rule_error_loser, search_engine, search_engine_with,
 };
 pub use cpu::{CpuPlayer, CpuStreams};
 pub use keys::position_key;

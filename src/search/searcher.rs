@@ -5,13 +5,15 @@
 
 mod chance;
 
-use super::base::{CHANCE_EXACT, DISCOUNT, HISTORY, RuleErrors, eval_scale, moves, search_engine};
+use super::base::{
+    CHANCE_EXACT, DISCOUNT, HISTORY, RuleErrors, eval_scale, moves, search_engine_with,
+};
 use super::keys::{key_of, lcm_of, node_key, tt_key};
 use super::matrix;
 use crate::analysis::{Evaluate, FastEval, VictoryGraph};
 use crate::engine::rng::SplitMix;
 use crate::engine::{ChanceScript, Engine, Outcome, Side, State};
-use crate::program::{CmdId, RuleProgram};
+use crate::program::{CmdId, RuleProgram, RunConfig};
 use rand::RngExt;
 use rustc_hash::FxHashMap;
 use std::sync::Arc;
@@ -134,9 +136,14 @@ pub(super) const SURE_WIN: f64 = 0.999e9;
 const LOOP_DISCOUNT: f64 = DISCOUNT;
 
 impl<'p> Searcher<'p> {
-    /// A searcher for a program.
+    /// A searcher for a program (the default [`RunConfig`]).
     pub fn new(prog: &'p RuleProgram, seed: u64) -> Self {
-        let eng = search_engine(prog);
+        Self::with_config(prog, seed, &RunConfig::default())
+    }
+
+    /// A searcher for one run of a program under `config`.
+    pub fn with_config(prog: &'p RuleProgram, seed: u64, config: &RunConfig) -> Self {
+        let eng = search_engine_with(prog, config);
         let graph = VictoryGraph::build(prog);
         let fast = FastEval::new(&graph, &eng);
         let scale = eval_scale(prog, &fast, &eng);
