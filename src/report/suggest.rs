@@ -211,7 +211,6 @@ pub struct Edit {
     pub after_line: String,
 }
 
-/// A game value and how it was found.
 /// How a verdict knows: every position solved (exact), values partly estimated by the derived
 /// evaluation (estimated), or CPU games (sampled). Lower-case in JSON.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
@@ -236,65 +235,180 @@ impl Method {
     }
 }
 
-#[derive(Clone, Debug, PartialEq, Serialize)]
+/// A game value and how it was found: the figures every verdict has, and the evidence behind
+/// them (a solved game's mixes, or the CPU games played).
+#[derive(Clone, Debug, PartialEq)]
 pub struct Verdict {
-    /// The value for h (+1 win, −1 loss, 0 draw or endless).
+    /// The value for h (+1 win, −1 loss, 0 draw or endless); sampled, h's score − ½.
     pub value: f64,
-    /// Exact (every position solved, converged), estimated, or sampled (CPU games).
-    pub method: Method,
-    /// Positions solved, and which limit left the rest to an estimate.
+    /// Positions solved, and which limit left the rest to an estimate; or the games played.
     pub how: String,
+    /// Under both optimal mixes (solved), or in the CPU games (sampled), the share of games
+    /// that end without a winner (a draw, play that never ends, the turn limit).
+    pub draws: f64,
+    /// The mean length of a game in turns: expected under both optimal mixes (solved; None for
+    /// a game too large, or play that goes on to the turn limit), or the CPU games' (sampled).
+    pub turns: Option<f64>,
+    /// Rule errors met, in words: the games they ended (sampled, left out of the score) or the
+    /// moves that raised one (solved, each valued as a loss for the side whose move it was).
+    /// Where they decide the figures the verdict meets no goal.
+    pub rule_errors: Option<String>,
+    /// The rule errors decide this verdict's figures ([`super::errors_decide`]): it is no
+    /// evidence of balance.
+    pub errors_decide: bool,
+    /// Solved or sampled, with what only that kind of verdict has.
+    pub evidence: Evidence,
+}
+
+/// What a verdict stands on.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Evidence {
+    /// Value iteration over the game's positions ([`Method::Exact`] or [`Method::Estimated`]).
+    Solved(Solution),
+    /// The CPU's games ([`Method::Sampled`]).
+    Sampled(Sample),
+}
+
+/// A solved verdict's own figures.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Solution {
+    /// Every reachable position solved and the iteration converged (exact); else estimated.
+    pub exact: bool,
     /// h's optimal mix at the start: command and probability (those above 0).
     pub h_mix: Vec<(String, f64)>,
     /// c's.
     pub c_mix: Vec<(String, f64)>,
-    /// Under both optimal mixes (exact), or in the CPU games (sampled), the share of games
-    /// that end without a winner (a draw, play that never ends, the turn limit).
-    pub draws: f64,
-    /// The mean length of a game in turns: expected under both optimal mixes (exact; None for
-    /// a game too large, or play that goes on to the turn limit), or the CPU games' (sampled).
-    pub turns: Option<f64>,
-    /// Sampled (alternate games): the games played, per seating (h first, c first).
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub games: Option<u64>,
-    /// Sampled: the players (the report's CPU, the same for both sides).
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub players: Option<String>,
-    /// Sampled: the 95% interval of `value` (h's score − ½).
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub interval: Option<(f64, f64)>,
-    /// Sampled: the first mover's score − ½ over both seatings, with its 95% interval.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub first_mover: Option<(f64, f64, f64)>,
-    /// Sampled: how many different games were played in all. When each seating played one
-    /// game over and over (nothing random left in the rules or the players), the scores are
-    /// that one game's and have no interval.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub distinct_games: Option<u64>,
-    /// Exact (or estimated) verdicts: the commands optimal play never plays in any solved
-    /// position, as `h [X]` / `c [Y]` — never worth choosing (empty for sampled verdicts).
+    /// The commands optimal play never plays in any solved position, as `h [X]` / `c [Y]` —
+    /// never worth choosing.
     pub unused: Vec<String>,
-    /// Sampled: the seed of the games (with `games`, they replay exactly: [`replay`]).
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub seed: Option<u64>,
-    /// Rule errors met, in words: the games they ended (sampled, left out of the score) or the
-    /// moves that raised one (exact, each valued as a loss for the side whose move it was).
-    /// Where they decide the figures the verdict meets no goal.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub rule_errors: Option<String>,
-    /// The rule errors decide this verdict's figures ([`super::errors_decide`]): it is no
-    /// evidence of balance.
-    #[serde(skip_serializing_if = "std::ops::Not::not")]
-    pub errors_decide: bool,
-    /// Search nodes a choice cost the players of sampled games (0 for other verdicts): the
-    /// plan of a sampled search counts them ([`work_a_game`]).
-    #[serde(skip)]
+}
+
+/// A sampled verdict's own figures: alternate games, both seatings.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Sample {
+    /// The games played, per seating (h first, c first).
+    pub games: u64,
+    /// The players (the report's CPU, the same for both sides).
+    pub players: String,
+    /// The 95% interval of the verdict's value (h's score − ½); None when each seating played
+    /// one game over and over.
+    pub interval: Option<(f64, f64)>,
+    /// The first mover's score − ½ over both seatings, with its 95% interval (None in a
+    /// simultaneous game: nobody moves first).
+    pub first_mover: Option<(f64, f64, f64)>,
+    /// How many different games were played in all. When each seating played one game over
+    /// and over (nothing random left in the rules or the players), the scores are that one
+    /// game's and have no interval.
+    pub distinct_games: u64,
+    /// The seed of the games (with `games`, they replay exactly: [`replay`]).
+    pub seed: u64,
+    /// Search nodes a choice cost the players: the plan of a sampled search counts them
+    /// ([`work_a_game`]).
     pub nodes_a_move: f64,
     /// How far ahead h starts by the derived distances to winning ([`start_lead`]): where
     /// every edit near the file leaves the score at 100% or 0%, it still says which way an edit
-    /// moved the game. Sampled verdicts only (0 for an exact one).
-    #[serde(skip)]
+    /// moved the game.
     pub lead: f64,
+}
+
+impl Verdict {
+    /// Exact or estimated (solved), or sampled.
+    pub fn method(&self) -> Method {
+        match &self.evidence {
+            Evidence::Solved(s) if s.exact => Method::Exact,
+            Evidence::Solved(_) => Method::Estimated,
+            Evidence::Sampled(_) => Method::Sampled,
+        }
+    }
+
+    /// The solved verdict's figures (None for a sampled one).
+    pub fn solution(&self) -> Option<&Solution> {
+        match &self.evidence {
+            Evidence::Solved(s) => Some(s),
+            Evidence::Sampled(_) => None,
+        }
+    }
+
+    /// The sampled verdict's figures (None for a solved one).
+    pub fn sample(&self) -> Option<&Sample> {
+        match &self.evidence {
+            Evidence::Solved(_) => None,
+            Evidence::Sampled(s) => Some(s),
+        }
+    }
+
+    /// The commands never worth playing (a solved verdict's; none for a sampled one, which
+    /// cannot tell).
+    pub fn unused(&self) -> &[String] {
+        self.solution().map_or(&[][..], |s| &s.unused[..])
+    }
+
+    /// h's and c's optimal mixes at the start (a solved verdict's; none for a sampled one).
+    fn mixes(&self) -> [&[(String, f64)]; 2] {
+        match &self.evidence {
+            Evidence::Solved(s) => [&s.h_mix, &s.c_mix],
+            Evidence::Sampled(_) => [&[], &[]],
+        }
+    }
+
+    /// The first mover's score − ½ with its interval (sampled alternate games only).
+    pub fn first_mover(&self) -> Option<(f64, f64, f64)> {
+        self.sample().and_then(|s| s.first_mover)
+    }
+
+    /// The 95% interval of `value` (sampled games that vary only).
+    pub fn interval(&self) -> Option<(f64, f64)> {
+        self.sample().and_then(|s| s.interval)
+    }
+}
+
+/// The JSON of a verdict is one flat object, in the order the figures are read: value, method,
+/// how, h_mix, c_mix, draws, turns, then the sampled verdict's games, players, interval,
+/// first_mover and distinct_games, unused, the sampled seed, rule_errors, errors_decide.
+/// The mixes and `unused` are there for every verdict (empty for a sampled one); the sampled
+/// figures only for a sampled one; `interval` and `first_mover` only where there is one;
+/// `rule_errors` where there are some; `errors_decide` only when true.
+impl Serialize for Verdict {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeStruct;
+        let [h_mix, c_mix] = self.mixes();
+        let sample = self.sample();
+        let len =
+            8 + sample.map_or(0, |s| {
+                4 + usize::from(s.interval.is_some()) + usize::from(s.first_mover.is_some())
+            }) + usize::from(self.rule_errors.is_some())
+                + usize::from(self.errors_decide);
+        let mut m = serializer.serialize_struct("Verdict", len)?;
+        m.serialize_field("value", &self.value)?;
+        m.serialize_field("method", &self.method())?;
+        m.serialize_field("how", &self.how)?;
+        m.serialize_field("h_mix", h_mix)?;
+        m.serialize_field("c_mix", c_mix)?;
+        m.serialize_field("draws", &self.draws)?;
+        m.serialize_field("turns", &self.turns)?;
+        if let Some(s) = sample {
+            m.serialize_field("games", &s.games)?;
+            m.serialize_field("players", &s.players)?;
+            if let Some(i) = &s.interval {
+                m.serialize_field("interval", i)?;
+            }
+            if let Some(f) = &s.first_mover {
+                m.serialize_field("first_mover", f)?;
+            }
+            m.serialize_field("distinct_games", &s.distinct_games)?;
+        }
+        m.serialize_field("unused", self.unused())?;
+        if let Some(s) = sample {
+            m.serialize_field("seed", &s.seed)?;
+        }
+        if let Some(e) = &self.rule_errors {
+            m.serialize_field("rule_errors", e)?;
+        }
+        if self.errors_decide {
+            m.serialize_field("errors_decide", &true)?;
+        }
+        m.end()
+    }
 }
 
 /// How far ahead h starts by the derived distances to winning (§10): (c's − h's) / (c's +
@@ -804,12 +918,17 @@ pub fn verdict_of(text: &str) -> Result<Verdict, String> {
 /// `v` measured again on `text` the same way (a sampled verdict: the same games a seating and
 /// seed): a suggestion's evidence replays exactly.
 pub fn replay(text: &str, v: &Verdict) -> Result<Verdict, String> {
-    let (Some(games), Some(seed)) = (v.games, v.seed) else {
+    let Some(s) = v.sample() else {
         return verdict_of(text);
     };
     let c = compile(text);
     let prog = c.program.ok_or("the file has errors")?;
-    Ok(sampled_verdict(&prog, games, seed, &super::Progress::new()))
+    Ok(sampled_verdict(
+        &prog,
+        s.games,
+        s.seed,
+        &super::Progress::new(),
+    ))
 }
 
 /// How an alternate game is judged.
@@ -889,7 +1008,7 @@ fn verdict_with(
     }
     let gv = value_iteration(&prog, &st, VALUE_BOUND, max);
     let v = verdict(&prog, &gv);
-    if !simultaneous && judge == Judge::Decide && v.method != Method::Exact {
+    if !simultaneous && judge == Judge::Decide && v.method() != Method::Exact {
         return Ok(sampled_verdict(&prog, SAMPLE_GAMES, SAMPLE_SEED, progress));
     }
     Ok(v)
@@ -982,7 +1101,6 @@ fn sampled_verdict_by(
     let (ml, mh) = bounds(mover);
     Verdict {
         value: h - 0.5,
-        method: Method::Sampled,
         how: if varied {
             format!(
                 "{games} games per seating ({n} in all, {distinct} different) of {spec} against itself, {}",
@@ -997,8 +1115,6 @@ fn sampled_verdict_by(
                 "{spec} against itself plays one game over and over in each seating ({distinct} different in {n}): nothing random is left in the rules or the players, so the scores are those games', not a sample"
             )
         },
-        h_mix: Vec::new(),
-        c_mix: Vec::new(),
         draws: undecided as f64 / n.max(1) as f64,
         turns: Some(
             sets.iter()
@@ -1007,14 +1123,6 @@ fn sampled_verdict_by(
                 .sum::<f64>()
                 / n.max(1) as f64,
         ),
-        games: Some(games),
-        players: Some(spec.to_string()),
-        interval: varied.then_some((hl, hh)),
-        // Both choose at once: nobody moves first.
-        first_mover: (!prog.settings.simultaneous).then_some((mover - 0.5, ml, mh)),
-        distinct_games: Some(distinct),
-        unused: Vec::new(),
-        seed: Some(seed),
         rule_errors: (errors > 0).then(|| {
             format!(
                 "{errors} of {played} games ended in a rule error (left out of the score); first: {}",
@@ -1022,13 +1130,22 @@ fn sampled_verdict_by(
             )
         }),
         errors_decide: super::errors_decide(errors, played),
-        nodes_a_move: {
-            let (nodes, moves) = sets.iter().flatten().fold((0u64, 0u64), |(n, m), r| {
-                (n + r.nodes, m + u64::from(r.choices))
-            });
-            nodes as f64 / moves.max(1) as f64
-        },
-        lead: start_lead(prog),
+        evidence: Evidence::Sampled(Sample {
+            games,
+            players: spec.to_string(),
+            interval: varied.then_some((hl, hh)),
+            // Both choose at once: nobody moves first.
+            first_mover: (!prog.settings.simultaneous).then_some((mover - 0.5, ml, mh)),
+            distinct_games: distinct,
+            seed,
+            nodes_a_move: {
+                let (nodes, moves) = sets.iter().flatten().fold((0u64, 0u64), |(n, m), r| {
+                    (n + r.nodes, m + u64::from(r.choices))
+                });
+                nodes as f64 / moves.max(1) as f64
+            },
+            lead: start_lead(prog),
+        }),
     }
 }
 
@@ -1059,28 +1176,17 @@ fn verdict(prog: &crate::program::RuleProgram, gv: &GameValue) -> Verdict {
         } else {
             gv.value
         },
-        method: if exact {
-            Method::Exact
-        } else {
-            Method::Estimated
-        },
         how,
-        h_mix: mix(&gv.h),
-        c_mix: mix(&gv.c),
         draws: (1.0 - gv.decisive).clamp(0.0, 1.0),
         turns: gv.length,
-        games: None,
-        players: None,
-        interval: None,
-        first_mover: None,
-        distinct_games: None,
-        unused: unused(prog, gv),
-        seed: None,
         rule_errors: gv.errors_text(),
         errors_decide: false,
-        nodes_a_move: 0.0,
-        // Not needed: an exact value already says which way an edit moved the game.
-        lead: 0.0,
+        evidence: Evidence::Solved(Solution {
+            exact,
+            h_mix: mix(&gv.h),
+            c_mix: mix(&gv.c),
+            unused: unused(prog, gv),
+        }),
     }
 }
 
@@ -1088,7 +1194,7 @@ fn meets(g: &Goals, v: &Verdict) -> bool {
     !v.errors_decide
         && distance(v) <= g.max_abs_value + 1e-12
         && v.draws <= g.max_draws + 1e-9
-        && (!g.every_command || (v.method != Method::Sampled && v.unused.is_empty()))
+        && (!g.every_command || v.solution().is_some_and(|s| s.unused.is_empty()))
         && g.max_turns
             .is_none_or(|m| v.turns.is_some_and(|t| t <= m + 1e-9))
 }
@@ -1111,7 +1217,7 @@ fn unused(prog: &crate::program::RuleProgram, gv: &GameValue) -> Vec<String> {
 fn within_noise(g: &Goals, v: &Verdict) -> bool {
     let band = g.max_abs_value;
     let overlaps = |lo: f64, hi: f64| lo <= band && hi >= -band;
-    match (v.interval, v.first_mover) {
+    match (v.interval(), v.first_mover()) {
         (Some((lo, hi)), Some((_, flo, fhi))) => overlaps(lo, hi) && overlaps(flo, fhi),
         (Some((lo, hi)), None) => overlaps(lo, hi),
         _ => false,
@@ -1123,20 +1229,24 @@ fn within_noise(g: &Goals, v: &Verdict) -> bool {
 fn reaches_out(g: &Goals, v: &Verdict) -> bool {
     let band = g.max_abs_value;
     let out = |lo: f64, hi: f64| lo < -band || hi > band;
-    v.interval.is_some_and(|(lo, hi)| out(lo, hi))
-        || v.first_mover.is_some_and(|(_, lo, hi)| out(lo, hi))
+    v.interval().is_some_and(|(lo, hi)| out(lo, hi))
+        || v.first_mover().is_some_and(|(_, lo, hi)| out(lo, hi))
 }
 
 /// How far from even: the value's size, or (sampled) the larger of h's and the first mover's
 /// distance from ½.
 fn distance(v: &Verdict) -> f64 {
-    v.value.abs().max(v.first_mover.map_or(0.0, |f| f.0.abs()))
+    v.value
+        .abs()
+        .max(v.first_mover().map_or(0.0, |f| f.0.abs()))
 }
 
-/// Commands entering (+name) or leaving (−name) either side's start mix.
+/// Commands entering (+name) or leaving (−name) either side's start mix (solved verdicts; a
+/// sampled verdict has no mix).
 fn mix_changes(a: &Verdict, b: &Verdict) -> Vec<String> {
+    let ([ah, ac], [bh, bc]) = (a.mixes(), b.mixes());
     let mut out = Vec::new();
-    for (side, x, y) in [("h", &a.h_mix, &b.h_mix), ("c", &a.c_mix, &b.c_mix)] {
+    for (side, x, y) in [("h", ah, bh), ("c", ac, bc)] {
         for (m, _) in y {
             if !x.iter().any(|(n, _)| n == m) {
                 out.push(format!("{side} +{m}"));
@@ -1234,11 +1344,11 @@ fn deeper_check(
         }
     };
     let score = |v: &Verdict| {
-        let (lo, hi) = v.interval.unwrap_or((v.value, v.value));
+        let (lo, hi) = v.interval().unwrap_or((v.value, v.value));
         (v.value, lo, hi)
     };
     let mut checks = vec![one(score(base), score(&verdict))];
-    if let (Some(a), Some(b)) = (base.first_mover, verdict.first_mover) {
+    if let (Some(a), Some(b)) = (base.first_mover(), verdict.first_mover()) {
         checks.push(one(a, b));
     }
     let agrees = if checks.contains(&Some(false)) {
@@ -1258,7 +1368,7 @@ fn deeper_check(
 /// The depth check on a sampled file and on each suggestion: where deeper CPUs disagree, the
 /// verdict depends on how deep the CPU looks, and the output says so beside it.
 fn check_deeper(text: &str, opts: &SuggestOptions, out: &mut Suggestions) {
-    if out.before.method != Method::Sampled || out.before.errors_decide {
+    if out.before.method() != Method::Sampled || out.before.errors_decide {
         return;
     }
     let t0 = Instant::now();
@@ -1501,15 +1611,71 @@ fn apply_edits(text: &str, edits: &[Edit]) -> String {
     lines.join("\n") + "\n"
 }
 
-/// The balance goals' search (everything but the skill check).
+/// The balance goals' search (everything but the skill check): the file measured, then its
+/// edits searched the way the file was judged (CPU games, or solved exactly).
 fn suggest_balance(text: &str, opts: &SuggestOptions) -> Result<Suggestions, String> {
     let t0 = Instant::now();
-    let end = t0 + opts.budget;
     // The cap counts from here: the file's own measurement is inside it.
-    opts.progress.set_cap(end);
+    opts.progress.set_cap(t0 + opts.budget);
+    let before = measure_file(text, opts)?;
+    // Numbers the designer holds (`--keep`, `# kumite: keep`) are not editable.
+    let mut kept_at: Vec<usize> = kept_lines(text);
+    kept_at.extend(&opts.keep);
+    kept_at.sort_unstable();
+    kept_at.dedup();
+    let (held, all): (Vec<Site>, Vec<Site>) = sites(text)
+        .into_iter()
+        .partition(|s| kept_at.binary_search(&s.line).is_ok());
+    // What every edit must keep (an edit that breaks it is rejected before it is measured).
+    let design = Design::of(text);
+    let mut out = Suggestions {
+        goals: goal_lines(&opts.goals, &before),
+        already_met: meets(&opts.goals, &before),
+        before_skill: None,
+        before_deeper: None,
+        dropped_for_skill: 0,
+        before: before.clone(),
+        suggestions: Vec::new(),
+        nearest: Vec::new(),
+        tried: 0,
+        sites: all.len(),
+        kept: held.len(),
+        // The held lines that hold numbers (a range past the file's end names nothing).
+        kept_lines: {
+            let mut l: Vec<usize> = held.iter().map(|s| s.line).collect();
+            l.dedup();
+            l
+        },
+        seconds: 0.0,
+        gave_up: None,
+        plan_note: None,
+        rejected: 0,
+        rejected_examples: Vec::new(),
+    };
+    if out.already_met {
+        out.seconds = t0.elapsed().as_secs_f64();
+        return Ok(out);
+    }
+    let make = |changes: &[(&Site, i64)], after: Verdict| -> Suggestion {
+        suggestion(text, &before, changes, after)
+    };
+    // The edited files are judged as the file is: an alternate game solved exactly stays so.
+    if before.method() == Method::Sampled {
+        sampled_search(text, &all, opts, &mut out, &make, design.as_ref());
+    } else {
+        exact_search(text, &all, opts, &mut out, &make, design.as_ref());
+    }
+    out.seconds = t0.elapsed().as_secs_f64();
+    Ok(out)
+}
+
+/// The file's own verdict for the search: judged as [`verdict_of`] judges it, and a sampled
+/// verdict too close to the goals' edge to tell measured again on four times the games (when
+/// they fit the plan). Err when the cap or a cancel came first.
+fn measure_file(text: &str, opts: &SuggestOptions) -> Result<Verdict, String> {
     let mut before = verdict_with(text, &opts.progress, Judge::Decide)?;
     let met = meets(&opts.goals, &before);
-    if before.method == Method::Sampled
+    if before.method() == Method::Sampled
         && (if met {
             reaches_out(&opts.goals, &before)
         } else {
@@ -1539,137 +1705,148 @@ fn suggest_balance(text: &str, opts: &SuggestOptions) -> Result<Suggestions, Str
             "cancelled while the file itself was measured".to_string()
         });
     }
-    // The edited files are judged as the file is: an alternate game solved exactly stays so.
-    let judge = match before.method {
-        Method::Sampled => Judge::Sampled,
-        _ => Judge::Exact,
-    };
-    // Numbers the designer holds (`--keep`, `# kumite: keep`) are not editable.
-    let mut kept_at: Vec<usize> = kept_lines(text);
-    kept_at.extend(&opts.keep);
-    kept_at.sort_unstable();
-    kept_at.dedup();
-    let (held, all): (Vec<Site>, Vec<Site>) = sites(text)
-        .into_iter()
-        .partition(|s| kept_at.binary_search(&s.line).is_ok());
-    // What every edit must keep (an edit that breaks it is rejected before it is measured).
-    let design = Design::of(text);
-    let goals = vec![
-        if before.method == Method::Sampled && before.first_mover.is_none() {
+    Ok(before)
+}
+
+/// The goals in words, as the file's verdict `before` can judge them (by CPU games, or under
+/// optimal play).
+fn goal_lines(goals: &Goals, before: &Verdict) -> Vec<String> {
+    let sampled = before.method() == Method::Sampled;
+    let mut lines = vec![
+        if sampled && before.first_mover().is_none() {
             format!(
                 "h's score within 50% ± {} points (CPU games: the game is too large to solve for every edit)",
-                100.0 * opts.goals.max_abs_value
+                100.0 * goals.max_abs_value
             )
-        } else if before.method == Method::Sampled {
+        } else if sampled {
             format!(
                 "h's score and the first mover's within 50% ± {} points",
-                100.0 * opts.goals.max_abs_value
+                100.0 * goals.max_abs_value
             )
         } else {
             format!(
                 "game value for h within ±{} (± {} points, the report's unit; 0 = even)",
-                opts.goals.max_abs_value,
-                100.0 * opts.goals.max_abs_value
+                goals.max_abs_value,
+                100.0 * goals.max_abs_value
             )
         },
         format!(
             "at most {:.0}% of games end without a winner ({})",
-            100.0 * opts.goals.max_draws,
-            if before.method == Method::Sampled {
+            100.0 * goals.max_draws,
+            if sampled {
                 "in the CPU games"
             } else {
                 "under optimal play"
             }
         ),
     ];
-    let mut goals = goals;
-    if let Some(t) = opts.goals.max_turns {
-        goals.push(if before.method == Method::Sampled {
+    if let Some(t) = goals.max_turns {
+        lines.push(if sampled {
             format!("games last at most {t} turns on average (in the CPU games)")
         } else {
             format!("games last at most {t} turns on average under optimal play")
         });
     }
-    if opts.goals.every_command {
-        goals.push(if before.method == Method::Sampled {
+    if goals.every_command {
+        lines.push(if sampled {
             "every command played by optimal play somewhere (cannot be judged from CPU games: not met)".into()
         } else {
             "every command played by optimal play in some position".into()
         });
     }
-    let mut out = Suggestions {
-        goals,
-        already_met: meets(&opts.goals, &before),
-        before_skill: None,
-        before_deeper: None,
-        dropped_for_skill: 0,
+    lines
+}
+
+/// A suggestion: `changes` to `text` (whose verdict is `before`), and the edited file's
+/// verdict.
+fn suggestion(
+    text: &str,
+    before: &Verdict,
+    changes: &[(&Site, i64)],
+    after: Verdict,
+) -> Suggestion {
+    let new_text = edited(text, changes);
+    let mut edits: Vec<Edit> = changes
+        .iter()
+        .map(|(s, v)| Edit {
+            line: s.line,
+            column: s.column,
+            from: text[s.span.clone()].to_string(),
+            to: v.to_string(),
+            before_line: line_of(text, s.line),
+            after_line: line_of(&new_text, s.line),
+            tier: s.tier,
+        })
+        .collect();
+    edits.sort_by_key(|e| (e.line, e.column));
+    let method = if after.method() == Method::Sampled {
+        Method::Sampled
+    } else if before.method() == Method::Exact && after.method() == Method::Exact {
+        Method::Exact
+    } else {
+        Method::Estimated
+    };
+    Suggestion {
+        edits,
+        mix_changes: mix_changes(before, &after),
         before: before.clone(),
-        suggestions: Vec::new(),
-        nearest: Vec::new(),
-        tried: 0,
-        sites: all.len(),
-        kept: held.len(),
-        // The held lines that hold numbers (a range past the file's end names nothing).
-        kept_lines: {
-            let mut l: Vec<usize> = held.iter().map(|s| s.line).collect();
-            l.dedup();
-            l
-        },
-        seconds: 0.0,
-        gave_up: None,
-        plan_note: None,
-        rejected: 0,
-        rejected_examples: Vec::new(),
-    };
-    if out.already_met {
-        out.seconds = t0.elapsed().as_secs_f64();
-        return Ok(out);
+        after,
+        method,
+        skill: None,
+        deeper: None,
     }
-    let make = |changes: &[(&Site, i64)], after: Verdict| -> Suggestion {
-        let new_text = edited(text, changes);
-        let mut edits: Vec<Edit> = changes
-            .iter()
-            .map(|(s, v)| Edit {
-                line: s.line,
-                column: s.column,
-                from: text[s.span.clone()].to_string(),
-                to: v.to_string(),
-                before_line: line_of(text, s.line),
-                after_line: line_of(&new_text, s.line),
-                tier: s.tier,
-            })
-            .collect();
-        edits.sort_by_key(|e| (e.line, e.column));
-        let method = if after.method == Method::Sampled {
-            Method::Sampled
-        } else if before.method == Method::Exact && after.method == Method::Exact {
-            Method::Exact
-        } else {
-            Method::Estimated
-        };
-        Suggestion {
-            edits,
-            mix_changes: mix_changes(&before, &after),
-            before: before.clone(),
-            after,
-            method,
-            skill: None,
-            deeper: None,
-        }
-    };
-    if before.method == Method::Sampled {
-        sampled_search(text, &all, opts, &mut out, &make, design.as_ref());
-        out.seconds = t0.elapsed().as_secs_f64();
-        return Ok(out);
+}
+
+/// The search on a file solved exactly (or estimated), every edited file solved the same way:
+/// single edits by the smallest changes first ([`exact_singles`]); when none meets the goals,
+/// the numbers that moved toward even followed further ([`exact_follow`]); then pairs of the
+/// single edits that came nearest ([`exact_pairs`]).
+fn exact_search(
+    text: &str,
+    all: &[Site],
+    opts: &SuggestOptions,
+    out: &mut Suggestions,
+    make: &MakeSuggestion,
+    design: Option<&Design>,
+) {
+    // An edit and its partner's make the same file: measured once.
+    let mut files = std::collections::HashSet::new();
+    let mut near = exact_singles(text, all, opts, out, make, design, &mut files);
+    near.sort_by(|a, b| a.0.total_cmp(&b.0));
+    if out.suggestions.is_empty() && out.gave_up.is_none() {
+        exact_follow(text, all, opts, out, make, design, &near, &mut files);
     }
-    // Single edits, the smallest changes first.
+    // Pairs of the single edits that came nearest, when no single edit was enough.
+    near.truncate(8);
+    if out.suggestions.is_empty() && opts.max_edits >= 2 && out.gave_up.is_none() {
+        exact_pairs(text, all, opts, out, make, design, &near);
+    }
+    rank(&mut out.suggestions);
+    out.suggestions.truncate(opts.max_suggestions);
+    if out.suggestions.is_empty() {
+        out.nearest = nearest(&near, all, make, &opts.goals);
+    }
+}
+
+/// Single edits, solved exactly, the smallest changes first: rounds of a start value that one
+/// side has and the other has differently, brought near the other side's (a head start is what
+/// a designer evens out first), then every number by ±1, ±2, ±3. Those that meet the goals are
+/// suggested; returned are those that came nearer even (or, with the every-command goal, left
+/// fewer commands unused) without too many draws.
+fn exact_singles(
+    text: &str,
+    all: &[Site],
+    opts: &SuggestOptions,
+    out: &mut Suggestions,
+    make: &MakeSuggestion,
+    design: Option<&Design>,
+    files: &mut std::collections::HashSet<Vec<(usize, i64)>>,
+) -> Vec<Tried> {
+    let before = out.before.clone();
     let mut near: Vec<Tried> = Vec::new();
-    // Rounds of single edits: first a start value that one side has and the other has
-    // differently, brought near the other side's (a head start is what a designer evens out
-    // first), then every number by ±1, ±2, ±3.
     let mut rounds: Vec<(i64, Vec<(usize, i64)>)> = vec![(
         0,
-        mirror_values(text, &all)
+        mirror_values(text, all)
             .into_iter()
             .flat_map(|(k, vs)| vs.into_iter().map(move |v| (k, v)))
             .collect(),
@@ -1683,7 +1860,6 @@ fn suggest_balance(text: &str, opts: &SuggestOptions) -> Result<Suggestions, Str
             .collect();
         rounds.push((delta, round));
     }
-    let mut files = std::collections::HashSet::new();
     'deltas: for (delta, round) in rounds {
         for (k, v) in round {
             if let Some(why) = stopped(opts, out.tried) {
@@ -1695,26 +1871,26 @@ fn suggest_balance(text: &str, opts: &SuggestOptions) -> Result<Suggestions, Str
                 break 'deltas;
             }
             // An edit and its partner's make the same file: measured once.
-            if !files.insert(change_key(&all, &[(k, v)])) {
+            if !files.insert(change_key(all, &[(k, v)])) {
                 continue;
             }
-            let one = changes_of(&all, &[(k, v)]);
+            let one = changes_of(all, &[(k, v)]);
             let Some(t) = edited_checked(text, &one) else {
                 continue;
             };
-            if rejects(design.as_ref(), text, &t, &one, &mut out) {
+            if rejects(design, text, &t, &one, out) {
                 continue;
             }
             out.tried += 1;
-            let Ok(after) = verdict_with(&t, &opts.progress, judge) else {
+            let Ok(after) = verdict_with(&t, &opts.progress, Judge::Exact) else {
                 continue;
             };
             if let Some(why) = breaks_play(&out.before, &after, &opts.goals) {
-                count_rejected(&mut out, text, &t, &one, &why);
+                count_rejected(out, text, &t, &one, &why);
             } else if meets(&opts.goals, &after) {
                 out.suggestions.push(make(&one, after));
             } else if (after.value.abs() < before.value.abs()
-                || (opts.goals.every_command && after.unused.len() < before.unused.len()))
+                || (opts.goals.every_command && after.unused().len() < before.unused().len()))
                 && after.draws <= opts.goals.max_draws
             {
                 near.push((after.value.abs(), vec![(k, v)], after));
@@ -1724,107 +1900,120 @@ fn suggest_balance(text: &str, opts: &SuggestOptions) -> Result<Suggestions, Str
             break;
         }
     }
-    near.sort_by(|a, b| a.0.total_cmp(&b.0));
-    // Beyond ±3: a number whose step moved the value toward even is followed further that
-    // way — doubling steps until the value crosses even or the goals are met — and then
-    // bisected between the last two (the value taken as monotone in the number there), so a
-    // fix 5 or 40 away costs a few solves, not one per step.
-    if out.suggestions.is_empty() && out.gave_up.is_none() {
-        let mut ways: Vec<(usize, i64)> = Vec::new();
-        for (_, ch, _) in &near {
-            let (k, v) = ch[0];
-            let dir = (v - all[k].value).signum();
-            if dir != 0 && !ways.contains(&(k, dir)) {
-                ways.push((k, dir));
-            }
+    near
+}
+
+/// Beyond ±3: a number whose step moved the value toward even (`near`, nearest first) is
+/// followed further that way — doubling steps until the value crosses even or the goals are
+/// met — and then bisected between the last two (the value taken as monotone in the number
+/// there), so a fix 5 or 40 away costs a few solves, not one per step. The smallest change of
+/// each number that meets the goals is suggested.
+#[allow(clippy::too_many_arguments)]
+fn exact_follow(
+    text: &str,
+    all: &[Site],
+    opts: &SuggestOptions,
+    out: &mut Suggestions,
+    make: &MakeSuggestion,
+    design: Option<&Design>,
+    near: &[Tried],
+    files: &mut std::collections::HashSet<Vec<(usize, i64)>>,
+) {
+    let mut ways: Vec<(usize, i64)> = Vec::new();
+    for (_, ch, _) in near {
+        let (k, v) = ch[0];
+        let dir = (v - all[k].value).signum();
+        if dir != 0 && !ways.contains(&(k, dir)) {
+            ways.push((k, dir));
         }
-        ways.truncate(8);
-        let sign0 = before.value.signum();
-        for (k, dir) in ways {
+    }
+    ways.truncate(8);
+    let sign0 = out.before.value.signum();
+    for (k, dir) in ways {
+        if let Some(why) = stopped(opts, out.tried) {
+            out.gave_up = Some(format!("{why} (following numbers beyond ±3)"));
+            break;
+        }
+        let v0 = all[k].value;
+        // The verdict at value x (None: not measurable — an error, a rejected edit, a
+        // cap — which ends the way).
+        let mut at = |x: i64, out: &mut Suggestions| -> Option<Verdict> {
+            if stopped(opts, out.tried).is_some() || !files.insert(change_key(all, &[(k, x)])) {
+                return None;
+            }
+            let one = changes_of(all, &[(k, x)]);
+            let t = edited_checked(text, &one)?;
+            if rejects(design, text, &t, &one, out) {
+                return None;
+            }
+            out.tried += 1;
+            let after = verdict_with(&t, &opts.progress, Judge::Exact).ok()?;
+            if let Some(why) = breaks_play(&out.before, &after, &opts.goals) {
+                count_rejected(out, text, &t, &one, &why);
+                return None;
+            }
+            Some(after)
+        };
+        let crossed = |v: &Verdict| v.value.signum() != sign0 || meets(&opts.goals, v);
+        let limit = v0.unsigned_abs().saturating_mul(4).clamp(64, 1 << 20) as i64;
+        let found: Vec<(i64, Verdict)> = follow(
+            Way {
+                from: v0,
+                dir,
+                tried: 3,
+                least: all[k].least,
+                limit,
+            },
+            |x| at(x, out),
+            crossed,
+        )
+        .into_iter()
+        .filter(|(_, f)| meets(&opts.goals, f))
+        .collect();
+        // The smallest change that meets the goals.
+        if let Some((x, f)) = found.into_iter().min_by_key(|(x, _)| (x - v0).abs()) {
+            out.suggestions.push(make(&changes_of(all, &[(k, x)]), f));
+        }
+    }
+}
+
+/// Pairs of the single edits that came nearest (`near`, on different numbers), solved
+/// exactly; those that meet the goals are suggested.
+fn exact_pairs(
+    text: &str,
+    all: &[Site],
+    opts: &SuggestOptions,
+    out: &mut Suggestions,
+    make: &MakeSuggestion,
+    design: Option<&Design>,
+    near: &[Tried],
+) {
+    'pairs: for i in 0..near.len() {
+        for j in i + 1..near.len() {
+            let (a, b) = (near[i].1[0], near[j].1[0]);
+            if a.0 == b.0 {
+                continue;
+            }
             if let Some(why) = stopped(opts, out.tried) {
-                out.gave_up = Some(format!("{why} (following numbers beyond ±3)"));
-                break;
+                out.gave_up = Some(format!("{why} (pairs of edits)"));
+                break 'pairs;
             }
-            let v0 = all[k].value;
-            // The verdict at value x (None: not measurable — an error, a rejected edit, a
-            // cap — which ends the way).
-            let mut at = |x: i64, out: &mut Suggestions| -> Option<Verdict> {
-                if stopped(opts, out.tried).is_some() || !files.insert(change_key(&all, &[(k, x)]))
-                {
-                    return None;
-                }
-                let one = changes_of(&all, &[(k, x)]);
-                let t = edited_checked(text, &one)?;
-                if rejects(design.as_ref(), text, &t, &one, out) {
-                    return None;
-                }
-                out.tried += 1;
-                let after = verdict_with(&t, &opts.progress, judge).ok()?;
-                if let Some(why) = breaks_play(&out.before, &after, &opts.goals) {
-                    count_rejected(out, text, &t, &one, &why);
-                    return None;
-                }
-                Some(after)
+            let changes = changes_of(all, &[a, b]);
+            let Some(t) = edited_checked(text, &changes) else {
+                continue;
             };
-            let crossed = |v: &Verdict| v.value.signum() != sign0 || meets(&opts.goals, v);
-            let limit = v0.unsigned_abs().saturating_mul(4).clamp(64, 1 << 20) as i64;
-            let found: Vec<(i64, Verdict)> = follow(
-                Way {
-                    from: v0,
-                    dir,
-                    tried: 3,
-                    least: all[k].least,
-                    limit,
-                },
-                |x| at(x, &mut out),
-                crossed,
-            )
-            .into_iter()
-            .filter(|(_, f)| meets(&opts.goals, f))
-            .collect();
-            // The smallest change that meets the goals.
-            if let Some((x, f)) = found.into_iter().min_by_key(|(x, _)| (x - v0).abs()) {
-                out.suggestions.push(make(&changes_of(&all, &[(k, x)]), f));
+            if rejects(design, text, &t, &changes, out) {
+                continue;
+            }
+            out.tried += 1;
+            if let Ok(after) = verdict_with(&t, &opts.progress, Judge::Exact)
+                && meets(&opts.goals, &after)
+                && breaks_play(&out.before, &after, &opts.goals).is_none()
+            {
+                out.suggestions.push(make(&changes, after));
             }
         }
     }
-    // Pairs of the single edits that came nearest, when no single edit was enough.
-    near.truncate(8);
-    if out.suggestions.is_empty() && opts.max_edits >= 2 && out.gave_up.is_none() {
-        'pairs: for i in 0..near.len() {
-            for j in i + 1..near.len() {
-                let (a, b) = (near[i].1[0], near[j].1[0]);
-                if a.0 == b.0 {
-                    continue;
-                }
-                if let Some(why) = stopped(opts, out.tried) {
-                    out.gave_up = Some(format!("{why} (pairs of edits)"));
-                    break 'pairs;
-                }
-                let changes = changes_of(&all, &[a, b]);
-                let Some(t) = edited_checked(text, &changes) else {
-                    continue;
-                };
-                if rejects(design.as_ref(), text, &t, &changes, &mut out) {
-                    continue;
-                }
-                out.tried += 1;
-                if let Ok(after) = verdict_with(&t, &opts.progress, judge)
-                    && meets(&opts.goals, &after)
-                    && breaks_play(&out.before, &after, &opts.goals).is_none()
-                {
-                    out.suggestions.push(make(&changes, after));
-                }
-            }
-        }
-    }
-    rank(&mut out.suggestions);
-    out.suggestions.truncate(opts.max_suggestions);
-    if out.suggestions.is_empty() {
-        out.nearest = nearest(&near, &all, &make, &opts.goals);
-    }
-    out.seconds = t0.elapsed().as_secs_f64();
-    Ok(out)
 }
 
 /// Why the search must stop now, if it must: the time cap passed, or cancelled.
@@ -1999,7 +2188,7 @@ fn steps(v: i64) -> Vec<i64> {
 /// The moves a game of the file takes, from its sampled verdict (both sides move each turn of
 /// a simultaneous game; at least one).
 fn moves_a_game(v: &Verdict) -> f64 {
-    let per_turn = if v.first_mover.is_none() { 2.0 } else { 1.0 };
+    let per_turn = if v.first_mover().is_none() { 2.0 } else { 1.0 };
     (v.turns.unwrap_or(1.0) * per_turn).max(1.0)
 }
 
@@ -2012,7 +2201,8 @@ const NODES_A_MOVE: f64 = 250.0;
 /// [`NODES_A_MOVE`] nodes its search visits (karate's CPU visits about 1,800 a move, sumo's
 /// 100). Counted from the file's own measurement, so the plan is the same on any machine.
 fn work_a_game(v: &Verdict) -> f64 {
-    moves_a_game(v) * (1.0 + v.nodes_a_move / NODES_A_MOVE)
+    let nodes_a_move = v.sample().map_or(0.0, |s| s.nodes_a_move);
+    moves_a_game(v) * (1.0 + nodes_a_move / NODES_A_MOVE)
 }
 
 /// Games per seating of the first round of a sampled search (the rounds after double it, up
@@ -2145,7 +2335,7 @@ fn sampled_search(
         out.gave_up = Some(format!(
             "no plan fits: a game of this file costs {per_game:.0} moves' work ({:.0} moves, {:.0} search nodes a move), so even {} edits need --moves {:.0} (given {})",
             moves_a_game(&out.before),
-            out.before.nodes_a_move,
+            out.before.sample().map_or(0.0, |s| s.nodes_a_move),
             KEEP_AT_LEAST.min(cands.len()),
             need.ceil(),
             opts.moves
@@ -2167,7 +2357,7 @@ fn sampled_search(
             },
             plan.full,
             moves_a_game(&out.before),
-            out.before.nodes_a_move,
+            out.before.sample().map_or(0.0, |s| s.nodes_a_move),
             opts.moves
         ));
         // The first ones in the order above: start values brought near the other side's,
@@ -2317,11 +2507,11 @@ fn sampled_follow(
     // The figure furthest from even, signed: the one a fix must bring back.
     let before = out.before.clone();
     let by_first_mover = before
-        .first_mover
+        .first_mover()
         .is_some_and(|f| f.0.abs() > before.value.abs());
     let signed = |v: &Verdict| {
         if by_first_mover {
-            v.first_mover.map_or(0.0, |f| f.0)
+            v.first_mover().map_or(0.0, |f| f.0)
         } else {
             v.value
         }
@@ -2334,19 +2524,22 @@ fn sampled_follow(
     let d0 = distance(&before);
     let saturated = {
         let (lo, hi) = if by_first_mover {
-            before.first_mover.map_or((0.0, 0.0), |f| (f.1, f.2))
+            before.first_mover().map_or((0.0, 0.0), |f| (f.1, f.2))
         } else {
-            before.interval.unwrap_or((before.value, before.value))
+            before.interval().unwrap_or((before.value, before.value))
         };
         hi >= 0.5 - 1e-9 || lo <= -0.5 + 1e-9
     };
-    let by_lead = saturated && before.lead.signum() == sign0 && before.lead != 0.0;
+    // The derived lead of a sampled verdict (a solved one has none: 0).
+    let lead = |v: &Verdict| v.sample().map_or(0.0, |s| s.lead);
+    let lead0 = lead(&before);
+    let by_lead = saturated && lead0.signum() == sign0 && lead0 != 0.0;
     let mut order: Vec<&Tried> = scored
         .iter()
         .filter(|(d, ch, v)| {
             ch.len() == 1
                 && if by_lead {
-                    *d <= d0 + 1e-9 && v.lead.abs() < before.lead.abs() - 1e-9
+                    *d <= d0 + 1e-9 && lead(v).abs() < lead0.abs() - 1e-9
                 } else {
                     *d < d0 - 1e-9
                 }
@@ -2354,13 +2547,13 @@ fn sampled_follow(
         .collect();
     order.sort_by(|a, b| {
         if by_lead {
-            a.2.lead
+            lead(&a.2)
                 .abs()
-                .total_cmp(&b.2.lead.abs())
+                .total_cmp(&lead(&b.2).abs())
                 .then(a.0.total_cmp(&b.0))
         } else {
             a.0.total_cmp(&b.0)
-                .then(a.2.lead.abs().total_cmp(&b.2.lead.abs()))
+                .then(lead(&a.2).abs().total_cmp(&lead(&b.2).abs()))
         }
     });
     let mut ways: Vec<(usize, i64)> = Vec::new();
@@ -2452,20 +2645,23 @@ fn evidence_figures(x: &Verdict) -> String {
     let turns = x
         .turns
         .map_or(String::new(), |t| format!(", {t:.1} turns on average"));
-    if x.method != Method::Sampled {
-        let never = if x.unused.is_empty() {
-            String::new()
-        } else {
-            format!("; never worth playing: {}", x.unused.join(", "))
-        };
-        return format!(
-            "game value for h {:+.4} ({}, {:.0}% without a winner{turns}{never})",
-            x.value,
-            x.method.as_str(),
-            100.0 * x.draws
-        );
-    }
-    let mover = |with_interval: bool| match x.first_mover {
+    let s = match &x.evidence {
+        Evidence::Sampled(s) => s,
+        Evidence::Solved(solved) => {
+            let never = if solved.unused.is_empty() {
+                String::new()
+            } else {
+                format!("; never worth playing: {}", solved.unused.join(", "))
+            };
+            return format!(
+                "game value for h {:+.4} ({}, {:.0}% without a winner{turns}{never})",
+                x.value,
+                x.method().as_str(),
+                100.0 * x.draws
+            );
+        }
+    };
+    let mover = |with_interval: bool| match s.first_mover {
         Some((f, lo, hi)) if with_interval => format!(
             ", first mover {:+.1} points ({:+.1} to {:+.1})",
             100.0 * f,
@@ -2475,7 +2671,7 @@ fn evidence_figures(x: &Verdict) -> String {
         Some((f, _, _)) => format!(", first mover {:+.1} points", 100.0 * f),
         None => String::new(),
     };
-    match x.interval {
+    match s.interval {
         Some((lo, hi)) => format!(
             "h's score {:.1}% (95% {:.1}–{:.1}){}, {:.0}% without a winner{turns} (sampled, {} games a seating, {} different)",
             100.0 * (x.value + 0.5),
@@ -2483,15 +2679,15 @@ fn evidence_figures(x: &Verdict) -> String {
             100.0 * (hi + 0.5),
             mover(true),
             100.0 * x.draws,
-            x.games.unwrap_or(0),
-            x.distinct_games.unwrap_or(0)
+            s.games,
+            s.distinct_games
         ),
         None => format!(
             "h's score {:.1}%{}, {:.0}% without a winner{turns} (one game repeated in each seating — {} different in all — not a sample)",
             100.0 * (x.value + 0.5),
             mover(false),
             100.0 * x.draws,
-            x.distinct_games.unwrap_or(0)
+            s.distinct_games
         ),
     }
 }

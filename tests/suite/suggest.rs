@@ -118,19 +118,22 @@ fn sumo_is_judged_by_sampled_games_and_each_suggestion_replays_to_the_same_evide
         .unwrap()
         .replace("c.スタミナ=10", "c.スタミナ=9");
     let s = suggest(&text, &SuggestOptions::default()).expect("suggest");
-    assert_eq!(s.before.method, Method::Sampled);
-    assert_eq!(s.before.games, Some(400));
+    assert_eq!(s.before.method(), Method::Sampled);
+    assert_eq!(s.before.sample().map(|x| x.games), Some(400));
     assert!(!s.already_met, "{:?}", s.before);
-    assert!(s.before.first_mover.unwrap().1 > 0.0, "{:?}", s.before);
+    assert!(s.before.first_mover().unwrap().1 > 0.0, "{:?}", s.before);
     assert!(!s.suggestions.is_empty(), "{s:?}");
     for sg in &s.suggestions {
         assert_eq!(sg.method, Method::Sampled);
         assert!(!sg.edits.is_empty() && sg.edits.len() <= 2);
         assert!(sg.after.value.abs() <= 0.05, "{sg:?}");
-        assert!(sg.after.first_mover.unwrap().0.abs() <= 0.05, "{sg:?}");
+        assert!(sg.after.first_mover().unwrap().0.abs() <= 0.05, "{sg:?}");
         // Shown on fresh seeds, not those the edits were picked on.
         assert!(sg.after.how.contains("fresh seeds"), "{}", sg.after.how);
-        assert_ne!(sg.after.seed, s.before.seed);
+        assert_ne!(
+            sg.after.sample().map(|x| x.seed),
+            s.before.sample().map(|x| x.seed)
+        );
         let mut lines: Vec<String> = text.lines().map(str::to_string).collect();
         for e in &sg.edits {
             let l = &mut lines[e.line - 1];
@@ -251,7 +254,7 @@ fn a_dice_races_fair_head_start_is_found_exactly_as_a_sweep_finds_it() {
         .unwrap();
     assert_eq!(fair.0, 1, "{sweep:?}");
     let s = suggest(&planted, &SuggestOptions::default()).expect("suggest");
-    assert_eq!(s.before.method, Method::Exact);
+    assert_eq!(s.before.method(), Method::Exact);
     assert!((s.before.value - sweep[0].1).abs() < 1e-9);
     let best = &s.suggestions[0];
     assert_eq!(best.method, Method::Exact);
@@ -286,7 +289,7 @@ fn a_fix_five_steps_away_is_found_by_following_the_number_and_bisecting() {
         ..Default::default()
     };
     let s = suggest(&planted, &opts).expect("suggest");
-    assert_eq!(s.before.method, Method::Exact);
+    assert_eq!(s.before.method(), Method::Exact);
     assert!(s.before.value < -0.5, "{:?}", s.before);
     let best = s.suggestions.first().unwrap_or_else(|| panic!("{s:?}"));
     assert_eq!(
@@ -413,7 +416,7 @@ fn commands_never_worth_playing_are_named_and_the_every_command_goal_counts_them
     };
     let s = suggest(&cc, &opts).unwrap();
     assert!(
-        s.before.unused.is_empty() && s.already_met,
+        s.before.unused().is_empty() && s.already_met,
         "{:?}",
         s.before
     );
