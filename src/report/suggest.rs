@@ -25,7 +25,7 @@
 use crate::diag::Diagnostic;
 use crate::pipeline::compile;
 use crate::search::{GameValue, VALUE_BOUND, VALUE_POSITIONS, value_iteration};
-use crate::syntax::lexer::{LineKind, Spanned, Sym, Tok, lex_line, line_kind, norm};
+use crate::syntax::lexer::{LineKind, Spanned, Sym, Tok, closes_block, lex_line, line_kind, norm};
 use crate::syntax::names::Names;
 use serde::Serialize;
 use std::ops::Range;
@@ -565,8 +565,8 @@ pub fn sites(text: &str) -> Vec<Site> {
         let line = &text[start..end];
         let (kind, _) = line_kind(line);
         match kind {
-            LineKind::Open('%') => in_advantage = !line.contains('}'),
-            LineKind::Open('$') => in_macros = !line.contains('}'),
+            LineKind::Open('%') => in_advantage = !closes_block(line),
+            LineKind::Open('$') => in_macros = !closes_block(line),
             LineKind::Close => (in_advantage, in_macros) = (false, false),
             _ => {}
         }

@@ -1048,3 +1048,31 @@ fn an_edit_that_leaves_a_rule_unable_to_fire_is_rejected() {
         "{said}"
     );
 }
+
+/// A block on one line closed with a full-width `｝` ends there, as one closed with `}` does:
+/// the numbers after it are the file's to edit (they were read as part of the advantage block
+/// and left alone), and a `}` in a comment closes nothing.
+#[test]
+fn a_one_line_block_closed_full_width_ends_on_its_line() {
+    let rest = "!:h.x=5,c.x=5\n:[a]\n[a]:O.x-1\nO.x<=0:S.勝利\n";
+    for open in ["%{S.x>0:1}\n", "％｛Ｓ．ｘ＞０：１｝\n"] {
+        let s = sites(&format!("{open}{rest}"));
+        let lines: Vec<usize> = s.iter().map(|x| x.line).collect();
+        assert!(
+            lines.contains(&2) && lines.contains(&4) && lines.contains(&5),
+            "{open}: {lines:?}"
+        );
+    }
+    // Opened, with a brace only in its comment: the block goes on, its lines are not edited.
+    let s = sites(&format!("%{{ # weights }}\nS.x>0:1\n}}\n{rest}"));
+    assert!(
+        s.iter().all(|x| x.line != 2),
+        "{:?}",
+        s.iter().map(|x| x.line).collect::<Vec<_>>()
+    );
+    assert!(
+        s.iter().any(|x| x.line == 4),
+        "{:?}",
+        s.iter().map(|x| x.line).collect::<Vec<_>>()
+    );
+}
