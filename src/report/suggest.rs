@@ -24,7 +24,7 @@
 
 use crate::diag::Diagnostic;
 use crate::pipeline::compile;
-use crate::search::{GameValue, VALUE_BOUND, VALUE_POSITIONS, value_iteration};
+use crate::search::{GameValue, VALUE_BOUND, VALUE_POSITIONS};
 use crate::syntax::lexer::{LineKind, Spanned, Sym, Tok, closes_block, lex_line, line_kind, norm};
 use crate::syntax::names::Names;
 use serde::Serialize;
@@ -961,6 +961,39 @@ const SIMULTANEOUS_SOLVE_TIME: Duration = Duration::from_secs(30);
 /// See [`SIMULTANEOUS_SOLVE_TIME`].
 const SIMULTANEOUS_SOLVE_POSITIONS: usize = 50_000;
 
+/// A flag for work that polls a flag rather than the clock (the value iteration): set once
+/// `progress` is cancelled or its cap passes, by a watcher thread that ends with the guard.
+struct CapFlag {
+    flag: Arc<std::sync::atomic::AtomicBool>,
+    _stop: std::sync::mpsc::Sender<()>,
+}
+
+impl CapFlag {
+    /// How often the watcher looks at the cap.
+    const POLL: Duration = Duration::from_millis(20);
+
+    fn watch(progress: &Arc<super::Progress>) -> Self {
+        use std::sync::atomic::Ordering;
+        let flag = Arc::new(std::sync::atomic::AtomicBool::new(progress.cancelled()));
+        let (tx, rx) = std::sync::mpsc::channel::<()>();
+        let (f, p) = (flag.clone(), progress.clone());
+        // If no thread can be made, the flag is only set here: the work runs uncapped.
+        let _ = std::thread::Builder::new()
+            .name("kumite-suggest-cap".into())
+            .spawn(move || {
+                while let Err(std::sync::mpsc::RecvTimeoutError::Timeout) =
+                    rx.recv_timeout(Self::POLL)
+                {
+                    if p.cancelled() {
+                        f.store(true, Ordering::Relaxed);
+                        return;
+                    }
+                }
+            });
+        Self { flag, _stop: tx }
+    }
+}
+
 fn verdict_with(
     text: &str,
     progress: &Arc<super::Progress>,
@@ -988,6 +1021,8 @@ fn verdict_with(
     } else {
         ALTERNATE_EXACT_POSITIONS
     };
+    // The value iterations poll a flag, not the clock: it is set when the cap passes.
+    let stop = CapFlag::watch(progress);
     if simultaneous && judge == Judge::Decide {
         // A simultaneous game whose value takes long to find (fencing: 63,672 positions, 28 s,
         // not converged) cannot have every edit solved: it is judged by CPU games instead.
@@ -998,7 +1033,7 @@ fn verdict_with(
             SIMULTANEOUS_SOLVE_POSITIONS,
             SIMULTANEOUS_SOLVE_TIME,
             Some(SIMULTANEOUS_SOLVE_WORK),
-            None,
+            Some(&stop.flag),
         )
         .ok_or("cancelled")?;
         if gv.out_of_work || gv.timed_out || gv.states >= SIMULTANEOUS_SOLVE_POSITIONS {
@@ -1006,7 +1041,10 @@ fn verdict_with(
         }
         return Ok(verdict(&prog, &gv));
     }
-    let gv = value_iteration(&prog, &st, VALUE_BOUND, max);
+    let gv =
+        crate::search::solve::value_iteration_in(&prog, &st, VALUE_BOUND, max, Some(&stop.flag))
+            .ok_or("cancelled")?;
+    drop(stop);
     let v = verdict(&prog, &gv);
     if !simultaneous && judge == Judge::Decide && v.method() != Method::Exact {
         return Ok(sampled_verdict(&prog, SAMPLE_GAMES, SAMPLE_SEED, progress));
@@ -1673,7 +1711,11 @@ fn suggest_balance(text: &str, opts: &SuggestOptions) -> Result<Suggestions, Str
 /// verdict too close to the goals' edge to tell measured again on four times the games (when
 /// they fit the plan). Err when the cap or a cancel came first.
 fn measure_file(text: &str, opts: &SuggestOptions) -> Result<Verdict, String> {
-    let mut before = verdict_with(text, &opts.progress, Judge::Decide)?;
+    let mut before = match verdict_with(text, &opts.progress, Judge::Decide) {
+        Ok(v) => v,
+        Err(_) if opts.progress.cancelled() => return Err(stopped_measuring(opts)),
+        Err(e) => return Err(e),
+    };
     let met = meets(&opts.goals, &before);
     if before.method() == Method::Sampled
         && (if met {
@@ -1692,20 +1734,24 @@ fn measure_file(text: &str, opts: &SuggestOptions) -> Result<Verdict, String> {
         }
     }
     if opts.progress.cancelled() {
-        // Stopped while measuring the file itself: no figure of it to stand on.
-        return Err(if opts.progress.past_cap() {
-            format!(
-                "the {} s cap passed while the file itself was measured ({} games played): nothing was tried",
-                opts.budget.as_secs_f64(),
-                opts.progress
-                    .done
-                    .load(std::sync::atomic::Ordering::Relaxed)
-            )
-        } else {
-            "cancelled while the file itself was measured".to_string()
-        });
+        return Err(stopped_measuring(opts));
     }
     Ok(before)
+}
+
+/// Stopped while measuring the file itself: no figure of it to stand on.
+fn stopped_measuring(opts: &SuggestOptions) -> String {
+    if opts.progress.past_cap() {
+        format!(
+            "the {} s cap passed while the file itself was measured ({} games played): nothing was tried",
+            opts.budget.as_secs_f64(),
+            opts.progress
+                .done
+                .load(std::sync::atomic::Ordering::Relaxed)
+        )
+    } else {
+        "cancelled while the file itself was measured".to_string()
+    }
 }
 
 /// The goals in words, as the file's verdict `before` can judge them (by CPU games, or under
