@@ -6,11 +6,10 @@
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
 
-/// `module → modules it names as crate::X`, ignoring comments and `#[cfg(test)]` code.
-fn import_graph() -> BTreeMap<String, BTreeSet<String>> {
-    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
+/// The `.rs` files under `dir`, at any depth.
+fn rust_files(dir: &Path) -> Vec<std::path::PathBuf> {
     let mut files = Vec::new();
-    let mut dirs = vec![src.clone()];
+    let mut dirs = vec![dir.to_path_buf()];
     while let Some(d) = dirs.pop() {
         for e in std::fs::read_dir(&d).unwrap() {
             let p = e.unwrap().path();
@@ -21,17 +20,27 @@ fn import_graph() -> BTreeMap<String, BTreeSet<String>> {
             }
         }
     }
+    files
+}
+
+/// The module a relative path belongs to: its first component, without `.rs`.
+fn first_component(rel: &Path) -> String {
+    rel.components()
+        .next()
+        .unwrap()
+        .as_os_str()
+        .to_string_lossy()
+        .trim_end_matches(".rs")
+        .to_string()
+}
+
+/// `module → modules it names as crate::X`, ignoring comments and `#[cfg(test)]` code.
+fn import_graph() -> BTreeMap<String, BTreeSet<String>> {
+    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
     let mut graph: BTreeMap<String, BTreeSet<String>> = BTreeMap::new();
-    for f in files {
+    for f in rust_files(&src) {
         let rel = f.strip_prefix(&src).unwrap();
-        let top = rel
-            .components()
-            .next()
-            .unwrap()
-            .as_os_str()
-            .to_string_lossy()
-            .trim_end_matches(".rs")
-            .to_string();
+        let top = first_component(rel);
         if top == "lib" || top == "main" {
             continue;
         }
@@ -213,28 +222,9 @@ fn submodule_graph(folder: &str) -> BTreeMap<String, BTreeSet<String>> {
         }
     };
     let mut graph: BTreeMap<String, BTreeSet<String>> = BTreeMap::new();
-    let mut files = vec![dir.clone()];
-    let mut sources = Vec::new();
-    while let Some(d) = files.pop() {
-        for e in std::fs::read_dir(&d).unwrap() {
-            let p = e.unwrap().path();
-            if p.is_dir() {
-                files.push(p);
-            } else if p.extension().is_some_and(|x| x == "rs") {
-                sources.push(p);
-            }
-        }
-    }
-    for f in sources {
+    for f in rust_files(&dir) {
         let rel = f.strip_prefix(&dir).unwrap();
-        let node = rel
-            .components()
-            .next()
-            .unwrap()
-            .as_os_str()
-            .to_string_lossy()
-            .trim_end_matches(".rs")
-            .to_string();
+        let node = first_component(rel);
         let direct = rel.components().count() == 1;
         let code = strip(&std::fs::read_to_string(&f).unwrap());
         let deps = graph.entry(node.clone()).or_default();
