@@ -9,8 +9,8 @@
 
 use crate::engine::players::{GameEnd, MatchOptions, Player, RandomPlayer, SearchWork, play_game};
 use crate::engine::{Engine, GameResult, Side, State};
-use crate::players::{SpecError, is_ai, make_player, player_seed, ready_player};
-use crate::program::{CmdId, RuleProgram};
+use crate::players::{PlayerSpec, SpecError, ready_player};
+use crate::program::{CmdId, RuleProgram, RunConfig};
 use serde::{Deserialize, Serialize};
 use std::ops::Range;
 
@@ -203,6 +203,8 @@ impl ArenaStats {
 pub struct ArenaRun<'a> {
     /// The program.
     pub prog: &'a RuleProgram,
+    /// What the run varies (the learned evaluation a `cpu:trained` player values by).
+    pub config: &'a RunConfig,
     /// Rule file name (told to players, written in the result).
     pub rules_name: String,
     /// h's player spec.
@@ -223,6 +225,16 @@ pub struct ArenaRun<'a> {
     pub jobs: Option<usize>,
 }
 
+impl ArenaRun<'_> {
+    /// h's and c's player specs, read.
+    pub fn specs(&self) -> Result<[PlayerSpec; 2], SpecError> {
+        Ok([
+            PlayerSpec::parse(self.prog, self.config, &self.h)?,
+            PlayerSpec::parse(self.prog, self.config, &self.c)?,
+        ])
+    }
+}
+
 /// One worker's engine, position, players and scratch, reused for every game it plays.
 struct Worker<'p> {
     eng: Engine<'p>,
@@ -230,21 +242,25 @@ struct Worker<'p> {
     players: [Box<dyn Player + Send + 'p>; 2],
     /// Both sides are `random`: played through these, statically dispatched (the same draws).
     randoms: Option<[RandomPlayer; 2]>,
+    /// The players' specs, read once.
+    specs: [PlayerSpec; 2],
     enabled: Vec<CmdId>,
     opts: MatchOptions,
 }
 
 impl<'p> Worker<'p> {
     fn new(run: &ArenaRun<'p>) -> Result<Self, SpecError> {
+        let specs = run.specs()?;
         Ok(Self {
-            eng: Engine::new(run.prog, 0),
+            eng: Engine::with_config(run.prog, 0, run.config),
             st: State::default(),
             players: [
-                make_player(run.prog, &run.h, 0, Side::H, run.ai_timeout)?,
-                make_player(run.prog, &run.c, 0, Side::C, run.ai_timeout)?,
+                specs[0].player(run.prog, run.config, 0, Side::H, run.ai_timeout)?,
+                specs[1].player(run.prog, run.config, 0, Side::C, run.ai_timeout)?,
             ],
-            randoms: (run.h == "random" && run.c == "random")
+            randoms: (specs == [PlayerSpec::Random, PlayerSpec::Random])
                 .then(|| [RandomPlayer::new(0), RandomPlayer::new(0)]),
+            specs,
             enabled: Vec::new(),
             opts: MatchOptions {
                 seed: 0,
@@ -265,8 +281,8 @@ impl<'p> Worker<'p> {
         self.opts.game = i;
         self.eng.seed = seed;
         if let Some([a, b]) = &mut self.randoms {
-            a.reseed(player_seed("random", seed, Side::H));
-            b.reseed(player_seed("random", seed, Side::C));
+            a.reseed(PlayerSpec::Random.seed(seed, Side::H));
+            b.reseed(PlayerSpec::Random.seed(seed, Side::C));
             let end = play_game(
                 &self.eng,
                 &mut self.st,
@@ -278,10 +294,11 @@ impl<'p> Worker<'p> {
             stats.record(i, &end);
             return;
         }
-        for (side, spec) in [&run.h, &run.c].into_iter().enumerate() {
+        for (side, spec) in self.specs.iter().enumerate() {
             if let Err(e) = ready_player(
                 &mut self.players[side],
                 run.prog,
+                run.config,
                 spec,
                 seed,
                 Side::from_index(side),
@@ -323,7 +340,7 @@ impl<'p> Worker<'p> {
 /// Plays the run's games (its shard's, if any) and returns their counts.
 pub fn run(run: &ArenaRun) -> Result<ArenaStats, ArenaError> {
     let range = run.shard.map_or(0..run.games, |s| s.range(run.games));
-    if is_ai(&run.h) || is_ai(&run.c) {
+    if run.specs()?.iter().any(PlayerSpec::is_ai) {
         // One process per AI for the whole run: games one after another.
         let mut w = Worker::new(run)?;
         let mut stats = ArenaStats::default();

@@ -4,7 +4,7 @@
 //! the caller to show (ariadne in the terminal, a list in the window, an exception in Python).
 
 use crate::pipeline::{Compiled, compile};
-use crate::program::RuleProgram;
+use crate::program::{RuleProgram, RunConfig};
 use std::path::Path;
 
 /// Reads a rule file, with a clear message on failure.
@@ -52,9 +52,10 @@ impl std::fmt::Display for LoadError {
 
 impl std::error::Error for LoadError {}
 
-/// Reads, compiles and prepares a rule file: its learned evaluation (`kumite train`, read
-/// for the rules as written, so before any `--set`), then the `--set` start values.
-pub fn load_file(file: &Path, sets: &[String]) -> Result<RuleProgram, LoadError> {
+/// Reads, compiles and prepares a rule file: the `--set` start values go into the program, its
+/// learned evaluation (`kumite train`, read for the rules as written, so before any `--set`)
+/// into the run's config beside it.
+pub fn load_file(file: &Path, sets: &[String]) -> Result<(RuleProgram, RunConfig), LoadError> {
     let text = read_rules(file).map_err(LoadError::Read)?;
     let mut compiled = compile(&text);
     let Some(mut prog) = compiled.program.take() else {
@@ -64,9 +65,9 @@ pub fn load_file(file: &Path, sets: &[String]) -> Result<RuleProgram, LoadError>
             compiled: Box::new(compiled),
         });
     };
-    prog.learned = crate::search::trained::read_for(file, &prog);
+    let config = RunConfig::with_learned(crate::search::trained::read_for(file, &prog));
     apply_sets(&mut prog, sets).map_err(LoadError::Set)?;
-    Ok(prog)
+    Ok((prog, config))
 }
 
 /// Parses `--set h.NAME=V` / `NAME=V` overrides into the program's initial values.
@@ -121,7 +122,10 @@ mod tests {
             "ok.kmt",
             "!:体力=3,[押す]\n[押す]:O.体力-1\nO.体力<=0:S.勝利\n".as_bytes(),
         );
-        let p = load_file(&ok, &["c.体力=5".into()]).expect("loads");
+        let (p, config) = load_file(&ok, &["c.体力=5".into()]).expect("loads");
+        assert!(config.banned.is_empty());
+        let why = config.learned.expect_err("no learned file beside it");
+        assert!(why.contains("ok.trained.json not found"), "{why}");
         let id = p.state_id("体力").expect("state") as usize;
         assert_eq!((p.init_values[0][id], p.init_values[1][id]), (3, 5));
         // Not UTF-8: refused with the offset (the studio's Learn reads it so too).

@@ -3,7 +3,7 @@
 
 use crate::engine::players::{FailKind, Player, PlayerError, RandomPlayer};
 use crate::engine::{Engine, Side, State};
-use crate::program::{CmdId, RuleProgram};
+use crate::program::{CmdId, RuleProgram, RunConfig};
 use crate::search::CpuSpecError;
 use std::io::Write;
 
@@ -38,10 +38,13 @@ pub enum PlayerSpec {
 }
 
 impl PlayerSpec {
-    /// Reads `spec` for `prog` (whose `~` settings a `cpu` spec starts from).
-    pub fn parse(prog: &RuleProgram, spec: &str) -> Result<Self, SpecError> {
+    /// Reads `spec` for `prog` (whose `~` settings a `cpu` spec starts from) run under
+    /// `config` (which must hold a learned evaluation for `cpu:trained`).
+    pub fn parse(prog: &RuleProgram, config: &RunConfig, spec: &str) -> Result<Self, SpecError> {
         if let Some(settings) = crate::search::CpuSettings::of_player(prog, spec) {
-            return Ok(Self::Cpu(settings?));
+            let settings = settings?;
+            settings.check_trained(config)?;
+            return Ok(Self::Cpu(settings));
         }
         match spec {
             "random" => Ok(Self::Random),
@@ -68,20 +71,24 @@ impl PlayerSpec {
         }
     }
 
-    /// Its player for `prog` on `side` in a game of `seed`; an external AI gets `ai_timeout`
-    /// seconds a move.
+    /// Its player for `prog` run under `config` on `side` in a game of `seed`; an external AI
+    /// gets `ai_timeout` seconds a move.
     pub fn player<'a>(
         &self,
         prog: &'a RuleProgram,
+        config: &RunConfig,
         seed: u64,
         side: Side,
         ai_timeout: f64,
     ) -> Result<Box<dyn Player + Send + 'a>, SpecError> {
         let seed = self.seed(seed, side);
         Ok(match self {
-            Self::Cpu(settings) => {
-                Box::new(crate::search::CpuPlayer::new(prog, settings.clone(), seed))
-            }
+            Self::Cpu(settings) => Box::new(crate::search::CpuPlayer::with_config(
+                prog,
+                settings.clone(),
+                seed,
+                config,
+            )),
             Self::Random => Box::new(RandomPlayer::new(seed)),
             Self::Human => Box::new(HumanPlayer),
             Self::Ai(cmd) => {
@@ -98,47 +105,40 @@ impl PlayerSpec {
     }
 }
 
-/// A player from its spec: `human`, `random`, `cpu[:…]` or `ai:COMMAND` ([`PlayerSpec`]).
+/// A player from its spec: `human`, `random`, `cpu[:…]` or `ai:COMMAND` ([`PlayerSpec`]),
+/// for `prog` run under `config`.
 pub fn make_player<'a>(
     prog: &'a RuleProgram,
+    config: &RunConfig,
     spec: &str,
     seed: u64,
     side: Side,
     ai_timeout: f64,
 ) -> Result<Box<dyn Player + Send + 'a>, SpecError> {
-    PlayerSpec::parse(prog, spec)?.player(prog, seed, side, ai_timeout)
+    PlayerSpec::parse(prog, config, spec)?.player(prog, config, seed, side, ai_timeout)
 }
 
-/// The seed [`make_player`] gives the player of `spec` on `side` for a game seed
-/// ([`PlayerSpec::seed`]).
-pub fn player_seed(spec: &str, seed: u64, side: Side) -> u64 {
-    let kind = if spec == "random" {
-        PlayerSpec::Random
-    } else {
-        PlayerSpec::Human // every other kind is seeded alike
-    };
-    kind.seed(seed, side)
-}
-
-/// Makes `player` (made from `spec`) play the next game as [`make_player`] would make it for
-/// `seed`: reseeded in place where it can be, made anew otherwise. External AIs keep their
-/// process (they are told each game's seed when it begins).
+/// Makes `player` (made from `spec`) play the next game as [`PlayerSpec::player`] would make
+/// it for `seed`: reseeded in place where it can be, made anew otherwise. External AIs keep
+/// their process (they are told each game's seed when it begins).
 pub fn ready_player<'a>(
     player: &mut Box<dyn Player + Send + 'a>,
     prog: &'a RuleProgram,
-    spec: &str,
+    config: &RunConfig,
+    spec: &PlayerSpec,
     seed: u64,
     side: Side,
     ai_timeout: f64,
 ) -> Result<(), SpecError> {
-    if is_ai(spec) || player.reseed(player_seed(spec, seed, side)) {
+    if spec.is_ai() || player.reseed(spec.seed(seed, side)) {
         return Ok(());
     }
-    *player = make_player(prog, spec, seed, side, ai_timeout)?;
+    *player = spec.player(prog, config, seed, side, ai_timeout)?;
     Ok(())
 }
 
-/// True if the player spec is an external AI (one process, so games run one after another).
+/// True if the player spec is an external AI (one process, so games run one after another):
+/// what [`PlayerSpec::parse`] reads as [`PlayerSpec::Ai`], told without reading the rest.
 pub fn is_ai(spec: &str) -> bool {
     spec.starts_with("ai:")
 }

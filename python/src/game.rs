@@ -57,9 +57,10 @@ pub(crate) fn compile_game(
     };
     // A file's learned evaluation (`kumite train`, for `cpu:trained`), as the command line
     // reads it: belonging to the rules as written, so before any `set`.
-    if let Some(f) = file {
-        prog.learned = kumite::search::trained::read_for(f, &prog);
-    }
+    let config = match file {
+        Some(f) => RunConfig::with_learned(kumite::search::trained::read_for(f, &prog)),
+        None => RunConfig::default(),
+    };
     if let Some(sets) = sets {
         let mut list = Vec::new();
         for (k, v) in sets.iter() {
@@ -72,7 +73,7 @@ pub(crate) fn compile_game(
         kumite::load::apply_sets(&mut prog, &list).map_err(PyValueError::new_err)?;
     }
     Ok(Game {
-        core: Core::new(prog, name.to_string()),
+        core: Core::new(prog, config, name.to_string()),
     })
 }
 

@@ -15,7 +15,7 @@
 
 pub(crate) use kumite::engine::{ChanceScript, rng};
 pub(crate) use kumite::engine::{Engine, NONE, Outcome, RuntimeError, State as EState};
-pub(crate) use kumite::program::{CmdId, RuleProgram};
+pub(crate) use kumite::program::{CmdId, RuleProgram, RunConfig};
 pub(crate) use kumite::search::solve;
 pub(crate) use kumite::side::Side;
 pub(crate) use numpy::ndarray::{Array2, Array3, ArrayView2};

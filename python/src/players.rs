@@ -23,14 +23,14 @@ impl Cpu {
                 "{spec:?} is not a built-in player: use random, cpu[:…] or cpu:exact"
             ))
         };
-        let parsed = match PlayerSpec::parse(&core.prog, spec) {
+        let parsed = match PlayerSpec::parse(&core.prog, &core.config, spec) {
             Ok(PlayerSpec::Human | PlayerSpec::Ai(_)) | Err(SpecError::NoCommand) => {
                 return Err(not_built_in());
             }
             other => other.map_err(|e| PyValueError::new_err(e.to_string()))?,
         };
         let p = ProgramPlayer::try_new(core.prog.clone(), |prog| {
-            parsed.player(prog, seed, Side::H, 1.0)
+            parsed.player(prog, &core.config, seed, Side::H, 1.0)
         })
         .map_err(|e| PyValueError::new_err(e.to_string()))?;
         Ok(Cpu {

@@ -30,17 +30,20 @@ self_cell::self_cell!(
 pub(crate) struct Core {
     eng: Mutex<ProgramEngine>,
     pub(crate) prog: Arc<RuleProgram>,
+    /// What its players run under (the learned evaluation read beside the file).
+    pub(crate) config: RunConfig,
     pub(crate) name: String,
     pub(crate) first: Side,
 }
 
 impl Core {
-    pub(crate) fn new(prog: RuleProgram, name: String) -> Arc<Self> {
+    pub(crate) fn new(prog: RuleProgram, config: RunConfig, name: String) -> Arc<Self> {
         let prog = Arc::new(prog);
         let first = Side::first_mover(prog.settings.cpu_first);
         Arc::new(Core {
             eng: Mutex::new(ProgramEngine::new(prog.clone(), |p| Engine::new(p, 0))),
             prog,
+            config,
             name,
             first,
         })

@@ -524,6 +524,7 @@ pub fn solve(
 /// when known) turns it into the player's exploitability.
 pub fn against(
     prog: &RuleProgram,
+    config: &crate::program::RunConfig,
     first: Side,
     spec: &str,
     game_value: Option<f64>,
@@ -540,7 +541,7 @@ pub fn against(
     let failed: std::rc::Rc<std::cell::RefCell<Option<(u64, String)>>> = Default::default();
     use crate::players::{PlayerSpec, SpecError};
     let wrong = || format!("--against {spec}: use random, cpu[:S3,…], cpu:exact or ai:COMMAND");
-    let parsed = match PlayerSpec::parse(prog, spec) {
+    let parsed = match PlayerSpec::parse(prog, config, spec) {
         Ok(PlayerSpec::Human) | Err(SpecError::Unknown(_)) => return Err(wrong()),
         other => other.map_err(|e| e.to_string())?,
     };
@@ -554,7 +555,7 @@ pub fn against(
             })
         }
         PlayerSpec::Cpu(settings) => {
-            let mut cpu = crate::search::CpuPlayer::new(prog, settings, 0);
+            let mut cpu = crate::search::CpuPlayer::with_config(prog, settings, 0, config);
             Box::new(move |s: &State| {
                 cpu.reseed(crate::search::position_key(s, 1));
                 cpu.policy(s, Side::C)
@@ -562,7 +563,7 @@ pub fn against(
         }
         ai @ PlayerSpec::Ai(_) => {
             let mut ai = ai
-                .player(prog, 0, Side::C, ai_timeout)
+                .player(prog, config, 0, Side::C, ai_timeout)
                 .map_err(|e| e.to_string())?;
             let e = crate::search::search_engine(prog);
             ai.begin(

@@ -426,7 +426,7 @@ pub enum Command {
 /// `kumite train`.
 fn train(file: &Path, games: u64, seed: u64, output: Option<&PathBuf>, format: Format) -> ExitCode {
     let prog = match load_program(file, &[]) {
-        Ok(p) => p,
+        Ok((p, _)) => p,
         Err(e) => return fail(&e),
     };
     if prog.settings.simultaneous {
@@ -654,12 +654,13 @@ pub fn run(cmd: Command) -> ExitCode {
             {
                 return fail(&e);
             }
-            let prog = match load_program(&file, &set) {
+            let (prog, config) = match load_program(&file, &set) {
                 Ok(p) => p,
                 Err(e) => return fail(&e),
             };
             let run = crate::arena::ArenaRun {
                 prog: &prog,
+                config: &config,
                 rules_name: file.display().to_string(),
                 h,
                 c,
@@ -754,7 +755,7 @@ pub fn run(cmd: Command) -> ExitCode {
 /// `kumite tree`: the victory-condition graph with both sides' distances, as text, JSON or dot.
 fn tree(file: &Path, set: &[String], format: TreeFormat) -> ExitCode {
     let prog = match load_program(file, set) {
-        Ok(p) => p,
+        Ok((p, _)) => p,
         Err(e) => return fail(&e),
     };
     let g = crate::analysis::VictoryGraph::build(&prog);
@@ -790,7 +791,7 @@ fn run_match(a: MatchArgs) -> ExitCode {
         log,
         format,
     } = a;
-    let prog = match load_program(&file, &set) {
+    let (prog, config) = match load_program(&file, &set) {
         Ok(p) => p,
         Err(e) => return fail(&e),
     };
@@ -806,6 +807,7 @@ fn run_match(a: MatchArgs) -> ExitCode {
     let setup = play::MatchSetup {
         file: &file,
         sets: &set,
+        config: &config,
         h: &h,
         c: &c,
         delay,
@@ -895,7 +897,7 @@ fn solve(
     against: Option<(&str, f64)>,
     format: Format,
 ) -> ExitCode {
-    let prog = match load_program(file, set) {
+    let (prog, config) = match load_program(file, set) {
         Ok(p) => p,
         Err(e) => return fail(&e),
     };
@@ -923,7 +925,7 @@ fn solve(
         Err(e) => return fail(&e),
     };
     if let Some((spec, ai_timeout)) = against {
-        match analyse::against(&prog, first, spec, out.game_value(), ai_timeout) {
+        match analyse::against(&prog, &config, first, spec, out.game_value(), ai_timeout) {
             Ok(a) => out.against = Some(a),
             Err(e) => return fail(&e),
         }
@@ -939,7 +941,7 @@ fn solve(
 /// `kumite perft`: move sequences counted to each depth up to `depth`.
 fn perft(file: &Path, depth: u32, seed: u64, set: &[String], first: Option<SideArg>) -> ExitCode {
     let prog = match load_program(file, set) {
-        Ok(p) => p,
+        Ok((p, _)) => p,
         Err(e) => return fail(&e),
     };
     let eng = crate::engine::Engine::new(&prog, seed);
@@ -993,7 +995,7 @@ fn report_setup(
         jobs,
         ai_timeout,
     } = *a;
-    let prog = load_program(file, set)?;
+    let (prog, config) = load_program(file, set)?;
     let source = read_rules(file).unwrap_or_default();
     let mut opts = crate::report::ReportOptions {
         games,
@@ -1001,12 +1003,13 @@ fn report_setup(
         jobs: jobs.map(|j| j as usize),
         sections,
         ai_timeout,
+        config,
         ..Default::default()
     };
     if let Some(p) = players {
         let pair = crate::report::split_players(p).map_err(|e| e.to_string())?;
         for spec in &pair {
-            crate::players::make_player(&prog, spec, 0, Side::H, ai_timeout)
+            crate::players::make_player(&prog, &opts.config, spec, 0, Side::H, ai_timeout)
                 .map_err(|e| e.to_string())
                 .and_then(|_| check_not_human(spec, "a report"))
                 .map_err(|e| format!("--players: {e}"))?;
@@ -1141,8 +1144,12 @@ fn side_of(first: Option<SideArg>, prog: &crate::program::RuleProgram) -> Side {
     }
 }
 
-/// Reads, compiles (reporting errors) and applies `--set` overrides.
-pub fn load_program(file: &Path, sets: &[String]) -> Result<crate::program::RuleProgram, String> {
+/// Reads, compiles (reporting errors) and applies `--set` overrides; the run's config holds the
+/// learned evaluation read beside the file.
+pub fn load_program(
+    file: &Path,
+    sets: &[String],
+) -> Result<(crate::program::RuleProgram, crate::program::RunConfig), String> {
     crate::load::load_file(file, sets).map_err(|e| {
         // A file with errors: each at its line and column, as `kumite check` shows them.
         if let crate::load::LoadError::Errors {

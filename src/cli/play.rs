@@ -3,7 +3,7 @@
 use crate::engine::players::{MatchOptions, MatchResult, MoveRecord, Player, play_match_with};
 use crate::engine::{Engine, GameResult, State};
 use crate::players::make_player;
-use crate::program::{CmdId, RuleProgram};
+use crate::program::{CmdId, RuleProgram, RunConfig};
 use crate::side::Side;
 use std::io::Write;
 
@@ -65,28 +65,31 @@ pub fn run_with(
     })
 }
 
-/// Runs one match between players given on the command line (`text_trace`: print every turn's
-/// trace on standard error).
+/// Runs one match between players given as specs (`[h, c]`), printing nothing.
 pub fn run_match(
     prog: &RuleProgram,
-    h: &str,
-    c: &str,
+    config: &RunConfig,
+    specs: [&str; 2],
     opts: &MatchOptions,
-    delay: f64,
-    text_trace: bool,
     ai_timeout: f64,
 ) -> Result<MatchResult, String> {
-    let display = if text_trace {
-        TurnDisplay::Trace
-    } else {
-        TurnDisplay::Quiet
-    };
-    run_players(prog, [h, c], opts, delay, display, ai_timeout, |_| {})
+    run_players(
+        prog,
+        config,
+        specs,
+        opts,
+        0.0,
+        TurnDisplay::Quiet,
+        ai_timeout,
+        |_| {},
+    )
 }
 
 /// [`run_match`] with any [`TurnDisplay`].
+#[allow(clippy::too_many_arguments)]
 fn run_players(
     prog: &RuleProgram,
+    config: &RunConfig,
     specs: [&str; 2],
     opts: &MatchOptions,
     delay: f64,
@@ -95,8 +98,10 @@ fn run_players(
     on_moves: impl FnMut(&[MoveRecord]),
 ) -> Result<MatchResult, String> {
     let mut players = [
-        make_player(prog, specs[0], opts.seed, Side::H, ai_timeout).map_err(|e| e.to_string())?,
-        make_player(prog, specs[1], opts.seed, Side::C, ai_timeout).map_err(|e| e.to_string())?,
+        make_player(prog, config, specs[0], opts.seed, Side::H, ai_timeout)
+            .map_err(|e| e.to_string())?,
+        make_player(prog, config, specs[1], opts.seed, Side::C, ai_timeout)
+            .map_err(|e| e.to_string())?,
     ];
     Ok(run_with(prog, &mut players, opts, delay, display, on_moves))
 }
@@ -187,6 +192,8 @@ pub struct MatchSetup<'a> {
     pub file: &'a std::path::Path,
     /// `--set` overrides.
     pub sets: &'a [String],
+    /// The run's config (the learned evaluation read beside the file).
+    pub config: &'a RunConfig,
     /// Player specs.
     pub h: &'a str,
     /// Player specs.
@@ -255,6 +262,7 @@ pub fn match_command(
     run_opts.lean = !s.json && !opts.trace;
     let mut r = run_players(
         prog,
+        s.config,
         [s.h, s.c],
         &run_opts,
         s.delay,

@@ -206,7 +206,7 @@ impl MatchSession {
                 .spawn(move || {
                     let mut slot = slot.lock().unwrap_or_else(|e| e.into_inner());
                     if slot.is_none() {
-                        *slot = Some(crate::search::exact::shared(
+                        *slot = Some(crate::search::exact::TableCache::process().get(
                             program_of(&compiled),
                             &crate::program::RunConfig::default(),
                             &st,
@@ -715,15 +715,16 @@ impl MatchSession {
             .map(|t| t.before.clone())
             .collect();
         drop(eng);
-        let seed = crate::players::player_seed("cpu", self.seed, side);
+        let seed = crate::players::PlayerSpec::Cpu(settings.clone()).seed(self.seed, side);
         let streams = self.streams[side];
         let exact = self.exact.clone();
-        let learned = self.learned.clone().filter(|_| settings.trained);
+        let config = crate::program::RunConfig::with_learned(
+            self.learned
+                .clone()
+                .ok_or_else(|| crate::program::NO_LEARNED.to_string()),
+        );
         let job = Job::spawn("kumite-cpu", ctx, move |h| {
-            let mut cpu = CpuPlayer::new(program_of(&compiled), settings, seed);
-            if let Some(l) = &learned {
-                cpu.set_learned(l);
-            }
+            let mut cpu = CpuPlayer::with_config(program_of(&compiled), settings, seed, &config);
             cpu.set_cancel_flag(h.cancel_flag().clone());
             cpu.set_history(&past);
             if let Some(s) = streams {

@@ -564,7 +564,6 @@ fn assemble(
         adv_meta,
     } = t;
     RuleProgram {
-        learned: Err(super::NO_LEARNED.to_string()),
         states: b.states,
         commands: b.commands,
         init_values,

@@ -252,20 +252,40 @@ pub struct RuleProgram {
     pub constants: Vec<(String, i64)>,
     /// Command macros and their alternatives (for display).
     pub macros: Vec<(String, Vec<String>)>,
-    /// The learned evaluation `cpu:trained` plays with (`kumite train`), attached by whoever
-    /// read the file (the command line reads `FILE.trained.json` next to it), or why there is
-    /// none.
-    pub learned: Result<std::sync::Arc<Learned>, String>,
 }
 
 /// What one run of a program varies while the program itself stays as compiled: handed to the
 /// engine ([`crate::engine::Engine::with_config`]) and the CPU
-/// ([`crate::search::CpuPlayer::with_config`]); the default changes nothing.
-#[derive(Clone, Debug, Default, PartialEq, Eq, Hash)]
+/// ([`crate::search::CpuPlayer::with_config`]) and the players made from specs
+/// ([`crate::players::PlayerSpec`]); the default bans nothing and has no learned evaluation.
+#[derive(Clone, Debug)]
 pub struct RunConfig {
     /// Commands a side may never use, as flag indices `side * commands + command`: kept off
     /// after every availability run (restricted play in `kumite report`; empty otherwise).
     pub banned: Vec<u32>,
+    /// The learned evaluation `cpu:trained` plays with (`kumite train`), read by whoever read
+    /// the rule file ([`crate::load::load_file`] reads `FILE.trained.json` next to it), or why
+    /// there is none.
+    pub learned: Result<std::sync::Arc<Learned>, String>,
+}
+
+impl Default for RunConfig {
+    fn default() -> Self {
+        Self {
+            banned: Vec::new(),
+            learned: Err(NO_LEARNED.to_string()),
+        }
+    }
+}
+
+impl RunConfig {
+    /// The default config with a learned evaluation (or why there is none).
+    pub fn with_learned(learned: Result<std::sync::Arc<Learned>, String>) -> Self {
+        Self {
+            learned,
+            ..Self::default()
+        }
+    }
 }
 
 /// A learned evaluation (`kumite train`): logistic-regression weights that predict h's result

@@ -7,7 +7,7 @@ use crate::arena::ArenaError;
 use crate::arena::game_seed;
 use crate::engine::players::{GameEnd, MatchOptions, Player, PlayerError, play_game};
 use crate::engine::{Engine, GameResult, Outcome, Side, State};
-use crate::players::{SpecError, is_ai, make_player, ready_player};
+use crate::players::{PlayerSpec, SpecError, is_ai, ready_player};
 use crate::program::{CmdId, RuleProgram, RunConfig};
 use std::sync::Arc;
 use std::sync::atomic::Ordering;
@@ -89,8 +89,11 @@ pub fn distinct_games<'r>(recs: impl IntoIterator<Item = &'r GameRec>) -> u64 {
 
 /// A set of games to play.
 pub struct GameSet<'a> {
-    /// The program (possibly restricted or with a swept value).
+    /// The program (possibly with a swept value).
     pub prog: &'a RuleProgram,
+    /// What the run varies: restricted play's banned command, the learned evaluation a
+    /// `cpu:trained` player values by.
+    pub config: &'a RunConfig,
     /// Player specs for h and c.
     pub players: [&'a str; 2],
     /// Who moves first (alternate mode).
@@ -168,23 +171,25 @@ impl Player for Seat<'_> {
 fn player<'p>(
     prog: &'p RuleProgram,
     config: &RunConfig,
-    spec: &str,
+    spec: &PlayerSpec,
     side: Side,
     progress: &Arc<Progress>,
     ai_timeout: f64,
 ) -> Result<Box<dyn Player + Send + 'p>, SpecError> {
-    if let Some(settings) = crate::search::CpuSettings::of_player(prog, spec) {
-        let mut p = crate::search::CpuPlayer::with_config(prog, settings?, 0, config);
+    if let PlayerSpec::Cpu(settings) = spec {
+        let mut p = crate::search::CpuPlayer::with_config(prog, settings.clone(), 0, config);
         p.set_cancel_flag(progress.cancel_flag.clone());
         return Ok(Box::new(p));
     }
-    make_player(prog, spec, 0, side, ai_timeout)
+    spec.player(prog, config, 0, side, ai_timeout)
 }
 
 struct Worker<'p> {
     eng: Engine<'p>,
     st: State,
     seats: [Seat<'p>; 2],
+    /// The seats' player specs, read once.
+    specs: [PlayerSpec; 2],
     enabled: Vec<CmdId>,
     opts: MatchOptions,
     leads: Vec<f64>,
@@ -192,18 +197,19 @@ struct Worker<'p> {
 }
 
 impl<'p> Worker<'p> {
-    fn new(
-        set: &GameSet<'p>,
-        config: &RunConfig,
-        progress: &Arc<Progress>,
-    ) -> Result<Self, SpecError> {
+    fn new(set: &GameSet<'p>, progress: &Arc<Progress>) -> Result<Self, SpecError> {
+        let config = set.config;
+        let specs = [
+            PlayerSpec::parse(set.prog, config, set.players[0])?,
+            PlayerSpec::parse(set.prog, config, set.players[1])?,
+        ];
         let nc = set.prog.commands.len();
         let seat = |side: Side| -> Result<Seat<'p>, SpecError> {
             Ok(Seat {
                 inner: player(
                     set.prog,
                     config,
-                    set.players[side],
+                    &specs[side.index()],
                     side,
                     progress,
                     set.ai_timeout,
@@ -221,6 +227,7 @@ impl<'p> Worker<'p> {
             eng: if set.count_rules { eng.counting() } else { eng },
             st: State::default(),
             seats: [seat(Side::H)?, seat(Side::C)?],
+            specs,
             enabled: Vec::new(),
             opts: MatchOptions {
                 seed: 0,
@@ -252,7 +259,8 @@ impl<'p> Worker<'p> {
             let _ = ready_player(
                 &mut s.inner,
                 set.prog,
-                set.players[side],
+                set.config,
+                &self.specs[side],
                 seed,
                 Side::from_index(side),
                 set.ai_timeout,
@@ -388,7 +396,7 @@ pub fn play_range(
     range: std::ops::Range<u64>,
     progress: &Arc<Progress>,
 ) -> Result<Vec<GameRec>, ArenaError> {
-    Ok(play_sets(&[(set, &RunConfig::default(), range)], progress)?
+    Ok(play_sets(&[(set, range)], progress)?
         .pop()
         .unwrap_or_default())
 }
@@ -399,21 +407,21 @@ pub fn play_range(
 /// waiting for the slowest game of each (restricted play's 22 sets of karate were 44 waits).
 /// Each set is played under its own [`RunConfig`] (restricted play bans a command per set).
 pub fn play_sets(
-    sets: &[(&GameSet, &RunConfig, std::ops::Range<u64>)],
+    sets: &[(&GameSet, std::ops::Range<u64>)],
     progress: &Arc<Progress>,
 ) -> Result<Vec<Vec<GameRec>>, ArenaError> {
     // Fail early, with the player's message.
     let checked = sets
         .iter()
-        .map(|(set, config, _)| Worker::new(set, config, progress))
+        .map(|(set, _)| Worker::new(set, progress))
         .collect::<Result<Vec<_>, _>>()?;
     if sets
         .iter()
-        .any(|(set, _, _)| set.players.iter().any(|p| is_ai(p)))
+        .any(|(set, _)| set.players.iter().any(|p| is_ai(p)))
     {
         // An external AI plays one game after another through its one process.
         let mut out = Vec::new();
-        for ((set, _, range), mut w) in sets.iter().zip(checked) {
+        for ((set, range), mut w) in sets.iter().zip(checked) {
             let mut recs = Vec::new();
             for i in range.clone() {
                 if progress.cancelled() {
@@ -426,20 +434,20 @@ pub fn play_sets(
         return Ok(out);
     }
     drop(checked);
-    let threads = match sets.first().and_then(|(s, _, _)| s.jobs).unwrap_or(0) {
+    let threads = match sets.first().and_then(|(s, _)| s.jobs).unwrap_or(0) {
         0 => std::thread::available_parallelism().map_or(1, |n| n.get()),
         n => n,
     };
     let games: u64 = sets
         .iter()
-        .map(|(_, _, r)| r.end.saturating_sub(r.start))
+        .map(|(_, r)| r.end.saturating_sub(r.start))
         .sum();
     let block = (games / (4 * threads as u64)).clamp(1, BLOCK);
     // Blocks of every set, in order: (set, first game, end).
     let blocks: Vec<(usize, u64, u64)> = sets
         .iter()
         .enumerate()
-        .flat_map(|(k, (_, _, r))| {
+        .flat_map(|(k, (_, r))| {
             (r.start..r.end)
                 .step_by(block as usize)
                 .map(move |from| (k, from, (from + block).min(r.end)))
@@ -456,9 +464,9 @@ pub fn play_sets(
             let Some(&(k, from, to)) = blocks.get(b) else {
                 break;
             };
-            let (set, config, _) = sets[k];
+            let (set, _) = sets[k];
             if workers[k].is_none() {
-                workers[k] = Worker::new(set, config, progress).ok();
+                workers[k] = Worker::new(set, progress).ok();
             }
             let mut out = Vec::new();
             if let Some(w) = workers[k].as_mut() {

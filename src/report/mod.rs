@@ -258,6 +258,9 @@ pub struct ReportOptions {
     pub sections: Sections,
     /// Seconds an external AI may take per decision.
     pub ai_timeout: f64,
+    /// The run's config: the learned evaluation a `cpu:trained` player values by (restricted
+    /// play adds its bans to it).
+    pub config: crate::program::RunConfig,
 }
 
 /// The report's seed when none is given (`--seed`).
@@ -275,6 +278,7 @@ impl Default for ReportOptions {
             exact_budget: Duration::from_secs(2),
             sections: Sections::default(),
             ai_timeout: games::AI_TIMEOUT,
+            config: crate::program::RunConfig::default(),
         }
     }
 }

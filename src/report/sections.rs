@@ -244,6 +244,7 @@ impl<'a> ReportRun<'a> {
     fn games(
         &self,
         prog: &RuleProgram,
+        config: &RunConfig,
         players: [&str; 2],
         first: Side,
         games: u64,
@@ -255,6 +256,7 @@ impl<'a> ReportRun<'a> {
         Ok(play_set(
             &GameSet {
                 prog,
+                config,
                 players,
                 first,
                 games,
@@ -281,7 +283,17 @@ impl<'a> ReportRun<'a> {
         {
             let seed = self.opts.seed ^ SEED_OUTCOME ^ (first as u64) << 40;
             let [a, b] = [self.pair[0].as_str(), self.pair[1].as_str()];
-            sets.push(self.games(self.prog, [a, b], first, self.n, seed, false, true, true)?);
+            sets.push(self.games(
+                self.prog,
+                &self.opts.config,
+                [a, b],
+                first,
+                self.n,
+                seed,
+                false,
+                true,
+                true,
+            )?);
         }
         Ok((!self.progress.cancelled()).then_some(sets))
     }
@@ -334,7 +346,17 @@ impl<'a> ReportRun<'a> {
                 self.sample_games / seatings + u64::from(k == 0) * (self.sample_games % seatings);
             let seed = self.opts.seed ^ SEED_SAMPLE ^ (first as u64) << 40;
             let [a, b] = [self.sample[0].as_str(), self.sample[1].as_str()];
-            recs.extend(self.games(self.prog, [a, b], first, games, seed, true, true, false)?);
+            recs.extend(self.games(
+                self.prog,
+                &self.opts.config,
+                [a, b],
+                first,
+                games,
+                seed,
+                true,
+                true,
+                false,
+            )?);
         }
         Ok((!self.progress.cancelled()).then_some(recs))
     }
@@ -397,31 +419,30 @@ impl<'a> ReportRun<'a> {
         let bans: Vec<RunConfig> = (0..prog.commands.len())
             .map(|cmd| RunConfig {
                 banned: vec![(side.index() * prog.commands.len() + cmd) as u32],
+                ..self.opts.config.clone()
             })
             .collect();
         let [a, b] = [self.pair[0].as_str(), self.pair[1].as_str()];
-        let sets: Vec<(GameSet, &RunConfig)> = bans
+        let sets: Vec<GameSet> = bans
             .iter()
             .flat_map(|ban| {
-                self.seatings.iter().map(move |&first| {
-                    let set = GameSet {
-                        prog,
-                        players: [a, b],
-                        first,
-                        games,
-                        seed: self.opts.seed ^ SEED_OUTCOME ^ (first as u64) << 40,
-                        count_rules: false,
-                        record_uses: false,
-                        tension: None,
-                        jobs: self.opts.jobs,
-                        ai_timeout: self.opts.ai_timeout,
-                    };
-                    (set, ban)
+                self.seatings.iter().map(move |&first| GameSet {
+                    prog,
+                    config: ban,
+                    players: [a, b],
+                    first,
+                    games,
+                    seed: self.opts.seed ^ SEED_OUTCOME ^ (first as u64) << 40,
+                    count_rules: false,
+                    record_uses: false,
+                    tension: None,
+                    jobs: self.opts.jobs,
+                    ai_timeout: self.opts.ai_timeout,
                 })
             })
             .collect();
-        let ranges: Vec<(&GameSet, &RunConfig, std::ops::Range<u64>)> =
-            sets.iter().map(|(s, ban)| (s, *ban, 0..games)).collect();
+        let ranges: Vec<(&GameSet, std::ops::Range<u64>)> =
+            sets.iter().map(|s| (s, 0..games)).collect();
         let mut played = play_sets(&ranges, self.progress)?.into_iter();
         if self.progress.cancelled() {
             return Ok(None);
@@ -502,10 +523,18 @@ impl<'a> ReportRun<'a> {
     /// Section 8: one point of the sweep; None if cancelled.
     fn sweep_point(&self, sw: &Sweep, v: i64) -> Result<Option<SweepPoint>, ReportError> {
         let p = sw.apply(self.prog, self.source, v)?;
+        // A constant's value changes the rules, which the file's learned evaluation was not
+        // learned on; a start value does not.
+        let fresh = RunConfig::default();
+        let config = match sw.target {
+            super::sweep::SweepTarget::Constant(_) => &fresh,
+            super::sweep::SweepTarget::State { .. } => &self.opts.config,
+        };
         let seed = self.opts.seed ^ SEED_OUTCOME ^ (self.file_first as u64) << 40;
         let [a, b] = [self.pair[0].as_str(), self.pair[1].as_str()];
         let recs = self.games(
             &p,
+            config,
             [a, b],
             self.file_first,
             self.n,
@@ -617,6 +646,8 @@ pub(crate) fn play_pairing(
         for (a_side, players) in [(0usize, [a, b]), (1usize, [b, a])] {
             let set = GameSet {
                 prog,
+                // The round robin's players are the built-in levels: nothing learned or banned.
+                config: &RunConfig::default(),
                 players,
                 first,
                 games: half,
@@ -770,7 +801,17 @@ impl ReportRun<'_> {
         for &first in &self.seatings {
             let seed = self.opts.seed ^ SEED_DEPTH ^ (first as u64) << 40;
             let [a, b] = [players[0].as_str(), players[1].as_str()];
-            sets.push(self.games(self.prog, [a, b], first, games, seed, false, false, false)?);
+            sets.push(self.games(
+                self.prog,
+                &self.opts.config,
+                [a, b],
+                first,
+                games,
+                seed,
+                false,
+                false,
+                false,
+            )?);
             if self.progress.cancelled() {
                 return Ok(None);
             }

@@ -1094,6 +1094,8 @@ fn sampled_verdict_by(
     for first in [Side::H, Side::C] {
         let set = GameSet {
             prog,
+            // An edited text's rules: a learned evaluation of the file's would not fit them.
+            config: &crate::program::RunConfig::default(),
             players: [spec, spec],
             first,
             games,
@@ -1698,10 +1700,17 @@ fn suggest_balance(text: &str, opts: &SuggestOptions) -> Result<Suggestions, Str
         suggestion(text, &before, changes, after)
     };
     // The edited files are judged as the file is: an alternate game solved exactly stays so.
+    let search = EditSearch {
+        text,
+        all: &all,
+        opts,
+        make: &make,
+        design: design.as_ref(),
+    };
     if before.method() == Method::Sampled {
-        sampled_search(text, &all, opts, &mut out, &make, design.as_ref());
+        sampled_search(search, &mut out);
     } else {
-        exact_search(text, &all, opts, &mut out, &make, design.as_ref());
+        exact_search(search, &mut out);
     }
     out.seconds = t0.elapsed().as_secs_f64();
     Ok(out)
@@ -1843,29 +1852,49 @@ fn suggestion(
     }
 }
 
+/// What every edit of one search is made against: the file, its editable numbers, the
+/// options, how a suggestion is made, and the design an edit must keep.
+#[derive(Clone, Copy)]
+struct EditSearch<'a> {
+    text: &'a str,
+    all: &'a [Site],
+    opts: &'a SuggestOptions,
+    make: &'a MakeSuggestion<'a>,
+    design: Option<&'a Design>,
+}
+
+impl EditSearch<'_> {
+    /// The file `changes` make, to be measured — counted as tried — when it changes nothing
+    /// but numbers and keeps the design (a rejected one is counted in `out` instead).
+    fn edit(&self, changes: &[(&Site, i64)], out: &mut Suggestions) -> Option<String> {
+        let t = edited_checked(self.text, changes)?;
+        if rejects(self.design, self.text, &t, changes, out) {
+            return None;
+        }
+        out.tried += 1;
+        Some(t)
+    }
+}
+
 /// The search on a file solved exactly (or estimated), every edited file solved the same way:
 /// single edits by the smallest changes first ([`exact_singles`]); when none meets the goals,
 /// the numbers that moved toward even followed further ([`exact_follow`]); then pairs of the
 /// single edits that came nearest ([`exact_pairs`]).
-fn exact_search(
-    text: &str,
-    all: &[Site],
-    opts: &SuggestOptions,
-    out: &mut Suggestions,
-    make: &MakeSuggestion,
-    design: Option<&Design>,
-) {
+fn exact_search(search: EditSearch, out: &mut Suggestions) {
+    let EditSearch {
+        all, opts, make, ..
+    } = search;
     // An edit and its partner's make the same file: measured once.
     let mut files = std::collections::HashSet::new();
-    let mut near = exact_singles(text, all, opts, out, make, design, &mut files);
+    let mut near = exact_singles(search, out, &mut files);
     near.sort_by(|a, b| a.0.total_cmp(&b.0));
     if out.suggestions.is_empty() && out.gave_up.is_none() {
-        exact_follow(text, all, opts, out, make, design, &near, &mut files);
+        exact_follow(search, out, &near, &mut files);
     }
     // Pairs of the single edits that came nearest, when no single edit was enough.
     near.truncate(8);
     if out.suggestions.is_empty() && opts.max_edits >= 2 && out.gave_up.is_none() {
-        exact_pairs(text, all, opts, out, make, design, &near);
+        exact_pairs(search, out, &near);
     }
     rank(&mut out.suggestions);
     out.suggestions.truncate(opts.max_suggestions);
@@ -1880,14 +1909,17 @@ fn exact_search(
 /// suggested; returned are those that came nearer even (or, with the every-command goal, left
 /// fewer commands unused) without too many draws.
 fn exact_singles(
-    text: &str,
-    all: &[Site],
-    opts: &SuggestOptions,
+    search: EditSearch,
     out: &mut Suggestions,
-    make: &MakeSuggestion,
-    design: Option<&Design>,
     files: &mut std::collections::HashSet<Vec<(usize, i64)>>,
 ) -> Vec<Tried> {
+    let EditSearch {
+        text,
+        all,
+        opts,
+        make,
+        ..
+    } = search;
     let before = out.before.clone();
     let mut near: Vec<Tried> = Vec::new();
     let mut rounds: Vec<(i64, Vec<(usize, i64)>)> = vec![(
@@ -1921,13 +1953,9 @@ fn exact_singles(
                 continue;
             }
             let one = changes_of(all, &[(k, v)]);
-            let Some(t) = edited_checked(text, &one) else {
+            let Some(t) = search.edit(&one, out) else {
                 continue;
             };
-            if rejects(design, text, &t, &one, out) {
-                continue;
-            }
-            out.tried += 1;
             let Ok(after) = verdict_with(&t, &opts.progress, Judge::Exact) else {
                 continue;
             };
@@ -1954,17 +1982,19 @@ fn exact_singles(
 /// met — and then bisected between the last two (the value taken as monotone in the number
 /// there), so a fix 5 or 40 away costs a few solves, not one per step. The smallest change of
 /// each number that meets the goals is suggested.
-#[allow(clippy::too_many_arguments)]
 fn exact_follow(
-    text: &str,
-    all: &[Site],
-    opts: &SuggestOptions,
+    search: EditSearch,
     out: &mut Suggestions,
-    make: &MakeSuggestion,
-    design: Option<&Design>,
     near: &[Tried],
     files: &mut std::collections::HashSet<Vec<(usize, i64)>>,
 ) {
+    let EditSearch {
+        text,
+        all,
+        opts,
+        make,
+        ..
+    } = search;
     let mut ways: Vec<(usize, i64)> = Vec::new();
     for (_, ch, _) in near {
         let (k, v) = ch[0];
@@ -1988,11 +2018,7 @@ fn exact_follow(
                 return None;
             }
             let one = changes_of(all, &[(k, x)]);
-            let t = edited_checked(text, &one)?;
-            if rejects(design, text, &t, &one, out) {
-                return None;
-            }
-            out.tried += 1;
+            let t = search.edit(&one, out)?;
             let after = verdict_with(&t, &opts.progress, Judge::Exact).ok()?;
             if let Some(why) = breaks_play(&out.before, &after, &opts.goals) {
                 count_rejected(out, text, &t, &one, &why);
@@ -2025,15 +2051,10 @@ fn exact_follow(
 
 /// Pairs of the single edits that came nearest (`near`, on different numbers), solved
 /// exactly; those that meet the goals are suggested.
-fn exact_pairs(
-    text: &str,
-    all: &[Site],
-    opts: &SuggestOptions,
-    out: &mut Suggestions,
-    make: &MakeSuggestion,
-    design: Option<&Design>,
-    near: &[Tried],
-) {
+fn exact_pairs(search: EditSearch, out: &mut Suggestions, near: &[Tried]) {
+    let EditSearch {
+        all, opts, make, ..
+    } = search;
     'pairs: for i in 0..near.len() {
         for j in i + 1..near.len() {
             let (a, b) = (near[i].1[0], near[j].1[0]);
@@ -2045,13 +2066,9 @@ fn exact_pairs(
                 break 'pairs;
             }
             let changes = changes_of(all, &[a, b]);
-            let Some(t) = edited_checked(text, &changes) else {
+            let Some(t) = search.edit(&changes, out) else {
                 continue;
             };
-            if rejects(design, text, &t, &changes, out) {
-                continue;
-            }
-            out.tried += 1;
             if let Ok(after) = verdict_with(&t, &opts.progress, Judge::Exact)
                 && meets(&opts.goals, &after)
                 && breaks_play(&out.before, &after, &opts.goals).is_none()
@@ -2327,14 +2344,14 @@ fn plan(n: usize, opts: &SuggestOptions, per_game: f64) -> Option<Plan> {
 /// ([`CONFIRM_SEED`]), and the edits that meet the goals on them are suggested, fewest and
 /// smallest edits first. The plan depends on the file and [`SuggestOptions::games`] alone,
 /// never on the machine's pace: the time cap only stops it, saying where.
-fn sampled_search(
-    text: &str,
-    all: &[Site],
-    opts: &SuggestOptions,
-    out: &mut Suggestions,
-    make: &MakeSuggestion,
-    design: Option<&Design>,
-) {
+fn sampled_search(search: EditSearch, out: &mut Suggestions) {
+    let EditSearch {
+        text,
+        all,
+        opts,
+        make,
+        ..
+    } = search;
     // Ring by ring: every number ±1 first, then ±2, then the larger steps.
     // A game far from even (by 15 points or more) needs large steps: their ring comes first.
     let rings: [usize; 3] = if distance(&out.before) >= 0.15 {
@@ -2447,14 +2464,10 @@ fn sampled_search(
                 return;
             }
             let changes = changes_of(all, ch);
-            let Some(t) = edited_checked(text, &changes) else {
+            // Judged once: a rejected edit is never scored, so no later round meets it.
+            let Some(t) = search.edit(&changes, out) else {
                 continue;
             };
-            // Judged once: a rejected edit is never scored, so no later round meets it.
-            if rejects(design, text, &t, &changes, out) {
-                continue;
-            }
-            out.tried += 1;
             let Some(prog) = compile(&t).program else {
                 continue;
             };
@@ -2472,16 +2485,7 @@ fn sampled_search(
             scored.push((distance(&after), ch.clone(), after));
         }
         if games == first_games && !confirm && follow_probes > 0 {
-            sampled_follow(
-                text,
-                all,
-                opts,
-                out,
-                design,
-                &mut files,
-                (games, follow_probes),
-                &mut scored,
-            );
+            sampled_follow(search, out, &mut files, (games, follow_probes), &mut scored);
         }
         scored.sort_by(|a, b| a.0.total_cmp(&b.0));
         if confirm {
@@ -2536,17 +2540,16 @@ const FOLLOW_WAYS: usize = 4;
 /// or the goals are met, on the first round's games and seeds, up to `probes` edited files in
 /// all. What they measure joins the round's `scored`, so the rounds after judge them as any
 /// other edit. Nothing is followed when a step already meets the goals.
-#[allow(clippy::too_many_arguments)]
 fn sampled_follow(
-    text: &str,
-    all: &[Site],
-    opts: &SuggestOptions,
+    search: EditSearch,
     out: &mut Suggestions,
-    design: Option<&Design>,
     files: &mut std::collections::HashSet<Vec<(usize, i64)>>,
     (games, probes): (u64, usize),
     scored: &mut Vec<Tried>,
 ) {
+    let EditSearch {
+        text, all, opts, ..
+    } = search;
     if scored.iter().any(|x| meets(&opts.goals, &x.2)) {
         return;
     }
@@ -2629,12 +2632,8 @@ fn sampled_follow(
                 return None;
             }
             let changes = changes_of(all, &[(k, x)]);
-            let t = edited_checked(text, &changes)?;
-            if rejects(design, text, &t, &changes, out) {
-                return None;
-            }
+            let t = search.edit(&changes, out)?;
             left -= 1;
-            out.tried += 1;
             let prog = compile(&t).program?;
             let after = sampled_verdict(&prog, games, SAMPLE_SEED, &opts.progress);
             if opts.progress.cancelled() {

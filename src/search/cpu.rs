@@ -23,6 +23,8 @@ pub struct CpuPlayer<'p> {
     settings: CpuSettings,
     /// `cpu:exact`: the table (built at the first move), or why there is none.
     table: Option<exact::Built>,
+    /// Where `table` is looked up and kept ([`exact::TableCache::process`] unless set).
+    tables: exact::TableCache,
     searcher: Searcher<'p>,
     rng: SplitMix,
     /// Nodes searched for the last move.
@@ -65,8 +67,8 @@ impl<'p> CpuPlayer<'p> {
         Self::with_config(prog, settings, seed, &RunConfig::default())
     }
 
-    /// A CPU for one run of `prog` under `config` (restricted play's banned commands), with
-    /// settings and a seed.
+    /// A CPU for one run of `prog` under `config` (restricted play's banned commands; the
+    /// learned evaluation a `trained` CPU values its leaves by), with settings and a seed.
     pub fn with_config(
         prog: &'p RuleProgram,
         settings: CpuSettings,
@@ -76,13 +78,14 @@ impl<'p> CpuPlayer<'p> {
         let mut searcher = Searcher::with_config(prog, seed ^ 0xC0FFEE, config);
         searcher.thin = settings.thin;
         if settings.trained
-            && let Ok(learned) = &prog.learned
+            && let Ok(learned) = &config.learned
         {
             searcher.set_learned(learned);
         }
         Self {
             settings,
             table: None,
+            tables: exact::TableCache::process().clone(),
             searcher,
             rng: SplitMix(crate::engine::rng::mix(seed ^ 0xC9)),
             last_nodes: 0,
@@ -91,6 +94,11 @@ impl<'p> CpuPlayer<'p> {
             last_turn: None,
             mixes: FxHashMap::default(),
         }
+    }
+
+    /// Looks its `cpu:exact` tables up in `tables`, and keeps the ones it builds there.
+    pub fn set_tables(&mut self, tables: exact::TableCache) {
+        self.tables = tables;
     }
 
     /// The game's positions before this one, oldest first (for a player made for one move, as
@@ -133,12 +141,6 @@ impl<'p> CpuPlayer<'p> {
         self.searcher.timed_out()
     }
 
-    /// Values the search's leaves by `learned` (`cpu:trained` where the program carries none,
-    /// as in the studio, which reads the file next to the document itself).
-    pub fn set_learned(&mut self, learned: &crate::program::Learned) {
-        self.searcher.set_learned(learned);
-    }
-
     /// Uses `flag` as the cancel flag (a window shares one flag with its thinking thread).
     pub fn set_cancel_flag(&mut self, flag: Arc<AtomicBool>) {
         self.searcher.cancel = flag;
@@ -176,13 +178,11 @@ impl<'p> CpuPlayer<'p> {
         };
         if missing {
             let eng = &self.searcher.eng;
-            self.table = Some(exact::shared(
-                eng.prog,
-                eng.config(),
-                st,
-                EXACT_BUDGET,
-                EXACT_POSITIONS,
-            ));
+            self.table =
+                Some(
+                    self.tables
+                        .get(eng.prog, eng.config(), st, EXACT_BUDGET, EXACT_POSITIONS),
+                );
         }
         let strategy = self.table.as_ref()?.as_ref().ok()?.strategy(st, side)?;
         let tied: Vec<Option<CmdId>> = strategy

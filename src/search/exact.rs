@@ -1349,56 +1349,82 @@ impl ExactTable {
     }
 }
 
-/// Tables (and failures) of recent programs and roots, shared by every player of a process:
-/// both sides of a match and every worker of an arena use one build.
-type Shared = Vec<((u64, u64), Result<Arc<ExactTable>, NoTable>)>;
-static SHARED: Mutex<Shared> = Mutex::new(Vec::new());
+/// Exact tables (and failures) of recent programs and roots, shared by the players that hold
+/// the same cache: a handle, cloned to share. A CPU uses [`TableCache::process`] unless it is
+/// given another ([`super::CpuPlayer::set_tables`]), so both sides of a match and every worker
+/// of an arena use one build; a caller that must not meet another's tables makes its own.
+#[derive(Clone, Default)]
+pub struct TableCache(Arc<Mutex<Vec<(TableKey, Built)>>>);
 
-/// [`ExactTable::build`], or the table (or failure) already built for the same program and
-/// position in this process. Concurrent callers wait for one build.
-pub fn shared(
-    prog: &RuleProgram,
-    config: &RunConfig,
-    root: &State,
-    budget: Duration,
-    max_positions: usize,
-) -> Result<Arc<ExactTable>, NoTable> {
-    // The program by what its rules do, not by its text, and the run's banned commands.
-    let mut h = FxHasher::default();
-    prog.behaviour_hash().hash(&mut h);
-    config.hash(&mut h);
-    let key = (h.finish(), position_key(root, lcm_of(&prog.periods())));
-    let mut cache = SHARED.lock().unwrap_or_else(|e| e.into_inner());
-    if let Some((_, t)) = cache
-        .iter()
-        .find(|(k, t)| *k == key && t.as_ref().map_or(true, |t| t.covers(root)))
-    {
-        return t.clone();
+/// A cached table's key: the program's behaviour and bans, hashed, and the root position's key.
+type TableKey = (u64, u64);
+
+impl std::fmt::Debug for TableCache {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let n = self.0.lock().map_or(0, |c| c.len());
+        write!(f, "TableCache({n} tables)")
     }
-    // A table of the same program built from another root may hold this position already (a
-    // side that moves second meets a different first position in each game).
-    if let Some((_, t)) = cache.iter().find(|(k, t)| {
-        k.0 == key.0
-            && t.as_ref().is_ok_and(|t| {
-                t.covers(root)
-                    && t.index
-                        .get(&t.key(root))
-                        .is_some_and(|&j| t.fixed[j as usize].is_none())
-            })
-    }) {
-        return t.clone();
+}
+
+/// Tables a cache keeps, the newest: a fifth build drops the oldest.
+const CACHED_TABLES: usize = 4;
+
+impl TableCache {
+    /// The process's cache, the one a CPU uses unless given another.
+    pub fn process() -> &'static TableCache {
+        static PROCESS: std::sync::LazyLock<TableCache> =
+            std::sync::LazyLock::new(TableCache::default);
+        &PROCESS
     }
-    let t = ExactTable::build_with(prog, config, root, budget, max_positions).map(Arc::new);
-    // Said once per build, on standard error (the command line's players have no other voice).
-    match &t {
-        Ok(t) => eprintln!("cpu:exact: {}", t.describe()),
-        Err(e) => eprintln!("cpu:exact: no exact table ({e}); playing by search"),
+
+    /// [`ExactTable::build`] under `config`, or the table (or failure) this cache holds for
+    /// the same program and position. Concurrent callers wait for one build.
+    pub fn get(
+        &self,
+        prog: &RuleProgram,
+        config: &RunConfig,
+        root: &State,
+        budget: Duration,
+        max_positions: usize,
+    ) -> Built {
+        // The program by what its rules do, not by its text, and the run's banned commands.
+        let mut h = FxHasher::default();
+        prog.behaviour_hash().hash(&mut h);
+        config.banned.hash(&mut h); // the learned evaluation plays no part in an exact table
+        let key = (h.finish(), position_key(root, lcm_of(&prog.periods())));
+        let mut cache = self.0.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some((_, t)) = cache
+            .iter()
+            .find(|(k, t)| *k == key && t.as_ref().map_or(true, |t| t.covers(root)))
+        {
+            return t.clone();
+        }
+        // A table of the same program built from another root may hold this position already
+        // (a side that moves second meets a different first position in each game).
+        if let Some((_, t)) = cache.iter().find(|(k, t)| {
+            k.0 == key.0
+                && t.as_ref().is_ok_and(|t| {
+                    t.covers(root)
+                        && t.index
+                            .get(&t.key(root))
+                            .is_some_and(|&j| t.fixed[j as usize].is_none())
+                })
+        }) {
+            return t.clone();
+        }
+        let t = ExactTable::build_with(prog, config, root, budget, max_positions).map(Arc::new);
+        // Said once per build, on standard error (the command line's players have no other
+        // voice).
+        match &t {
+            Ok(t) => eprintln!("cpu:exact: {}", t.describe()),
+            Err(e) => eprintln!("cpu:exact: no exact table ({e}); playing by search"),
+        }
+        if cache.len() >= CACHED_TABLES {
+            drop(cache.remove(0));
+        }
+        cache.push((key, t.clone()));
+        t
     }
-    if cache.len() >= 4 {
-        drop(cache.remove(0));
-    }
-    cache.push((key, t.clone()));
-    t
 }
 
 /// Positions [`game_table`] lists without a bound before it bounds the state values instead,

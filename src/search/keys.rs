@@ -5,7 +5,7 @@
 //!   own-turn counter modulo the periods' lcm, the side to move and the outcome (not the turn
 //!   counter). For what is played or solved, which must not depend on a cache: the seeds of
 //!   sampled chance and the merging of its samples ([`Searcher::outcomes`]), the exact tables'
-//!   index and [`exact::shared`]'s cache, the shortest-win search's seen positions and the
+//!   index and [`TableCache`]'s keys, the shortest-win search's seen positions and the
 //!   forced-win prover's memo (with the depth mixed in, in [`solve`]), and the CLI's reseeding.
 //! - [`table_key`] — [`position_key`] without the last commands where they cannot matter (a
 //!   simultaneous game whose rules read no earlier turn's command), for the exact tables.
@@ -25,7 +25,7 @@
 //! [`lcm_of`] gives the lcm that the own-turn counters are kept modulo (`Searcher::lcm`).
 //!
 //! [`Searcher::outcomes`]: super::Searcher::outcomes
-//! [`exact::shared`]: super::exact::shared
+//! [`TableCache`]: super::exact::TableCache
 //! [`solve`]: super::solve
 //! [`CpuPlayer`]: super::CpuPlayer
 //! [`matrix::solve_looping`]: super::matrix::solve_looping

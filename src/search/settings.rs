@@ -2,7 +2,7 @@
 //! and a node budget, read from a file's `~` line and a player spec (`cpu:S5,E2`).
 
 use crate::diag::DiagCode;
-use crate::program::RuleProgram;
+use crate::program::{RuleProgram, RunConfig};
 use crate::syntax::ast::Setting;
 use std::time::Duration;
 
@@ -25,8 +25,8 @@ pub struct CpuSettings {
     /// ([`local`](super::local)); kept to measure the new search against.
     #[serde(default)]
     pub matrix: bool,
-    /// `trained`: leaves valued by the learned evaluation of `kumite train` (the program's
-    /// [`RuleProgram::learned`]) instead of the derived one.
+    /// `trained`: leaves valued by the learned evaluation of `kumite train` (the run's
+    /// [`RunConfig::learned`], see [`Self::check_trained`]) instead of the derived one.
     #[serde(default)]
     pub trained: bool,
     /// `N<nodes>`: at most this many search nodes per move (the deepest search completed within
@@ -72,7 +72,20 @@ impl CpuSettings {
         s
     }
 
-    /// The file's `~` settings, overridden by `spec` (e.g. `S5,E2`).
+    /// Whether the run has what these settings play with: `trained` needs a learned
+    /// evaluation in `config` (the error says why there is none and what to run).
+    pub fn check_trained(&self, config: &RunConfig) -> Result<(), CpuSpecError> {
+        match &config.learned {
+            Err(why) if self.trained => Err(CpuSpecError {
+                item: "trained".to_string(),
+                problem: CpuSpecProblem::NotTrained(why.clone()),
+            }),
+            _ => Ok(()),
+        }
+    }
+
+    /// The file's `~` settings, overridden by `spec` (e.g. `S5,E2`); whether a `trained` CPU
+    /// has a learned evaluation is the run's to say ([`Self::check_trained`]).
     pub fn parse(prog: &RuleProgram, spec: &str) -> Result<Self, CpuSpecError> {
         let s = &prog.settings;
         let mut c = CpuSettings {
@@ -93,12 +106,6 @@ impl CpuSettings {
                 continue;
             }
             if item.eq_ignore_ascii_case("trained") {
-                if let Err(why) = &prog.learned {
-                    return Err(CpuSpecError {
-                        item: item.to_string(),
-                        problem: CpuSpecProblem::NotTrained(why.clone()),
-                    });
-                }
                 c.trained = true;
                 continue;
             }

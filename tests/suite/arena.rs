@@ -170,7 +170,8 @@ fn arena_games_are_the_matches_of_their_seeds() {
                 game: i,
                 lean: false,
             };
-            let r = kumite::cli::play::run_match(&prog, h, c, &opts, 0.0, false, 5.0).unwrap();
+            let r = kumite::cli::play::run_match(&prog, &Default::default(), [h, c], &opts, 5.0)
+                .unwrap();
             match r.result {
                 GameResult::H => h_wins += 1,
                 GameResult::C => c_wins += 1,

@@ -18,7 +18,8 @@ fn program(path: &str) -> RuleProgram {
 /// symmetric games). The CPUs are given no time limit (`P3600000`): their searches stop at
 /// their depth and node budgets, so the answer is the same on a loaded machine.
 fn gives_away(prog: &RuleProgram, player: &str) -> f64 {
-    let a = analyse::against(prog, Side::H, player, Some(0.0), 5.0).expect("against");
+    let a = analyse::against(prog, &Default::default(), Side::H, player, Some(0.0), 5.0)
+        .expect("against");
     a.exploitability.expect("with a game value")
 }
 

@@ -430,3 +430,59 @@ fn solve_value_counts_the_turn_limit() {
         );
     }
 }
+
+/// A table cache shares a table between the players that hold it, keyed by what the program
+/// does and the run's bans: the same program and position give the same table, a ban gives
+/// another, and a second cache builds its own.
+#[test]
+fn an_exact_table_is_built_once_per_cache_and_per_ban() {
+    use kumite::program::RunConfig;
+    use kumite::search::exact::TableCache;
+    use std::sync::Arc;
+    let p = compile(NIM).program.expect("compiles");
+    let eng = Engine::new(&p, 0);
+    let st = eng.initial(Side::H).expect("start");
+    let get = |cache: &TableCache, config: &RunConfig| {
+        cache
+            .get(&p, config, &st, Duration::from_secs(600), 100_000)
+            .expect("a table of nine stones")
+    };
+    let plain = RunConfig::default();
+    let (a, b) = (TableCache::default(), TableCache::default());
+    let first = get(&a, &plain);
+    assert!(
+        Arc::ptr_eq(&first, &get(&a, &plain)),
+        "built again in the same cache"
+    );
+    // The same rules written otherwise (a comment, another layout) are the same program.
+    let same = compile(&NIM.replace("# 石取り", "# 石取りゲーム"))
+        .program
+        .expect("compiles");
+    let again = a
+        .get(&same, &plain, &st, Duration::from_secs(600), 100_000)
+        .expect("table");
+    assert!(Arc::ptr_eq(&first, &again), "a comment made another table");
+    assert!(
+        !Arc::ptr_eq(&first, &get(&b, &plain)),
+        "two caches shared a table"
+    );
+    // Banning h's 一つ取る makes another game, with its own table.
+    let one = p
+        .commands
+        .iter()
+        .position(|c| c == "一つ取る")
+        .expect("command");
+    let banned = RunConfig {
+        banned: vec![one as u32],
+        ..RunConfig::default()
+    };
+    let restricted = get(&a, &banned);
+    assert!(
+        !Arc::ptr_eq(&first, &restricted),
+        "a ban shared the plain table"
+    );
+    assert!(
+        first.value(&st).expect("value") > 0.0,
+        "9 stones: the first mover wins"
+    );
+}

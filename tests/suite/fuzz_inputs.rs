@@ -1876,7 +1876,7 @@ proptest! {
         QUIET.with(|q| *q.borrow_mut() = true);
         let r = catch_unwind(AssertUnwindSafe(|| {
             if !spec.starts_with("ai:") && spec != "human" {
-                let _ = kumite::players::make_player(&prog, &spec, 1, Side::H, 1.0);
+                let _ = kumite::players::make_player(&prog, &Default::default(), &spec, 1, Side::H, 1.0);
             }
             let _ = CpuSettings::parse(&prog, spec.strip_prefix("cpu:").unwrap_or(&spec));
             let mut p2 = prog.clone();
