@@ -70,7 +70,8 @@ pub(crate) fn compile_game(
             })?;
             list.push(format!("{k}={v}"));
         }
-        kumite::load::apply_sets(&mut prog, &list).map_err(PyValueError::new_err)?;
+        kumite::load::apply_sets(&mut prog, &list)
+            .map_err(|e| PyValueError::new_err(e.to_string()))?;
     }
     Ok(Game {
         core: Core::new(prog, config, name.to_string()),
@@ -85,7 +86,7 @@ impl Game {
     #[pyo3(signature = (path, set=None))]
     fn from_file(py: Python<'_>, path: &str, set: Option<Bound<'_, PyDict>>) -> PyResult<Game> {
         let text = kumite::load::read_rules(std::path::Path::new(path))
-            .map_err(pyo3::exceptions::PyOSError::new_err)?;
+            .map_err(|e| pyo3::exceptions::PyOSError::new_err(e.to_string()))?;
         compile_game(py, &text, path, Some(std::path::Path::new(path)), set)
     }
 

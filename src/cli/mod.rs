@@ -840,7 +840,10 @@ fn run_suggest(a: SuggestArgs) -> ExitCode {
         keep,
         format,
     } = a;
-    let text = match read_rules(&file).and_then(|t| load_program(&file, &[]).map(|_| t)) {
+    let text = match read_rules(&file)
+        .map_err(|e| e.to_string())
+        .and_then(|t| load_program(&file, &[]).map(|_| t))
+    {
         Ok(t) => t,
         Err(e) => return fail(&e),
     };
@@ -1321,7 +1324,7 @@ fn check(files: &[PathBuf], format: Format, deny_warnings: bool, color: ColorArg
             Err(e) => {
                 failed = true;
                 if format == Format::Json {
-                    json.push(serde_json::json!({"severity":"error","code":DiagCode::E000.as_str(),"message":e,"file":name,"line":0,"column":0,"end_line":0,"end_column":0,"help":null}));
+                    json.push(serde_json::json!({"severity":"error","code":DiagCode::E000.as_str(),"message":e.to_string(),"file":name,"line":0,"column":0,"end_line":0,"end_column":0,"help":null}));
                 } else {
                     let _ = writeln!(stderr, "error[{}]: {e}", DiagCode::E000);
                 }

@@ -414,7 +414,7 @@ pub fn replay(log: &std::path::Path) -> Result<String, String> {
     let mut prog = crate::pipeline::compile(&rules_text)
         .program
         .ok_or("the rules file has errors")?;
-    apply_sets(&mut prog, &sets)?;
+    apply_sets(&mut prog, &sets).map_err(|e| e.to_string())?;
     let seed = header["seed"].as_u64().ok_or("the header has no seed")?;
     let first = if header["first"] == "c" {
         Side::C

@@ -149,7 +149,7 @@ fn learn_and_write(
     use crate::search::trained::{train_watched, trained_path};
     // Read as `kumite train` reads it (UTF-8 only): the studio learns what the command line
     // would, and refuses what it refuses.
-    let text = crate::load::read_rules(file)?;
+    let text = crate::load::read_rules(file).map_err(|e| e.to_string())?;
     let prog = crate::pipeline::compile(&text)
         .program
         .ok_or_else(|| format!("{} has errors", file.display()))?;
