@@ -117,7 +117,14 @@ fn sumo_is_judged_by_sampled_games_and_each_suggestion_replays_to_the_same_evide
     let text = std::fs::read_to_string(root().join("rules/sumo.kmt"))
         .unwrap()
         .replace("c.スタミナ=10", "c.スタミナ=9");
-    let s = suggest(&text, &SuggestOptions::default()).expect("suggest");
+    // A plan of 120,000 moves' work instead of the default 800,000: still large enough for the
+    // file to be measured again on 400 games (that takes 8 × 100 games of about 19 moves' work
+    // within a quarter of the plan), and it yields a handful of suggestions to replay.
+    let opts = SuggestOptions {
+        moves: 120_000,
+        ..Default::default()
+    };
+    let s = suggest(&text, &opts).expect("suggest");
     assert_eq!(s.before.method(), Method::Sampled);
     assert_eq!(s.before.sample().map(|x| x.games), Some(400));
     assert!(!s.already_met, "{:?}", s.before);
@@ -489,10 +496,15 @@ fn the_skill_goal_is_checked_on_the_file_and_on_each_suggestion() {
     let k = s.before_skill.clone().expect("checked");
     assert!(!k.matters && !s.already_met, "{k:?}");
     assert_eq!(k.games, k.planned_games, "nothing to stop early on: {k:?}");
-    // Sumo with c's stamina 9: every suggestion kept has skill mattering, checked on it.
+    // Sumo with c's stamina 9: every suggestion kept has skill mattering, checked on it (a
+    // plan of 120,000 moves' work, a seventh of the default, still finds suggestions).
     let text = std::fs::read_to_string(root().join("rules/sumo.kmt"))
         .unwrap()
         .replace("c.スタミナ=10", "c.スタミナ=9");
+    let opts = SuggestOptions {
+        moves: 120_000,
+        ..opts
+    };
     let s = suggest(&text, &opts).expect("suggest");
     assert!(s.before_skill.as_ref().unwrap().matters);
     assert!(!s.suggestions.is_empty(), "{s:?}");
@@ -624,12 +636,17 @@ fn held_lines_are_never_edited_by_option_or_by_comment() {
         .position(|l| l.contains("h.スタミナ=14"))
         .unwrap()
         + 1;
+    // 40,000 moves' work plans 26 of the free file's 106 edits (the file's start values
+    // first, so the planted line is among them) and fewer than that when the line is held:
+    // enough for the search to edit the line when free, and a plan on every run below
+    // (31,470 is the least that fits).
+    let moves = "40000";
     let run = |path: &std::path::Path, extra: &[&str]| {
         let mut args = vec![
             "suggest",
             path.to_str().unwrap(),
             "--moves",
-            "120000",
+            moves,
             "--format",
             "json",
         ];
@@ -655,6 +672,8 @@ fn held_lines_are_never_edited_by_option_or_by_comment() {
     let ls = line.to_string();
     let held = run(&f, &["--keep", &ls]);
     assert!(!touches(&held, line), "{held}");
+    // The held search ran (its plan fits): the comparisons below are not between two refusals.
+    assert!(held["tried"].as_u64().unwrap() > 0, "{held}");
     assert_eq!(held["kept"], 3, "{held}");
     assert_eq!(held["kept_lines"], serde_json::json!([line]));
     assert_eq!(
@@ -685,7 +704,7 @@ fn held_lines_are_never_edited_by_option_or_by_comment() {
         "suggest",
         f.to_str().unwrap(),
         "--moves",
-        "120000",
+        moves,
         "--keep",
         &ls,
     ]);
@@ -841,8 +860,17 @@ fn a_card_duel_with_a_planted_head_start_is_fixed_within_its_design() {
         "!:体力=20,マナ=1,",
         "!:h.体力=26,c.体力=20,マナ=1,",
     );
+    // A plan of 200,000 moves' work (a game costs about 40): every one of the file's single
+    // edits is planned, and the fix found is c's start value brought near h's.
     let run = || {
-        let (code, out, err) = kumite(&["suggest", f.to_str().unwrap(), "--format", "json"]);
+        let (code, out, err) = kumite(&[
+            "suggest",
+            f.to_str().unwrap(),
+            "--moves",
+            "200000",
+            "--format",
+            "json",
+        ]);
         assert_eq!(code, 0, "{err}");
         let mut v: serde_json::Value = serde_json::from_str(&out).unwrap();
         v.as_object_mut().unwrap().remove("seconds");
@@ -981,7 +1009,10 @@ fn full_width_lines_link_their_numbers_as_ascii_lines_do() {
 #[test]
 fn a_head_start_far_beyond_its_steps_is_followed_and_offered_before_an_effect() {
     let f = planted("tests/designs/marathon.kmt", "ハンデ:0\n", "ハンデ:12\n");
-    let s = suggest_json(&f, &["--max-edits", "1"]);
+    // A plan of 250,000 moves' work: every single edit is still tried (94), with games to
+    // spare for following the head start past its steps; the file's default plan plays more
+    // games a round for the same answer.
+    let s = suggest_json(&f, &["--max-edits", "1", "--moves", "250000"]);
     assert!(s["before"]["value"].as_f64().unwrap() > 0.35, "{s}");
     // A start value: h's head start brought near 0 (line 11), or c's start brought near h's
     // (line 13) — the lead left within 3 squares either way.

