@@ -25,7 +25,7 @@
 use crate::diag::Diagnostic;
 use crate::pipeline::compile;
 use crate::search::{GameValue, VALUE_BOUND, VALUE_POSITIONS};
-use crate::syntax::lexer::{LineKind, Spanned, Sym, Tok, closes_block, lex_line, line_kind, norm};
+use crate::syntax::lexer::{LineKind, Spanned, Sym, Tok, lex_line, line_kind, norm};
 use crate::syntax::names::Names;
 use serde::Serialize;
 use std::ops::Range;
@@ -557,19 +557,15 @@ pub fn kept_lines(text: &str) -> Vec<usize> {
 /// The numbers of `text` an edit may change (see the module documentation).
 pub fn sites(text: &str) -> Vec<Site> {
     let mut out = Vec::new();
-    let mut in_advantage = false;
-    let mut in_macros = false;
+    // Which block each line is in, as the parser read the file.
+    let blocks = crate::syntax::parser::parse(text).block_lines(text);
     let mut start = 0;
     for (i, raw) in text.split_inclusive('\n').enumerate() {
         let end = start + raw.trim_end_matches(['\n', '\r']).len();
         let line = &text[start..end];
         let (kind, _) = line_kind(line);
-        match kind {
-            LineKind::Open('%') => in_advantage = !closes_block(line),
-            LineKind::Open('$') => in_macros = !closes_block(line),
-            LineKind::Close => (in_advantage, in_macros) = (false, false),
-            _ => {}
-        }
+        let block = blocks.get(i).copied().flatten();
+        let (in_advantage, in_macros) = (block == Some('%'), block == Some('$'));
         let skip =
             in_advantage || matches!(kind, LineKind::Blank | LineKind::Keys | LineKind::Open('%'));
         if kind == LineKind::Settings {

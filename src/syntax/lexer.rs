@@ -377,15 +377,6 @@ pub fn line_kind(line: &str) -> (LineKind, usize) {
     (k, i)
 }
 
-/// Whether `line` closes a block: a `}` (or full-width `｝`) before its comment. A block's
-/// opening line that holds one is a block on one line.
-pub fn closes_block(line: &str) -> bool {
-    line.chars()
-        .map(norm)
-        .take_while(|&c| c != '#')
-        .any(|c| c == '}')
-}
-
 /// E002 for a control character, named by its code point (never printed raw).
 fn control_char(c: char, span: std::ops::Range<usize>) -> Diagnostic {
     let (what, help) = if c == '\r' {

@@ -27,6 +27,36 @@ pub struct ParsedFile {
     pub broken_consts: Vec<NameId>,
 }
 
+impl ParsedFile {
+    /// The block each line of `text` (0-based) lies in, read from the statements: `'%'` for a
+    /// line of an advantage block, `'&'` for a rule of a symmetric block, `'$'` for a
+    /// definition of a macro block — an opening line too when it holds one — and None for a
+    /// line outside blocks or one that holds none of their lines (blank, comment, `}`, a line
+    /// with a syntax error).
+    pub fn block_lines(&self, text: &str) -> Vec<Option<char>> {
+        let index = crate::diag::LineIndex::new(text);
+        let mut out = vec![None; index.line_count()];
+        let mut mark = |span: &Span, c: char| {
+            if let Some(l) = out.get_mut(index.line_of(span.start)) {
+                *l = Some(c);
+            }
+        };
+        for stmt in &self.stmts {
+            match stmt {
+                Stmt::Advantage { lines, .. } => lines.iter().for_each(|l| mark(&l.span, '%')),
+                Stmt::Symmetric { rules, .. } => rules.iter().for_each(|r| mark(&r.span, '&')),
+                Stmt::Macros { defs, .. } => defs.iter().for_each(|d| match d {
+                    MacroDef::Commands { span, .. } | MacroDef::Const { span, .. } => {
+                        mark(span, '$')
+                    }
+                }),
+                Stmt::Init(_) | Stmt::Keys(_) | Stmt::Settings(_) | Stmt::Rule(_) => {}
+            }
+        }
+        out
+    }
+}
+
 struct OpenBlock {
     kind: char,
     open: Span,

@@ -528,16 +528,25 @@ fn suggest_json(f: &std::path::Path, options: &[&str]) -> serde_json::Value {
 fn planted(name: &str, from: &str, to: &str) -> std::path::PathBuf {
     let text = std::fs::read_to_string(root().join(name)).unwrap();
     assert!(text.contains(from), "{name} has no {from}");
+    let planted = text.replacen(from, to, 1);
+    // Named by its text: tests that plant other numbers in the same file, running at once,
+    // each get their own file; and written whole before it takes its name, so a test reading
+    // the same planted file never meets it half written.
     let d = std::env::temp_dir().join(format!("kumite-suggest-{}", std::process::id()));
     std::fs::create_dir_all(&d).unwrap();
-    let f = d.join(
-        std::path::Path::new(name)
-            .file_name()
-            .unwrap()
-            .to_string_lossy()
-            .replace(".kmt", "-planted.kmt"),
-    );
-    std::fs::write(&f, text.replacen(from, to, 1)).unwrap();
+    let stem = std::path::Path::new(name)
+        .file_stem()
+        .unwrap()
+        .to_string_lossy()
+        .into_owned();
+    let hash = kumite::program::text_hash(&planted);
+    let f = d.join(format!("{stem}-planted-{}.kmt", &hash[..8]));
+    let tmp = d.join(format!(
+        "{stem}-{hash}-{:?}.tmp",
+        std::thread::current().id()
+    ));
+    std::fs::write(&tmp, &planted).unwrap();
+    std::fs::rename(&tmp, &f).unwrap();
     f
 }
 
