@@ -367,7 +367,7 @@ impl ReportView {
         };
         let src = source.to_string();
         let spawned = Job::spawn("kumite-suggest", Some(ctx.clone()), move |_| {
-            crate::report::suggest::suggest(&src, &opts)
+            crate::report::suggest::suggest(&src, &opts).map_err(|e| e.to_string())
         });
         match spawned {
             Ok(job) => self.suggesting = Some(SuggestRunning { progress, job }),
@@ -432,7 +432,7 @@ impl ReportView {
         };
         let after = sg.after.clone();
         let spawned = Job::spawn("kumite-remeasure", Some(ctx.clone()), move |_| {
-            crate::report::suggest::replay(&text, &after)
+            crate::report::suggest::replay(&text, &after).map_err(|e| e.to_string())
         });
         self.remeasure = Some(match spawned {
             Ok(job) => Remeasure {

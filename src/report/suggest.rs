@@ -907,18 +907,19 @@ fn edited_checked(text: &str, changes: &[(&Site, i64)]) -> Option<String> {
 /// The balance of `text`: a simultaneous game's value as `kumite solve --value` computes it,
 /// or an alternate game's sampled verdict of [`SAMPLE_GAMES`] games a seating; or why there is
 /// none.
-pub fn verdict_of(text: &str) -> Result<Verdict, String> {
+pub fn verdict_of(text: &str) -> Result<Verdict, SuggestError> {
     verdict_with(text, &super::Progress::new(), Judge::Decide)
 }
 
 /// `v` measured again on `text` the same way (a sampled verdict: the same games a seating and
 /// seed): a suggestion's evidence replays exactly.
-pub fn replay(text: &str, v: &Verdict) -> Result<Verdict, String> {
+pub fn replay(text: &str, v: &Verdict) -> Result<Verdict, SuggestError> {
     let Some(s) = v.sample() else {
         return verdict_of(text);
     };
     let c = compile(text);
-    let prog = c.program.ok_or("the file has errors")?;
+    let errors = c.error_count();
+    let prog = c.program.ok_or(SuggestError::Errors(errors))?;
     Ok(sampled_verdict(
         &prog,
         s.games,
@@ -994,13 +995,10 @@ fn verdict_with(
     text: &str,
     progress: &Arc<super::Progress>,
     judge: Judge,
-) -> Result<Verdict, String> {
+) -> Result<Verdict, SuggestError> {
     let c = compile(text);
     let Some(prog) = c.program else {
-        return Err(format!(
-            "the file has {} error(s)",
-            c.diags.iter().filter(|d| d.is_error()).count()
-        ));
+        return Err(SuggestError::Errors(c.error_count()));
     };
     let simultaneous = prog.settings.simultaneous;
     if judge == Judge::Sampled {
@@ -1011,7 +1009,7 @@ fn verdict_with(
     let first = crate::engine::Side::first_mover(prog.settings.cpu_first && !simultaneous);
     let st = eng
         .initial(first)
-        .map_err(|e| format!("runtime error in the initial position: {}", e.message))?;
+        .map_err(|e| SuggestError::Start(e.message))?;
     let max = if simultaneous {
         VALUE_POSITIONS
     } else {
@@ -1031,7 +1029,7 @@ fn verdict_with(
             Some(SIMULTANEOUS_SOLVE_WORK),
             Some(&stop.flag),
         )
-        .ok_or("cancelled")?;
+        .ok_or(SuggestError::Cancelled)?;
         if gv.out_of_work || gv.timed_out || gv.states >= SIMULTANEOUS_SOLVE_POSITIONS {
             return Ok(sampled_verdict(&prog, SAMPLE_GAMES, SAMPLE_SEED, progress));
         }
@@ -1039,7 +1037,7 @@ fn verdict_with(
     }
     let gv =
         crate::search::solve::value_iteration_in(&prog, &st, VALUE_BOUND, max, Some(&stop.flag))
-            .ok_or("cancelled")?;
+            .ok_or(SuggestError::Cancelled)?;
     drop(stop);
     let v = verdict(&prog, &gv);
     if !simultaneous && judge == Judge::Decide && v.method() != Method::Exact {
@@ -1302,7 +1300,7 @@ fn line_of(text: &str, line: usize) -> String {
 }
 
 /// Searches for the smallest edits of `text`'s numbers that meet the goals.
-pub fn suggest(text: &str, opts: &SuggestOptions) -> Result<Suggestions, String> {
+pub fn suggest(text: &str, opts: &SuggestOptions) -> Result<Suggestions, SuggestError> {
     let mut out = suggest_balance(text, opts)?;
     check_deeper(text, opts, &mut out);
     if !opts.goals.skill_matters {
@@ -1649,7 +1647,7 @@ fn apply_edits(text: &str, edits: &[Edit]) -> String {
 
 /// The balance goals' search (everything but the skill check): the file measured, then its
 /// edits searched the way the file was judged (CPU games, or solved exactly).
-fn suggest_balance(text: &str, opts: &SuggestOptions) -> Result<Suggestions, String> {
+fn suggest_balance(text: &str, opts: &SuggestOptions) -> Result<Suggestions, SuggestError> {
     let t0 = Instant::now();
     // The cap counts from here: the file's own measurement is inside it.
     opts.progress.set_cap(t0 + opts.budget);
@@ -1715,7 +1713,7 @@ fn suggest_balance(text: &str, opts: &SuggestOptions) -> Result<Suggestions, Str
 /// The file's own verdict for the search: judged as [`verdict_of`] judges it, and a sampled
 /// verdict too close to the goals' edge to tell measured again on four times the games (when
 /// they fit the plan). Err when the cap or a cancel came first.
-fn measure_file(text: &str, opts: &SuggestOptions) -> Result<Verdict, String> {
+fn measure_file(text: &str, opts: &SuggestOptions) -> Result<Verdict, SuggestError> {
     let mut before = match verdict_with(text, &opts.progress, Judge::Decide) {
         Ok(v) => v,
         Err(_) if opts.progress.cancelled() => return Err(stopped_measuring(opts)),
@@ -1745,18 +1743,45 @@ fn measure_file(text: &str, opts: &SuggestOptions) -> Result<Verdict, String> {
 }
 
 /// Stopped while measuring the file itself: no figure of it to stand on.
-fn stopped_measuring(opts: &SuggestOptions) -> String {
+fn stopped_measuring(opts: &SuggestOptions) -> SuggestError {
     if opts.progress.past_cap() {
-        format!(
-            "the {} s cap passed while the file itself was measured ({} games played): nothing was tried",
-            opts.budget.as_secs_f64(),
-            opts.progress
+        SuggestError::CapWhileMeasuring {
+            seconds: opts.budget.as_secs_f64(),
+            games: opts
+                .progress
                 .done
-                .load(std::sync::atomic::Ordering::Relaxed)
-        )
+                .load(std::sync::atomic::Ordering::Relaxed),
+        }
     } else {
-        "cancelled while the file itself was measured".to_string()
+        SuggestError::CancelledWhileMeasuring
     }
+}
+
+/// Why there is no verdict, or no search: each worded as the command line says it.
+#[derive(Clone, Debug, PartialEq, thiserror::Error)]
+pub enum SuggestError {
+    /// The text does not compile (its error count).
+    #[error("the file has {0} error(s)")]
+    Errors(usize),
+    /// A rule error in the start position.
+    #[error("runtime error in the initial position: {0}")]
+    Start(String),
+    /// Cancelled (or past the cap) inside a measurement.
+    #[error("cancelled")]
+    Cancelled,
+    /// The cap passed while the file itself was measured.
+    #[error(
+        "the {seconds} s cap passed while the file itself was measured ({games} games played): nothing was tried"
+    )]
+    CapWhileMeasuring {
+        /// The cap, in seconds.
+        seconds: f64,
+        /// Games played by then.
+        games: u64,
+    },
+    /// Cancelled while the file itself was measured.
+    #[error("cancelled while the file itself was measured")]
+    CancelledWhileMeasuring,
 }
 
 /// The goals in words, as the file's verdict `before` can judge them (by CPU games, or under
