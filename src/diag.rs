@@ -190,6 +190,57 @@ impl DiagCode {
         }
     }
 
+    /// What the code means, in one line, in Japanese: the studio words a problem with it
+    /// when its language is Japanese (the message with its names and tokens follows in
+    /// English, as the checker wrote it).
+    pub fn summary_ja(self) -> &'static str {
+        match self {
+            DiagCode::E000 => "ルールとして読めないファイル（見つからない、UTF-8 でない）",
+            DiagCode::E001 => "構文エラー: この位置の字句と、ここに書けるもの",
+            DiagCode::E002 => "字句を始められない文字",
+            DiagCode::E003 => "64 ビットに収まらない大きな数",
+            DiagCode::E004 => "項が二つ以上ある短縮形の更新（S.x-1-1 は S.x-=2 と書く）",
+            DiagCode::E005 => "入れ子が深すぎる式、または演算子が多すぎる行",
+            DiagCode::E006 => "数字で始まる名前",
+            DiagCode::E010 => "閉じていないブロック（{ を指す）",
+            DiagCode::E011 => "閉じるブロックのない }",
+            DiagCode::E012 => "ブロックの中で開いたブロック",
+            DiagCode::E020 => "定義されていない定数（式の中の接頭辞のない名前）",
+            DiagCode::E021 => "対称コピーが定義されていないマクロを使う",
+            DiagCode::E022 => "二度定義されたマクロまたは定数",
+            DiagCode::E023 => "マクロまたは定数の循環",
+            DiagCode::E024 => "展開すると 100,000 ルールを超える",
+            DiagCode::E025 => "計算できない定数",
+            DiagCode::E030 => "逆のない効果を持つ ::",
+            DiagCode::E031 => "周期 @0/（または大きすぎる周期）",
+            DiagCode::E032 => "知らない ~ 設定",
+            DiagCode::E033 => "範囲外の ~ 設定",
+            DiagCode::E040 => "二度割り当てられたキー",
+            DiagCode::E041 => "マクロに割り当てられたキー",
+            DiagCode::E042 => "ほかのどこにも出てこないコマンドに割り当てられたキー",
+            DiagCode::E043 => "キーではない（二文字以上で、名前付きのキーでもない）",
+            DiagCode::E050 => "同じ初期値またはフラグを二度設定",
+            DiagCode::E051 => "初期行の S. / O.",
+            DiagCode::E060 => "ルールのコマンドに付いた h. / c.",
+            DiagCode::E099 => "内部エラー: チェッカー自身が失敗した（Kumite の不具合）",
+            DiagCode::W001 => "数字の前の「ー」をマイナスとして読んだ",
+            DiagCode::W010 => "読まれるが、設定も初期化もされない状態",
+            DiagCode::W011 => "有効になりえないコマンド",
+            DiagCode::W012 => "有効になりうるが、どのルールも使わないコマンド",
+            DiagCode::W013 => "どちらも勝てるルールがない",
+            DiagCode::W014 => "入れ替えるものがない対称ブロックの行（コピーされない）",
+            DiagCode::W015 => "二度書かれた設定",
+            DiagCode::W016 => "ルールで設定されるが、どこでも読まれない状態",
+            DiagCode::W017 => "rand を引く勝利ルール（終了判定のたびに振り直す）",
+            DiagCode::W018 => {
+                "同じコマンドを逆向きに切り替える二行が同時に当てはまりうる（順序で決まる）"
+            }
+            DiagCode::W019 => {
+                "すべて否定のコマンド列（「どちらでもない」ではなく、一つずつの位置）"
+            }
+        }
+    }
+
     /// What the code means, in one line (as the table in `rules/README.md` says).
     pub fn summary(self) -> &'static str {
         match self {

@@ -145,14 +145,17 @@ impl DiagnosticsPanel {
                     let mut hit = false;
                     row.col(|ui| {
                         let code = RichText::new(d.diag.code.as_str()).monospace().color(c);
-                        hit |= ui.selectable_label(selected, code).clicked();
+                        hit |= ui
+                            .selectable_label(selected, code)
+                            .on_hover_text(code_meaning(lang, d.diag.code))
+                            .clicked();
                     });
                     row.col(|ui| {
                         ui.add(egui::Label::new(format!("{}:{}", d.line, d.col)).selectable(false));
                     });
                     row.col(|ui| {
                         ui.add(
-                            egui::Label::new(&d.diag.message)
+                            egui::Label::new(message(lang, &d.diag))
                                 .selectable(false)
                                 .truncate(),
                         );
@@ -181,5 +184,22 @@ impl DiagnosticsPanel {
                 });
             });
         clicked
+    }
+}
+
+/// What a code means, in the studio's language.
+fn code_meaning(lang: Lang, code: crate::diag::DiagCode) -> &'static str {
+    match lang {
+        Lang::En => code.summary(),
+        Lang::Ja => code.summary_ja(),
+    }
+}
+
+/// A problem's line in the list: the checker's message, led in Japanese by what its code
+/// means (the message names the file's own names and tokens, and stays as written).
+fn message(lang: Lang, d: &crate::diag::Diagnostic) -> String {
+    match lang {
+        Lang::En => d.message.clone(),
+        Lang::Ja => format!("{} — {}", d.code.summary_ja(), d.message),
     }
 }

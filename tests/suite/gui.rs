@@ -447,3 +447,32 @@ fn a_saved_match_is_replayed_by_the_command_line() {
     );
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// In the Japanese studio each problem in the list is led by what its code means, in
+/// Japanese; the checker's message, which names the file's own states and tokens, follows.
+/// The English studio shows the message alone.
+#[test]
+fn problems_are_led_by_their_meaning_in_japanese_in_the_japanese_studio() {
+    let text = "!:体力=3,[殴る]\n[殴る]:O.体力-強さ\nO.体力<=0:S.勝利\n";
+    let mut h = harness(StudioApp::new_for_test(Lang::Ja, text));
+    settle(&mut h);
+    let row = h.get_by_label_contains("定義されていない定数（式の中の接頭辞のない名前） — ");
+    let node = row.accesskit_node();
+    let label = node.label().or_else(|| node.value()).unwrap_or_default();
+    assert!(label.contains("強さ"), "{label}");
+    drop(h);
+    let mut h = harness(StudioApp::new_for_test(Lang::En, text));
+    settle(&mut h);
+    assert!(
+        h.query_by_label_contains("定義されていない定数").is_none(),
+        "Japanese in the English studio"
+    );
+    let rows: Vec<String> = h
+        .query_all_by_label_contains("強さ")
+        .map(|n| {
+            let node = n.accesskit_node();
+            node.label().or_else(|| node.value()).unwrap_or_default()
+        })
+        .collect();
+    assert!(!rows.is_empty(), "the problem is not listed");
+}
