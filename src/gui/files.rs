@@ -46,10 +46,10 @@ pub const EXAMPLE_LEARNED: &[(&str, &str)] = &[
 pub fn learned_for(
     path: Option<&Path>,
     prog: &crate::program::RuleProgram,
-) -> Result<std::sync::Arc<crate::program::Learned>, String> {
-    use crate::search::trained::{SIMULTANEOUS, parse_for, read_for, trained_path};
+) -> Result<std::sync::Arc<crate::program::Learned>, crate::program::NoLearned> {
+    use crate::search::trained::{parse_for, read_for, trained_path};
     if prog.settings.simultaneous {
-        return Err(SIMULTANEOUS.to_string());
+        return Err(crate::program::NoLearned::Simultaneous);
     }
     if let Some(p) = path
         && trained_path(p).exists()
@@ -62,9 +62,7 @@ pub fn learned_for(
     match (bundled, path) {
         (Some(l), _) => Ok(l),
         (None, Some(p)) => read_for(p, prog),
-        (None, None) => {
-            Err("the rules are not saved: save them and run `kumite train FILE`".to_string())
-        }
+        (None, None) => Err(crate::program::NoLearned::NotSaved),
     }
 }
 

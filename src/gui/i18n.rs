@@ -921,6 +921,23 @@ pub fn tr(lang: Lang, key: T) -> &'static str {
     }
 }
 
+/// Why there is no learned evaluation, in the studio's language.
+pub fn no_learned(lang: Lang, why: &crate::program::NoLearned) -> String {
+    use crate::program::NoLearned as N;
+    if lang == Lang::En {
+        return why.to_string();
+    }
+    match why {
+        N::NotRead => "このルールの学習済み評価は読み込まれていません: `kumite train FILE` を実行してください".into(),
+        N::Simultaneous => "同時手番のゲームです: CPU は局所ゲームグラフの混合戦略で指し、学習済み評価では変わりません（`kumite train` は交互手番のゲーム用です）".into(),
+        N::NotSaved => "ルールが保存されていません: 保存して `kumite train FILE` を実行してください".into(),
+        N::NotFound { file, learned } => format!("{file} の学習済み評価がありません（{learned} が見つかりません）: `kumite train {file}` を実行してください"),
+        N::Unreadable { learned, why } => format!("{learned} を読めません: {why}"),
+        N::OtherRules { learned, file } => format!("{learned} は {file} の今のルールとは別のルールで学習されました（数・ルール・名前のどれかが変わりました）: `kumite train {file}` をもう一度実行してください"),
+        N::OtherFeatures { learned, file } => format!("{learned} は別の特徴量で学習されました（別の版の kumite）: `kumite train {file}` をもう一度実行してください"),
+    }
+}
+
 /// The text of `key` in `lang` with `{}` replaced by `arg`.
 pub fn trf(lang: Lang, key: T, arg: impl std::fmt::Display) -> String {
     tr(lang, key).replacen("{}", &arg.to_string(), 1)
@@ -966,6 +983,33 @@ pub fn trn(lang: Lang, key: T, args: &[&dyn std::fmt::Display]) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn why_there_is_no_learned_evaluation_is_said_in_either_language() {
+        use crate::program::NoLearned;
+        let why = NoLearned::OtherRules {
+            learned: "rules/karate.trained.json".into(),
+            file: "rules/karate.kmt".into(),
+        };
+        // English is the command line's wording, word for word.
+        assert_eq!(no_learned(Lang::En, &why), why.to_string());
+        let ja = no_learned(Lang::Ja, &why);
+        assert!(ja.contains("別のルールで学習されました"), "{ja}");
+        assert!(ja.contains("`kumite train rules/karate.kmt`"), "{ja}");
+        assert!(ja.starts_with("rules/karate.trained.json は"), "{ja}");
+        for why in [
+            NoLearned::NotRead,
+            NoLearned::Simultaneous,
+            NoLearned::NotSaved,
+            NoLearned::NotFound {
+                file: "a.kmt".into(),
+                learned: "a.trained.json".into(),
+            },
+        ] {
+            let ja = no_learned(Lang::Ja, &why);
+            assert!(!ja.is_empty() && ja != why.to_string(), "{ja}");
+        }
+    }
 
     #[test]
     fn placeholders_in_order_and_by_position() {

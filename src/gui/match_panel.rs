@@ -90,7 +90,7 @@ pub struct MatchPanel {
     pub keep_old_rules: bool,
     /// The learned evaluation of the current rules (for `cpu:trained`), or why there is none;
     /// the studio sets it after each check.
-    pub learned: Result<Arc<crate::program::Learned>, String>,
+    pub learned: Result<Arc<crate::program::Learned>, crate::program::NoLearned>,
     /// The saved file whose learned evaluation the Learn button writes: None while the
     /// document is unsaved or has unsaved changes (see [`Self::document_changed`]).
     pub learn_path: Option<std::path::PathBuf>,
@@ -127,7 +127,7 @@ impl Default for MatchPanel {
             seed: 1,
             message: None,
             keep_old_rules: false,
-            learned: Err(crate::program::NO_LEARNED.to_string()),
+            learned: Err(crate::program::NoLearned::NotRead),
             learn_path: None,
             learn_for: None,
             looked_up: false,
@@ -636,7 +636,7 @@ impl MatchPanel {
                 {
                     tr(lang, T::LearnedNever).to_string()
                 }
-                Err(why) => trf(lang, T::LearnedMissing, why),
+                Err(why) => trf(lang, T::LearnedMissing, super::i18n::no_learned(lang, why)),
             });
         }
     }

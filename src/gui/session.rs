@@ -721,7 +721,7 @@ impl MatchSession {
         let config = crate::program::RunConfig::with_learned(
             self.learned
                 .clone()
-                .ok_or_else(|| crate::program::NO_LEARNED.to_string()),
+                .ok_or(crate::program::NoLearned::NotRead),
         );
         let job = Job::spawn("kumite-cpu", ctx, move |h| {
             let mut cpu = CpuPlayer::with_config(program_of(&compiled), settings, seed, &config);

@@ -266,21 +266,21 @@ pub struct RunConfig {
     /// The learned evaluation `cpu:trained` plays with (`kumite train`), read by whoever read
     /// the rule file ([`crate::load::load_file`] reads `FILE.trained.json` next to it), or why
     /// there is none.
-    pub learned: Result<std::sync::Arc<Learned>, String>,
+    pub learned: Result<std::sync::Arc<Learned>, NoLearned>,
 }
 
 impl Default for RunConfig {
     fn default() -> Self {
         Self {
             banned: Vec::new(),
-            learned: Err(NO_LEARNED.to_string()),
+            learned: Err(NoLearned::NotRead),
         }
     }
 }
 
 impl RunConfig {
     /// The default config with a learned evaluation (or why there is none).
-    pub fn with_learned(learned: Result<std::sync::Arc<Learned>, String>) -> Self {
+    pub fn with_learned(learned: Result<std::sync::Arc<Learned>, NoLearned>) -> Self {
         Self {
             learned,
             ..Self::default()
@@ -376,8 +376,59 @@ pub fn text_hash(text: &str) -> String {
     format!("{h:016x}")
 }
 
-/// Why a freshly compiled program has no learned evaluation.
-pub const NO_LEARNED: &str = "no learned evaluation was read for these rules: run `kumite train FILE` (it writes FILE's name with .trained.json next to it)";
+/// Why there is no learned evaluation for a run, each saying what to do.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum NoLearned {
+    /// None was read (rules compiled from text, not loaded from a file).
+    #[error(
+        "no learned evaluation was read for these rules: run `kumite train FILE` (it writes FILE's name with .trained.json next to it)"
+    )]
+    NotRead,
+    /// A simultaneous game: its CPU does not use one.
+    #[error(
+        "a simultaneous game: its CPU plays the local game graph's mixes, which a learned evaluation does not change (`kumite train` is for alternate games)"
+    )]
+    Simultaneous,
+    /// The rules are not saved to a file yet (the studio).
+    #[error("the rules are not saved: save them and run `kumite train FILE`")]
+    NotSaved,
+    /// No learned file next to the rule file.
+    #[error("no learned evaluation for {file} ({learned} not found): run `kumite train {file}`")]
+    NotFound {
+        /// The rule file.
+        file: String,
+        /// Where its learned evaluation would be.
+        learned: String,
+    },
+    /// The learned file is not a learned evaluation.
+    #[error("{learned} cannot be read: {why}")]
+    Unreadable {
+        /// The learned file.
+        learned: String,
+        /// What the JSON reader said.
+        why: String,
+    },
+    /// Learned on rules that do something else than the file's now.
+    #[error(
+        "{learned} was learned on other rules than {file} has now (a number, rule or name changed): run `kumite train {file}` again"
+    )]
+    OtherRules {
+        /// The learned file.
+        learned: String,
+        /// The rule file.
+        file: String,
+    },
+    /// Learned with other features (another version of kumite).
+    #[error(
+        "{learned} was learned with other features (another version of kumite): run `kumite train {file}` again"
+    )]
+    OtherFeatures {
+        /// The learned file.
+        learned: String,
+        /// The rule file.
+        file: String,
+    },
+}
 
 impl RuleProgram {
     /// True if state `i` is a flag: both sides start it at 0 or 1 and no rule does arithmetic

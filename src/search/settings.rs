@@ -178,5 +178,5 @@ pub enum CpuSpecProblem {
     Unknown,
     /// `trained` without a learned evaluation for these rules.
     #[error("{0}")]
-    NotTrained(String),
+    NotTrained(crate::program::NoLearned),
 }

@@ -9,7 +9,7 @@ use super::searcher::Searcher;
 use super::settings::CpuSettings;
 use crate::engine::players::{MatchOptions, Player, play_match};
 use crate::engine::{GameResult, Side, State};
-use crate::program::{Learned, RuleProgram, SelfPlayResults};
+use crate::program::{Learned, NoLearned, RuleProgram, SelfPlayResults};
 use rayon::prelude::*;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -19,9 +19,6 @@ use std::sync::Arc;
 /// by nodes rather than time (a minute a move is never reached first), so that the same seeds
 /// give the same games on any machine, however loaded.
 pub const TRAIN_PLAYERS: &str = "S2,E3,P60000,N100000";
-
-/// Why a simultaneous game has no learned evaluation.
-pub const SIMULTANEOUS: &str = "a simultaneous game: its CPU plays the local game graph's mixes, which a learned evaluation does not change (`kumite train` is for alternate games)";
 
 /// Distances to winning are capped here as features (an unreachable win is this far).
 const DISTANCE_CAP: u32 = 40;
@@ -342,18 +339,14 @@ pub fn trained_path(file: &Path) -> PathBuf {
 /// The learned evaluation next to `file` ([`trained_path`]), when it was learned on rules that
 /// do what `prog` does (its [`RuleProgram::behaviour_hash`], before any `--set`) with the
 /// features this version computes; else why not, with what to run.
-pub fn read_for(file: &Path, prog: &RuleProgram) -> Result<Arc<Learned>, String> {
+pub fn read_for(file: &Path, prog: &RuleProgram) -> Result<Arc<Learned>, NoLearned> {
     if prog.settings.simultaneous {
-        return Err(SIMULTANEOUS.to_string());
+        return Err(NoLearned::Simultaneous);
     }
     let path = trained_path(file);
-    let json = std::fs::read_to_string(&path).map_err(|_| {
-        format!(
-            "no learned evaluation for {} ({} not found): run `kumite train {}`",
-            file.display(),
-            path.display(),
-            file.display()
-        )
+    let json = std::fs::read_to_string(&path).map_err(|_| NoLearned::NotFound {
+        file: file.display().to_string(),
+        learned: path.display().to_string(),
     })?;
     parse_for(
         &json,
@@ -369,22 +362,26 @@ pub fn parse_for(
     source: &str,
     file: &str,
     prog: &RuleProgram,
-) -> Result<Arc<Learned>, String> {
-    let learned: Learned =
-        serde_json::from_str(json).map_err(|e| format!("{source} cannot be read: {e}"))?;
+) -> Result<Arc<Learned>, NoLearned> {
+    let learned: Learned = serde_json::from_str(json).map_err(|e| NoLearned::Unreadable {
+        learned: source.to_string(),
+        why: e.to_string(),
+    })?;
     if learned.rules_hash != prog.behaviour_hash() {
-        return Err(format!(
-            "{source} was learned on other rules than {file} has now (a number, rule or name changed): run `kumite train {file}` again"
-        ));
+        return Err(NoLearned::OtherRules {
+            learned: source.to_string(),
+            file: file.to_string(),
+        });
     }
     if learned.features != feature_names(prog)
         || [learned.mean.len(), learned.sd.len(), learned.weights.len()]
             .iter()
             .any(|&n| n != learned.features.len())
     {
-        return Err(format!(
-            "{source} was learned with other features (another version of kumite): run `kumite train {file}` again"
-        ));
+        return Err(NoLearned::OtherFeatures {
+            learned: source.to_string(),
+            file: file.to_string(),
+        });
     }
     Ok(Arc::new(learned))
 }
