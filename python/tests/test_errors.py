@@ -3,6 +3,7 @@ cancelled or out of time — each its own KumiteError, and the built-in exceptio
 
 import _thread
 import pickle
+import signal
 import threading
 
 import pytest
@@ -80,13 +81,19 @@ def test_a_value_table_stops_when_cancelled():
 def test_ctrl_c_stops_a_value_table():
     game = kumite.Game.from_file(rule("moge_battle.kmt"))
     timer = threading.Timer(0.1, _thread.interrupt_main)
-    # (Should the solve end before the timer, a late interrupt still lands in this block.)
-    with pytest.raises(KeyboardInterrupt):
-        timer.start()
-        try:
-            game.value_table()
-        finally:
-            timer.cancel()
+    # Ctrl-C as in a terminal: a process started with SIGINT ignored (a shell's background
+    # job, and what it starts) has no handler for interrupt_main to trip.
+    before = signal.signal(signal.SIGINT, signal.default_int_handler)
+    try:
+        # (Should the solve end before the timer, a late interrupt still lands in this block.)
+        with pytest.raises(KeyboardInterrupt):
+            timer.start()
+            try:
+                game.value_table()
+            finally:
+                timer.cancel()
+    finally:
+        signal.signal(signal.SIGINT, before)
 
 
 def test_best_response_out_of_time_raises_limit_exceeded():
